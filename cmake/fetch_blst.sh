@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Fetches blst (the source carried in the npm tarball @chainsafe/blst@0.2.11),
+# checks the tarball's sha512 integrity, and builds libblst.a with blst's own
+# build.sh.  Called by CMake at configure time; the result is cached under
+# $1, so a second configure neither refetches nor rebuilds.
+#
+#   fetch_blst.sh <deps-dir>        output: <deps-dir>/blst/{libblst.a,bindings/}
+#   BLST_DIR=/path/to/blst          use a local blst checkout instead of npm
+set -eu
+
+deps=$1
+pkg="@chainsafe/blst@0.2.11"
+tarball="chainsafe-blst-0.2.11.tgz"
+integrity="URyOLq5GtxBoxibOnd2pgLydCy0UZzbiIIBcsRAvGxAsRzjZL04TsQfwRkz5aphU3a1ebeRoMmI/HHyMCiFSQg=="
+out="$deps/blst"
+cc=${CC:-cc}
+
+mkdir -p "$deps"
+stamp="$out/.built-from"
+want=${BLST_DIR:-$pkg}
+if [ -f "$out/libblst.a" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    exit 0
+fi
+
+rm -rf "$out" "$deps/package"
+if [ -n "${BLST_DIR:-}" ]; then
+    [ -f "$BLST_DIR/build.sh" ] || { echo "fetch_blst: BLST_DIR=$BLST_DIR has no build.sh" >&2; exit 1; }
+    mkdir -p "$out"
+    cp -R "$BLST_DIR/." "$out/"
+else
+    if [ ! -f "$deps/$tarball" ]; then
+        echo "fetch_blst: npm pack $pkg" >&2
+        (cd "$deps" && npm pack --silent "$pkg" >/dev/null) || {
+            echo "fetch_blst: 'npm pack $pkg' failed (is npm installed and the registry reachable?)" >&2
+            exit 1; }
+    fi
+    got=$(openssl dgst -sha512 -binary "$deps/$tarball" 2>/dev/null | base64 -w0 ||
+          node -e "process.stdout.write(require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" "$deps/$tarball")
+    if [ "$got" != "$integrity" ]; then
+        echo "fetch_blst: INTEGRITY MISMATCH for $deps/$tarball" >&2
+        echo "  expected sha512-$integrity" >&2
+        echo "  got      sha512-$got" >&2
+        echo "  the tarball was removed; refusing to build with it" >&2
+        rm -f "$deps/$tarball"
+        exit 1
+    fi
+    (cd "$deps" && tar xzf "$tarball" package/blst)
+    mv "$deps/package/blst" "$out"
+    rm -rf "$deps/package"
+fi
+
+echo "fetch_blst: building blst in $out" >&2
+(cd "$out" && CC="$cc" CFLAGS="-O2 -fno-builtin -fPIC -Wall -Wextra" ./build.sh >build.log 2>&1) || {
+    echo "fetch_blst: blst build failed, see $out/build.log" >&2; exit 1; }
+echo "$want" > "$stamp"

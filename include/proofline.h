@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * proofline.h: the one public header of proofline, a Groth16 proving engine
+ * for BLS12-381 that reads and writes the circom/snarkjs formats.
+ *
+ * Conventions (see docs/ and shared STYLE notes):
+ *  - names read pl_module_verb; handles are opaque, with create/destroy
+ *    (or open/close) pairs, and destroy(NULL) is a no-op;
+ *  - fallible calls return pl_status and take `pl_error *err` last; err may be
+ *    NULL, and on failure it names the file, the field and the offset;
+ *  - argument order: handle, outputs, const inputs, err.
+ *
+ * Points and scalars crossing this API are plain byte arrays in the
+ * representation of the snarkjs files: points affine, base-field coordinates
+ * in Montgomery form, little-endian (the bytes of blst's affine points);
+ * scalars little-endian, standard form.  The point at infinity is all zeros.
+ */
+#ifndef PROOFLINE_H
+#define PROOFLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PL_VERSION_STRING "0.1.0"
+
+/* ---- status codes ------------------------------------------------------ */
+
+/* X(name, exit code of the CLI, message) */
+#define PL_STATUS_MAP(X)                                                      \
+    X(PL_OK,           0, "success")                                          \
+    X(PL_EINVALID,     1, "proof is invalid")                                 \
+    X(PL_EUSAGE,       2, "bad usage")                                        \
+    X(PL_EFORMAT,      2, "malformed input")                                  \
+    X(PL_EUNSUPPORTED, 2, "unsupported input")                                \
+    X(PL_EIO,          2, "input/output error")                               \
+    X(PL_EUNSAT,       2, "witness does not satisfy the constraints")        \
+    X(PL_ENOMEM,       3, "out of memory")                                    \
+    X(PL_EINTERNAL,    3, "internal error")
+
+typedef enum {
+#define PL__STATUS_ENUM(name, exit_code, message) name,
+    PL_STATUS_MAP(PL__STATUS_ENUM)
+#undef PL__STATUS_ENUM
+    PL_STATUS_COUNT
+} pl_status;
+
+typedef struct pl_error {
+    pl_status code;
+    int sys_errno;    /* errno at the failure, 0 if none */
+    int cuda_code;    /* cudaError_t at the failure, 0 if none */
+    char msg[256];    /* names the file, the section or field, the offset */
+} pl_error;
+
+const char *pl_strerror(pl_status status);
+/* The process exit code the CLI uses for a status: 0, 1, 2 or 3. */
+int pl_status_exit_code(pl_status status);
+
+/* ---- buffer classes and the accounted allocator's counters ------------ */
+
+/* Every buffer of 1 MiB or more is allocated with one of these classes. */
+#define PL_BUFFER_CLASS_MAP(X)                                               \
+    X(PL_BUF_PARAMS,      "params")      /* resident per circuit */          \
+    X(PL_BUF_CSR,         "csr")         /* constraint matrices */           \
+    X(PL_BUF_WITNESS,     "witness")                                          \
+    X(PL_BUF_ABC,         "abc")         /* a, b, c evaluations */           \
+    X(PL_BUF_ASSIGNMENT,  "assignment")  /* scalars fed to the MSMs */       \
+    X(PL_BUF_H,           "h")           /* NTT work and h coefficients */   \
+    X(PL_BUF_MSM_SCRATCH, "msm_scratch")                                      \
+    X(PL_BUF_PENDING,     "pending")     /* kept from start to finish */     \
+    X(PL_BUF_PROOF,       "proof")                                            \
+    X(PL_BUF_PINNED,      "pinned")                                           \
+    X(PL_BUF_DEVICE,      "device")
+
+typedef enum {
+#define PL__BUF_ENUM(name, label) name,
+    PL_BUFFER_CLASS_MAP(PL__BUF_ENUM)
+#undef PL__BUF_ENUM
+    PL_BUF_CLASS_COUNT
+} pl_buffer_class;
+
+typedef struct pl_alloc_stats {
+    uint64_t live_count;
+    uint64_t live_bytes;
+    uint64_t high_water_bytes;
+    uint64_t largest_request;
+    uint64_t total_allocs;
+    uint64_t total_frees;
+} pl_alloc_stats;
+
+const char *pl_buffer_class_name(pl_buffer_class cls);
+/* Reads one class's counters; with reset, the high-water mark restarts at
+ * the live bytes (as sqlite3_status64 does). */
+void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
+/* True when every class has no live buffer; else names them in err. */
+bool pl_alloc_all_freed(pl_error *err);
+
+/* ---- plain values ------------------------------------------------------ */
+
+typedef struct { uint8_t b[32]; } pl_scalar;      /* LE, standard form */
+typedef struct { uint8_t b[96]; } pl_g1_affine;   /* x || y, Montgomery */
+typedef struct { uint8_t b[192]; } pl_g2_affine;  /* x.c0 x.c1 y.c0 y.c1 */
+
+typedef struct pl_proof {
+    pl_g1_affine a;
+    pl_g2_affine b;
+    pl_g1_affine c;
+} pl_proof;
+
+/* ---- files: .zkey, .wtns, .r1cs (memory-mapped, validated on open) ---- */
+
+typedef struct pl_zkey pl_zkey;
+typedef struct pl_wtns pl_wtns;
+typedef struct pl_r1cs pl_r1cs;
+
+typedef struct pl_zkey_info {
+    uint32_t n_vars;
+    uint32_t n_public;       /* outputs + public inputs, without ONE */
+    uint32_t domain_size;
+    uint32_t n_coefs;
+    uint32_t n_constraints;  /* derived from the coefficients section */
+} pl_zkey_info;
+
+typedef struct pl_r1cs_info {
+    uint32_t n_wires;
+    uint32_t n_pub_out;
+    uint32_t n_pub_in;
+    uint32_t n_prv_in;
+    uint64_t n_labels;
+    uint32_t n_constraints;
+} pl_r1cs_info;
+
+pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err);
+void pl_zkey_close(pl_zkey *zkey);
+void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out);
+
+pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err);
+void pl_wtns_close(pl_wtns *wtns);
+size_t pl_wtns_count(const pl_wtns *wtns);
+/* The witness values, n = pl_wtns_count, in place in the mapped file. */
+const pl_scalar *pl_wtns_values(const pl_wtns *wtns);
+
+pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err);
+void pl_r1cs_close(pl_r1cs *r1cs);
+void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);
+
+/* Writes the header facts of a zkey, wtns or r1cs (chosen by its magic) as
+ * `key: value` lines. */
+pl_status pl_inspect(const char *path, void *file_stream, pl_error *err);
+
+/* ---- verification keys, proofs and public inputs (JSON) ---------------- */
+
+typedef struct pl_vkey pl_vkey;
+
+pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey, pl_error *err);
+pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err);
+pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
+                             pl_error *err);
+size_t pl_vkey_n_public(const pl_vkey *vkey);
+void pl_vkey_destroy(pl_vkey *vkey);
+
+pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err);
+/* The public inputs are < r (checked); *out is released with free(). */
+pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
+                              pl_error *err);
+
+/* Writes proof.json and public.json together: both files appear, or neither
+ * (each is written to a temporary file, then both are renamed).  public_path
+ * may be NULL. */
+pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
+                              const pl_scalar *publics, size_t count,
+                              const char *public_path, pl_error *err);
+
+/* ---- the prover -------------------------------------------------------- */
+
+typedef struct pl_prover pl_prover;
+typedef struct pl_pending pl_pending;
+
+typedef struct pl_prover_config {
+    unsigned threads;   /* 0: one per online core */
+} pl_prover_config;
+
+void pl_prover_config_init(pl_prover_config *cfg);
+
+/* The prover keeps a reference to zkey, which must outlive it. */
+pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
+                           const pl_prover_config *cfg, pl_error *err);
+void pl_prover_destroy(pl_prover *prover);
+
+/* Everything up to the G1 MSMs; the B-in-G2 MSM runs on a background thread
+ * until pl_prove_finish.  The witness must outlive the pending proof. */
+pl_status pl_prove_start(pl_prover *prover, pl_pending **out,
+                         const pl_wtns *wtns, pl_error *err);
+/* Joins the G2 MSM, blinds, assembles.  Consumes `pending` in every case. */
+pl_status pl_prove_finish(pl_pending *pending, pl_proof *out, pl_error *err);
+/* Start and finish in one call. */
+pl_status pl_prove(pl_prover *prover, pl_proof *out, const pl_wtns *wtns,
+                   pl_error *err);
+
+/* Checks every constraint of r1cs against the witness; on the first that
+ * fails, PL_EUNSAT with its index and its A, B, C values in err. */
+pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
+                           pl_error *err);
+/* Checks that an r1cs and a zkey describe the same circuit shape. */
+pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
+                               pl_error *err);
+
+/* ---- the verifier ------------------------------------------------------ */
+
+/* PL_OK if the proof is valid, PL_EINVALID if not; PL_EFORMAT when the
+ * public input count disagrees with the key or a point is not on its curve
+ * or in its subgroup. */
+pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
+                    const pl_scalar *publics, size_t count, pl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROOFLINE_H */

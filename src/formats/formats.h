@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The parsed, validated views of the snarkjs binary files.  Each holds the
+ * file's read-only memory map; the pointers below point into it (sections
+ * may start at any byte offset, so they are byte pointers: read fields with
+ * memcpy, pass point arrays to blst, which tolerates unaligned limbs on the
+ * platforms we build for).
+ *
+ * Opening validates everything the prover relies on before any work: magic,
+ * version, sections present, sizes against the declared counts, the primes,
+ * the protocol.  After a successful open the counts below can be trusted.
+ */
+#ifndef PL_FORMATS_H
+#define PL_FORMATS_H
+
+#include "proofline.h"
+#include "util/file.h"
+
+#define PL__G1_BYTES 96u
+#define PL__G2_BYTES 192u
+#define PL__FR_BYTES 32u
+#define PL__FP_BYTES 48u
+#define PL__COEF_RECORD_BYTES 44u /* u32 matrix, u32 constraint, u32 signal, 32 B */
+
+struct pl_zkey {
+    char *path;
+    pl__mapped map;
+    uint32_t n_vars;
+    uint32_t n_public;
+    uint32_t domain_size;
+    uint32_t log2_domain;
+    uint32_t n_coefs;
+    uint32_t n_constraints; /* from section 4: max constraint index + 1 - (n_public + 1) */
+    /* section 2 */
+    const uint8_t *alpha1, *beta1, *delta1;   /* G1, 96 B each */
+    const uint8_t *beta2, *gamma2, *delta2;   /* G2, 192 B each */
+    const uint8_t *ic;      /* n_public + 1 G1 points */
+    const uint8_t *coefs;   /* n_coefs records of 44 B */
+    const uint8_t *a;       /* n_vars G1 */
+    const uint8_t *b1;      /* n_vars G1 */
+    const uint8_t *b2;      /* n_vars G2 */
+    const uint8_t *c;       /* n_vars - n_public - 1 G1 */
+    const uint8_t *h;       /* domain_size G1 */
+};
+
+struct pl_wtns {
+    char *path;
+    pl__mapped map;
+    uint64_t n_values;
+    const uint8_t *values; /* n_values x 32 B, LE standard form, each < r */
+};
+
+struct pl_r1cs {
+    char *path;
+    pl__mapped map;
+    pl_r1cs_info info;
+    const uint8_t *constraints; /* section 2 payload */
+    uint64_t constraints_bytes;
+};
+
+/* The container (.zkey .wtns .r1cs .ptau): a section table filled once. */
+#define PL__MAX_SECTION_ID 16
+typedef struct pl__container {
+    char magic[5];
+    uint32_t version;
+    uint32_t n_sections;
+    /* by id (1..PL__MAX_SECTION_ID): payload offset and size; offset 0 = absent */
+    uint64_t offset[PL__MAX_SECTION_ID + 1];
+    uint64_t size[PL__MAX_SECTION_ID + 1];
+} pl__container;
+
+/* Parses the header and section table of a mapped file; `magic` is the
+ * expected 4-byte magic. Every section must lie inside the file; duplicate
+ * ids are an error. */
+pl_status pl__container_parse(pl__container *out, const pl__mapped *m,
+                              const char *path, const char *magic,
+                              pl_error *err);
+
+#endif /* PL_FORMATS_H */

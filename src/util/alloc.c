@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The accounted allocator: one function for every large buffer, tagged with
+ * its class.  Each block carries a 64-byte header with its class and size,
+ * so frees are exact without a lookup.  Counters are C11 atomics: allocation
+ * is rare (a few dozen per proof) and the buffers are large, so contention
+ * is not a concern.  Debug builds poison freed memory.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "util/alloc.h"
+#include "util/error.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER_BYTES 64u
+#define HEADER_MAGIC 0x706c616c6c6f6321ull /* "plalloc!" */
+
+typedef struct {
+    uint64_t magic;
+    uint64_t bytes;
+    uint32_t cls;
+} block_header;
+
+typedef struct {
+    _Atomic uint64_t live_count, live_bytes, high_water, largest, allocs, frees;
+} class_counters;
+
+static class_counters counters[PL_BUF_CLASS_COUNT];
+static _Atomic uint64_t fail_countdown; /* 0: disabled */
+static _Atomic uint64_t allocs_since_mark;
+
+static const char *const class_names[] = {
+#define PL__BUF_NAME(name, label) label,
+    PL_BUFFER_CLASS_MAP(PL__BUF_NAME)
+#undef PL__BUF_NAME
+};
+
+const char *pl_buffer_class_name(pl_buffer_class cls)
+{
+    return (unsigned)cls < PL_BUF_CLASS_COUNT ? class_names[cls] : "unknown";
+}
+
+static void atomic_max(_Atomic uint64_t *slot, uint64_t value)
+{
+    uint64_t seen = atomic_load(slot);
+    while (seen < value && !atomic_compare_exchange_weak(slot, &seen, value))
+        ;
+}
+
+static bool injected_failure(void)
+{
+    atomic_fetch_add(&allocs_since_mark, 1);
+    uint64_t left = atomic_load(&fail_countdown);
+    while (left) {
+        if (atomic_compare_exchange_weak(&fail_countdown, &left, left - 1))
+            return left == 1;
+    }
+    return false;
+}
+
+void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
+{
+    if ((unsigned)cls >= PL_BUF_CLASS_COUNT) {
+        pl__error_set(err, PL_EINTERNAL, "allocator: unknown buffer class %d",
+                      (int)cls);
+        return NULL;
+    }
+    void *block = NULL;
+    if (bytes > UINT64_MAX - HEADER_BYTES || bytes + HEADER_BYTES > SIZE_MAX ||
+        injected_failure() ||
+        posix_memalign(&block, HEADER_BYTES, (size_t)(bytes + HEADER_BYTES))) {
+        pl__error_set(err, PL_ENOMEM,
+                      "out of memory allocating %llu bytes of class %s",
+                      (unsigned long long)bytes, class_names[cls]);
+        return NULL;
+    }
+    block_header *h = block;
+    h->magic = HEADER_MAGIC;
+    h->bytes = bytes;
+    h->cls = (uint32_t)cls;
+
+    class_counters *c = &counters[cls];
+    atomic_fetch_add(&c->live_count, 1);
+    uint64_t live = atomic_fetch_add(&c->live_bytes, bytes) + bytes;
+    atomic_max(&c->high_water, live);
+    atomic_max(&c->largest, bytes);
+    atomic_fetch_add(&c->allocs, 1);
+    return (char *)block + HEADER_BYTES;
+}
+
+void *pl__calloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
+{
+    void *p = pl__alloc(cls, bytes, err);
+    if (p)
+        memset(p, 0, (size_t)bytes);
+    return p;
+}
+
+void pl__free(void *ptr)
+{
+    if (!ptr)
+        return;
+    block_header *h = (block_header *)((char *)ptr - HEADER_BYTES);
+    if (h->magic != HEADER_MAGIC || h->cls >= PL_BUF_CLASS_COUNT)
+        abort(); /* not ours, or a double free: memory is already corrupt */
+    class_counters *c = &counters[h->cls];
+    atomic_fetch_sub(&c->live_count, 1);
+    atomic_fetch_sub(&c->live_bytes, h->bytes);
+    atomic_fetch_add(&c->frees, 1);
+    h->magic = 0;
+#ifndef NDEBUG
+    memset(ptr, 0xdb, (size_t)h->bytes);
+#endif
+    free(h);
+}
+
+uint64_t pl__alloc_fail_at(uint64_t n)
+{
+    atomic_store(&fail_countdown, n);
+    return atomic_exchange(&allocs_since_mark, 0);
+}
+
+void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset)
+{
+    memset(out, 0, sizeof(*out));
+    if ((unsigned)cls >= PL_BUF_CLASS_COUNT)
+        return;
+    class_counters *c = &counters[cls];
+    out->live_count = atomic_load(&c->live_count);
+    out->live_bytes = atomic_load(&c->live_bytes);
+    out->high_water_bytes = atomic_load(&c->high_water);
+    out->largest_request = atomic_load(&c->largest);
+    out->total_allocs = atomic_load(&c->allocs);
+    out->total_frees = atomic_load(&c->frees);
+    if (reset)
+        atomic_store(&c->high_water, out->live_bytes);
+}
+
+bool pl_alloc_all_freed(pl_error *err)
+{
+    char names[200] = "";
+    size_t used = 0;
+    for (int cls = 0; cls < PL_BUF_CLASS_COUNT; cls++) {
+        uint64_t n = atomic_load(&counters[cls].live_count);
+        if (n && used < sizeof(names))
+            used += (size_t)snprintf(names + used, sizeof(names) - used,
+                                     "%s%s=%llu", used ? " " : "",
+                                     class_names[cls], (unsigned long long)n);
+    }
+    if (!used)
+        return true;
+    pl__error_set(err, PL_EINTERNAL, "buffers still live: %s", names);
+    return false;
+}

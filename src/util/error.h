@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internal helpers for filling a pl_error.  Every fallible internal call
+ * reports through pl__error_set, so messages share one shape:
+ * "<file>: <section/field>: <what> (at byte offset N)".
+ */
+#ifndef PL_UTIL_ERROR_H
+#define PL_UTIL_ERROR_H
+
+#include "proofline.h"
+
+#if defined(__GNUC__)
+#define PL__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PL__PRINTF(a, b)
+#endif
+
+/* Sets err (if non-NULL) and returns code, so callers can `return
+ * pl__error_set(...)`.  errno is captured by pl__error_errno. */
+pl_status pl__error_set(pl_error *err, pl_status code, const char *fmt, ...)
+    PL__PRINTF(3, 4);
+pl_status pl__error_errno(pl_error *err, pl_status code, int sys_errno,
+                          const char *fmt, ...) PL__PRINTF(4, 5);
+void pl__error_clear(pl_error *err);
+
+#endif /* PL_UTIL_ERROR_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A tiny test harness.  A test file declares cases with
+ *     PL_TEST(case_name) { ... }
+ * at the start of a line (CMake reads those lines to register one ctest
+ * test per case, each run in its own process as `test_x case_name`).
+ * After a case returns, the harness asserts that every buffer class of the
+ * accounted allocator is back to zero.
+ */
+#ifndef PL_TEST_HARNESS_H
+#define PL_TEST_HARNESS_H
+
+#include "proofline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*pl_test_fn)(void);
+void pl_test_register(const char *name, pl_test_fn fn);
+_Noreturn void pl_test_fail(const char *file, int line, const char *fmt, ...);
+
+#define PL_TEST(name)                                                         \
+    static void name(void);                                                   \
+    __attribute__((constructor)) static void pl_test_reg_##name(void)         \
+    {                                                                         \
+        pl_test_register(#name, name);                                        \
+    }                                                                         \
+    static void name(void)
+
+#define CHECK(cond)                                                           \
+    do {                                                                      \
+        if (!(cond))                                                          \
+            pl_test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);             \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                        \
+    do {                                                                      \
+        uint64_t pl_a_ = (uint64_t)(a), pl_b_ = (uint64_t)(b);                \
+        if (pl_a_ != pl_b_)                                                   \
+            pl_test_fail(__FILE__, __LINE__, "%s == %s: %" PRIu64             \
+                         " != %" PRIu64, #a, #b, pl_a_, pl_b_);               \
+    } while (0)
+
+#define CHECK_MEM(a, b, n)                                                    \
+    do {                                                                      \
+        if (memcmp((a), (b), (n)) != 0)                                       \
+            pl_test_fail(__FILE__, __LINE__, "memcmp(%s, %s, %s) != 0", #a,   \
+                         #b, #n);                                             \
+    } while (0)
+
+/* A call that must succeed; prints the error message if not. */
+#define CHECK_OK(call, errp)                                                  \
+    do {                                                                      \
+        pl_status pl_s_ = (call);                                             \
+        if (pl_s_ != PL_OK)                                                   \
+            pl_test_fail(__FILE__, __LINE__, "%s -> %s: %s", #call,           \
+                         pl_strerror(pl_s_), (errp)->msg);                    \
+    } while (0)
+
+/* A call that must fail with `code`. */
+#define CHECK_STATUS(call, code, errp)                                        \
+    do {                                                                      \
+        pl_status pl_s_ = (call);                                             \
+        if (pl_s_ != (code))                                                  \
+            pl_test_fail(__FILE__, __LINE__, "%s -> %s, wanted %s (%s)",      \
+                         #call, pl_strerror(pl_s_), pl_strerror(code),        \
+                         (errp)->msg);                                        \
+    } while (0)
+
+/* Paths of committed vectors and of a scratch folder for this build. */
+const char *pl_test_vector(const char *relative); /* static buffer */
+const char *pl_test_tmp(const char *name);        /* static buffer */
+
+/* Deterministic pseudo-random bytes (xorshift), for reproducible inputs. */
+void pl_test_random_bytes(uint64_t *state, void *out, size_t n);
+
+#endif /* PL_TEST_HARNESS_H */
