@@ -180,8 +180,14 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
 typedef struct pl_prover pl_prover;
 typedef struct pl_pending pl_pending;
 
+/* Called after each stage of a prove with the stage's name and seconds
+ * (for progress output and timings; never given witness-derived data). */
+typedef void (*pl_stage_fn)(void *user, const char *stage, double seconds);
+
 typedef struct pl_prover_config {
-    unsigned threads;   /* 0: one per online core */
+    unsigned threads;     /* 0: one per online core */
+    pl_stage_fn on_stage; /* optional */
+    void *on_stage_user;
 } pl_prover_config;
 
 void pl_prover_config_init(pl_prover_config *cfg);

@@ -76,4 +76,32 @@ pl_status pl__container_parse(pl__container *out, const pl__mapped *m,
                               const char *path, const char *magic,
                               pl_error *err);
 
+/* The 4 bytes at p as text for messages, non-printables as \xNN. */
+void pl__magic_text(char out[17], const uint8_t *p);
+
+/* A malloc'd copy of a path, kept by an open file for its messages (NULL
+ * when out of memory). */
+char *pl__path_dup(const char *path);
+
+/* Little-endian loads from a mapped file (any alignment, any host order);
+ * the caller has checked that the bytes lie inside the file. */
+static inline uint32_t pl__le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+static inline uint64_t pl__le64(const uint8_t *p)
+{
+    return (uint64_t)pl__le32(p) | (uint64_t)pl__le32(p + 4) << 32;
+}
+
+/* Checks the prime field a file declares: n8 bytes at p (file offset `at`,
+ * `avail` bytes left in its section) must be BLS12-381's r (scalar) or q.
+ * Another curve's prime is PL_EUNSUPPORTED naming it when known (BN254);
+ * `field` names the field in the message ("section 1 (header): prime"),
+ * `kind` the file ("zkey", "witness", "r1cs"). */
+pl_status pl__check_prime(const char *path, const char *field, const char *kind,
+                          bool scalar, uint32_t n8, const uint8_t *p,
+                          uint64_t avail, uint64_t at, pl_error *err);
+
 #endif /* PL_FORMATS_H */

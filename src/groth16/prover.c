@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The CPU Groth16 prover, in the stages of snarkjs's `groth16 prove` (see
+ * FORMATS.md), split in two so the engine can pipeline:
+ *
+ *   pl_prove_start:  B-in-G2 MSM started on a background thread;
+ *                    a, b from the coefficients section, c = a * b;
+ *                    a, b, c to the odd coset (iNTT, shift, NTT);
+ *                    h = a * b - c; a/b/c freed;
+ *                    G1 MSMs A, B1, C, H on the worker pool.
+ *   pl_prove_finish: join the G2 MSM, blind with r and s, assemble.
+ *
+ * The zkey and the witness are read in place from their memory maps.  Every
+ * buffer goes through the accounted allocator: abc (3 x domain scalars), h
+ * (domain scalars), pending (the state between start and finish), plus the
+ * MSM and NTT modules' own scratch.
+ */
+#define _GNU_SOURCE
+#include "groth16/prover.h"
+#include "field/field.h"
+#include "formats/formats.h"
+#include "msm/msm.h"
+#include "ntt/ntt.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+struct pl_prover {
+    const pl_zkey *zkey;
+    pl__pool *pool;
+    pl__ntt_plan *ntt;
+    pl_stage_fn on_stage;
+    void *on_stage_user;
+    bool coefs_sorted;   /* records in non-decreasing constraint order */
+    bool zero_blinding;  /* test hook */
+};
+
+struct pl_pending {
+    pl_prover *prover;
+    const pl_wtns *wtns;
+    pthread_t g2_thread;
+    bool g2_running;
+    pl_status g2_status;
+    pl_error g2_err;
+    blst_p2 b2;
+    blst_p1 a, b1, c, h;
+};
+
+void pl_prover_config_init(pl_prover_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reports the stage that ends now and starts timing the next. */
+static void stage_done(const pl_prover *p, double *since, const char *stage)
+{
+    double t = now_seconds();
+    if (p->on_stage)
+        p->on_stage(p->on_stage_user, stage, t - *since);
+    *since = t;
+}
+
+void pl__prover_set_zero_blinding(pl_prover *prover, bool zero)
+{
+    prover->zero_blinding = zero;
+}
+
+static uint32_t read_u32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
+                           const pl_prover_config *cfg, pl_error *err)
+{
+    *out = NULL;
+    pl_prover_config defaults;
+    if (!cfg) {
+        pl_prover_config_init(&defaults);
+        cfg = &defaults;
+    }
+    pl_prover *p = calloc(1, sizeof(*p));
+    if (!p)
+        return pl__error_set(err, PL_ENOMEM, "prover: out of memory");
+    p->zkey = zkey;
+    p->on_stage = cfg->on_stage;
+    p->on_stage_user = cfg->on_stage_user;
+    pl_status st = pl__pool_create(&p->pool, cfg->threads, "pl-prove", err);
+    if (st != PL_OK)
+        goto fail;
+    st = pl__ntt_plan_create(&p->ntt, zkey->log2_domain, p->pool, err);
+    if (st != PL_OK)
+        goto fail;
+    /* snarkjs writes the records in constraint order; parallel evaluation
+     * relies on it, and falls back to one thread for any other file. */
+    p->coefs_sorted = true;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < zkey->n_coefs; i++) {
+        uint32_t c = read_u32(zkey->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES + 4);
+        if (c < last) {
+            p->coefs_sorted = false;
+            break;
+        }
+        last = c;
+    }
+    *out = p;
+    return PL_OK;
+fail:
+    pl_prover_destroy(p);
+    return st;
+}
+
+void pl_prover_destroy(pl_prover *prover)
+{
+    if (!prover)
+        return;
+    pl__ntt_plan_destroy(prover->ntt);
+    pl__pool_destroy(prover->pool);
+    free(prover);
+}
+
+/* ---- a, b from the coefficients section -------------------------------- */
+
+typedef struct {
+    const pl_zkey *zkey;
+    const uint8_t *witness;
+    blst_fr *a, *b;
+    uint32_t *chunk_start; /* n_chunks + 1 record indices */
+} eval_ctx;
+
+/* value (x) w: the value is coef * R^2 (mod r) and w is in standard form, so
+ * one Montgomery multiplication yields Montgomery(coef * w). */
+static void eval_records(void *arg, size_t task, unsigned worker)
+{
+    eval_ctx *ctx = arg;
+    const pl_zkey *zk = ctx->zkey;
+    for (uint32_t i = ctx->chunk_start[task]; i < ctx->chunk_start[task + 1]; i++) {
+        const uint8_t *rec = zk->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
+        uint32_t matrix = read_u32(rec), constraint = read_u32(rec + 4);
+        uint32_t signal = read_u32(rec + 8);
+        blst_fr coef, w, term;
+        memcpy(&coef, rec + 12, sizeof(coef));
+        memcpy(&w, ctx->witness + (uint64_t)signal * PL__FR_BYTES, sizeof(w));
+        blst_fr_mul(&term, &coef, &w);
+        blst_fr *row = matrix == 0 ? &ctx->a[constraint] : &ctx->b[constraint];
+        blst_fr_add(row, row, &term);
+    }
+}
+
+static void evaluate_ab(pl_prover *p, blst_fr *a, blst_fr *b,
+                        const uint8_t *witness)
+{
+    const pl_zkey *zk = p->zkey;
+    enum { MAX_CHUNKS = 256 };
+    uint32_t starts[MAX_CHUNKS + 1];
+    size_t chunks = p->coefs_sorted ? 4 * (size_t)pl__pool_size(p->pool) : 1;
+    if (chunks > MAX_CHUNKS)
+        chunks = MAX_CHUNKS;
+    if (chunks > zk->n_coefs / 1024 + 1)
+        chunks = zk->n_coefs / 1024 + 1;
+    /* Cut at constraint changes, so no two tasks add into one row. */
+    starts[0] = 0;
+    for (size_t t = 1; t < chunks; t++) {
+        uint32_t s = (uint32_t)((uint64_t)zk->n_coefs * t / chunks);
+        if (s < starts[t - 1])
+            s = starts[t - 1];
+        while (s > 0 && s < zk->n_coefs &&
+               read_u32(zk->coefs + (uint64_t)s * PL__COEF_RECORD_BYTES + 4) ==
+                   read_u32(zk->coefs + (uint64_t)(s - 1) * PL__COEF_RECORD_BYTES + 4))
+            s++;
+        starts[t] = s;
+    }
+    starts[chunks] = zk->n_coefs;
+    eval_ctx ctx = {zk, witness, a, b, starts};
+    pl__pool_run(p->pool, chunks, eval_records, &ctx);
+}
+
+/* ---- element-wise steps ------------------------------------------------ */
+
+typedef struct {
+    blst_fr *a, *b, *c;
+    uint8_t *h;
+    size_t n, per_task;
+} elementwise_ctx;
+
+static void mul_ab_into_c(void *arg, size_t task, unsigned worker)
+{
+    elementwise_ctx *ctx = arg;
+    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
+    if (hi > ctx->n)
+        hi = ctx->n;
+    for (size_t i = lo; i < hi; i++)
+        blst_fr_mul(&ctx->c[i], &ctx->a[i], &ctx->b[i]);
+}
+
+/* h = a * b - c on the coset, written as standard-form scalars for the MSM. */
+static void compute_h(void *arg, size_t task, unsigned worker)
+{
+    elementwise_ctx *ctx = arg;
+    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
+    if (hi > ctx->n)
+        hi = ctx->n;
+    for (size_t i = lo; i < hi; i++) {
+        blst_fr t;
+        blst_fr_mul(&t, &ctx->a[i], &ctx->b[i]);
+        blst_fr_sub(&t, &t, &ctx->c[i]);
+        pl__fr_to_le(ctx->h + i * PL__FR_BYTES, &t);
+    }
+}
+
+static void run_elementwise(pl_prover *p, pl__task_fn fn, elementwise_ctx *ctx)
+{
+    size_t tasks = 4 * (size_t)pl__pool_size(p->pool);
+    ctx->per_task = (ctx->n + tasks - 1) / tasks;
+    if (ctx->per_task < 1024)
+        ctx->per_task = 1024;
+    pl__pool_run(p->pool, (ctx->n + ctx->per_task - 1) / ctx->per_task, fn, ctx);
+}
+
+/* ---- the G2 MSM on its own thread -------------------------------------- */
+
+static void *g2_thread_main(void *arg)
+{
+    pl_pending *pd = arg;
+    const pl_zkey *zk = pd->prover->zkey;
+    pd->g2_status = pl__msm_g2(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars,
+                               NULL, &pd->g2_err);
+    return NULL;
+}
+
+/* ---- start and finish -------------------------------------------------- */
+
+pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
+                         pl_error *err)
+{
+    *out = NULL;
+    const pl_zkey *zk = p->zkey;
+    blst_fr *abc = NULL;
+    uint8_t *h = NULL;
+    pl_status st;
+    if (wtns->n_values != zk->n_vars)
+        return pl__error_set(err, PL_EFORMAT,
+                             "%s: the witness has %llu values but %s has "
+                             "nVars = %u",
+                             wtns->path, (unsigned long long)wtns->n_values,
+                             zk->path, zk->n_vars);
+
+    double since = now_seconds();
+    pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
+    if (!pd)
+        return PL_ENOMEM;
+    pd->prover = p;
+    pd->wtns = wtns;
+    int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
+    if (rc) {
+        st = pl__error_errno(err, PL_EINTERNAL, rc,
+                             "prover: cannot start the G2 MSM thread");
+        goto fail;
+    }
+    pthread_setname_np(pd->g2_thread, "pl-g2msm");
+    pd->g2_running = true;
+
+    size_t n = zk->domain_size;
+    abc = pl__calloc(PL_BUF_ABC, 3ull * n * sizeof(blst_fr), err);
+    if (!abc) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    blst_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    evaluate_ab(p, a, b, wtns->values);
+    elementwise_ctx ew = {a, b, c, NULL, n, 0};
+    run_elementwise(p, mul_ab_into_c, &ew);
+    stage_done(p, &since, "abc_eval");
+    pl__ntt_to_odd_coset(p->ntt, a, p->pool);
+    pl__ntt_to_odd_coset(p->ntt, b, p->pool);
+    pl__ntt_to_odd_coset(p->ntt, c, p->pool);
+    stage_done(p, &since, "ntt");
+
+    h = pl__alloc(PL_BUF_H, (uint64_t)n * PL__FR_BYTES, err);
+    if (!h) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    ew.h = h;
+    run_elementwise(p, compute_h, &ew);
+    pl__free(abc);
+    abc = NULL;
+    stage_done(p, &since, "h");
+
+    const uint8_t *w = wtns->values;
+    uint64_t first_private = (uint64_t)zk->n_public + 1;
+    if ((st = pl__msm_g1(&pd->h, zk->h, h, n, p->pool, err)))
+        goto fail;
+    pl__free(h);
+    h = NULL;
+    stage_done(p, &since, "msm_h");
+    if ((st = pl__msm_g1(&pd->a, zk->a, w, zk->n_vars, p->pool, err)) ||
+        (st = pl__msm_g1(&pd->b1, zk->b1, w, zk->n_vars, p->pool, err)) ||
+        (st = pl__msm_g1(&pd->c, zk->c, w + first_private * PL__FR_BYTES,
+                         zk->n_vars - first_private, p->pool, err)))
+        goto fail;
+    stage_done(p, &since, "msm_g1");
+    *out = pd;
+    return PL_OK;
+
+fail:
+    pl__free(h);
+    pl__free(abc);
+    if (pd->g2_running)
+        pthread_join(pd->g2_thread, NULL);
+    pl__free(pd);
+    return st;
+}
+
+/* A uniformly random non-zero scalar < r from the OS CSPRNG. */
+static pl_status random_scalar(blst_scalar *out, pl_error *err)
+{
+    for (;;) {
+        size_t got = 0;
+        while (got < sizeof(out->b)) {
+            ssize_t n = getrandom(out->b + got, sizeof(out->b) - got, 0);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return pl__error_errno(err, PL_EINTERNAL, errno,
+                                       "prover: getrandom failed");
+            got += (size_t)n;
+        }
+        out->b[31] &= 0x7f; /* r < 2^255: rejection rate about 1/2 */
+        if (pl__scalar_is_canonical(out->b) && blst_sk_check(out))
+            return PL_OK;
+    }
+}
+
+static void p1_from_bytes(blst_p1 *out, const uint8_t *bytes)
+{
+    blst_p1_affine aff;
+    memcpy(&aff, bytes, sizeof(aff));
+    blst_p1_from_affine(out, &aff);
+}
+
+static void p2_from_bytes(blst_p2 *out, const uint8_t *bytes)
+{
+    blst_p2_affine aff;
+    memcpy(&aff, bytes, sizeof(aff));
+    blst_p2_from_affine(out, &aff);
+}
+
+pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
+{
+    pl_prover *p = pd->prover;
+    const pl_zkey *zk = p->zkey;
+    pl_status st = PL_OK;
+    double since = now_seconds();
+    pthread_join(pd->g2_thread, NULL);
+    stage_done(p, &since, "g2_join");
+    pd->g2_running = false;
+    if (pd->g2_status != PL_OK) {
+        st = pd->g2_status;
+        if (err)
+            *err = pd->g2_err;
+        goto done;
+    }
+
+    blst_scalar r, s, rs;
+    memset(&r, 0, sizeof(r));
+    memset(&s, 0, sizeof(s));
+    if (!p->zero_blinding) {
+        if ((st = random_scalar(&r, err)) || (st = random_scalar(&s, err)))
+            goto done;
+    }
+    blst_fr rf, sf, rsf;
+    blst_fr_from_scalar(&rf, &r);
+    blst_fr_from_scalar(&sf, &s);
+    blst_fr_mul(&rsf, &rf, &sf);
+    blst_scalar_from_fr(&rs, &rsf);
+
+    blst_p1 alpha1, beta1, delta1, t1;
+    blst_p2 beta2, delta2, t2;
+    p1_from_bytes(&alpha1, zk->alpha1);
+    p1_from_bytes(&beta1, zk->beta1);
+    p1_from_bytes(&delta1, zk->delta1);
+    p2_from_bytes(&beta2, zk->beta2);
+    p2_from_bytes(&delta2, zk->delta2);
+
+    /* pi_A = alpha1 + A + r delta1 */
+    blst_p1 pi_a;
+    blst_p1_add_or_double(&pi_a, &alpha1, &pd->a);
+    blst_p1_mult(&t1, &delta1, r.b, 255);
+    blst_p1_add_or_double(&pi_a, &pi_a, &t1);
+    /* pi_B = beta2 + B2 + s delta2 */
+    blst_p2 pi_b;
+    blst_p2_add_or_double(&pi_b, &beta2, &pd->b2);
+    blst_p2_mult(&t2, &delta2, s.b, 255);
+    blst_p2_add_or_double(&pi_b, &pi_b, &t2);
+    /* B1' = beta1 + B1 + s delta1 */
+    blst_p1 b1;
+    blst_p1_add_or_double(&b1, &beta1, &pd->b1);
+    blst_p1_mult(&t1, &delta1, s.b, 255);
+    blst_p1_add_or_double(&b1, &b1, &t1);
+    /* pi_C = C + H + s pi_A + r B1' - r s delta1 */
+    blst_p1 pi_c;
+    blst_p1_add_or_double(&pi_c, &pd->c, &pd->h);
+    blst_p1_mult(&t1, &pi_a, s.b, 255);
+    blst_p1_add_or_double(&pi_c, &pi_c, &t1);
+    blst_p1_mult(&t1, &b1, r.b, 255);
+    blst_p1_add_or_double(&pi_c, &pi_c, &t1);
+    blst_p1_mult(&t1, &delta1, rs.b, 255);
+    blst_p1_cneg(&t1, 1);
+    blst_p1_add_or_double(&pi_c, &pi_c, &t1);
+
+    blst_p1_affine a_aff, c_aff;
+    blst_p2_affine b_aff;
+    blst_p1_to_affine(&a_aff, &pi_a);
+    blst_p2_to_affine(&b_aff, &pi_b);
+    blst_p1_to_affine(&c_aff, &pi_c);
+    memcpy(out->a.b, &a_aff, sizeof(out->a.b));
+    memcpy(out->b.b, &b_aff, sizeof(out->b.b));
+    memcpy(out->c.b, &c_aff, sizeof(out->c.b));
+    stage_done(p, &since, "assemble");
+
+    /* Scrub the blinding factors and the unblinded sums. */
+    memset(&r, 0, sizeof(r));
+    memset(&s, 0, sizeof(s));
+    memset(&rs, 0, sizeof(rs));
+done:
+    memset(pd, 0, sizeof(*pd));
+    pl__free(pd);
+    return st;
+}
+
+pl_status pl_prove(pl_prover *prover, pl_proof *out, const pl_wtns *wtns,
+                   pl_error *err)
+{
+    pl_pending *pd;
+    pl_status st = pl_prove_start(prover, &pd, wtns, err);
+    if (st != PL_OK)
+        return st;
+    return pl_prove_finish(pd, out, err);
+}
