@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The .r1cs reader (version 1, as written by circom): maps the file, checks
+ * the header (field BLS12-381's r, wire counts consistent), and walks the
+ * constraints section once so that later readers (pl_witness_check) can
+ * trust every term: a wire index below nWires and a coefficient below r,
+ * and exactly nConstraints constraints filling the section.  The section 3
+ * label map is only size-checked; circom's custom-gate sections (4, 5) are
+ * refused, since the prover has no meaning for them.
+ */
+#include "formats/formats.h"
+#include "field/field.h"
+#include "util/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R1CS_VERSION 1u
+#define TERM_BYTES (4u + PL__FR_BYTES) /* u32 wire, coefficient */
+/* After n8 and the prime: nWires, nPubOut, nPubIn, nPrvIn (u32),
+ * nLabels (u64), nConstraints (u32). */
+#define COUNTS_BYTES 28u
+
+static pl_status read_header(pl_r1cs *r, const pl__container *c,
+                             pl_error *err)
+{
+    pl_status st = PL_OK;
+    if (c->offset[1] == 0) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: section 1 (header) is missing",
+                           r->path);
+        goto fail;
+    }
+    const uint8_t *p = r->map.data + c->offset[1];
+    uint64_t at = c->offset[1], size = c->size[1];
+    if (size < 4) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 1 (header): size %" PRIu64 " is too "
+                           "small for n8 (at byte offset %" PRIu64 ")",
+                           r->path, size, at);
+        goto fail;
+    }
+    uint32_t n8 = pl__le32(p);
+    st = pl__check_prime(r->path, "section 1 (header): prime", "r1cs", true,
+                         n8, p + 4, size - 4, at + 4, err);
+    if (st != PL_OK)
+        goto fail;
+    if (size != 4 + PL__FR_BYTES + COUNTS_BYTES) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 1 (header): size %" PRIu64 ", but a "
+                           "BLS12-381 r1cs header is %u bytes (at byte offset "
+                           "%" PRIu64 ")", r->path, size,
+                           4 + PL__FR_BYTES + COUNTS_BYTES, at);
+        goto fail;
+    }
+    p += 4 + PL__FR_BYTES;
+    r->info.n_wires = pl__le32(p);
+    r->info.n_pub_out = pl__le32(p + 4);
+    r->info.n_pub_in = pl__le32(p + 8);
+    r->info.n_prv_in = pl__le32(p + 12);
+    r->info.n_labels = pl__le64(p + 16);
+    r->info.n_constraints = pl__le32(p + 24);
+    /* Wire 0 is the constant ONE, then outputs, public and private inputs. */
+    uint64_t io = 1 + (uint64_t)r->info.n_pub_out + r->info.n_pub_in +
+                  r->info.n_prv_in;
+    if (io > r->info.n_wires) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 1 (header): 1 + nPubOut %" PRIu32
+                           " + nPubIn %" PRIu32 " + nPrvIn %" PRIu32
+                           " exceeds nWires %" PRIu32 " (at byte offset %"
+                           PRIu64 ")", r->path, r->info.n_pub_out,
+                           r->info.n_pub_in, r->info.n_prv_in,
+                           r->info.n_wires, at + 4 + PL__FR_BYTES);
+        goto fail;
+    }
+fail:
+    return st;
+}
+
+static const char *const lc_names[3] = {"A", "B", "C"};
+
+/* One pass over section 2.  Every read is preceded by a check against the
+ * bytes left, so a lying nTerms or nConstraints ends in an error at the
+ * first term past the end, never a read outside the section. */
+static pl_status walk_constraints(pl_r1cs *r, const pl__container *c,
+                                  pl_error *err)
+{
+    pl_status st = PL_OK;
+    if (c->offset[2] == 0) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (constraints) is missing", r->path);
+        goto fail;
+    }
+    const uint8_t *p = r->map.data + c->offset[2];
+    const uint64_t base = c->offset[2], size = c->size[2];
+    const uint32_t n_wires = r->info.n_wires;
+    /* Each constraint holds at least its three nTerms. */
+    if ((uint64_t)r->info.n_constraints * 12 > size) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (constraints): size %" PRIu64
+                           " cannot hold nConstraints %" PRIu32 " (at least "
+                           "12 bytes each) (at byte offset %" PRIu64 ")",
+                           r->path, size, r->info.n_constraints, base - 12);
+        goto fail;
+    }
+    uint64_t pos = 0;
+    for (uint32_t k = 0; k < r->info.n_constraints; k++) {
+        for (unsigned lc = 0; lc < 3; lc++) {
+            if (size - pos < 4) {
+                st = pl__error_set(err, PL_EFORMAT,
+                                   "%s: section 2 (constraints): constraint %"
+                                   PRIu32 " %s: nTerms runs past the end of "
+                                   "the section (at byte offset %" PRIu64 ")",
+                                   r->path, k, lc_names[lc], base + pos);
+                goto fail;
+            }
+            uint32_t n_terms = pl__le32(p + pos);
+            pos += 4;
+            if (n_terms > (size - pos) / TERM_BYTES) {
+                st = pl__error_set(err, PL_EFORMAT,
+                                   "%s: section 2 (constraints): constraint %"
+                                   PRIu32 " %s: %" PRIu32 " terms of %u bytes "
+                                   "but %" PRIu64 " bytes left in the section "
+                                   "(at byte offset %" PRIu64 ")", r->path, k,
+                                   lc_names[lc], n_terms, TERM_BYTES,
+                                   size - pos, base + pos - 4);
+                goto fail;
+            }
+            for (uint32_t t = 0; t < n_terms; t++, pos += TERM_BYTES) {
+                uint32_t wire = pl__le32(p + pos);
+                if (wire >= n_wires) {
+                    st = pl__error_set(err, PL_EFORMAT,
+                                       "%s: section 2 (constraints): "
+                                       "constraint %" PRIu32 " %s term %" PRIu32
+                                       ": wire %" PRIu32 " is not below nWires %"
+                                       PRIu32 " (at byte offset %" PRIu64 ")",
+                                       r->path, k, lc_names[lc], t, wire,
+                                       n_wires, base + pos);
+                    goto fail;
+                }
+                if (!pl__scalar_is_canonical(p + pos + 4)) {
+                    st = pl__error_set(err, PL_EFORMAT,
+                                       "%s: section 2 (constraints): "
+                                       "constraint %" PRIu32 " %s term %" PRIu32
+                                       ": coefficient is not below r (at byte "
+                                       "offset %" PRIu64 ")", r->path, k,
+                                       lc_names[lc], t, base + pos + 4);
+                    goto fail;
+                }
+            }
+        }
+    }
+    if (pos != size) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (constraints): %" PRIu64 " bytes "
+                           "left after nConstraints %" PRIu32 " constraints "
+                           "(at byte offset %" PRIu64 ")", r->path,
+                           size - pos, r->info.n_constraints, base + pos);
+        goto fail;
+    }
+    r->constraints = p;
+    r->constraints_bytes = size;
+fail:
+    return st;
+}
+
+pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
+{
+    pl_status st;
+    pl__container c;
+    pl_r1cs *r = calloc(1, sizeof(*r));
+    *out = NULL;
+    if (!r || !(r->path = pl__path_dup(path))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    if ((st = pl__file_map(&r->map, path, err)) != PL_OK ||
+        (st = pl__container_parse(&c, &r->map, path, "r1cs", err)) != PL_OK)
+        goto fail;
+    if (c.version != R1CS_VERSION) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: r1cs version %" PRIu32 ", but proofline reads "
+                           "version %u (at byte offset 4)", path, c.version,
+                           R1CS_VERSION);
+        goto fail;
+    }
+    if ((st = read_header(r, &c, err)) != PL_OK)
+        goto fail;
+    if (c.offset[4] != 0 || c.offset[5] != 0) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: section %d (custom gates): custom gates are "
+                           "not supported (at byte offset %" PRIu64 ")",
+                           path, c.offset[4] ? 4 : 5,
+                           (c.offset[4] ? c.offset[4] : c.offset[5]) - 12);
+        goto fail;
+    }
+    if ((st = walk_constraints(r, &c, err)) != PL_OK)
+        goto fail;
+    /* circom writes one u64 label id per wire (r1csfile reads nVars of
+     * them), not nLabels: nLabels counts every signal before optimisation. */
+    if (c.offset[3] != 0 && c.size[3] != (uint64_t)r->info.n_wires * 8) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 3 (wire labels): size %" PRIu64
+                           ", but nWires %" PRIu32 " labels of 8 bytes need %"
+                           PRIu64 " (at byte offset %" PRIu64 ")", path,
+                           c.size[3], r->info.n_wires,
+                           (uint64_t)r->info.n_wires * 8, c.offset[3] - 12);
+        goto fail;
+    }
+    *out = r;
+    return PL_OK;
+
+fail:
+    pl_r1cs_close(r);
+    return st;
+}
+
+void pl_r1cs_close(pl_r1cs *r1cs)
+{
+    if (!r1cs)
+        return;
+    pl__file_unmap(&r1cs->map);
+    free(r1cs->path);
+    free(r1cs);
+}
+
+void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out)
+{
+    *out = r1cs->info;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Checks between files, run before a prove when the caller has the .r1cs:
+ * pl_witness_check evaluates every constraint A*B = C on the witness (a
+ * witness that fails would give a proof that does not verify, after all
+ * the work), and pl_r1cs_matches_zkey checks that an r1cs and a zkey
+ * describe the same circuit shape.  Both rely on the readers' validation:
+ * every wire index is below nWires and every value below r.
+ *
+ * On a failing constraint the error holds its index and its A, B, C values
+ * (signed: r - 3 prints as -3), as the caller asked for a diagnosis; those are witness-derived, so the
+ * message is for the person running the prover, not for logs.
+ */
+#include "formats/formats.h"
+#include "field/field.h"
+#include "util/error.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The last path component, to leave the message room for three values. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Evaluates one linear combination at *pos and moves *pos past it.  The
+ * section was walked at open, so the terms are in bounds. */
+static void eval_lc(blst_fr *out, const uint8_t *lc, uint64_t *pos,
+                    const uint8_t *witness)
+{
+    uint32_t n_terms = pl__le32(lc + *pos);
+    uint64_t p = *pos + 4;
+    memset(out, 0, sizeof(*out)); /* zero in Montgomery form is zero */
+    for (uint32_t t = 0; t < n_terms; t++, p += 4 + PL__FR_BYTES) {
+        uint32_t wire = pl__le32(lc + p);
+        blst_fr coef, value;
+        pl__fr_from_le(&coef, lc + p + 4);
+        pl__fr_from_le(&value, witness + (uint64_t)wire * PL__FR_BYTES);
+        blst_fr_mul(&value, &value, &coef);
+        blst_fr_add(out, out, &value);
+    }
+    *pos = p;
+}
+
+/* (r - 1) / 2, little-endian: values above it print as negatives. */
+static const uint8_t half_r_le[32] = {
+    0x00, 0x00, 0x00, 0x80, 0xff, 0xff, 0xff, 0x7f, 0xff, 0x2d, 0xff,
+    0x7f, 0x01, 0xd2, 0xde, 0xa9, 0x02, 0xec, 0xd0, 0x04, 0x04, 0xec,
+    0x9c, 0x19, 0xa4, 0xbe, 0xce, 0x94, 0xa9, 0xd3, 0xf6, 0x39};
+
+/* Decimal, signed: circom writes a - b as a + (r - 1) * b, so a failing row
+ * often holds "negative" values; -3 reads better than a 77-digit r - 3, and
+ * keeps three values inside the 256-byte message. */
+static void fr_dec(char *out, size_t cap, const blst_fr *x)
+{
+    pl_scalar s;
+    pl__fr_to_le(s.b, x);
+    size_t sign = 0;
+    if (pl__le_less(half_r_le, s.b, 32)) {
+        blst_fr neg;
+        blst_fr_cneg(&neg, x, true);
+        pl__fr_to_le(s.b, &neg);
+        out[0] = '-';
+        sign = 1;
+    }
+    if (pl__fr_scalar_to_dec(out + sign, cap - sign, &s) == 0)
+        snprintf(out, cap, "?");
+}
+
+pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
+                           pl_error *err)
+{
+    pl_status st = PL_OK;
+    if (wtns->n_values != r1cs->info.n_wires) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s has %" PRIu64 " witness values, but %s has "
+                           "nWires %" PRIu32 ": they are not for the same "
+                           "circuit", wtns->path, wtns->n_values, r1cs->path,
+                           r1cs->info.n_wires);
+        goto fail;
+    }
+    uint64_t pos = 0;
+    for (uint32_t k = 0; k < r1cs->info.n_constraints; k++) {
+        blst_fr a, b, c, ab;
+        eval_lc(&a, r1cs->constraints, &pos, wtns->values);
+        eval_lc(&b, r1cs->constraints, &pos, wtns->values);
+        eval_lc(&c, r1cs->constraints, &pos, wtns->values);
+        blst_fr_mul(&ab, &a, &b);
+        if (memcmp(&ab, &c, sizeof(ab)) != 0) {
+            char da[80], db[80], dc[80];
+            fr_dec(da, sizeof(da), &a);
+            fr_dec(db, sizeof(db), &b);
+            fr_dec(dc, sizeof(dc), &c);
+            st = pl__error_set(err, PL_EUNSAT,
+                               "%s: constraint %" PRIu32 " is not satisfied: "
+                               "A = %s, B = %s, C = %s", base_name(wtns->path),
+                               k, da, db, dc);
+            goto fail;
+        }
+    }
+fail:
+    return st;
+}
+
+pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
+                               pl_error *err)
+{
+    pl_status st = PL_OK;
+    const pl_r1cs_info *ri = &r1cs->info;
+    uint64_t r_public = (uint64_t)ri->n_pub_out + ri->n_pub_in;
+    if (ri->n_wires != zkey->n_vars) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s and %s are not the same circuit: nWires %"
+                           PRIu32 " but nVars %" PRIu32, r1cs->path,
+                           zkey->path, ri->n_wires, zkey->n_vars);
+    } else if (r_public != zkey->n_public) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s and %s are not the same circuit: nPubOut + "
+                           "nPubIn = %" PRIu64 " but nPublic %" PRIu32,
+                           r1cs->path, zkey->path, r_public, zkey->n_public);
+    } else if (ri->n_constraints != zkey->n_constraints) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s and %s are not the same circuit: nConstraints %"
+                           PRIu32 " but the zkey has %" PRIu32, r1cs->path,
+                           zkey->path, ri->n_constraints, zkey->n_constraints);
+    }
+    return st;
+}

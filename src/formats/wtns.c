@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The .wtns reader (version 2, as written by circom's witness calculators
+ * and snarkjs wtns calculate): maps the file, checks the field is
+ * BLS12-381's r, that section 2 holds exactly nWitness 32-byte values and
+ * that each value is below r, then hands out the values in place.  The
+ * prover and the witness check read them without copying.  It does not check
+ * the values against a circuit: that is pl_witness_check.
+ */
+#include "formats/formats.h"
+#include "field/field.h"
+#include "util/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WTNS_VERSION 2u
+
+static pl_status read_header(pl_wtns *w, const pl__container *c,
+                             uint32_t *n_witness, pl_error *err)
+{
+    pl_status st = PL_OK;
+    if (c->offset[1] == 0) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: section 1 (header) is missing",
+                           w->path);
+        goto fail;
+    }
+    const uint8_t *p = w->map.data + c->offset[1];
+    uint64_t at = c->offset[1], size = c->size[1];
+    if (size < 4) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 1 (header): size %" PRIu64 " is too "
+                           "small for n8 (at byte offset %" PRIu64 ")",
+                           w->path, size, at);
+        goto fail;
+    }
+    uint32_t n8 = pl__le32(p);
+    st = pl__check_prime(w->path, "section 1 (header): prime", "witness", true,
+                         n8, p + 4, size - 4, at + 4, err);
+    if (st != PL_OK)
+        goto fail;
+    if (size != 4 + PL__FR_BYTES + 4) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 1 (header): size %" PRIu64 ", but n8, "
+                           "the prime and nWitness are %u bytes (at byte "
+                           "offset %" PRIu64 ")", w->path, size,
+                           4 + PL__FR_BYTES + 4, at);
+        goto fail;
+    }
+    *n_witness = pl__le32(p + 4 + PL__FR_BYTES);
+fail:
+    return st;
+}
+
+static pl_status read_values(pl_wtns *w, const pl__container *c,
+                             uint32_t n_witness, pl_error *err)
+{
+    pl_status st = PL_OK;
+    if (c->offset[2] == 0) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: section 2 (values) is missing",
+                           w->path);
+        goto fail;
+    }
+    uint64_t want = (uint64_t)n_witness * PL__FR_BYTES;
+    if (c->size[2] != want) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (values): size %" PRIu64 ", but "
+                           "nWitness %" PRIu32 " values of %u bytes need %"
+                           PRIu64 " (at byte offset %" PRIu64 ")", w->path,
+                           c->size[2], n_witness, PL__FR_BYTES, want,
+                           c->offset[2] - 12);
+        goto fail;
+    }
+    w->values = w->map.data + c->offset[2];
+    /* The MSMs and the witness check take the values as reduced scalars. */
+    for (uint64_t i = 0; i < n_witness; i++) {
+        if (!pl__scalar_is_canonical(w->values + i * PL__FR_BYTES)) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 2 (values): value %" PRIu64
+                               " is not below r (at byte offset %" PRIu64 ")",
+                               w->path, i, c->offset[2] + i * PL__FR_BYTES);
+            goto fail;
+        }
+    }
+    w->n_values = n_witness;
+fail:
+    return st;
+}
+
+pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
+{
+    pl_status st;
+    pl__container c;
+    uint32_t n_witness = 0;
+    pl_wtns *w = calloc(1, sizeof(*w));
+    *out = NULL;
+    if (!w || !(w->path = pl__path_dup(path))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    if ((st = pl__file_map(&w->map, path, err)) != PL_OK ||
+        (st = pl__container_parse(&c, &w->map, path, "wtns", err)) != PL_OK)
+        goto fail;
+    if (c.version != WTNS_VERSION) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: wtns version %" PRIu32 ", but proofline reads "
+                           "version %u (at byte offset 4)", path, c.version,
+                           WTNS_VERSION);
+        goto fail;
+    }
+    if ((st = read_header(w, &c, &n_witness, err)) != PL_OK ||
+        (st = read_values(w, &c, n_witness, err)) != PL_OK)
+        goto fail;
+    *out = w;
+    return PL_OK;
+
+fail:
+    pl_wtns_close(w);
+    return st;
+}
+
+void pl_wtns_close(pl_wtns *wtns)
+{
+    if (!wtns)
+        return;
+    pl__file_unmap(&wtns->map);
+    free(wtns->path);
+    free(wtns);
+}
+
+size_t pl_wtns_count(const pl_wtns *wtns)
+{
+    return (size_t)wtns->n_values;
+}
+
+const pl_scalar *pl_wtns_values(const pl_wtns *wtns)
+{
+    /* pl_scalar is 32 bytes with byte alignment, so the map's bytes are an
+     * array of them at any offset. */
+    return (const pl_scalar *)(const void *)wtns->values;
+}

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The Groth16 .zkey reader: maps the file, validates everything the prover
+ * relies on, and points the fields of struct pl_zkey into the map.  After a
+ * successful pl_zkey_open the counts can be trusted: every section holds
+ * exactly the points its counts say, every coefficient record names a matrix
+ * A or B, a constraint inside the domain, a signal inside the witness and a
+ * value below r.  Sizes are compared with the file before anything
+ * proportional to a count is done, so a lying header is an error, never an
+ * allocation or a long loop.
+ *
+ * It does not check that points are on their curves or in their subgroups:
+ * that costs as much as a prove, and snarkjs wrote them.  PLONK and FFLONK
+ * zkeys and zkeys for other curves are refused with PL_EUNSUPPORTED.
+ */
+#include "formats/formats.h"
+#include "field/field.h"
+#include "util/error.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZKEY_VERSION 1u
+#define PROTOCOL_GROTH16 1u
+#define PROTOCOL_PLONK 2u
+#define PROTOCOL_FFLONK 10u
+/* 2^28 points of H alone are 24 GiB: beyond that a prove does not fit the
+ * machines we target, and snarkjs's ptau files stop at 2^28. */
+#define MAX_LOG2_DOMAIN 28u
+
+/* Section 2 (groth16 header) once n8q = 48 and n8r = 32 are known. */
+#define HDR_NVARS 88u
+#define HDR_NPUBLIC 92u
+#define HDR_DOMAIN 96u
+#define HDR_ALPHA1 100u
+#define HDR_BETA1 (HDR_ALPHA1 + PL__G1_BYTES)
+#define HDR_BETA2 (HDR_BETA1 + PL__G1_BYTES)
+#define HDR_GAMMA2 (HDR_BETA2 + PL__G2_BYTES)
+#define HDR_DELTA1 (HDR_GAMMA2 + PL__G2_BYTES)
+#define HDR_DELTA2 (HDR_DELTA1 + PL__G1_BYTES)
+#define HDR_BYTES (HDR_DELTA2 + PL__G2_BYTES) /* 964 */
+
+static const char *const section_names[] = {
+    "", "header", "groth16 header", "IC points", "coefficients",
+    "A points", "B1 points", "B2 points", "C points", "H points",
+    "contributions"};
+
+static pl_status need_section(const pl_zkey *z, const pl__container *c,
+                              unsigned id, pl_error *err)
+{
+    if (c->offset[id] != 0)
+        return PL_OK;
+    return pl__error_set(err, PL_EFORMAT, "%s: section %u (%s) is missing",
+                         z->path, id, section_names[id]);
+}
+
+/* A section must hold `fixed` bytes then exactly `count` items of `unit`
+ * bytes.  count < 2^33 and unit <= 192, so the product cannot wrap. */
+static pl_status need_size(const pl_zkey *z, const pl__container *c,
+                           unsigned id, uint64_t fixed, uint64_t count,
+                           uint64_t unit, const char *what, pl_error *err)
+{
+    pl_status st = need_section(z, c, id, err);
+    if (st != PL_OK)
+        return st;
+    uint64_t want = fixed + count * unit;
+    if (c->size[id] == want)
+        return PL_OK;
+    return pl__error_set(err, PL_EFORMAT,
+                         "%s: section %u (%s): size %" PRIu64 ", but %s%"
+                         PRIu64 " %s of %" PRIu64 " bytes need %" PRIu64
+                         " (at byte offset %" PRIu64 ")", z->path, id,
+                         section_names[id], c->size[id],
+                         fixed ? "a 4-byte count and " : "", count, what,
+                         unit, want, c->offset[id] - 12);
+}
+
+static pl_status read_protocol(const pl_zkey *z, const pl__container *c,
+                               pl_error *err)
+{
+    pl_status st = need_section(z, c, 1, err);
+    if (st != PL_OK)
+        goto fail;
+    if (c->size[1] < 4) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 1 (header): size %" PRIu64 " is too "
+                           "small for the u32 protocol (at byte offset %"
+                           PRIu64 ")", z->path, c->size[1], c->offset[1]);
+        goto fail;
+    }
+    uint32_t protocol = pl__le32(z->map.data + c->offset[1]);
+    if (protocol == PROTOCOL_PLONK || protocol == PROTOCOL_FFLONK) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: this is a%s %s zkey; proofline proves Groth16",
+                           z->path, protocol == PROTOCOL_PLONK ? "" : "n",
+                           protocol == PROTOCOL_PLONK ? "PLONK" : "FFLONK");
+        goto fail;
+    }
+    if (protocol != PROTOCOL_GROTH16) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: section 1 (header): protocol %" PRIu32
+                           " is not Groth16 (1) (at byte offset %" PRIu64 ")",
+                           z->path, protocol, c->offset[1]);
+        goto fail;
+    }
+fail:
+    return st;
+}
+
+/* Section 2: the primes first (so that a BN254 zkey is named as such rather
+ * than reported as a size mismatch), then the exact size, then the counts. */
+static pl_status read_header(pl_zkey *z, const pl__container *c,
+                             pl_error *err)
+{
+    pl_status st = need_section(z, c, 2, err);
+    if (st != PL_OK)
+        goto fail;
+    const uint8_t *p = z->map.data + c->offset[2];
+    uint64_t at = c->offset[2], size = c->size[2];
+    if (size < 4) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (groth16 header): size %" PRIu64
+                           " is too small for n8q (at byte offset %" PRIu64
+                           ")", z->path, size, at);
+        goto fail;
+    }
+    uint32_t n8q = pl__le32(p);
+    st = pl__check_prime(z->path, "section 2 (groth16 header): q", "zkey",
+                         false, n8q, p + 4, size - 4, at + 4, err);
+    if (st != PL_OK)
+        goto fail;
+    /* n8q = 48 now, so 52 + 4 bytes fit in a u64 comparison. */
+    if (size < 56) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (groth16 header): size %" PRIu64
+                           " ends before n8r (at byte offset %" PRIu64 ")",
+                           z->path, size, at + 52);
+        goto fail;
+    }
+    uint32_t n8r = pl__le32(p + 52);
+    st = pl__check_prime(z->path, "section 2 (groth16 header): r", "zkey",
+                         true, n8r, p + 56, size - 56, at + 56, err);
+    if (st != PL_OK)
+        goto fail;
+    if (size != HDR_BYTES) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (groth16 header): size %" PRIu64
+                           ", but a BLS12-381 groth16 header is %u bytes (at "
+                           "byte offset %" PRIu64 ")", z->path, size,
+                           HDR_BYTES, at);
+        goto fail;
+    }
+    z->n_vars = pl__le32(p + HDR_NVARS);
+    z->n_public = pl__le32(p + HDR_NPUBLIC);
+    z->domain_size = pl__le32(p + HDR_DOMAIN);
+    if (z->domain_size == 0 || (z->domain_size & (z->domain_size - 1)) != 0) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (groth16 header): domainSize %"
+                           PRIu32 " is not a power of two (at byte offset %"
+                           PRIu64 ")", z->path, z->domain_size,
+                           at + HDR_DOMAIN);
+        goto fail;
+    }
+    if (z->domain_size > (1u << MAX_LOG2_DOMAIN)) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: section 2 (groth16 header): domainSize %"
+                           PRIu32 " is above the largest supported, 2^%u (at "
+                           "byte offset %" PRIu64 ")", z->path,
+                           z->domain_size, MAX_LOG2_DOMAIN, at + HDR_DOMAIN);
+        goto fail;
+    }
+    z->log2_domain = 0;
+    while ((1u << z->log2_domain) < z->domain_size)
+        z->log2_domain++;
+    if ((uint64_t)z->n_public + 1 > z->n_vars) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (groth16 header): nPublic %" PRIu32
+                           " + 1 exceeds nVars %" PRIu32 " (at byte offset %"
+                           PRIu64 ")", z->path, z->n_public, z->n_vars,
+                           at + HDR_NPUBLIC);
+        goto fail;
+    }
+    z->alpha1 = p + HDR_ALPHA1;
+    z->beta1 = p + HDR_BETA1;
+    z->beta2 = p + HDR_BETA2;
+    z->gamma2 = p + HDR_GAMMA2;
+    z->delta1 = p + HDR_DELTA1;
+    z->delta2 = p + HDR_DELTA2;
+fail:
+    return st;
+}
+
+/* Sections 3..9 against the header's counts.  Sections have been checked
+ * to lie inside the file, so once these sizes match, the counts are bounded
+ * by the file size. */
+static pl_status check_sizes(pl_zkey *z, const pl__container *c, pl_error *err)
+{
+    const uint8_t *d = z->map.data;
+    uint64_t n_vars = z->n_vars, n_public = z->n_public;
+    pl_status st;
+    if ((st = need_size(z, c, 3, 0, n_public + 1, PL__G1_BYTES, "G1 points",
+                        err)) != PL_OK)
+        goto fail;
+    if ((st = need_section(z, c, 4, err)) != PL_OK)
+        goto fail;
+    if (c->size[4] < 4) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 4 (coefficients): size %" PRIu64
+                           " is too small for nCoef (at byte offset %" PRIu64
+                           ")", z->path, c->size[4], c->offset[4]);
+        goto fail;
+    }
+    z->n_coefs = pl__le32(d + c->offset[4]);
+    if ((st = need_size(z, c, 4, 4, z->n_coefs, PL__COEF_RECORD_BYTES,
+                        "records", err)) != PL_OK ||
+        (st = need_size(z, c, 5, 0, n_vars, PL__G1_BYTES, "G1 points",
+                        err)) != PL_OK ||
+        (st = need_size(z, c, 6, 0, n_vars, PL__G1_BYTES, "G1 points",
+                        err)) != PL_OK ||
+        (st = need_size(z, c, 7, 0, n_vars, PL__G2_BYTES, "G2 points",
+                        err)) != PL_OK ||
+        (st = need_size(z, c, 8, 0, n_vars - n_public - 1, PL__G1_BYTES,
+                        "G1 points", err)) != PL_OK ||
+        (st = need_size(z, c, 9, 0, z->domain_size, PL__G1_BYTES,
+                        "G1 points", err)) != PL_OK)
+        goto fail;
+    z->ic = d + c->offset[3];
+    z->coefs = d + c->offset[4] + 4;
+    z->a = d + c->offset[5];
+    z->b1 = d + c->offset[6];
+    z->b2 = d + c->offset[7];
+    z->c = d + c->offset[8];
+    z->h = d + c->offset[9];
+fail:
+    return st;
+}
+
+/* One pass over the coefficient records: each must be usable by the prover
+ * as an index into its arrays.  The number of constraints is not stored in
+ * a zkey; it follows from the input-consistency rows, which snarkjs appends
+ * after the circuit's records as {A, nConstraints + s, s, 1}, s = 0..nPublic,
+ * and which are checked here to be where the prover expects them. */
+static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
+{
+    pl_status st = PL_OK;
+    const uint64_t base = c->offset[4] + 4;
+    const uint64_t n_in = (uint64_t)z->n_public + 1;
+    uint32_t max_constraint = 0;
+    for (uint32_t i = 0; i < z->n_coefs; i++) {
+        const uint8_t *rec = z->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
+        uint64_t at = base + (uint64_t)i * PL__COEF_RECORD_BYTES;
+        uint32_t matrix = pl__le32(rec);
+        uint32_t constraint = pl__le32(rec + 4);
+        uint32_t signal = pl__le32(rec + 8);
+        if (matrix > 1) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 4 (coefficients): record %" PRIu32
+                               ": matrix %" PRIu32 " is neither 0 (A) nor 1 "
+                               "(B) (at byte offset %" PRIu64 ")", z->path, i,
+                               matrix, at);
+            goto fail;
+        }
+        if (constraint >= z->domain_size) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 4 (coefficients): record %" PRIu32
+                               ": constraint %" PRIu32 " is not below "
+                               "domainSize %" PRIu32 " (at byte offset %"
+                               PRIu64 ")", z->path, i, constraint,
+                               z->domain_size, at + 4);
+            goto fail;
+        }
+        if (signal >= z->n_vars) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 4 (coefficients): record %" PRIu32
+                               ": signal %" PRIu32 " is not below nVars %"
+                               PRIu32 " (at byte offset %" PRIu64 ")",
+                               z->path, i, signal, z->n_vars, at + 8);
+            goto fail;
+        }
+        if (!pl__scalar_is_canonical(rec + 12)) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 4 (coefficients): record %" PRIu32
+                               ": value is not below r (at byte offset %"
+                               PRIu64 ")", z->path, i, at + 12);
+            goto fail;
+        }
+        if (constraint > max_constraint)
+            max_constraint = constraint;
+    }
+    if (z->n_coefs < n_in || (uint64_t)max_constraint + 1 < n_in) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 4 (coefficients): %" PRIu32
+                           " records, largest constraint %" PRIu32 ", cannot "
+                           "hold the %" PRIu64 " input-consistency rows (at "
+                           "byte offset %" PRIu64 ")", z->path, z->n_coefs,
+                           max_constraint, n_in, base - 4);
+        goto fail;
+    }
+    z->n_constraints = (uint32_t)((uint64_t)max_constraint + 1 - n_in);
+    /* Every constraint index is below domainSize, so nConstraints + nPublic
+     * + 1 <= domainSize holds here: the domain can hold the rows. */
+    for (uint64_t s = 0; s < n_in; s++) {
+        uint64_t i = z->n_coefs - n_in + s;
+        const uint8_t *rec = z->coefs + i * PL__COEF_RECORD_BYTES;
+        uint32_t matrix = pl__le32(rec), constraint = pl__le32(rec + 4);
+        uint32_t signal = pl__le32(rec + 8);
+        if (matrix != 0 || constraint != z->n_constraints + s || signal != s) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 4 (coefficients): record %" PRIu64
+                               " is {matrix %" PRIu32 ", constraint %" PRIu32
+                               ", signal %" PRIu32 "}, but the input rows "
+                               "end the section as {0, %" PRIu64 ", %" PRIu64
+                               "} (at byte offset %" PRIu64 ")", z->path, i,
+                               matrix, constraint, signal,
+                               z->n_constraints + s, s,
+                               base + i * PL__COEF_RECORD_BYTES);
+            goto fail;
+        }
+    }
+fail:
+    return st;
+}
+
+pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
+{
+    pl_status st;
+    pl__container c;
+    pl_zkey *z = calloc(1, sizeof(*z));
+    *out = NULL;
+    if (!z || !(z->path = pl__path_dup(path))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    if ((st = pl__file_map(&z->map, path, err)) != PL_OK ||
+        (st = pl__container_parse(&c, &z->map, path, "zkey", err)) != PL_OK)
+        goto fail;
+    if (c.version != ZKEY_VERSION) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: zkey version %" PRIu32 ", but proofline reads "
+                           "version %u (at byte offset 4)", path, c.version,
+                           ZKEY_VERSION);
+        goto fail;
+    }
+    if ((st = read_protocol(z, &c, err)) != PL_OK ||
+        (st = read_header(z, &c, err)) != PL_OK ||
+        (st = check_sizes(z, &c, err)) != PL_OK ||
+        (st = walk_coefs(z, &c, err)) != PL_OK)
+        goto fail;
+    *out = z;
+    return PL_OK;
+
+fail:
+    pl_zkey_close(z);
+    return st;
+}
+
+void pl_zkey_close(pl_zkey *zkey)
+{
+    if (!zkey)
+        return;
+    pl__file_unmap(&zkey->map);
+    free(zkey->path);
+    free(zkey);
+}
+
+void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out)
+{
+    out->n_vars = zkey->n_vars;
+    out->n_public = zkey->n_public;
+    out->domain_size = zkey->domain_size;
+    out->n_coefs = zkey->n_coefs;
+    out->n_constraints = zkey->n_constraints;
+}

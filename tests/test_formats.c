@@ -1,0 +1,936 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Tests of the binary format readers (src/formats: container, zkey, wtns,
+ * r1cs, inspect, witness check).  Good files: every committed vector opens,
+ * its counts agree across zkey, r1cs and wtns, its witness satisfies its
+ * r1cs.  Bad files, written at test time into the scratch folder from the
+ * committed ones: truncation at every byte, each count field set to 0, off
+ * by one and 2^32 - 1, wrong magic, version, primes, protocol, section table
+ * damage, bad coefficient records and terms.  Each must fail with
+ * PL_EFORMAT or PL_EUNSUPPORTED and a message naming the file, never crash
+ * (run under -DPL_SANITIZE=address,undefined to see out-of-bounds reads).
+ */
+#include "harness.h"
+
+#include "field/field.h"
+#include "formats/formats.h"
+
+#include <stdio.h>
+
+static const char *const vectors[] = {
+    "multiplier", "chain10", "nopublic", "pow2exact", "pow2plus1",
+    "noB", "manypublic", "edgevalues"};
+#define N_VECTORS (sizeof(vectors) / sizeof(vectors[0]))
+
+enum kind { KIND_ZKEY, KIND_WTNS, KIND_R1CS };
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static uint8_t *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        pl_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    CHECK(buf != NULL);
+    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void write_whole(const char *path, const uint8_t *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        pl_test_fail(__FILE__, __LINE__, "cannot create %s", path);
+    CHECK_EQ(fwrite(buf, 1, len, f), len);
+    CHECK(fclose(f) == 0);
+}
+
+static const char *vec(const char *name, const char *file)
+{
+    static char rel[256];
+    snprintf(rel, sizeof(rel), "%s/%s", name, file);
+    return pl_test_vector(rel);
+}
+
+static uint8_t *read_vector(const char *name, const char *file, size_t *len)
+{
+    return read_whole(vec(name, file), len);
+}
+
+/* The test's own section-table walk (independent of the code under test):
+ * the header offset of section `id`, or 0 if absent. */
+static size_t find_section(const uint8_t *b, size_t len, uint32_t id,
+                           uint64_t *size)
+{
+    size_t off = 12;
+    uint32_t n = pl__le32(b + 8);
+    for (uint32_t i = 0; i < n && off + 12 <= len; i++) {
+        uint64_t sz = pl__le64(b + off + 4);
+        if (pl__le32(b + off) == id) {
+            if (size)
+                *size = sz;
+            return off;
+        }
+        off += 12 + (size_t)sz;
+    }
+    return 0;
+}
+
+/* Payload offset of a section that must exist. */
+static size_t payload(const uint8_t *b, size_t len, uint32_t id)
+{
+    size_t off = find_section(b, len, id, NULL);
+    if (off == 0)
+        pl_test_fail(__FILE__, __LINE__, "test vector lacks section %u", id);
+    return off + 12;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static pl_status open_kind(enum kind kind, const char *path, pl_error *err)
+{
+    pl_status st = PL_EINTERNAL;
+    switch (kind) {
+    case KIND_ZKEY: {
+        pl_zkey *z = NULL;
+        st = pl_zkey_open(&z, path, err);
+        CHECK((st == PL_OK) == (z != NULL));
+        pl_zkey_close(z);
+        break;
+    }
+    case KIND_WTNS: {
+        pl_wtns *w = NULL;
+        st = pl_wtns_open(&w, path, err);
+        CHECK((st == PL_OK) == (w != NULL));
+        pl_wtns_close(w);
+        break;
+    }
+    case KIND_R1CS: {
+        pl_r1cs *r = NULL;
+        st = pl_r1cs_open(&r, path, err);
+        CHECK((st == PL_OK) == (r != NULL));
+        pl_r1cs_close(r);
+        break;
+    }
+    }
+    return st;
+}
+
+static const char *kind_ext(enum kind kind)
+{
+    return kind == KIND_ZKEY ? "zkey" : kind == KIND_WTNS ? "wtns" : "r1cs";
+}
+
+/* Writes buf as a scratch file and opens it: it must fail with `want` (or,
+ * with want = PL_OK, with either PL_EFORMAT or PL_EUNSUPPORTED), the
+ * message must name the file and contain `substr` if given. */
+static void expect_refused_at(const char *file, int line, enum kind kind,
+                              const uint8_t *buf, size_t len, const char *label,
+                              pl_status want, const char *substr)
+{
+    char name[128], path[4096];
+    snprintf(name, sizeof(name), "bad_%s.%s", label, kind_ext(kind));
+    snprintf(path, sizeof(path), "%s", pl_test_tmp(name));
+    write_whole(path, buf, len);
+    pl_error err = {0};
+    pl_status st = open_kind(kind, path, &err);
+    if (want == PL_OK ? (st != PL_EFORMAT && st != PL_EUNSUPPORTED)
+                      : st != want)
+        pl_test_fail(file, line, "%s: %s, wanted %s (%s)", label,
+                     pl_strerror(st),
+                     want == PL_OK ? "malformed/unsupported" : pl_strerror(want),
+                     err.msg);
+    if (err.code != st)
+        pl_test_fail(file, line, "%s: err.code %d but returned %d", label,
+                     err.code, st);
+    if (!strstr(err.msg, name))
+        pl_test_fail(file, line, "%s: message does not name %s: %s", label,
+                     name, err.msg);
+    if (substr && !strstr(err.msg, substr))
+        pl_test_fail(file, line, "%s: message lacks \"%s\": %s", label, substr,
+                     err.msg);
+    remove(path);
+}
+#define EXPECT_REFUSED(kind, buf, len, label, want, substr)                   \
+    expect_refused_at(__FILE__, __LINE__, kind, buf, len, label, want, substr)
+
+static void expect_opens_at(const char *file, int line, enum kind kind,
+                            const uint8_t *buf, size_t len, const char *label)
+{
+    char name[128], path[4096];
+    snprintf(name, sizeof(name), "ok_%s.%s", label, kind_ext(kind));
+    snprintf(path, sizeof(path), "%s", pl_test_tmp(name));
+    write_whole(path, buf, len);
+    pl_error err = {0};
+    pl_status st = open_kind(kind, path, &err);
+    if (st != PL_OK)
+        pl_test_fail(file, line, "%s: %s (%s)", label, pl_strerror(st),
+                     err.msg);
+    remove(path);
+}
+#define EXPECT_OPENS(kind, buf, len, label)                                   \
+    expect_opens_at(__FILE__, __LINE__, kind, buf, len, label)
+
+/* A u32 field set to a value in a copy of `orig`; must be refused. */
+static void mutate32(enum kind kind, const uint8_t *orig, size_t len,
+                     size_t at, uint32_t value, const char *label,
+                     pl_status want, const char *substr)
+{
+    uint8_t *b = malloc(len);
+    CHECK(b != NULL);
+    memcpy(b, orig, len);
+    put32(b + at, value);
+    char full[128];
+    snprintf(full, sizeof(full), "%s_%u", label, value);
+    EXPECT_REFUSED(kind, b, len, full, want, substr);
+    free(b);
+}
+
+/* The usual suspects for a count field holding n. */
+static void mutate_count(enum kind kind, const uint8_t *orig, size_t len,
+                         size_t at, const char *label)
+{
+    uint32_t n = pl__le32(orig + at);
+    uint32_t values[] = {0, n - 1, n + 1, 0xffffffffu, 0x80000000u};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+        if (values[i] != n)
+            mutate32(kind, orig, len, at, values[i], label, PL_OK, NULL);
+}
+
+/* Every proper prefix of a file is refused with PL_EFORMAT: the header still
+ * declares all the sections, even where the cut falls between two of them. */
+static void truncate_everywhere(enum kind kind, const uint8_t *orig,
+                                size_t len)
+{
+    for (size_t cut = 0; cut < len; cut++) {
+        char label[64];
+        snprintf(label, sizeof(label), "cut%zu", cut);
+        EXPECT_REFUSED(kind, orig, cut, label, PL_EFORMAT, NULL);
+    }
+}
+
+/* ---- good files -------------------------------------------------------- */
+
+static uint32_t next_pow2(uint64_t n)
+{
+    uint32_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+PL_TEST(vectors_open_and_agree)
+{
+    for (size_t i = 0; i < N_VECTORS; i++) {
+        pl_error err = {0};
+        pl_zkey *z = NULL;
+        pl_wtns *w = NULL;
+        pl_r1cs *r = NULL;
+        CHECK_OK(pl_zkey_open(&z, vec(vectors[i], "circuit.zkey"), &err),
+                 &err);
+        CHECK_OK(pl_wtns_open(&w, vec(vectors[i], "witness.wtns"), &err),
+                 &err);
+        CHECK_OK(pl_r1cs_open(&r, vec(vectors[i], "circuit.r1cs"), &err),
+                 &err);
+        pl_zkey_info zi;
+        pl_r1cs_info ri;
+        pl_zkey_get_info(z, &zi);
+        pl_r1cs_get_info(r, &ri);
+        CHECK_EQ(zi.n_vars, ri.n_wires);
+        CHECK_EQ(zi.n_public, ri.n_pub_out + ri.n_pub_in);
+        CHECK_EQ(zi.n_constraints, ri.n_constraints);
+        CHECK_EQ(zi.domain_size,
+                 next_pow2((uint64_t)ri.n_constraints + zi.n_public + 1));
+        CHECK_EQ(1u << z->log2_domain, zi.domain_size);
+        CHECK(zi.n_coefs >= zi.n_public + 1);
+        CHECK_EQ(pl_wtns_count(w), ri.n_wires);
+        /* wire 0 is the constant one */
+        static const uint8_t one[32] = {1};
+        CHECK_MEM(pl_wtns_values(w)[0].b, one, 32);
+        CHECK_OK(pl_r1cs_matches_zkey(r, z, &err), &err);
+        CHECK_OK(pl_witness_check(r, w, &err), &err);
+        /* The pointers lie inside the map and in file order. */
+        CHECK(z->ic > z->alpha1 && z->h + (uint64_t)zi.domain_size * 96 <=
+                                       z->map.data + z->map.size);
+        pl_zkey_close(z);
+        pl_wtns_close(w);
+        pl_r1cs_close(r);
+    }
+}
+
+PL_TEST(multiplier_known_counts)
+{
+    pl_error err = {0};
+    pl_zkey *z = NULL;
+    pl_r1cs *r = NULL;
+    CHECK_OK(pl_zkey_open(&z, vec("multiplier", "circuit.zkey"), &err), &err);
+    CHECK_OK(pl_r1cs_open(&r, vec("multiplier", "circuit.r1cs"), &err), &err);
+    pl_zkey_info zi;
+    pl_zkey_get_info(z, &zi);
+    /* c = a * b: wires ONE, c, a, b; one constraint; domain 2^2. */
+    CHECK_EQ(zi.n_vars, 4);
+    CHECK_EQ(zi.n_public, 1);
+    CHECK_EQ(zi.n_constraints, 1);
+    CHECK_EQ(zi.domain_size, 4);
+    CHECK_EQ(z->log2_domain, 2);
+    pl_r1cs_info ri;
+    pl_r1cs_get_info(r, &ri);
+    CHECK_EQ(ri.n_wires, 4);
+    CHECK_EQ(ri.n_pub_out, 1);
+    CHECK_EQ(ri.n_pub_in, 0);
+    CHECK_EQ(ri.n_prv_in, 2);
+    CHECK_EQ(ri.n_constraints, 1);
+    pl_zkey_close(z);
+    pl_r1cs_close(r);
+}
+
+PL_TEST(domain_edges)
+{
+    /* pow2exact: nConstraints + nPublic + 1 is exactly a power of two;
+     * pow2plus1: one more, so the domain doubles. */
+    pl_error err = {0};
+    pl_zkey *z = NULL;
+    CHECK_OK(pl_zkey_open(&z, vec("pow2exact", "circuit.zkey"), &err), &err);
+    CHECK_EQ(z->n_constraints + z->n_public + 1, z->domain_size);
+    pl_zkey_close(z);
+    CHECK_OK(pl_zkey_open(&z, vec("pow2plus1", "circuit.zkey"), &err), &err);
+    CHECK_EQ(z->n_constraints + z->n_public + 1, z->domain_size / 2 + 1);
+    pl_zkey_close(z);
+    CHECK_OK(pl_zkey_open(&z, vec("nopublic", "circuit.zkey"), &err), &err);
+    CHECK_EQ(z->n_public, 0);
+    CHECK_EQ(z->n_vars - z->n_public - 1, z->n_vars - 1); /* C for all but ONE */
+    pl_zkey_close(z);
+}
+
+PL_TEST(close_null_is_noop)
+{
+    pl_zkey_close(NULL);
+    pl_wtns_close(NULL);
+    pl_r1cs_close(NULL);
+}
+
+/* ---- refused vectors --------------------------------------------------- */
+
+PL_TEST(bn254_and_plonk_refused)
+{
+    pl_error err = {0};
+    pl_zkey *z = NULL;
+    pl_wtns *w = NULL;
+    CHECK_STATUS(pl_zkey_open(&z, pl_test_vector("bad/bn254.zkey"), &err),
+                 PL_EUNSUPPORTED, &err);
+    CHECK(z == NULL);
+    CHECK(strstr(err.msg, "bn254.zkey") && strstr(err.msg, "BN254") &&
+          strstr(err.msg, "bn128") && strstr(err.msg, "zkey"));
+    CHECK_STATUS(pl_zkey_open(&z, pl_test_vector("bad/plonk.zkey"), &err),
+                 PL_EUNSUPPORTED, &err);
+    CHECK(strstr(err.msg, "plonk.zkey") && strstr(err.msg, "PLONK") &&
+          strstr(err.msg, "Groth16"));
+    CHECK_STATUS(pl_wtns_open(&w, pl_test_vector("bad/bn254.wtns"), &err),
+                 PL_EUNSUPPORTED, &err);
+    CHECK(w == NULL);
+    CHECK(strstr(err.msg, "bn254.wtns") && strstr(err.msg, "BN254"));
+}
+
+PL_TEST(missing_and_empty_files)
+{
+    pl_error err = {0};
+    pl_zkey *z = NULL;
+    CHECK_STATUS(pl_zkey_open(&z, pl_test_tmp("does_not_exist.zkey"), &err),
+                 PL_EIO, &err);
+    CHECK(strstr(err.msg, "does_not_exist.zkey"));
+    static const uint8_t nothing[1];
+    EXPECT_REFUSED(KIND_ZKEY, nothing, 0, "empty", PL_EFORMAT, NULL);
+    EXPECT_REFUSED(KIND_WTNS, nothing, 0, "empty", PL_EFORMAT, NULL);
+    EXPECT_REFUSED(KIND_R1CS, nothing, 0, "empty", PL_EFORMAT, NULL);
+}
+
+/* ---- witness check ----------------------------------------------------- */
+
+PL_TEST(witness_check_unsat_names_constraint)
+{
+    pl_error err = {0};
+    pl_r1cs *r = NULL;
+    pl_wtns *w = NULL;
+    CHECK_OK(pl_r1cs_open(&r, vec("multiplier", "circuit.r1cs"), &err), &err);
+    CHECK_OK(pl_wtns_open(&w, pl_test_vector("bad/unsat.wtns"), &err), &err);
+    CHECK_STATUS(pl_witness_check(r, w, &err), PL_EUNSAT, &err);
+    CHECK(strstr(err.msg, "unsat.wtns"));
+    CHECK(strstr(err.msg, "constraint 0 is not satisfied: A = "));
+    CHECK(strstr(err.msg, ", B = ") && strstr(err.msg, ", C = "));
+    pl_wtns_close(w);
+    pl_r1cs_close(r);
+}
+
+/* A witness with one internal wire changed fails at a constraint that uses
+ * it, and the message's A, B, C are the decimal values of that row. */
+PL_TEST(witness_check_tampered)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "witness.wtns", &len);
+    size_t vals = payload(b, len, 2);
+    /* multiplier: c = a * b with a = 3, b = 11 (input.json): set c = 34 */
+    CHECK_EQ(b[vals + 32], 33);
+    b[vals + 32] = 34;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", pl_test_tmp("tampered.wtns"));
+    write_whole(path, b, len);
+    pl_error err = {0};
+    pl_r1cs *r = NULL;
+    pl_wtns *w = NULL;
+    CHECK_OK(pl_r1cs_open(&r, vec("multiplier", "circuit.r1cs"), &err), &err);
+    CHECK_OK(pl_wtns_open(&w, path, &err), &err);
+    CHECK_STATUS(pl_witness_check(r, w, &err), PL_EUNSAT, &err);
+    CHECK(strstr(err.msg, "tampered.wtns: constraint 0 is not satisfied"));
+    /* circom writes c <== a * b as (-a) * b = (-c); values above r/2
+     * print as negatives, so the row reads plainly. */
+    CHECK(strstr(err.msg, "A = -3, B = 11, C = -34"));
+    pl_wtns_close(w);
+    pl_r1cs_close(r);
+    remove(path);
+    free(b);
+
+    /* chain10: change the last (internal) wire. */
+    b = read_vector("chain10", "witness.wtns", &len);
+    vals = payload(b, len, 2);
+    size_t n = (len - vals) / 32;
+    b[vals + (n - 1) * 32] ^= 1;
+    write_whole(path, b, len);
+    CHECK_OK(pl_r1cs_open(&r, vec("chain10", "circuit.r1cs"), &err), &err);
+    CHECK_OK(pl_wtns_open(&w, path, &err), &err);
+    CHECK_STATUS(pl_witness_check(r, w, &err), PL_EUNSAT, &err);
+    CHECK(strstr(err.msg, "is not satisfied: A = "));
+    pl_wtns_close(w);
+    pl_r1cs_close(r);
+    remove(path);
+    free(b);
+}
+
+PL_TEST(witness_check_wrong_count)
+{
+    pl_error err = {0};
+    pl_r1cs *r = NULL;
+    pl_wtns *w = NULL;
+    CHECK_OK(pl_r1cs_open(&r, vec("multiplier", "circuit.r1cs"), &err), &err);
+    CHECK_OK(pl_wtns_open(&w, vec("chain10", "witness.wtns"), &err), &err);
+    CHECK_STATUS(pl_witness_check(r, w, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "chain10/witness.wtns") &&
+          strstr(err.msg, "multiplier/circuit.r1cs"));
+    pl_wtns_close(w);
+    pl_r1cs_close(r);
+}
+
+PL_TEST(r1cs_zkey_mismatch)
+{
+    pl_error err = {0};
+    pl_r1cs *r = NULL;
+    pl_zkey *z = NULL;
+    CHECK_OK(pl_r1cs_open(&r, vec("multiplier", "circuit.r1cs"), &err), &err);
+    CHECK_OK(pl_zkey_open(&z, vec("chain10", "circuit.zkey"), &err), &err);
+    CHECK_STATUS(pl_r1cs_matches_zkey(r, z, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "multiplier/circuit.r1cs") &&
+          strstr(err.msg, "chain10/circuit.zkey"));
+    pl_zkey_close(z);
+    /* same wire count and publics, different constraints: noB and nopublic
+     * both have 8 wires; compare every pair that differs in some count. */
+    for (size_t i = 0; i < N_VECTORS; i++) {
+        CHECK_OK(pl_zkey_open(&z, vec(vectors[i], "circuit.zkey"), &err),
+                 &err);
+        pl_status want = strcmp(vectors[i], "multiplier") ? PL_EFORMAT : PL_OK;
+        CHECK_STATUS(pl_r1cs_matches_zkey(r, z, &err), want, &err);
+        pl_zkey_close(z);
+    }
+    pl_r1cs_close(r);
+}
+
+/* ---- truncation -------------------------------------------------------- */
+
+PL_TEST(zkey_truncated_everywhere)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
+    truncate_everywhere(KIND_ZKEY, b, len);
+    free(b);
+}
+
+PL_TEST(zkey_truncated_at_boundaries_large)
+{
+    /* chain10 is too large to cut at every byte: cut at each section's
+     * header, payload start, middle and end, and around them. */
+    size_t len;
+    uint8_t *b = read_vector("chain10", "circuit.zkey", &len);
+    for (uint32_t id = 1; id <= 10; id++) {
+        uint64_t size;
+        size_t off = find_section(b, len, id, &size);
+        CHECK(off != 0);
+        size_t cuts[] = {off - 1, off, off + 1, off + 4, off + 11, off + 12,
+                         off + 13, off + 12 + (size_t)size / 2,
+                         off + 12 + (size_t)size - 1};
+        for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+            char label[64];
+            snprintf(label, sizeof(label), "c10cut%zu", cuts[i]);
+            EXPECT_REFUSED(KIND_ZKEY, b, cuts[i], label, PL_EFORMAT, NULL);
+        }
+    }
+    free(b);
+}
+
+PL_TEST(wtns_truncated_everywhere)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "witness.wtns", &len);
+    truncate_everywhere(KIND_WTNS, b, len);
+    free(b);
+}
+
+PL_TEST(r1cs_truncated_everywhere)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.r1cs", &len);
+    truncate_everywhere(KIND_R1CS, b, len);
+    free(b);
+}
+
+/* ---- the container ----------------------------------------------------- */
+
+PL_TEST(container_damage)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
+    EXPECT_OPENS(KIND_ZKEY, b, len, "original");
+    mutate32(KIND_ZKEY, b, len, 0, 0x7a656b7a /* "zkez" */, "magic",
+             PL_EFORMAT, "magic is \"zkez\", expected \"zkey\"");
+    mutate32(KIND_ZKEY, b, len, 0, 0x0001ff00, "binmagic", PL_EFORMAT,
+             "\\x00\\xff\\x01\\x00");
+    mutate32(KIND_ZKEY, b, len, 4, 0, "version", PL_EUNSUPPORTED, "version");
+    mutate32(KIND_ZKEY, b, len, 4, 2, "version", PL_EUNSUPPORTED, "version");
+    mutate32(KIND_ZKEY, b, len, 4, 0xffffffffu, "version", PL_EUNSUPPORTED,
+             NULL);
+    /* nSections: 9 drops section 10 (optional), so it still opens */
+    uint32_t values[] = {0, 1, 8, 11, 0xffffffffu};
+    for (size_t i = 0; i < 5; i++)
+        mutate32(KIND_ZKEY, b, len, 8, values[i], "nsections", PL_EFORMAT,
+                 NULL);
+    uint8_t *m = malloc(len);
+    CHECK(m != NULL);
+    memcpy(m, b, len);
+    put32(m + 8, 9);
+    EXPECT_OPENS(KIND_ZKEY, m, len, "nsections9");
+
+    /* every section's size field: 0, +-1, huge (overflow-safe), 2^63 */
+    for (uint32_t id = 1; id <= 9; id++) {
+        uint64_t size;
+        size_t off = find_section(b, len, id, &size);
+        uint64_t sizes[] = {0, size - 1, size + 1, ~0ull, ~0ull - 11,
+                            1ull << 63, (uint64_t)len};
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            if (sizes[i] == size)
+                continue;
+            memcpy(m, b, len);
+            put64(m + off + 4, sizes[i]);
+            char label[64];
+            snprintf(label, sizeof(label), "sec%u_size%zu", id, i);
+            EXPECT_REFUSED(KIND_ZKEY, m, len, label, PL_OK, NULL);
+        }
+    }
+
+    /* Section ids: a duplicate is an error; an id past PL__MAX_SECTION_ID
+     * is skipped (but still bounds-checked); a missing one is named. */
+    size_t off10 = find_section(b, len, 10, NULL);
+    memcpy(m, b, len);
+    put32(m + off10, 3);
+    EXPECT_REFUSED(KIND_ZKEY, m, len, "dup3", PL_EFORMAT,
+                   "section 3 appears twice");
+    memcpy(m, b, len);
+    put32(m + off10, 200);
+    EXPECT_OPENS(KIND_ZKEY, m, len, "id200");
+    put64(m + off10 + 4, ~0ull);
+    EXPECT_REFUSED(KIND_ZKEY, m, len, "id200huge", PL_EFORMAT,
+                   "section 200");
+    for (uint32_t id = 1; id <= 9; id++) {
+        memcpy(m, b, len);
+        put32(m + find_section(b, len, id, NULL), 77);
+        char label[64], want[64];
+        snprintf(label, sizeof(label), "missing%u", id);
+        snprintf(want, sizeof(want), "section %u (", id);
+        EXPECT_REFUSED(KIND_ZKEY, m, len, label, PL_EFORMAT, want);
+    }
+    /* Trailing bytes after the last section are ignored, as snarkjs does. */
+    uint8_t *longer = malloc(len + 7);
+    CHECK(longer != NULL);
+    memcpy(longer, b, len);
+    memset(longer + len, 0xee, 7);
+    EXPECT_OPENS(KIND_ZKEY, longer, len + 7, "trailing");
+    free(longer);
+    free(m);
+    free(b);
+}
+
+PL_TEST(container_parse_direct)
+{
+    /* A section table whose sizes sum past 2^64 must not wrap around. */
+    uint8_t f[12 + 12 + 12 + 8] = {'w', 't', 'n', 's'};
+    put32(f + 4, 2);
+    put32(f + 8, 2);
+    put32(f + 12, 1);
+    put64(f + 16, 0);
+    put32(f + 24, 2);
+    put64(f + 28, ~0ull - 10);
+    pl__mapped m = {f, sizeof(f)};
+    pl__container c;
+    pl_error err = {0};
+    CHECK_STATUS(pl__container_parse(&c, &m, "x.wtns", "wtns", &err),
+                 PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "x.wtns: section 2: size") &&
+          strstr(err.msg, "at byte offset 24"));
+    put64(f + 28, 8);
+    CHECK_OK(pl__container_parse(&c, &m, "x.wtns", "wtns", &err), &err);
+    CHECK_EQ(c.version, 2);
+    CHECK_EQ(c.n_sections, 2);
+    CHECK_EQ(c.offset[1], 24);
+    CHECK_EQ(c.size[1], 0);
+    CHECK_EQ(c.offset[2], 36);
+    CHECK_EQ(c.size[2], 8);
+    CHECK_EQ(c.offset[3], 0);
+    CHECK(strcmp(c.magic, "wtns") == 0);
+    /* id 0 and ids above the table are skipped */
+    put32(f + 12, 0);
+    put32(f + 24, PL__MAX_SECTION_ID + 1);
+    CHECK_OK(pl__container_parse(&c, &m, "x.wtns", "wtns", &err), &err);
+    for (int id = 0; id <= PL__MAX_SECTION_ID; id++)
+        CHECK_EQ(c.offset[id], 0);
+    put32(f + 8, 3);
+    CHECK_STATUS(pl__container_parse(&c, &m, "x.wtns", "wtns", &err),
+                 PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "entry 3 of 3: truncated"));
+}
+
+/* ---- zkey fields ------------------------------------------------------- */
+
+PL_TEST(zkey_header_fields)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
+    size_t s1 = payload(b, len, 1), s2 = payload(b, len, 2);
+    size_t s4 = payload(b, len, 4);
+
+    mutate32(KIND_ZKEY, b, len, s1, 2, "protocol", PL_EUNSUPPORTED, "PLONK");
+    mutate32(KIND_ZKEY, b, len, s1, 10, "protocol", PL_EUNSUPPORTED, "FFLONK");
+    mutate32(KIND_ZKEY, b, len, s1, 0, "protocol", PL_EUNSUPPORTED, "protocol");
+    mutate32(KIND_ZKEY, b, len, s1, 3, "protocol", PL_EUNSUPPORTED, "protocol");
+
+    uint32_t n8s[] = {0, 1, 32, 47, 49, 64, 1000, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(n8s) / sizeof(n8s[0]); i++) {
+        if (n8s[i] != 48)
+            mutate32(KIND_ZKEY, b, len, s2, n8s[i], "n8q", PL_OK, "q");
+        if (n8s[i] != 32)
+            mutate32(KIND_ZKEY, b, len, s2 + 52, n8s[i], "n8r", PL_OK, "r");
+    }
+    /* q or r itself off by one */
+    uint8_t *m = malloc(len);
+    CHECK(m != NULL);
+    memcpy(m, b, len);
+    m[s2 + 4] ^= 2;
+    EXPECT_REFUSED(KIND_ZKEY, m, len, "q", PL_EUNSUPPORTED,
+                   "not the BLS12-381 base field");
+    memcpy(m, b, len);
+    m[s2 + 56] ^= 1;
+    EXPECT_REFUSED(KIND_ZKEY, m, len, "r", PL_EUNSUPPORTED,
+                   "not the BLS12-381 scalar field");
+
+    mutate_count(KIND_ZKEY, b, len, s2 + 88, "nvars");
+    mutate_count(KIND_ZKEY, b, len, s2 + 92, "npublic");
+    mutate32(KIND_ZKEY, b, len, s2 + 92, pl__le32(b + s2 + 88), "npublic",
+             PL_EFORMAT, "exceeds nVars");
+    mutate_count(KIND_ZKEY, b, len, s2 + 96, "domain");
+    mutate32(KIND_ZKEY, b, len, s2 + 96, 2, "domain", PL_EFORMAT, NULL);
+    mutate32(KIND_ZKEY, b, len, s2 + 96, 8, "domain", PL_EFORMAT,
+             "section 9 (H points): size 384, but 8 G1 points of 96 bytes "
+             "need 768");
+    mutate32(KIND_ZKEY, b, len, s2 + 96, 6, "domain", PL_EFORMAT,
+             "not a power of two");
+    mutate32(KIND_ZKEY, b, len, s2 + 96, 1u << 29, "domain", PL_EUNSUPPORTED,
+             "2^28");
+    mutate32(KIND_ZKEY, b, len, s2 + 96, 1u << 31, "domain", PL_EUNSUPPORTED,
+             NULL);
+    mutate_count(KIND_ZKEY, b, len, s4, "ncoef");
+    free(m);
+    free(b);
+}
+
+PL_TEST(zkey_coefficient_records)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
+    size_t s2 = payload(b, len, 2), s4 = payload(b, len, 4);
+    uint32_t n_vars = pl__le32(b + s2 + 88), domain = pl__le32(b + s2 + 96);
+    uint32_t n_coef = pl__le32(b + s4);
+    size_t rec0 = s4 + 4, last = s4 + 4 + (size_t)(n_coef - 1) * 44;
+
+    mutate32(KIND_ZKEY, b, len, rec0, 2, "matrix", PL_EFORMAT,
+             "record 0: matrix 2 is neither 0 (A) nor 1 (B)");
+    mutate32(KIND_ZKEY, b, len, rec0 + 4, domain, "constraint", PL_EFORMAT,
+             "record 0: constraint 4 is not below domainSize 4");
+    mutate32(KIND_ZKEY, b, len, rec0 + 8, n_vars, "signal", PL_EFORMAT,
+             "record 0: signal 4 is not below nVars 4");
+    uint8_t *m = malloc(len);
+    CHECK(m != NULL);
+    memcpy(m, b, len);
+    memcpy(m + rec0 + 12, pl__fr_modulus_le, 32);
+    EXPECT_REFUSED(KIND_ZKEY, m, len, "value_r", PL_EFORMAT,
+                   "record 0: value is not below r");
+    memset(m + rec0 + 12, 0xff, 32);
+    EXPECT_REFUSED(KIND_ZKEY, m, len, "value_ff", PL_EFORMAT, "not below r");
+    /* The input-consistency rows must close the section. */
+    mutate32(KIND_ZKEY, b, len, last + 8, 0, "lastsignal", PL_EFORMAT,
+             "input rows");
+    mutate32(KIND_ZKEY, b, len, last, 1, "lastmatrix", PL_EFORMAT,
+             "input rows");
+    mutate32(KIND_ZKEY, b, len, last + 4, domain - 1, "lastconstraint",
+             PL_EFORMAT, "input rows");
+    free(m);
+    free(b);
+}
+
+/* Every byte of the headers and of the first records, randomised: the
+ * reader may accept or refuse, but must never read out of bounds (run
+ * under the sanitizers) and must name the file when it refuses. */
+PL_TEST(zkey_random_damage)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
+    uint8_t *m = malloc(len);
+    CHECK(m != NULL);
+    size_t s4 = payload(b, len, 4);
+    size_t span = s4 + 4 + 44 * 2; /* headers, tables, two records */
+    uint64_t rng = 12345;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", pl_test_tmp("random.zkey"));
+    for (int iter = 0; iter < 400; iter++) {
+        memcpy(m, b, len);
+        uint8_t pick[4];
+        pl_test_random_bytes(&rng, pick, sizeof(pick));
+        size_t at = ((size_t)pick[0] << 8 | pick[1]) % span;
+        m[at] = pick[2];
+        size_t cut = pick[3] < 32 ? len - (size_t)pick[3] * 17 : len;
+        write_whole(path, m, cut);
+        pl_error err = {0};
+        pl_status st = open_kind(KIND_ZKEY, path, &err);
+        if (st != PL_OK && !strstr(err.msg, "random.zkey"))
+            pl_test_fail(__FILE__, __LINE__, "byte %zu: %s", at, err.msg);
+    }
+    remove(path);
+    free(m);
+    free(b);
+}
+
+/* ---- wtns fields ------------------------------------------------------- */
+
+PL_TEST(wtns_fields)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "witness.wtns", &len);
+    size_t s1 = payload(b, len, 1), s2 = payload(b, len, 2);
+    EXPECT_OPENS(KIND_WTNS, b, len, "original");
+    mutate32(KIND_WTNS, b, len, 0, 0x736e7478 /* "xtns" */,
+             "magic", PL_EFORMAT, "magic");
+    mutate32(KIND_WTNS, b, len, 4, 1, "version", PL_EUNSUPPORTED, "version 1");
+    mutate32(KIND_WTNS, b, len, 4, 3, "version", PL_EUNSUPPORTED, "version 3");
+    uint32_t n8s[] = {0, 31, 33, 48, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(n8s) / sizeof(n8s[0]); i++)
+        mutate32(KIND_WTNS, b, len, s1, n8s[i], "n8", PL_OK, "prime");
+    mutate_count(KIND_WTNS, b, len, s1 + 36, "nwitness");
+    mutate32(KIND_WTNS, b, len, s1 + 36, 5, "nwitness", PL_EFORMAT,
+             "section 2 (values): size 128, but nWitness 5 values of 32 "
+             "bytes need 160");
+    uint8_t *m = malloc(len);
+    CHECK(m != NULL);
+    memcpy(m, b, len);
+    m[s1 + 4 + 31] ^= 0x40;
+    EXPECT_REFUSED(KIND_WTNS, m, len, "prime", PL_EUNSUPPORTED, "another curve");
+    memcpy(m, b, len);
+    memcpy(m + s2 + 2 * 32, pl__fr_modulus_le, 32);
+    char want[64];
+    snprintf(want, sizeof(want), "value 2 is not below r (at byte offset %zu)",
+             s2 + 64);
+    EXPECT_REFUSED(KIND_WTNS, m, len, "value_r", PL_EFORMAT, want);
+    memcpy(m, b, len);
+    memset(m + s2 + 3 * 32, 0xff, 32);
+    EXPECT_REFUSED(KIND_WTNS, m, len, "value_ff", PL_EFORMAT, "value 3");
+    /* r - 1 is a fine value */
+    memcpy(m, b, len);
+    memcpy(m + s2 + 3 * 32, pl__fr_modulus_le, 32);
+    m[s2 + 3 * 32] -= 1;
+    EXPECT_OPENS(KIND_WTNS, m, len, "value_r_minus_1");
+    free(m);
+    free(b);
+}
+
+/* ---- r1cs fields ------------------------------------------------------- */
+
+PL_TEST(r1cs_fields)
+{
+    size_t len;
+    uint8_t *b = read_vector("multiplier", "circuit.r1cs", &len);
+    size_t s1 = payload(b, len, 1), s2 = payload(b, len, 2);
+    EXPECT_OPENS(KIND_R1CS, b, len, "original");
+    mutate32(KIND_R1CS, b, len, 0, 0x73633171, "magic", PL_EFORMAT, "magic");
+    mutate32(KIND_R1CS, b, len, 4, 2, "version", PL_EUNSUPPORTED, "version 2");
+    uint32_t n8s[] = {0, 31, 33, 48, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(n8s) / sizeof(n8s[0]); i++)
+        mutate32(KIND_R1CS, b, len, s1, n8s[i], "n8", PL_OK, "prime");
+    size_t h = s1 + 4 + 32;
+    mutate_count(KIND_R1CS, b, len, h, "nwires");
+    mutate32(KIND_R1CS, b, len, h, 3, "nwires", PL_EFORMAT,
+             "1 + nPubOut 1 + nPubIn 0 + nPrvIn 2 exceeds nWires 3");
+    mutate32(KIND_R1CS, b, len, h + 4, 0xffffffffu, "npubout", PL_EFORMAT,
+             "exceeds nWires");
+    mutate32(KIND_R1CS, b, len, h + 8, 2, "npubin", PL_EFORMAT,
+             "exceeds nWires");
+    mutate32(KIND_R1CS, b, len, h + 12, 0x80000000u, "nprvin", PL_EFORMAT,
+             "exceeds nWires");
+    mutate_count(KIND_R1CS, b, len, h + 24, "nconstraints");
+    mutate32(KIND_R1CS, b, len, h + 24, 0, "nconstraints", PL_EFORMAT,
+             "120 bytes left after nConstraints 0");
+    /* the first constraint's A: nTerms, wire, coefficient */
+    /* (nTerms 0 or 2 reparse multiplier's bytes as another valid r1cs:
+     * the format does not resynchronise, so only huge counts must fail) */
+    mutate32(KIND_R1CS, b, len, s2, 0x80000000u, "nterms", PL_EFORMAT,
+             "terms of 36 bytes");
+    mutate32(KIND_R1CS, b, len, s2, 0xffffffffu, "nterms", PL_EFORMAT,
+             "constraint 0 A: 4294967295 terms");
+    CHECK(pl__le32(b + s2) >= 1);
+    mutate32(KIND_R1CS, b, len, s2 + 4, 4, "wire", PL_EFORMAT,
+             "constraint 0 A term 0: wire 4 is not below nWires 4");
+    uint8_t *m = malloc(len + 12);
+    CHECK(m != NULL);
+    memcpy(m, b, len);
+    memcpy(m + s2 + 8, pl__fr_modulus_le, 32);
+    EXPECT_REFUSED(KIND_R1CS, m, len, "coef_r", PL_EFORMAT,
+                   "constraint 0 A term 0: coefficient is not below r");
+    memcpy(m, b, len);
+    m[s1 + 4] ^= 4;
+    EXPECT_REFUSED(KIND_R1CS, m, len, "prime", PL_EUNSUPPORTED, "another curve");
+    /* labels: one u64 per wire */
+    uint64_t s3size;
+    size_t s3 = find_section(b, len, 3, &s3size);
+    CHECK(s3 != 0);
+    CHECK_EQ(s3size, 4 * 8);
+    memcpy(m, b, len);
+    put64(m + s3 + 4, s3size - 8);
+    EXPECT_REFUSED(KIND_R1CS, m, len - 8, "labels", PL_EFORMAT,
+                   "section 3 (wire labels): size 24");
+    /* custom gates: append an empty section 4, then 5 */
+    for (uint32_t id = 4; id <= 5; id++) {
+        memcpy(m, b, len);
+        put32(m + 8, pl__le32(b + 8) + 1);
+        put32(m + len, id);
+        put64(m + len + 4, 0);
+        char label[32];
+        snprintf(label, sizeof(label), "custom%u", id);
+        EXPECT_REFUSED(KIND_R1CS, m, len + 12, label, PL_EUNSUPPORTED,
+                       "custom gates are not supported");
+    }
+    free(m);
+    free(b);
+}
+
+/* ---- inspect ----------------------------------------------------------- */
+
+static char *inspect_to_string(const char *path, pl_status want)
+{
+    char out_path[4096];
+    snprintf(out_path, sizeof(out_path), "%s", pl_test_tmp("inspect.txt"));
+    FILE *f = fopen(out_path, "w");
+    CHECK(f != NULL);
+    pl_error err = {0};
+    CHECK_STATUS(pl_inspect(path, f, &err), want, &err);
+    fclose(f);
+    size_t len;
+    char *text = (char *)read_whole(out_path, &len);
+    text[len] = '\0';
+    remove(out_path);
+    if (want != PL_OK) {
+        free(text);
+        text = malloc(sizeof(err.msg));
+        CHECK(text != NULL);
+        memcpy(text, err.msg, sizeof(err.msg));
+    }
+    return text;
+}
+
+#define CHECK_HAS(text, line)                                                 \
+    do {                                                                      \
+        if (!strstr((text), (line)))                                          \
+            pl_test_fail(__FILE__, __LINE__, "no \"%s\" in:\n%s", (line),     \
+                         (text));                                             \
+    } while (0)
+
+PL_TEST(inspect_prints_facts)
+{
+    char *t = inspect_to_string(vec("multiplier", "circuit.zkey"), PL_OK);
+    CHECK_HAS(t, "format: zkey\n");
+    CHECK_HAS(t, "version: 1\n");
+    CHECK_HAS(t, "protocol: groth16\n");
+    CHECK_HAS(t, "curve: bls12-381\n");
+    CHECK_HAS(t, "n_vars: 4\n");
+    CHECK_HAS(t, "n_public: 1\n");
+    CHECK_HAS(t, "n_constraints: 1\n");
+    CHECK_HAS(t, "domain_size: 4\n");
+    CHECK_HAS(t, "file_bytes: 4258\n");
+    CHECK_HAS(t, "sections: 10\n");
+    CHECK_HAS(t, "section_1: offset=24 size=4 name=header\n");
+    CHECK_HAS(t, "section_9: offset=");
+    free(t);
+
+    t = inspect_to_string(vec("multiplier", "witness.wtns"), PL_OK);
+    CHECK_HAS(t, "format: wtns\n");
+    CHECK_HAS(t, "version: 2\n");
+    CHECK_HAS(t, "n_values: 4\n");
+    free(t);
+
+    t = inspect_to_string(vec("multiplier", "circuit.r1cs"), PL_OK);
+    CHECK_HAS(t, "format: r1cs\n");
+    CHECK_HAS(t, "n_wires: 4\n");
+    CHECK_HAS(t, "n_pub_out: 1\n");
+    CHECK_HAS(t, "n_pub_in: 0\n");
+    CHECK_HAS(t, "n_prv_in: 2\n");
+    CHECK_HAS(t, "n_labels: 4\n");
+    CHECK_HAS(t, "n_constraints: 1\n");
+    free(t);
+}
+
+PL_TEST(inspect_refuses)
+{
+    static const uint8_t junk[] = "PK\x03\x04 not a proofline file";
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", pl_test_tmp("junk.bin"));
+    write_whole(path, junk, sizeof(junk));
+    char *t = inspect_to_string(path, PL_EFORMAT);
+    CHECK_HAS(t, "junk.bin: unknown magic \"PK\\x03\\x04\"");
+    free(t);
+    write_whole(path, junk, 3);
+    t = inspect_to_string(path, PL_EFORMAT);
+    CHECK_HAS(t, "junk.bin");
+    free(t);
+    remove(path);
+    /* a bad zkey fails with the reader's own message */
+    t = inspect_to_string(pl_test_vector("bad/plonk.zkey"), PL_EUNSUPPORTED);
+    CHECK_HAS(t, "PLONK");
+    free(t);
+}
