@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers shared by the subcommands of the `proofline` command.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s %s: ", CLI_PROG, cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry '%s %s --help'.\n", CLI_PROG, cmd);
+    return 2;
+}
+
+int cli_fail(const char *cmd, pl_status st, const pl_error *err)
+{
+    fprintf(stderr, "%s %s: %s: %s\n", CLI_PROG, cmd, pl_strerror(st),
+            err->msg[0] ? err->msg : "(no detail)");
+    return pl_status_exit_code(st);
+}
+
+bool cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool cli_parse_count(const char *text, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno || end == text || *end || v == 0 || v > 4096 || text[0] == '-')
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+

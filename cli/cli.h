@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Shared pieces of the `proofline` command: one entry point per subcommand
+ * (cmd_<name>.c) and the helpers they share for usage errors, failures and
+ * option values.  Exit codes: 0 success, 1 invalid proof, 2 bad usage or bad
+ * input, 3 internal error.
+ */
+#ifndef PL_CLI_H
+#define PL_CLI_H
+
+#include "proofline.h"
+
+#define CLI_PROG "proofline"
+
+/* Prints "proofline <cmd>: <fmt % arg>" and a pointer to --help; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* Prints the error of a failed call; returns its exit code. */
+int cli_fail(const char *cmd, pl_status st, const pl_error *err);
+bool cli_is_help(const char *arg);
+double cli_now(void);
+/* A count from 1 to 4096. */
+bool cli_parse_count(const char *text, unsigned *out);
+
+int cli_prove(int argc, char **argv);
+int cli_verify(int argc, char **argv);
+int cli_vkey(int argc, char **argv);
+int cli_inspect(int argc, char **argv);
+
+#endif /* PL_CLI_H */
