@@ -45,7 +45,8 @@ struct pl_zkey {
 
 struct pl_wtns {
     char *path;
-    pl__mapped map;
+    pl__mapped map; /* the file's bytes: mapped, or (heap) an accounted copy */
+    bool heap;
     uint64_t n_values;
     const uint8_t *values; /* n_values x 32 B, LE standard form, each < r */
 };
@@ -57,6 +58,11 @@ struct pl_r1cs {
     const uint8_t *constraints; /* section 2 payload */
     uint64_t constraints_bytes;
 };
+
+/* Reads a witness file into an accounted heap buffer (class witness) and
+ * validates it as pl_wtns_open does: for the engine, whose budget covers
+ * witness memory (a map would be file-backed pages outside the budget). */
+pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err);
 
 /* The container (.zkey .wtns .r1cs .ptau): a section table filled once. */
 #define PL__MAX_SECTION_ID 16

@@ -9,6 +9,7 @@
  */
 #include "formats/formats.h"
 #include "field/field.h"
+#include "util/alloc.h"
 #include "util/error.h"
 
 #include <inttypes.h>
@@ -88,11 +89,27 @@ fail:
     return st;
 }
 
-pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
+/* Validates the container already in w->map. */
+static pl_status parse_mapped(pl_wtns *w, const char *path, pl_error *err)
 {
     pl_status st;
     pl__container c;
     uint32_t n_witness = 0;
+    if ((st = pl__container_parse(&c, &w->map, path, "wtns", err)) != PL_OK)
+        return st;
+    if (c.version != WTNS_VERSION)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "%s: wtns version %" PRIu32 ", but proofline "
+                             "reads version %u (at byte offset 4)",
+                             path, c.version, WTNS_VERSION);
+    if ((st = read_header(w, &c, &n_witness, err)) != PL_OK)
+        return st;
+    return read_values(w, &c, n_witness, err);
+}
+
+pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
+{
+    pl_status st;
     pl_wtns *w = calloc(1, sizeof(*w));
     *out = NULL;
     if (!w || !(w->path = pl__path_dup(path))) {
@@ -100,17 +117,28 @@ pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
         goto fail;
     }
     if ((st = pl__file_map(&w->map, path, err)) != PL_OK ||
-        (st = pl__container_parse(&c, &w->map, path, "wtns", err)) != PL_OK)
+        (st = parse_mapped(w, path, err)) != PL_OK)
         goto fail;
-    if (c.version != WTNS_VERSION) {
-        st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "%s: wtns version %" PRIu32 ", but proofline reads "
-                           "version %u (at byte offset 4)", path, c.version,
-                           WTNS_VERSION);
+    *out = w;
+    return PL_OK;
+
+fail:
+    pl_wtns_close(w);
+    return st;
+}
+
+pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err)
+{
+    pl_status st;
+    pl_wtns *w = calloc(1, sizeof(*w));
+    *out = NULL;
+    if (!w || !(w->path = pl__path_dup(path))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
         goto fail;
     }
-    if ((st = read_header(w, &c, &n_witness, err)) != PL_OK ||
-        (st = read_values(w, &c, n_witness, err)) != PL_OK)
+    w->heap = true;
+    if ((st = pl__file_load(&w->map, path, PL_BUF_WITNESS, err)) != PL_OK ||
+        (st = parse_mapped(w, path, err)) != PL_OK)
         goto fail;
     *out = w;
     return PL_OK;
@@ -124,7 +152,10 @@ void pl_wtns_close(pl_wtns *wtns)
 {
     if (!wtns)
         return;
-    pl__file_unmap(&wtns->map);
+    if (wtns->heap)
+        pl__free((void *)wtns->map.data);
+    else
+        pl__file_unmap(&wtns->map);
     free(wtns->path);
     free(wtns);
 }

@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The CPU Groth16 prover, in the stages of snarkjs's `groth16 prove` (see
- * FORMATS.md), split in two so the engine can pipeline:
+ * FORMATS.md), in three steps so the engine can pipeline them:
  *
- *   pl_prove_start:  B-in-G2 MSM started on a background thread;
- *                    a, b from the coefficients section, c = a * b;
+ *   synthesize:      a, b from the constraint matrices (CSR, built once per
+ *                    circuit from the zkey's coefficients), c = a * b;
+ *   start:           B-in-G2 MSM started on a background thread;
  *                    a, b, c to the odd coset (iNTT, shift, NTT);
  *                    h = a * b - c; a/b/c freed;
- *                    G1 MSMs A, B1, C, H on the worker pool.
+ *                    G1 MSMs H, A, B1, C on the worker pool;
  *   pl_prove_finish: join the G2 MSM, blind with r and s, assemble.
  *
- * The zkey and the witness are read in place from their memory maps.  Every
- * buffer goes through the accounted allocator: abc (3 x domain scalars), h
- * (domain scalars), pending (the state between start and finish), plus the
- * MSM and NTT modules' own scratch.
+ * The zkey's points are read in place from its memory map.  Every buffer
+ * goes through the accounted allocator: csr and the NTT plan (resident per
+ * circuit), abc (3 x domain scalars), h (domain scalars), pending (the state
+ * between start and finish), and the MSM module's scratch.  pl__prover_plan
+ * says how many bytes of each a proof takes before it starts.
  */
 #define _GNU_SOURCE
 #include "groth16/prover.h"
@@ -32,13 +34,23 @@
 #include <sys/random.h>
 #include <time.h>
 
+/* The A and B matrices in CSR form, rows = the domain's rows, cut from one
+ * accounted allocation (class csr).  Values are the zkey's coefficients as
+ * stored (coef * R^2 mod r), see multiply_term. */
+typedef struct {
+    blst_fr *values;      /* nnz */
+    uint32_t *columns;    /* nnz: signal indices */
+    uint32_t *row_start;  /* 2 x (rows + 1): A's, then B's */
+    uint64_t bytes;
+} constraint_matrices;
+
 struct pl_prover {
     const pl_zkey *zkey;
     pl__pool *pool;
     pl__ntt_plan *ntt;
+    constraint_matrices csr;
     pl_stage_fn on_stage;
     void *on_stage_user;
-    bool coefs_sorted;   /* records in non-decreasing constraint order */
     bool zero_blinding;  /* test hook */
 };
 
@@ -86,6 +98,51 @@ static uint32_t read_u32(const uint8_t *p)
     return v;
 }
 
+/* ---- the constraint matrices ------------------------------------------ */
+
+static uint64_t matrices_bytes(const pl_zkey *zk)
+{
+    uint64_t rows = zk->domain_size;
+    return (uint64_t)zk->n_coefs * (sizeof(blst_fr) + sizeof(uint32_t)) +
+           2 * (rows + 1) * sizeof(uint32_t);
+}
+
+/* Counting sort of the coefficient records by (matrix, row): two passes
+ * over the section, no assumption about the records' order. */
+static pl_status build_matrices(constraint_matrices *m, const pl_zkey *zk,
+                                pl_error *err)
+{
+    uint64_t rows = zk->domain_size, nnz = zk->n_coefs;
+    m->bytes = matrices_bytes(zk);
+    uint8_t *block = pl__alloc(PL_BUF_CSR, m->bytes, err);
+    if (!block)
+        return PL_ENOMEM;
+    m->values = (blst_fr *)block;
+    m->columns = (uint32_t *)(block + nnz * sizeof(blst_fr));
+    m->row_start = m->columns + nnz;
+    uint32_t *starts = m->row_start;
+    memset(starts, 0, 2 * (rows + 1) * sizeof(uint32_t));
+    for (uint64_t i = 0; i < nnz; i++) {
+        const uint8_t *rec = zk->coefs + i * PL__COEF_RECORD_BYTES;
+        starts[read_u32(rec) * (rows + 1) + read_u32(rec + 4) + 1]++;
+    }
+    /* one running sum over both matrices: B's entries follow A's */
+    for (uint64_t i = 1; i < 2 * (rows + 1); i++)
+        starts[i] += starts[i - 1];
+    for (uint64_t i = 0; i < nnz; i++) {
+        const uint8_t *rec = zk->coefs + i * PL__COEF_RECORD_BYTES;
+        uint32_t *slot = &starts[read_u32(rec) * (rows + 1) + read_u32(rec + 4)];
+        uint32_t at = (*slot)++;
+        m->columns[at] = read_u32(rec + 8);
+        memcpy(&m->values[at], rec + 12, sizeof(blst_fr));
+    }
+    /* the fill advanced each start to the next row's: shift back */
+    for (uint64_t i = 2 * (rows + 1) - 1; i > 0; i--)
+        starts[i] = starts[i - 1];
+    starts[0] = 0;
+    return PL_OK;
+}
+
 pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
                            const pl_prover_config *cfg, pl_error *err)
 {
@@ -107,18 +164,8 @@ pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
     st = pl__ntt_plan_create(&p->ntt, zkey->log2_domain, p->pool, err);
     if (st != PL_OK)
         goto fail;
-    /* snarkjs writes the records in constraint order; parallel evaluation
-     * relies on it, and falls back to one thread for any other file. */
-    p->coefs_sorted = true;
-    uint32_t last = 0;
-    for (uint32_t i = 0; i < zkey->n_coefs; i++) {
-        uint32_t c = read_u32(zkey->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES + 4);
-        if (c < last) {
-            p->coefs_sorted = false;
-            break;
-        }
-        last = c;
-    }
+    if ((st = build_matrices(&p->csr, zkey, err)) != PL_OK)
+        goto fail;
     *out = p;
     return PL_OK;
 fail:
@@ -130,65 +177,48 @@ void pl_prover_destroy(pl_prover *prover)
 {
     if (!prover)
         return;
+    pl__free(prover->csr.values);
     pl__ntt_plan_destroy(prover->ntt);
     pl__pool_destroy(prover->pool);
     free(prover);
 }
 
-/* ---- a, b from the coefficients section -------------------------------- */
-
 typedef struct {
-    const pl_zkey *zkey;
+    const constraint_matrices *m;
     const uint8_t *witness;
-    blst_fr *a, *b;
-    uint32_t *chunk_start; /* n_chunks + 1 record indices */
-} eval_ctx;
+    blst_fr *a, *b, *c;
+    size_t rows, per_task;
+} synth_ctx;
 
 /* value (x) w: the value is coef * R^2 (mod r) and w is in standard form, so
  * one Montgomery multiplication yields Montgomery(coef * w). */
-static void eval_records(void *arg, size_t task, unsigned worker)
+static void row_dot(blst_fr *out, const constraint_matrices *m, size_t entry,
+                    size_t end, const uint8_t *witness)
 {
-    eval_ctx *ctx = arg;
-    const pl_zkey *zk = ctx->zkey;
-    for (uint32_t i = ctx->chunk_start[task]; i < ctx->chunk_start[task + 1]; i++) {
-        const uint8_t *rec = zk->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
-        uint32_t matrix = read_u32(rec), constraint = read_u32(rec + 4);
-        uint32_t signal = read_u32(rec + 8);
-        blst_fr coef, w, term;
-        memcpy(&coef, rec + 12, sizeof(coef));
-        memcpy(&w, ctx->witness + (uint64_t)signal * PL__FR_BYTES, sizeof(w));
-        blst_fr_mul(&term, &coef, &w);
-        blst_fr *row = matrix == 0 ? &ctx->a[constraint] : &ctx->b[constraint];
-        blst_fr_add(row, row, &term);
+    blst_fr acc, w, term;
+    memset(&acc, 0, sizeof(acc));
+    for (; entry < end; entry++) {
+        memcpy(&w, witness + (uint64_t)m->columns[entry] * PL__FR_BYTES,
+               sizeof(w));
+        blst_fr_mul(&term, &m->values[entry], &w);
+        blst_fr_add(&acc, &acc, &term);
     }
+    *out = acc;
 }
 
-static void evaluate_ab(pl_prover *p, blst_fr *a, blst_fr *b,
-                        const uint8_t *witness)
+static void synthesize_rows(void *arg, size_t task, unsigned worker)
 {
-    const pl_zkey *zk = p->zkey;
-    enum { MAX_CHUNKS = 256 };
-    uint32_t starts[MAX_CHUNKS + 1];
-    size_t chunks = p->coefs_sorted ? 4 * (size_t)pl__pool_size(p->pool) : 1;
-    if (chunks > MAX_CHUNKS)
-        chunks = MAX_CHUNKS;
-    if (chunks > zk->n_coefs / 1024 + 1)
-        chunks = zk->n_coefs / 1024 + 1;
-    /* Cut at constraint changes, so no two tasks add into one row. */
-    starts[0] = 0;
-    for (size_t t = 1; t < chunks; t++) {
-        uint32_t s = (uint32_t)((uint64_t)zk->n_coefs * t / chunks);
-        if (s < starts[t - 1])
-            s = starts[t - 1];
-        while (s > 0 && s < zk->n_coefs &&
-               read_u32(zk->coefs + (uint64_t)s * PL__COEF_RECORD_BYTES + 4) ==
-                   read_u32(zk->coefs + (uint64_t)(s - 1) * PL__COEF_RECORD_BYTES + 4))
-            s++;
-        starts[t] = s;
+    synth_ctx *ctx = arg;
+    const uint32_t *a_start = ctx->m->row_start;
+    const uint32_t *b_start = a_start + ctx->rows + 1;
+    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
+    if (hi > ctx->rows)
+        hi = ctx->rows;
+    for (size_t row = lo; row < hi; row++) {
+        row_dot(&ctx->a[row], ctx->m, a_start[row], a_start[row + 1], ctx->witness);
+        row_dot(&ctx->b[row], ctx->m, b_start[row], b_start[row + 1], ctx->witness);
+        blst_fr_mul(&ctx->c[row], &ctx->a[row], &ctx->b[row]);
     }
-    starts[chunks] = zk->n_coefs;
-    eval_ctx ctx = {zk, witness, a, b, starts};
-    pl__pool_run(p->pool, chunks, eval_records, &ctx);
 }
 
 /* ---- element-wise steps ------------------------------------------------ */
@@ -198,16 +228,6 @@ typedef struct {
     uint8_t *h;
     size_t n, per_task;
 } elementwise_ctx;
-
-static void mul_ab_into_c(void *arg, size_t task, unsigned worker)
-{
-    elementwise_ctx *ctx = arg;
-    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
-    if (hi > ctx->n)
-        hi = ctx->n;
-    for (size_t i = lo; i < hi; i++)
-        blst_fr_mul(&ctx->c[i], &ctx->a[i], &ctx->b[i]);
-}
 
 /* h = a * b - c on the coset, written as standard-form scalars for the MSM. */
 static void compute_h(void *arg, size_t task, unsigned worker)
@@ -224,7 +244,8 @@ static void compute_h(void *arg, size_t task, unsigned worker)
     }
 }
 
-static void run_elementwise(pl_prover *p, pl__task_fn fn, elementwise_ctx *ctx)
+static void run_elementwise(const pl_prover *p, pl__task_fn fn,
+                            elementwise_ctx *ctx)
 {
     size_t tasks = 4 * (size_t)pl__pool_size(p->pool);
     ctx->per_task = (ctx->n + tasks - 1) / tasks;
@@ -246,25 +267,68 @@ static void *g2_thread_main(void *arg)
 
 /* ---- start and finish -------------------------------------------------- */
 
-pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
-                         pl_error *err)
+void pl__prover_plan(const pl_prover *p, pl__prove_plan *out)
 {
-    *out = NULL;
     const pl_zkey *zk = p->zkey;
-    blst_fr *abc = NULL;
-    uint8_t *h = NULL;
-    pl_status st;
+    uint64_t n = zk->domain_size;
+    size_t biggest_g1 = zk->n_vars > n ? zk->n_vars : (size_t)n;
+    memset(out, 0, sizeof(*out));
+    out->bytes[PL_BUF_ABC] = 3 * n * sizeof(blst_fr);
+    out->bytes[PL_BUF_H] = n * PL__FR_BYTES;
+    /* the G1 MSMs run one after another on the pool, the G2 MSM beside
+     * them on its own thread */
+    out->bytes[PL_BUF_MSM_SCRATCH] =
+        pl__msm_g1_scratch_bytes(biggest_g1, pl__pool_size(p->pool)) +
+        pl__msm_g2_scratch_bytes(zk->n_vars, 1);
+    out->bytes[PL_BUF_PENDING] = sizeof(struct pl_pending);
+    out->resident_bytes = p->csr.bytes + pl__ntt_plan_bytes(zk->log2_domain);
+}
+
+const pl_zkey *pl__prover_zkey(const pl_prover *p)
+{
+    return p->zkey;
+}
+
+pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
+                                const pl_wtns *wtns, pl__pool *pool,
+                                pl_error *err)
+{
+    const pl_zkey *zk = p->zkey;
+    *abc_out = NULL;
     if (wtns->n_values != zk->n_vars)
         return pl__error_set(err, PL_EFORMAT,
                              "%s: the witness has %llu values but %s has "
                              "nVars = %u",
                              wtns->path, (unsigned long long)wtns->n_values,
                              zk->path, zk->n_vars);
+    size_t n = zk->domain_size;
+    blst_fr *abc = pl__alloc(PL_BUF_ABC, 3ull * n * sizeof(blst_fr), err);
+    if (!abc)
+        return PL_ENOMEM;
+    synth_ctx ctx = {&p->csr, wtns->values, abc, abc + n, abc + 2 * n, n, 0};
+    size_t tasks = 4 * (size_t)pl__pool_size(pool);
+    ctx.per_task = (n + tasks - 1) / tasks;
+    if (ctx.per_task < 256)
+        ctx.per_task = 256;
+    pl__pool_run(pool, (n + ctx.per_task - 1) / ctx.per_task, synthesize_rows,
+                 &ctx);
+    *abc_out = abc;
+    return PL_OK;
+}
 
+pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
+                              const pl_wtns *wtns, pl_error *err)
+{
+    *out = NULL;
+    const pl_zkey *zk = p->zkey;
+    uint8_t *h = NULL;
+    pl_status st;
     double since = now_seconds();
     pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
-    if (!pd)
-        return PL_ENOMEM;
+    if (!pd) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
     pd->prover = p;
     pd->wtns = wtns;
     int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
@@ -277,16 +341,7 @@ pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
     pd->g2_running = true;
 
     size_t n = zk->domain_size;
-    abc = pl__calloc(PL_BUF_ABC, 3ull * n * sizeof(blst_fr), err);
-    if (!abc) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
     blst_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    evaluate_ab(p, a, b, wtns->values);
-    elementwise_ctx ew = {a, b, c, NULL, n, 0};
-    run_elementwise(p, mul_ab_into_c, &ew);
-    stage_done(p, &since, "abc_eval");
     pl__ntt_to_odd_coset(p->ntt, a, p->pool);
     pl__ntt_to_odd_coset(p->ntt, b, p->pool);
     pl__ntt_to_odd_coset(p->ntt, c, p->pool);
@@ -297,7 +352,7 @@ pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
         st = PL_ENOMEM;
         goto fail;
     }
-    ew.h = h;
+    elementwise_ctx ew = {a, b, c, h, n, 0};
     run_elementwise(p, compute_h, &ew);
     pl__free(abc);
     abc = NULL;
@@ -322,10 +377,23 @@ pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
 fail:
     pl__free(h);
     pl__free(abc);
-    if (pd->g2_running)
+    if (pd && pd->g2_running)
         pthread_join(pd->g2_thread, NULL);
     pl__free(pd);
     return st;
+}
+
+pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
+                         pl_error *err)
+{
+    blst_fr *abc;
+    double since = now_seconds();
+    *out = NULL;
+    pl_status st = pl__prover_synthesize(p, &abc, wtns, p->pool, err);
+    if (st != PL_OK)
+        return st;
+    stage_done(p, &since, "synthesize");
+    return pl__prove_start_abc(p, out, abc, wtns, err);
 }
 
 /* A uniformly random non-zero scalar < r from the OS CSPRNG. */

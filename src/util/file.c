@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "util/file.h"
+#include "util/alloc.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -56,6 +57,54 @@ void pl__file_unmap(pl__mapped *m)
         m->data = NULL;
         m->size = 0;
     }
+}
+
+pl_status pl__file_load(pl__mapped *out, const char *path,
+                        pl_buffer_class cls, pl_error *err)
+{
+    out->data = NULL;
+    out->size = 0;
+    pl_status st = PL_OK;
+    uint8_t *buf = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
+    struct stat st_buf;
+    if (fstat(fd, &st_buf) != 0 || !S_ISREG(st_buf.st_mode)) {
+        st = pl__error_set(err, PL_EIO, "%s: not a readable regular file", path);
+        goto fail;
+    }
+    if (st_buf.st_size == 0) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: file is empty", path);
+        goto fail;
+    }
+    buf = pl__alloc(cls, (uint64_t)st_buf.st_size, err);
+    if (!buf) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    uint64_t got = 0;
+    while (got < (uint64_t)st_buf.st_size) {
+        ssize_t n = pread(fd, buf + got, (size_t)((uint64_t)st_buf.st_size - got),
+                          (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            st = pl__error_errno(err, PL_EIO, n < 0 ? errno : EIO,
+                                 "%s: read failed at byte offset %llu", path,
+                                 (unsigned long long)got);
+            goto fail;
+        }
+        got += (uint64_t)n;
+    }
+    close(fd);
+    out->data = buf;
+    out->size = got;
+    return PL_OK;
+fail:
+    pl__free(buf);
+    close(fd);
+    return st;
 }
 
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,

@@ -18,6 +18,11 @@ typedef struct pl__mapped {
 pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err);
 void pl__file_unmap(pl__mapped *m);
 
+/* Reads a whole file into an accounted buffer of class cls (exactly its
+ * size), presented as a pl__mapped; free it with pl__free(out->data). */
+pl_status pl__file_load(pl__mapped *out, const char *path,
+                        pl_buffer_class cls, pl_error *err);
+
 /* Reads a whole small file (at most max_bytes) into a NUL-terminated
  * malloc'd buffer. */
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,
