@@ -39,6 +39,8 @@ extern "C" {
     X(PL_EUNSUPPORTED, 2, "unsupported input")                                \
     X(PL_EIO,          2, "input/output error")                               \
     X(PL_EUNSAT,       2, "witness does not satisfy the constraints")        \
+    X(PL_EBUDGET,      2, "does not fit the memory budget")                   \
+    X(PL_ECANCELLED,   2, "cancelled")                                        \
     X(PL_ENOMEM,       3, "out of memory")                                    \
     X(PL_EINTERNAL,    3, "internal error")
 
@@ -98,6 +100,8 @@ const char *pl_buffer_class_name(pl_buffer_class cls);
 void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
 /* True when every class has no live buffer; else names them in err. */
 bool pl_alloc_all_freed(pl_error *err);
+/* Live bytes over all classes now, and their high-water mark. */
+void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes);
 
 /* ---- plain values ------------------------------------------------------ */
 
@@ -223,6 +227,141 @@ pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
  * is not below r. */
 pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
                     const pl_scalar *publics, size_t count, pl_error *err);
+
+/* ---- the engine: partitioned jobs under a byte budget ------------------ */
+/*
+ * A job is N partitions (N witnesses) of one circuit.  Partitions are
+ * admitted strictly in order (highest priority, then oldest job, then lowest
+ * partition), each after reserving its bytes from the budget; a pool of
+ * synthesis workers turns witnesses into a, b, c; one bounded hand-off feeds
+ * the prover workers (prove_start), which pass the pending state to a
+ * finisher (prove_finish).  Bytes are released only after they are freed.
+ * See docs/ARCHITECTURE.md.
+ */
+
+typedef struct pl_engine pl_engine;
+typedef struct pl_circuit pl_circuit;
+
+/* X(name, label): the stages a partition passes through. */
+#define PL_STAGE_MAP(X)                                                       \
+    X(PL_STAGE_ADMITTED,  "admitted")  /* bytes reserved, waiting to synthesize */ \
+    X(PL_STAGE_SYNTH,     "synth")                                            \
+    X(PL_STAGE_WAITING,   "waiting")   /* synthesized, in the hand-off */     \
+    X(PL_STAGE_PROVING,   "proving")   /* prove_start */                      \
+    X(PL_STAGE_FINISHING, "finishing") /* waiting for or in prove_finish */   \
+
+typedef enum {
+#define PL__STAGE_ENUM(name, label) name,
+    PL_STAGE_MAP(PL__STAGE_ENUM)
+#undef PL__STAGE_ENUM
+    PL_STAGE_COUNT
+} pl_stage;
+
+const char *pl_stage_name(pl_stage stage);
+
+typedef struct pl_engine_config {
+    uint64_t budget_bytes;   /* 0: 80% of physical memory */
+    unsigned synth_workers;  /* pw; 0: 2 */
+    unsigned prover_workers; /* 0: 1 */
+    unsigned handoff_slots;  /* bound of the hand-off queue; 0: prover_workers */
+    unsigned threads;        /* prover threads (MSM, NTT); 0: one per core */
+    const char *backend;     /* "cpu" (default) or "auto" */
+} pl_engine_config;
+
+void pl_engine_config_init(pl_engine_config *cfg);
+pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
+                           pl_error *err);
+/* Cancels what is left, joins every thread, closes the circuits; then
+ * checks that every buffer class is back to zero (PL_EINTERNAL naming the
+ * classes if not).  NULL is a no-op. */
+pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
+
+/* Opens a circuit (cached by path: opening it again shares it) and reserves
+ * its resident bytes (constraint matrices, NTT tables) from the budget.  The
+ * r1cs is optional: jobs that check witnesses need it. */
+pl_status pl_engine_open_circuit(pl_engine *engine, pl_circuit **out,
+                                 const char *zkey_path, const char *r1cs_path,
+                                 pl_error *err);
+void pl_circuit_release(pl_circuit *circuit);
+/* The bytes one partition of this circuit reserves (with a witness file of
+ * witness_bytes, 0 for an in-memory witness), and the resident bytes. */
+void pl_circuit_plan(const pl_circuit *circuit, uint64_t witness_bytes,
+                     uint64_t *partition_bytes, uint64_t *resident_bytes);
+size_t pl_circuit_n_public(const pl_circuit *circuit);
+
+/* Called on the finisher thread for each proof, in completion order. */
+typedef void (*pl_proof_fn)(void *user, uint64_t job, size_t partition,
+                            const pl_proof *proof, const pl_scalar *publics,
+                            size_t n_public);
+
+typedef struct pl_job_spec {
+    pl_circuit *circuit;
+    size_t n_partitions;
+    const char *const *witness_paths;  /* n_partitions .wtns files, or NULL */
+    const pl_scalar *const *witnesses; /* or n_partitions in-memory witnesses
+                                          of nVars values, alive until done */
+    int priority;        /* higher is admitted first; then older jobs */
+    bool check_witness;  /* check every constraint first (needs the r1cs) */
+    bool verify;         /* verify each proof before delivering it */
+    pl_proof_fn on_proof;
+    void *on_proof_user;
+} pl_job_spec;
+
+typedef struct pl_job_status {
+    bool done;
+    pl_status status;  /* PL_OK, or the first failure (or PL_ECANCELLED) */
+    pl_error error;
+    size_t n_partitions;
+    size_t proved, verified, failed, skipped;
+} pl_job_status;
+
+pl_status pl_engine_submit(pl_engine *engine, uint64_t *job_id,
+                           const pl_job_spec *spec, pl_error *err);
+/* Blocks until the job is done, fills *out and forgets the job. */
+pl_status pl_engine_wait(pl_engine *engine, uint64_t job_id,
+                         pl_job_status *out, pl_error *err);
+/* Non-blocking: the job's status now. */
+pl_status pl_engine_poll(pl_engine *engine, uint64_t job_id,
+                         pl_job_status *out, pl_error *err);
+pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id, pl_error *err);
+
+typedef struct pl_engine_stats {
+    uint64_t budget_bytes;
+    uint64_t reserved_bytes, peak_reserved_bytes;
+    uint64_t tracked_bytes, peak_tracked_bytes; /* accounted allocator */
+    uint64_t rss_anon_bytes, peak_rss_anon_bytes, baseline_rss_anon_bytes;
+    uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
+    uint64_t proofs, verified, failed, skipped;
+    pl_alloc_stats classes[PL_BUF_CLASS_COUNT];
+} pl_engine_stats;
+
+void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
+
+/* "4GiB", "512MiB", "1.5GB", "1000000": bytes.  false on anything else. */
+bool pl_parse_size(const char *text, uint64_t *out);
+
+/* ---- development setup (the toxic waste is known) --------------------- */
+
+/* The seed of the reference tool (fast_zkey.mjs) when none is given. */
+#define PL_SETUP_DEV_DEFAULT_SEED "snarkwork-fast-ptau"
+
+typedef struct pl_setup_config {
+    const char *seed;     /* NULL: PL_SETUP_DEV_DEFAULT_SEED */
+    unsigned threads;     /* 0: one per online core */
+    pl_stage_fn on_stage; /* optional */
+    void *on_stage_user;
+} pl_setup_config;
+
+void pl_setup_config_init(pl_setup_config *cfg);
+
+/* Writes a snarkjs Groth16 .zkey (sections 1-10) for an r1cs from secrets
+ * derived from the seed: secret(label) = SHA-512(seed ":" label) as a
+ * big-endian integer mod r, for tau, alpha, beta, delta; gamma = 1.  The
+ * bytes equal those of the reference tool fast_zkey.mjs for the same seed.
+ * Anyone who knows the seed can forge proofs: for tests and benchmarks
+ * only.  The file appears complete or not at all. */
+pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
+                       const pl_setup_config *cfg, pl_error *err);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,7 @@ struct pl_wtns {
     char *path;
     pl__mapped map; /* the file's bytes: mapped, or (heap) an accounted copy */
     bool heap;
+    bool borrowed;  /* values are the caller's memory (pl__wtns_wrap) */
     uint64_t n_values;
     const uint8_t *values; /* n_values x 32 B, LE standard form, each < r */
 };
@@ -63,6 +64,11 @@ struct pl_r1cs {
  * validates it as pl_wtns_open does: for the engine, whose budget covers
  * witness memory (a map would be file-backed pages outside the budget). */
 pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err);
+
+/* A pl_wtns over n caller-owned values (32-byte LE scalars, each < r,
+ * checked), not copied: they must outlive it. */
+pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
+                        const char *name, pl_error *err);
 
 /* The container (.zkey .wtns .r1cs .ptau): a section table filled once. */
 #define PL__MAX_SECTION_ID 16

@@ -148,13 +148,33 @@ fail:
     return st;
 }
 
+pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
+                        const char *name, pl_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!pl__scalar_is_canonical(values[i].b))
+            return pl__error_set(err, PL_EFORMAT,
+                                 "%s: value %zu is not below r", name, i);
+    pl_wtns *w = calloc(1, sizeof(*w));
+    if (!w || !(w->path = pl__path_dup(name))) {
+        free(w);
+        return pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
+    }
+    w->borrowed = true;
+    w->n_values = n;
+    w->values = (const uint8_t *)values;
+    *out = w;
+    return PL_OK;
+}
+
 void pl_wtns_close(pl_wtns *wtns)
 {
     if (!wtns)
         return;
     if (wtns->heap)
         pl__free((void *)wtns->map.data);
-    else
+    else if (!wtns->borrowed)
         pl__file_unmap(&wtns->map);
     free(wtns->path);
     free(wtns);

@@ -267,10 +267,10 @@ static void *g2_thread_main(void *arg)
 
 /* ---- start and finish -------------------------------------------------- */
 
-void pl__prover_plan(const pl_prover *p, pl__prove_plan *out)
+void pl__prover_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
 {
-    const pl_zkey *zk = p->zkey;
     uint64_t n = zk->domain_size;
+    threads = pl__pool_threads_for(threads);
     size_t biggest_g1 = zk->n_vars > n ? zk->n_vars : (size_t)n;
     memset(out, 0, sizeof(*out));
     out->bytes[PL_BUF_ABC] = 3 * n * sizeof(blst_fr);
@@ -278,15 +278,20 @@ void pl__prover_plan(const pl_prover *p, pl__prove_plan *out)
     /* the G1 MSMs run one after another on the pool, the G2 MSM beside
      * them on its own thread */
     out->bytes[PL_BUF_MSM_SCRATCH] =
-        pl__msm_g1_scratch_bytes(biggest_g1, pl__pool_size(p->pool)) +
+        pl__msm_g1_scratch_bytes(biggest_g1, threads) +
         pl__msm_g2_scratch_bytes(zk->n_vars, 1);
     out->bytes[PL_BUF_PENDING] = sizeof(struct pl_pending);
-    out->resident_bytes = p->csr.bytes + pl__ntt_plan_bytes(zk->log2_domain);
+    out->resident_bytes = matrices_bytes(zk) + pl__ntt_plan_bytes(zk->log2_domain);
 }
 
 const pl_zkey *pl__prover_zkey(const pl_prover *p)
 {
     return p->zkey;
+}
+
+unsigned pl__prover_threads(const pl_prover *p)
+{
+    return pl__pool_size(p->pool);
 }
 
 pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,

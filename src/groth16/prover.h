@@ -19,8 +19,11 @@ typedef struct pl__prove_plan {
     uint64_t resident_bytes;
 } pl__prove_plan;
 
-void pl__prover_plan(const pl_prover *prover, pl__prove_plan *out);
+/* threads as in pl_prover_config (0: one per core). */
+void pl__prover_plan(const pl_zkey *zkey, unsigned threads,
+                     pl__prove_plan *out);
 const pl_zkey *pl__prover_zkey(const pl_prover *prover);
+unsigned pl__prover_threads(const pl_prover *prover);
 
 /* a, b, c on the domain from the witness (class abc, 3 x domain scalars,
  * Montgomery form), using `pool` (NULL: the calling thread alone). */

@@ -50,13 +50,19 @@ static const char *pl__g2_problem(const blst_p2_affine *p, bool allow_inf)
     return bad;
 }
 
+#define VKEY_HEAD_BYTES ((sizeof(pl_vkey) + 63) & ~(size_t)63)
+
+uint64_t pl__vkey_bytes(size_t n_public)
+{
+    return VKEY_HEAD_BYTES + ((uint64_t)n_public + 1) * sizeof(blst_p1_affine);
+}
+
 /* The struct and its IC points in one accounted allocation. */
 static pl_status pl__vkey_alloc(pl_vkey **out, size_t n_public, pl_error *err)
 {
     pl_status st = PL_OK;
-    size_t head = (sizeof(pl_vkey) + 63) & ~(size_t)63;
-    uint64_t bytes = head + ((uint64_t)n_public + 1) * sizeof(blst_p1_affine);
-    pl_vkey *vk = pl__calloc(PL_BUF_PARAMS, bytes, err);
+    size_t head = VKEY_HEAD_BYTES;
+    pl_vkey *vk = pl__calloc(PL_BUF_PARAMS, pl__vkey_bytes(n_public), err);
 
     if (!vk) {
         st = PL_ENOMEM;

@@ -51,4 +51,7 @@ void pl__json_put_g1(pl__strbuf *sb, const blst_p1_affine *p, int depth);
 void pl__json_put_g2(pl__strbuf *sb, const blst_p2_affine *p, int depth);
 void pl__json_put_fp12(pl__strbuf *sb, const blst_fp12 *f, int depth);
 
+/* Bytes of the accounted allocation behind a vkey with n_public inputs. */
+uint64_t pl__vkey_bytes(size_t n_public);
+
 #endif /* PL_GROTH16_VKEY_H */

@@ -29,6 +29,7 @@ typedef struct {
 } class_counters;
 
 static class_counters counters[PL_BUF_CLASS_COUNT];
+static _Atomic uint64_t total_live, total_high_water;
 static _Atomic uint64_t fail_countdown; /* 0: disabled */
 static _Atomic uint64_t allocs_since_mark;
 
@@ -88,6 +89,7 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
     atomic_max(&c->high_water, live);
     atomic_max(&c->largest, bytes);
     atomic_fetch_add(&c->allocs, 1);
+    atomic_max(&total_high_water, atomic_fetch_add(&total_live, bytes) + bytes);
     return (char *)block + HEADER_BYTES;
 }
 
@@ -110,6 +112,7 @@ void pl__free(void *ptr)
     atomic_fetch_sub(&c->live_count, 1);
     atomic_fetch_sub(&c->live_bytes, h->bytes);
     atomic_fetch_add(&c->frees, 1);
+    atomic_fetch_sub(&total_live, h->bytes);
     h->magic = 0;
 #ifndef NDEBUG
     memset(ptr, 0xdb, (size_t)h->bytes);
@@ -137,6 +140,14 @@ void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset)
     out->total_frees = atomic_load(&c->frees);
     if (reset)
         atomic_store(&c->high_water, out->live_bytes);
+}
+
+void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes)
+{
+    if (live_bytes)
+        *live_bytes = atomic_load(&total_live);
+    if (high_water_bytes)
+        *high_water_bytes = atomic_load(&total_high_water);
 }
 
 bool pl_alloc_all_freed(pl_error *err)

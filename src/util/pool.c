@@ -73,14 +73,18 @@ unsigned pl__cpu_count(void)
     return n > 0 ? (unsigned)n : 1u;
 }
 
+unsigned pl__pool_threads_for(unsigned requested)
+{
+    if (requested == 0)
+        return pl__cpu_count();
+    return requested > PL__POOL_MAX_THREADS ? PL__POOL_MAX_THREADS : requested;
+}
+
 pl_status pl__pool_create(pl__pool **out, unsigned threads, const char *name,
                           pl_error *err)
 {
     *out = NULL;
-    if (threads == 0)
-        threads = pl__cpu_count();
-    if (threads > 1024)
-        threads = 1024;
+    threads = pl__pool_threads_for(threads);
     pl__pool *pool = calloc(1, sizeof(*pool));
     if (!pool)
         return pl__error_set(err, PL_ENOMEM, "thread pool: out of memory");

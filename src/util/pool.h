@@ -23,6 +23,11 @@ void pl__pool_destroy(pl__pool *pool);
 unsigned pl__pool_size(const pl__pool *pool);
 void pl__pool_run(pl__pool *pool, size_t ntasks, pl__task_fn fn, void *ctx);
 
+#define PL__POOL_MAX_THREADS 1024u
+/* The pool size pl__pool_create makes for a requested count (0: one per
+ * online core; clamped to PL__POOL_MAX_THREADS). */
+unsigned pl__pool_threads_for(unsigned requested);
+
 /* Online cores, at least 1. */
 unsigned pl__cpu_count(void);
 

@@ -1,0 +1,1012 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The proving engine: jobs of N partitions of one circuit, proved under a
+ * byte budget by a pipeline of threads.
+ *
+ *   synthesis workers (pw, "pl-synth-i"): admit the next partition in order
+ *     (highest priority, oldest job, lowest partition), reserving its bytes
+ *     from the budget first; load its witness; a, b, c from the circuit's
+ *     CSR matrices; push it into the hand-off.
+ *   the hand-off: one bounded FIFO (handoff_slots), the only place a
+ *     synthesized partition is handed on.
+ *   prover workers ("pl-prove-w-i"): backend start (NTTs, G1 MSMs; the G2 MSM
+ *     starts on its own thread); a/b/c are freed inside start, and their
+ *     share of the reservation is released right after; the pending state
+ *     goes to the finisher.
+ *   the finisher ("pl-finish"): backend finish, verification if asked,
+ *     delivery, witness freed, the rest of the reservation released.
+ *   the sampler ("pl-rss"): RssAnon every 100 ms, for the peak.
+ *
+ * A partition's reservation travels with it and is released only after the
+ * memory it stands for is freed.  A partition that fails fails its job: the
+ * job's partitions not yet admitted are skipped, those in flight are dropped
+ * at their next stage, and every byte comes back.
+ *
+ * Lock order: admission_lock, then lock, then the budget's lock.  No lock
+ * is held while proving work runs; the budget's give-up check reads only
+ * atomics.
+ */
+#define _GNU_SOURCE
+#include "backend/backend.h"
+#include "engine/budget.h"
+#include "engine/engine.h"
+#include "formats/formats.h"
+#include "groth16/prover.h"
+#include "groth16/vkey.h"
+#include "util/alloc.h"
+#include "util/error.h"
+#include "util/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RSS_SAMPLE_MS 100
+
+typedef struct job job;
+
+struct pl_circuit {
+    pl_engine *engine;
+    char *zkey_path;
+    pl_zkey *zkey;
+    pl_r1cs *r1cs;
+    pl_prover *prover;
+    void *instance; /* the backend's */
+    pl_vkey *vkey;
+    pl__prove_plan plan;
+    uint64_t resident_reserved;
+    int refs; /* under engine->lock */
+    pl_circuit *next;
+};
+
+typedef struct partition {
+    job *job;
+    size_t index;
+    uint64_t reserved;  /* bytes of the budget this partition still holds */
+    uint64_t abc_share; /* part of reserved released after start */
+    pl_wtns *wtns;
+    blst_fr *abc;
+    void *pending;
+    pl_stage stage;
+    struct partition *next;
+} partition;
+
+struct job {
+    uint64_t id;
+    pl_job_spec spec;
+    char **paths;          /* our copies of spec.witness_paths */
+    pl_circuit *circuit;
+    size_t next_to_admit;  /* under engine->lock */
+    atomic_bool stopped;   /* failed or cancelled: drop what is in flight */
+    pl_status status;      /* first failure; under engine->lock */
+    pl_error error;
+    size_t proved, verified, failed, skipped;
+    bool done;
+    job *next;
+};
+
+typedef struct {
+    partition *head, *tail;
+    size_t count, capacity;
+} fifo;
+
+struct pl_engine {
+    pl_engine_config cfg;
+    const pl__backend_ops *backend;
+    pl__budget budget;
+
+    pthread_mutex_t admission_lock;
+    pthread_mutex_t lock;
+    pthread_cond_t work_changed;   /* a job arrived or stopped */
+    pthread_cond_t handoff_changed;
+    pthread_cond_t finish_changed;
+    pthread_cond_t job_done;
+    pthread_cond_t sampler_wake;
+
+    job *jobs; /* in submission order */
+    uint64_t next_job_id;
+    pl_circuit *circuits;
+    fifo handoff, finishing;
+    atomic_bool stopping;
+    unsigned provers_alive;
+
+    uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
+    uint64_t proofs, verified, failed, skipped;
+    _Atomic uint64_t rss_now, rss_peak;
+    uint64_t rss_baseline;
+
+    pthread_t *synth_threads, *prover_threads, finisher_thread, sampler_thread;
+    unsigned n_synth_started, n_prover_started;
+    bool finisher_started, sampler_started;
+};
+
+static const char *const stage_names[] = {
+#define PL__STAGE_NAME(name, label) label,
+    PL_STAGE_MAP(PL__STAGE_NAME)
+#undef PL__STAGE_NAME
+};
+
+const char *pl_stage_name(pl_stage stage)
+{
+    return (unsigned)stage < PL_STAGE_COUNT ? stage_names[stage] : "unknown";
+}
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static uint64_t read_rss_anon(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "RssAnon: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kib * 1024;
+}
+
+static void sample_rss(pl_engine *e)
+{
+    uint64_t rss = read_rss_anon();
+    atomic_store(&e->rss_now, rss);
+    uint64_t seen = atomic_load(&e->rss_peak);
+    while (seen < rss && !atomic_compare_exchange_weak(&e->rss_peak, &seen, rss))
+        ;
+}
+
+static void fifo_push(fifo *q, partition *p)
+{
+    p->next = NULL;
+    if (q->tail)
+        q->tail->next = p;
+    else
+        q->head = p;
+    q->tail = p;
+    q->count++;
+}
+
+static partition *fifo_pop(fifo *q)
+{
+    partition *p = q->head;
+    if (p) {
+        q->head = p->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->count--;
+    }
+    return p;
+}
+
+/* Moves a partition between stages; under e->lock.  PL_STAGE_COUNT = none. */
+static void set_stage_locked(pl_engine *e, partition *p, pl_stage to)
+{
+    if (p->stage < PL_STAGE_COUNT)
+        e->stage_now[p->stage]--;
+    p->stage = to;
+    if (to < PL_STAGE_COUNT && ++e->stage_now[to] > e->stage_peak[to])
+        e->stage_peak[to] = e->stage_now[to];
+}
+
+static void set_stage(pl_engine *e, partition *p, pl_stage to)
+{
+    pthread_mutex_lock(&e->lock);
+    set_stage_locked(e, p, to);
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void release(pl_engine *e, partition *p, uint64_t bytes)
+{
+    if (bytes) {
+        p->reserved -= bytes;
+        pl__budget_release(&e->budget, bytes);
+    }
+}
+
+/* Under e->lock: the job is complete when every partition is accounted. */
+static void check_done_locked(pl_engine *e, job *j)
+{
+    if (!j->done &&
+        j->proved + j->failed + j->skipped == j->spec.n_partitions) {
+        j->done = true;
+        pthread_cond_broadcast(&e->job_done);
+    }
+}
+
+/* Under e->lock: stop a job with a first failure; skip what is not yet
+ * admitted.  In-flight partitions see `stopped` at their next stage. */
+static void stop_job_locked(pl_engine *e, job *j, pl_status st,
+                            const pl_error *err)
+{
+    if (!atomic_load(&j->stopped)) {
+        atomic_store(&j->stopped, true);
+        j->status = st;
+        if (err)
+            j->error = *err;
+        j->error.code = st;
+    }
+    size_t unadmitted = j->spec.n_partitions - j->next_to_admit;
+    j->skipped += unadmitted;
+    e->skipped += unadmitted;
+    j->next_to_admit = j->spec.n_partitions;
+    check_done_locked(e, j);
+    pthread_cond_broadcast(&e->work_changed);
+    pl__budget_wake(&e->budget);
+}
+
+/* Frees whatever the partition still holds, releases its reservation and
+ * removes it from the stages.  `outcome`: the counter it ends in. */
+enum outcome { OUTCOME_PROVED, OUTCOME_FAILED, OUTCOME_SKIPPED };
+
+static void retire(pl_engine *e, partition *p, enum outcome outcome,
+                   pl_status st, const pl_error *err)
+{
+    job *j = p->job;
+    if (p->pending) { /* join the G2 thread; the proof is not wanted */
+        pl_proof unused;
+        pl_error ignored;
+        e->backend->finish(p->job->circuit->instance, p->pending, &unused,
+                           &ignored);
+        p->pending = NULL;
+    }
+    pl__free(p->abc);
+    p->abc = NULL;
+    pl_wtns_close(p->wtns);
+    p->wtns = NULL;
+    release(e, p, p->reserved); /* after every free above */
+
+    pthread_mutex_lock(&e->lock);
+    set_stage_locked(e, p, PL_STAGE_COUNT);
+    switch (outcome) {
+    case OUTCOME_PROVED:
+        j->proved++;
+        e->proofs++;
+        break;
+    case OUTCOME_FAILED:
+        j->failed++;
+        e->failed++;
+        stop_job_locked(e, j, st, err);
+        break;
+    case OUTCOME_SKIPPED:
+        j->skipped++;
+        e->skipped++;
+        break;
+    }
+    check_done_locked(e, j);
+    pthread_mutex_unlock(&e->lock);
+    free(p);
+}
+
+/* ---- synthesis workers ------------------------------------------------- */
+
+/* Under e->lock: the next partition in admission order, claimed. */
+static job *pick_next_locked(pl_engine *e, size_t *index)
+{
+    job *best = NULL;
+    for (job *j = e->jobs; j; j = j->next) {
+        if (j->done || atomic_load(&j->stopped) ||
+            j->next_to_admit >= j->spec.n_partitions)
+            continue;
+        if (!best || j->spec.priority > best->spec.priority)
+            best = j;
+    }
+    if (best)
+        *index = best->next_to_admit++;
+    return best;
+}
+
+typedef struct {
+    pl_engine *engine;
+    job *job;
+} give_up_ctx;
+
+static bool admission_give_up(void *arg)
+{
+    give_up_ctx *ctx = arg;
+    return atomic_load(&ctx->engine->stopping) ||
+           atomic_load(&ctx->job->stopped);
+}
+
+static uint64_t witness_bytes(const job *j, size_t index, pl_status *st,
+                              pl_error *err)
+{
+    *st = PL_OK;
+    if (!j->paths)
+        return 0; /* in memory: the caller's */
+    struct stat sb;
+    if (stat(j->paths[index], &sb) != 0) {
+        *st = pl__error_errno(err, PL_EIO, errno, "%s: cannot stat",
+                              j->paths[index]);
+        return 0;
+    }
+    return (uint64_t)sb.st_size;
+}
+
+/* Admits one partition: returns it with its bytes reserved, or NULL when
+ * the engine stops.  Failures at admission are retired here. */
+static partition *admit_next(pl_engine *e)
+{
+    partition *p = NULL;
+    pthread_mutex_lock(&e->admission_lock);
+    for (;;) {
+        size_t index = 0;
+        pthread_mutex_lock(&e->lock);
+        job *j = NULL;
+        while (!atomic_load(&e->stopping) && !(j = pick_next_locked(e, &index)))
+            pthread_cond_wait(&e->work_changed, &e->lock);
+        pthread_mutex_unlock(&e->lock);
+        if (atomic_load(&e->stopping))
+            break;
+
+        p = calloc(1, sizeof(*p));
+        pl_error err = {0};
+        if (!p) { /* a tiny allocation: fail the job rather than stall */
+            pthread_mutex_lock(&e->lock);
+            j->failed++;
+            e->failed++;
+            pl__error_set(&err, PL_ENOMEM, "engine: out of memory");
+            stop_job_locked(e, j, PL_ENOMEM, &err);
+            pthread_mutex_unlock(&e->lock);
+            continue;
+        }
+        p->job = j;
+        p->index = index;
+        p->stage = PL_STAGE_COUNT;
+        const pl__prove_plan *plan = &j->circuit->plan;
+        pl_status st;
+        uint64_t wb = witness_bytes(j, index, &st, &err);
+        if (st != PL_OK) {
+            retire(e, p, OUTCOME_FAILED, st, &err);
+            p = NULL;
+            continue;
+        }
+        p->abc_share = plan->bytes[PL_BUF_ABC];
+        uint64_t want = wb;
+        for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+            want += plan->bytes[c];
+        if (want > e->budget.limit) {
+            pl__error_set(&err, PL_EBUDGET,
+                          "partition %zu of job %llu needs %llu bytes but the "
+                          "whole budget is %llu bytes", index,
+                          (unsigned long long)j->id, (unsigned long long)want,
+                          (unsigned long long)e->budget.limit);
+            retire(e, p, OUTCOME_FAILED, PL_EBUDGET, &err);
+            p = NULL;
+            continue;
+        }
+        give_up_ctx ctx = {e, j};
+        if (!pl__budget_reserve(&e->budget, want, admission_give_up, &ctx)) {
+            retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+            p = NULL;
+            continue;
+        }
+        p->reserved = want;
+        set_stage(e, p, PL_STAGE_ADMITTED);
+        break;
+    }
+    pthread_mutex_unlock(&e->admission_lock);
+    return p;
+}
+
+static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
+{
+    job *j = p->job;
+    pl_circuit *c = j->circuit;
+    pl_status st;
+    if (j->paths)
+        st = pl__wtns_load(&p->wtns, j->paths[p->index], err);
+    else {
+        char name[64];
+        snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
+                 (unsigned long long)j->id);
+        st = pl__wtns_wrap(&p->wtns, j->spec.witnesses[p->index],
+                           c->zkey->n_vars, name, err);
+    }
+    if (st != PL_OK)
+        return st;
+    if (j->spec.check_witness &&
+        (st = pl_witness_check(c->r1cs, p->wtns, err)) != PL_OK)
+        return st;
+    return pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
+}
+
+static void *synth_main(void *arg)
+{
+    pl_engine *e = arg;
+    partition *p;
+    while ((p = admit_next(e))) {
+        set_stage(e, p, PL_STAGE_SYNTH);
+        pl_error err = {0};
+        pl_status st = atomic_load(&p->job->stopped)
+                           ? PL_ECANCELLED
+                           : synthesize(e, p, &err);
+        if (st != PL_OK) {
+            retire(e, p, atomic_load(&p->job->stopped) ? OUTCOME_SKIPPED
+                                                       : OUTCOME_FAILED,
+                   st, &err);
+            continue;
+        }
+        /* Hand off; the reservation travels with the partition. */
+        pthread_mutex_lock(&e->lock);
+        set_stage_locked(e, p, PL_STAGE_WAITING);
+        while (!atomic_load(&e->stopping) &&
+               e->handoff.count >= e->handoff.capacity)
+            pthread_cond_wait(&e->handoff_changed, &e->lock);
+        if (atomic_load(&e->stopping)) {
+            pthread_mutex_unlock(&e->lock);
+            retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+            continue;
+        }
+        fifo_push(&e->handoff, p);
+        pthread_cond_broadcast(&e->handoff_changed);
+        pthread_mutex_unlock(&e->lock);
+    }
+    return NULL;
+}
+
+/* ---- prover workers ---------------------------------------------------- */
+
+static void *prover_main(void *arg)
+{
+    pl_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->lock);
+        while (!atomic_load(&e->stopping) && e->handoff.count == 0)
+            pthread_cond_wait(&e->handoff_changed, &e->lock);
+        partition *p = fifo_pop(&e->handoff);
+        if (!p) { /* stopping and drained */
+            e->provers_alive--;
+            pthread_cond_broadcast(&e->finish_changed);
+            pthread_mutex_unlock(&e->lock);
+            return NULL;
+        }
+        set_stage_locked(e, p, PL_STAGE_PROVING);
+        pthread_cond_broadcast(&e->handoff_changed);
+        pthread_mutex_unlock(&e->lock);
+
+        if (atomic_load(&p->job->stopped) || atomic_load(&e->stopping)) {
+            retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+            continue;
+        }
+        pl_error err = {0};
+        blst_fr *abc = p->abc;
+        p->abc = NULL; /* start consumes it */
+        pl_status st = e->backend->start(p->job->circuit->instance,
+                                         &p->pending, abc, p->wtns, &err);
+        release(e, p, p->abc_share); /* a/b/c are freed by now */
+        if (st != PL_OK) {
+            retire(e, p, OUTCOME_FAILED, st, &err);
+            continue;
+        }
+        pthread_mutex_lock(&e->lock);
+        set_stage_locked(e, p, PL_STAGE_FINISHING);
+        while (e->finishing.count >= e->finishing.capacity)
+            pthread_cond_wait(&e->finish_changed, &e->lock);
+        fifo_push(&e->finishing, p);
+        pthread_cond_broadcast(&e->finish_changed);
+        pthread_mutex_unlock(&e->lock);
+    }
+}
+
+/* ---- the finisher ------------------------------------------------------ */
+
+static void finish_one(pl_engine *e, partition *p)
+{
+    job *j = p->job;
+    pl_circuit *c = j->circuit;
+    pl_error err = {0};
+    pl_proof proof;
+    void *pending = p->pending;
+    p->pending = NULL; /* finish consumes it */
+    pl_status st = e->backend->finish(c->instance, pending, &proof, &err);
+    if (st != PL_OK) {
+        retire(e, p, OUTCOME_FAILED, st, &err);
+        return;
+    }
+    if (atomic_load(&j->stopped)) {
+        retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+        return;
+    }
+    const pl_scalar *publics = pl_wtns_values(p->wtns) + 1;
+    size_t n_public = c->zkey->n_public;
+    if (j->spec.verify) {
+        st = pl_verify(c->vkey, &proof, publics, n_public, &err);
+        if (st != PL_OK) {
+            if (st == PL_EINVALID)
+                pl__error_set(&err, PL_EINTERNAL, "partition %zu of job %llu:"
+                              " the proof did not verify", p->index,
+                              (unsigned long long)j->id);
+            retire(e, p, OUTCOME_FAILED, PL_EINTERNAL, &err);
+            return;
+        }
+        pthread_mutex_lock(&e->lock);
+        j->verified++;
+        e->verified++;
+        pthread_mutex_unlock(&e->lock);
+    }
+    if (j->spec.on_proof)
+        j->spec.on_proof(j->spec.on_proof_user, j->id, p->index, &proof,
+                         publics, n_public);
+    retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
+}
+
+static void *finisher_main(void *arg)
+{
+    pl_engine *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->lock);
+        while (e->finishing.count == 0 &&
+               !(atomic_load(&e->stopping) && e->provers_alive == 0))
+            pthread_cond_wait(&e->finish_changed, &e->lock);
+        partition *p = fifo_pop(&e->finishing);
+        pthread_cond_broadcast(&e->finish_changed);
+        pthread_mutex_unlock(&e->lock);
+        if (!p)
+            return NULL;
+        finish_one(e, p);
+    }
+}
+
+/* ---- the RSS sampler --------------------------------------------------- */
+
+static void *sampler_main(void *arg)
+{
+    pl_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    while (!atomic_load(&e->stopping)) {
+        pthread_mutex_unlock(&e->lock);
+        sample_rss(e);
+        pthread_mutex_lock(&e->lock);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += RSS_SAMPLE_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (!atomic_load(&e->stopping))
+            pthread_cond_timedwait(&e->sampler_wake, &e->lock, &until);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+/* ---- create and destroy ------------------------------------------------ */
+
+void pl_engine_config_init(pl_engine_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static uint64_t default_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 4ull << 30;
+    return (uint64_t)pages * (uint64_t)page / 5 * 4;
+}
+
+static pl_status start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
+                              const char *name, pl_error *err)
+{
+    int rc = pthread_create(t, NULL, fn, arg);
+    if (rc)
+        return pl__error_errno(err, PL_EINTERNAL, rc,
+                               "engine: cannot start thread %s", name);
+    pthread_setname_np(*t, name);
+    return PL_OK;
+}
+
+pl_status pl__engine_create_with_backend(pl_engine **out,
+                                         const pl_engine_config *cfg,
+                                         const pl__backend_ops *backend,
+                                         pl_error *err)
+{
+    *out = NULL;
+    pl_engine *e = calloc(1, sizeof(*e));
+    if (!e)
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    if (cfg)
+        e->cfg = *cfg;
+    if (!e->cfg.budget_bytes)
+        e->cfg.budget_bytes = default_budget();
+    if (!e->cfg.synth_workers)
+        e->cfg.synth_workers = 2;
+    if (!e->cfg.prover_workers)
+        e->cfg.prover_workers = 1;
+    if (!e->cfg.handoff_slots)
+        e->cfg.handoff_slots = e->cfg.prover_workers;
+    e->cfg.threads = pl__pool_threads_for(e->cfg.threads);
+    e->backend = backend;
+    pl__budget_init(&e->budget, e->cfg.budget_bytes);
+    pthread_mutex_init(&e->admission_lock, NULL);
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->work_changed, NULL);
+    pthread_cond_init(&e->handoff_changed, NULL);
+    pthread_cond_init(&e->finish_changed, NULL);
+    pthread_cond_init(&e->job_done, NULL);
+    pthread_cond_init(&e->sampler_wake, NULL);
+    e->handoff.capacity = e->cfg.handoff_slots;
+    e->finishing.capacity = e->cfg.prover_workers;
+    e->next_job_id = 1;
+    e->rss_baseline = read_rss_anon();
+    atomic_store(&e->rss_now, e->rss_baseline);
+    atomic_store(&e->rss_peak, e->rss_baseline);
+
+    pl_status st = PL_OK;
+    e->synth_threads = calloc(e->cfg.synth_workers, sizeof(pthread_t));
+    e->prover_threads = calloc(e->cfg.prover_workers, sizeof(pthread_t));
+    if (!e->synth_threads || !e->prover_threads) {
+        st = pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+        goto fail;
+    }
+    char name[32]; /* Linux keeps 15 characters of a thread's name */
+    for (unsigned i = 0; i < e->cfg.synth_workers; i++) {
+        snprintf(name, sizeof(name), "pl-synth-%u", i);
+        if ((st = start_thread(&e->synth_threads[i], synth_main, e, name, err)))
+            goto fail;
+        e->n_synth_started++;
+    }
+    for (unsigned i = 0; i < e->cfg.prover_workers; i++) {
+        snprintf(name, sizeof(name), "pl-prove-w%u", i);
+        pthread_mutex_lock(&e->lock);
+        e->provers_alive++;
+        pthread_mutex_unlock(&e->lock);
+        if ((st = start_thread(&e->prover_threads[i], prover_main, e, name, err))) {
+            e->provers_alive--;
+            goto fail;
+        }
+        e->n_prover_started++;
+    }
+    if ((st = start_thread(&e->finisher_thread, finisher_main, e, "pl-finish", err)))
+        goto fail;
+    e->finisher_started = true;
+    if ((st = start_thread(&e->sampler_thread, sampler_main, e, "pl-rss", err)))
+        goto fail;
+    e->sampler_started = true;
+    *out = e;
+    return PL_OK;
+fail:
+    pl_engine_destroy(e, NULL);
+    return st;
+}
+
+pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
+                           pl_error *err)
+{
+    const pl__backend_ops *backend =
+        pl__backend_find(cfg && cfg->backend ? cfg->backend : "cpu");
+    *out = NULL;
+    if (!backend)
+        return pl__error_set(err, PL_EUSAGE, "engine: unknown backend '%s'",
+                             cfg->backend);
+    return pl__engine_create_with_backend(out, cfg, backend, err);
+}
+
+static void circuit_free(pl_engine *e, pl_circuit *c)
+{
+    if (c->instance)
+        e->backend->close(c->instance);
+    pl_vkey_destroy(c->vkey);
+    pl_prover_destroy(c->prover);
+    pl_r1cs_close(c->r1cs);
+    pl_zkey_close(c->zkey);
+    if (c->resident_reserved)
+        pl__budget_release(&e->budget, c->resident_reserved);
+    free(c->zkey_path);
+    free(c);
+}
+
+static void job_free(job *j)
+{
+    if (j->paths)
+        for (size_t i = 0; i < j->spec.n_partitions; i++)
+            free(j->paths[i]);
+    free(j->paths);
+    free(j);
+}
+
+pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
+{
+    if (!e)
+        return PL_OK;
+    pthread_mutex_lock(&e->lock);
+    for (job *j = e->jobs; j; j = j->next)
+        if (!j->done) {
+            pl_error why;
+            pl__error_set(&why, PL_ECANCELLED, "engine destroyed");
+            stop_job_locked(e, j, PL_ECANCELLED, &why);
+        }
+    atomic_store(&e->stopping, true);
+    pthread_cond_broadcast(&e->work_changed);
+    pthread_cond_broadcast(&e->handoff_changed);
+    pthread_cond_broadcast(&e->finish_changed);
+    pthread_cond_broadcast(&e->sampler_wake);
+    pthread_mutex_unlock(&e->lock);
+    pl__budget_wake(&e->budget);
+
+    for (unsigned i = 0; i < e->n_synth_started; i++)
+        pthread_join(e->synth_threads[i], NULL);
+    for (unsigned i = 0; i < e->n_prover_started; i++)
+        pthread_join(e->prover_threads[i], NULL);
+    if (e->finisher_started)
+        pthread_join(e->finisher_thread, NULL);
+    if (e->sampler_started)
+        pthread_join(e->sampler_thread, NULL);
+
+    while (e->jobs) {
+        job *j = e->jobs;
+        e->jobs = j->next;
+        job_free(j);
+    }
+    while (e->circuits) {
+        pl_circuit *c = e->circuits;
+        e->circuits = c->next;
+        circuit_free(e, c);
+    }
+    pl_status st = PL_OK;
+    if (!pl_alloc_all_freed(err))
+        st = PL_EINTERNAL;
+    pl__budget_destroy(&e->budget);
+    pthread_cond_destroy(&e->sampler_wake);
+    pthread_cond_destroy(&e->job_done);
+    pthread_cond_destroy(&e->finish_changed);
+    pthread_cond_destroy(&e->handoff_changed);
+    pthread_cond_destroy(&e->work_changed);
+    pthread_mutex_destroy(&e->lock);
+    pthread_mutex_destroy(&e->admission_lock);
+    free(e->synth_threads);
+    free(e->prover_threads);
+    free(e);
+    return st;
+}
+
+/* ---- circuits ---------------------------------------------------------- */
+
+pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
+                                 const char *zkey_path, const char *r1cs_path,
+                                 pl_error *err)
+{
+    *out = NULL;
+    pthread_mutex_lock(&e->lock);
+    for (pl_circuit *c = e->circuits; c; c = c->next)
+        if (strcmp(c->zkey_path, zkey_path) == 0 && (!r1cs_path || c->r1cs)) {
+            c->refs++;
+            *out = c;
+            pthread_mutex_unlock(&e->lock);
+            return PL_OK;
+        }
+    pthread_mutex_unlock(&e->lock);
+
+    pl_status st;
+    pl_circuit *c = calloc(1, sizeof(*c));
+    if (!c || !(c->zkey_path = strdup(zkey_path))) {
+        free(c);
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    }
+    c->engine = e;
+    c->refs = 1;
+    if ((st = pl_zkey_open(&c->zkey, zkey_path, err)))
+        goto fail;
+    if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
+                      (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
+        goto fail;
+    pl__prover_plan(c->zkey, e->cfg.threads, &c->plan);
+    /* Reserve the resident bytes before allocating them. */
+    uint64_t resident = c->plan.resident_bytes + pl__vkey_bytes(c->zkey->n_public);
+    if (!pl__budget_try_reserve(&e->budget, resident)) {
+        uint64_t reserved;
+        pl__budget_read(&e->budget, &reserved, NULL);
+        st = pl__error_set(err, PL_EBUDGET,
+                           "%s: the circuit's resident data needs %llu bytes "
+                           "but only %llu of the budget's %llu are free",
+                           zkey_path, (unsigned long long)resident,
+                           (unsigned long long)(e->budget.limit - reserved),
+                           (unsigned long long)e->budget.limit);
+        goto fail;
+    }
+    c->resident_reserved = resident;
+    pl_prover_config pc;
+    pl_prover_config_init(&pc);
+    pc.threads = e->cfg.threads;
+    if ((st = pl_prover_create(&c->prover, c->zkey, &pc, err)) ||
+        (st = e->backend->open(&c->instance, c->prover, err)) ||
+        (st = pl_vkey_from_zkey(&c->vkey, c->zkey, err)))
+        goto fail;
+    e->backend->plan(c->instance, &c->plan);
+
+    pthread_mutex_lock(&e->lock);
+    c->next = e->circuits;
+    e->circuits = c;
+    pthread_mutex_unlock(&e->lock);
+    *out = c;
+    return PL_OK;
+fail:
+    circuit_free(e, c);
+    return st;
+}
+
+void pl_circuit_release(pl_circuit *c)
+{
+    if (!c)
+        return;
+    pl_engine *e = c->engine;
+    pthread_mutex_lock(&e->lock);
+    bool last = --c->refs == 0;
+    if (last) {
+        pl_circuit **link = &e->circuits;
+        while (*link != c)
+            link = &(*link)->next;
+        *link = c->next;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (last)
+        circuit_free(e, c);
+}
+
+void pl_circuit_plan(const pl_circuit *c, uint64_t witness_bytes,
+                     uint64_t *partition_bytes, uint64_t *resident_bytes)
+{
+    uint64_t total = witness_bytes;
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
+        total += c->plan.bytes[k];
+    if (partition_bytes)
+        *partition_bytes = total;
+    if (resident_bytes)
+        *resident_bytes = c->resident_reserved;
+}
+
+size_t pl_circuit_n_public(const pl_circuit *c)
+{
+    return c->zkey->n_public;
+}
+
+/* ---- jobs -------------------------------------------------------------- */
+
+pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
+                           const pl_job_spec *spec, pl_error *err)
+{
+    *job_id = 0;
+    if (!spec->circuit || spec->n_partitions == 0 ||
+        !spec->witness_paths == !spec->witnesses)
+        return pl__error_set(err, PL_EUSAGE, "engine: a job needs a circuit "
+                             "and one or more witnesses, as paths or in "
+                             "memory (not both)");
+    if (spec->check_witness && !spec->circuit->r1cs)
+        return pl__error_set(err, PL_EUSAGE, "engine: checking witnesses "
+                             "needs the circuit opened with its .r1cs");
+    job *j = calloc(1, sizeof(*j));
+    if (!j)
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    j->spec = *spec;
+    j->circuit = spec->circuit;
+    if (spec->witness_paths) {
+        j->paths = calloc(spec->n_partitions, sizeof(char *));
+        for (size_t i = 0; j->paths && i < spec->n_partitions; i++)
+            if (!(j->paths[i] = strdup(spec->witness_paths[i]))) {
+                job_free(j);
+                return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+            }
+        if (!j->paths) {
+            job_free(j);
+            return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+        }
+        j->spec.witness_paths = (const char *const *)j->paths;
+    }
+    pthread_mutex_lock(&e->lock);
+    if (atomic_load(&e->stopping)) {
+        pthread_mutex_unlock(&e->lock);
+        job_free(j);
+        return pl__error_set(err, PL_ECANCELLED, "engine: shutting down");
+    }
+    j->circuit->refs++;
+    j->id = e->next_job_id++;
+    job **link = &e->jobs;
+    while (*link)
+        link = &(*link)->next;
+    *link = j;
+    *job_id = j->id;
+    pthread_cond_broadcast(&e->work_changed);
+    pthread_mutex_unlock(&e->lock);
+    return PL_OK;
+}
+
+static job *find_job_locked(pl_engine *e, uint64_t id)
+{
+    for (job *j = e->jobs; j; j = j->next)
+        if (j->id == id)
+            return j;
+    return NULL;
+}
+
+static void fill_status(pl_job_status *out, const job *j)
+{
+    memset(out, 0, sizeof(*out));
+    out->done = j->done;
+    out->status = j->status;
+    out->error = j->error;
+    out->n_partitions = j->spec.n_partitions;
+    out->proved = j->proved;
+    out->verified = j->verified;
+    out->failed = j->failed;
+    out->skipped = j->skipped;
+}
+
+pl_status pl_engine_poll(pl_engine *e, uint64_t job_id, pl_job_status *out,
+                         pl_error *err)
+{
+    pthread_mutex_lock(&e->lock);
+    job *j = find_job_locked(e, job_id);
+    if (j)
+        fill_status(out, j);
+    pthread_mutex_unlock(&e->lock);
+    return j ? PL_OK : pl__error_set(err, PL_EUSAGE, "engine: no job %llu",
+                                     (unsigned long long)job_id);
+}
+
+pl_status pl_engine_wait(pl_engine *e, uint64_t job_id, pl_job_status *out,
+                         pl_error *err)
+{
+    pthread_mutex_lock(&e->lock);
+    job *j = find_job_locked(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->lock);
+        return pl__error_set(err, PL_EUSAGE, "engine: no job %llu",
+                             (unsigned long long)job_id);
+    }
+    while (!j->done)
+        pthread_cond_wait(&e->job_done, &e->lock);
+    fill_status(out, j);
+    job **link = &e->jobs;
+    while (*link != j)
+        link = &(*link)->next;
+    *link = j->next;
+    pthread_mutex_unlock(&e->lock);
+    pl_circuit_release(j->circuit);
+    job_free(j);
+    return PL_OK;
+}
+
+pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
+{
+    pthread_mutex_lock(&e->lock);
+    job *j = find_job_locked(e, job_id);
+    if (j && !j->done) {
+        pl_error why;
+        pl__error_set(&why, PL_ECANCELLED, "job %llu was cancelled",
+                      (unsigned long long)job_id);
+        stop_job_locked(e, j, PL_ECANCELLED, &why);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return j ? PL_OK : pl__error_set(err, PL_EUSAGE, "engine: no job %llu",
+                                     (unsigned long long)job_id);
+}
+
+void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    sample_rss(e);
+    out->budget_bytes = e->budget.limit;
+    pl__budget_read(&e->budget, &out->reserved_bytes, &out->peak_reserved_bytes);
+    pl_alloc_total(&out->tracked_bytes, &out->peak_tracked_bytes);
+    out->rss_anon_bytes = atomic_load(&e->rss_now);
+    out->peak_rss_anon_bytes = atomic_load(&e->rss_peak);
+    out->baseline_rss_anon_bytes = e->rss_baseline;
+    pthread_mutex_lock(&e->lock);
+    memcpy(out->stage_now, e->stage_now, sizeof(out->stage_now));
+    memcpy(out->stage_peak, e->stage_peak, sizeof(out->stage_peak));
+    out->proofs = e->proofs;
+    out->verified = e->verified;
+    out->failed = e->failed;
+    out->skipped = e->skipped;
+    pthread_mutex_unlock(&e->lock);
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+        pl_alloc_stats_read(&out->classes[c], (pl_buffer_class)c, false);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internal engine entry points, for tests: an engine over a given backend
+ * (a slow fake one, say) instead of one chosen by name.
+ */
+#ifndef PL_ENGINE_ENGINE_H
+#define PL_ENGINE_ENGINE_H
+
+#include "proofline.h"
+#include "backend/backend.h"
+
+pl_status pl__engine_create_with_backend(pl_engine **out,
+                                         const pl_engine_config *cfg,
+                                         const pl__backend_ops *backend,
+                                         pl_error *err);
+
+#endif /* PL_ENGINE_ENGINE_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Byte sizes as people write them: "4GiB", "512MiB", "1.5GB", "100000".
+ * Binary (KiB, MiB, GiB, TiB) and decimal (KB, MB, GB, TB) units, a bare
+ * number is bytes; case-insensitive units, optional "B".
+ */
+#include "proofline.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool pl_parse_size(const char *text, uint64_t *out)
+{
+    static const struct {
+        const char *unit;
+        double factor;
+    } units[] = {
+        {"", 1},        {"b", 1},
+        {"k", 1024.0},  {"kib", 1024.0},           {"kb", 1e3},
+        {"m", 1048576.0}, {"mib", 1048576.0},      {"mb", 1e6},
+        {"g", 1073741824.0}, {"gib", 1073741824.0}, {"gb", 1e9},
+        {"t", 1099511627776.0}, {"tib", 1099511627776.0}, {"tb", 1e12},
+    };
+    if (!text || !isdigit((unsigned char)text[0]))
+        return false;
+    char *end;
+    double value = strtod(text, &end);
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcasecmp(end, units[i].unit) != 0)
+            continue;
+        double bytes = floor(value * units[i].factor);
+        if (!(bytes >= 1) || bytes >= 18446744073709551615.0)
+            return false;
+        *out = (uint64_t)bytes;
+        return true;
+    }
+    return false;
+}

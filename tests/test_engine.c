@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The engine: bounded hand-off, byte budget, ordering, failure, cancel and
+ * allocation failures, on the committed circom vectors.  A slow fake
+ * backend (start sleeps, then proves with the CPU backend) makes the
+ * synthesis workers outrun the prover, as a GPU queue would in the story.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "engine/engine.h"
+#include "util/alloc.h"
+
+#include <pthread.h>
+#include <time.h>
+
+/* ---- a slow backend ---------------------------------------------------- */
+
+static _Atomic int slow_start_ms = 40;
+
+static pl_status slow_start(void *instance, void **pending, blst_fr *abc,
+                            const pl_wtns *wtns, pl_error *err)
+{
+    struct timespec ts = {0, (long)slow_start_ms * 1000000L};
+    nanosleep(&ts, NULL);
+    return pl__backend_cpu.start(instance, pending, abc, wtns, err);
+}
+
+static const pl__backend_ops slow_backend = {
+    .name = "slow-test",
+    .open = NULL, /* filled from the CPU backend below */
+};
+
+static pl__backend_ops make_slow(void)
+{
+    pl__backend_ops ops = pl__backend_cpu;
+    ops.name = slow_backend.name;
+    ops.start = slow_start;
+    return ops;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+typedef struct {
+    pthread_mutex_t lock;
+    size_t n;
+    uint64_t job[64];
+    size_t part[64];
+} delivery_log;
+
+static void on_proof(void *user, uint64_t job, size_t partition,
+                     const pl_proof *proof, const pl_scalar *publics,
+                     size_t n_public)
+{
+    delivery_log *log = user;
+    pthread_mutex_lock(&log->lock);
+    if (log->n < 64) {
+        log->job[log->n] = job;
+        log->part[log->n] = partition;
+        log->n++;
+    }
+    pthread_mutex_unlock(&log->lock);
+}
+
+static const char *wtns_path(const char *vector)
+{
+    static char paths[4][256];
+    static int slot;
+    char *p = paths[slot++ % 4];
+    snprintf(p, 256, "%s/%s/witness.wtns", PL_TEST_VECTORS, vector);
+    return p;
+}
+
+static const char *zkey_path(const char *vector)
+{
+    static char path[256];
+    snprintf(path, sizeof(path), "%s/%s/circuit.zkey", PL_TEST_VECTORS, vector);
+    return path;
+}
+
+static pl_engine *engine_with(uint64_t budget, unsigned pw, unsigned workers,
+                              const pl__backend_ops *backend)
+{
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.budget_bytes = budget;
+    cfg.synth_workers = pw;
+    cfg.prover_workers = workers;
+    cfg.threads = 2;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, backend ? backend
+                                            : &pl__backend_cpu, &err), &err);
+    return e;
+}
+
+static void destroy_balanced(pl_engine *e)
+{
+    pl_error err = {0};
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+}
+
+static uint64_t submit_copies(pl_engine *e, pl_circuit *c, const char *vector,
+                              size_t n, delivery_log *log, int priority)
+{
+    const char *paths[64];
+    for (size_t i = 0; i < n; i++)
+        paths[i] = wtns_path(vector);
+    pl_job_spec spec = {.circuit = c, .n_partitions = n,
+                        .witness_paths = paths, .verify = true,
+                        .priority = priority, .on_proof = on_proof,
+                        .on_proof_user = log};
+    uint64_t id;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    return id;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+PL_TEST(real_batch_of_six_verifies)
+{
+    pl_engine *e = engine_with(0, 2, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t id = submit_copies(e, c, "chain10", 6, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 6);
+    CHECK_EQ(js.verified, 6);
+    CHECK_EQ(log.n, 6);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK(st.peak_reserved_bytes <= st.budget_bytes);
+    uint64_t resident;
+    pl_circuit_plan(c, 0, NULL, &resident);
+    CHECK_EQ(st.reserved_bytes, resident); /* only the circuit is left */
+    pl_circuit_release(c);
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.reserved_bytes, 0);
+    destroy_balanced(e);
+}
+
+/* The story: synthesis outruns a one-slot prover.  The waiting partitions
+ * stay within the hand-off slots plus the synthesis workers, and reserved
+ * bytes within the budget. */
+PL_TEST(slow_prover_bounds_waiting_partitions)
+{
+    pl__backend_ops slow = make_slow();
+    pl_engine *e = engine_with(0, 4, 1, &slow);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t id = submit_copies(e, c, "chain10", 12, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 12);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    printf("peaks: waiting %llu proving %llu finishing %llu; reserved %llu of "
+           "%llu\n", (unsigned long long)st.stage_peak[PL_STAGE_WAITING],
+           (unsigned long long)st.stage_peak[PL_STAGE_PROVING],
+           (unsigned long long)st.stage_peak[PL_STAGE_FINISHING],
+           (unsigned long long)st.peak_reserved_bytes,
+           (unsigned long long)st.budget_bytes);
+    /* handoff_slots defaults to the prover workers (1); pw = 4 */
+    if (st.stage_peak[PL_STAGE_WAITING] > 1 + 4)
+        pl_test_fail(__FILE__, __LINE__, "waiting peaked at %llu",
+                     (unsigned long long)st.stage_peak[PL_STAGE_WAITING]);
+    CHECK(st.stage_peak[PL_STAGE_PROVING] <= 1);
+    CHECK(st.peak_reserved_bytes <= st.budget_bytes);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}
+
+/* A budget that fits the circuit and exactly one partition: everything
+ * serializes and nothing deadlocks. */
+PL_TEST(budget_of_one_partition_serializes)
+{
+    /* learn the sizes with a roomy engine first */
+    pl_engine *probe = engine_with(0, 1, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(probe, &c, zkey_path("chain10"), NULL,
+                                    &err), &err);
+    uint64_t part, resident;
+    FILE *f = fopen(wtns_path("chain10"), "rb");
+    CHECK(f);
+    fseek(f, 0, SEEK_END);
+    uint64_t wbytes = (uint64_t)ftell(f);
+    fclose(f);
+    pl_circuit_plan(c, wbytes, &part, &resident);
+    pl_circuit_release(c);
+    destroy_balanced(probe);
+
+    pl__backend_ops slow = make_slow();
+    pl_engine *e = engine_with(resident + part, 4, 2, &slow);
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t id = submit_copies(e, c, "chain10", 5, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 5);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.peak_reserved_bytes, resident + part);
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        CHECK(st.stage_peak[s] <= 1);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}
+
+PL_TEST(partition_too_big_fails_at_admission)
+{
+    pl_engine *probe = engine_with(0, 1, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(probe, &c, zkey_path("chain10"), NULL,
+                                    &err), &err);
+    uint64_t part, resident;
+    pl_circuit_plan(c, 0, &part, &resident);
+    pl_circuit_release(c);
+    destroy_balanced(probe);
+
+    pl_engine *e = engine_with(resident + part / 2, 1, 1, NULL);
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t id = submit_copies(e, c, "chain10", 2, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_EQ(js.status, PL_EBUDGET);
+    CHECK(strstr(js.error.msg, "whole budget") != NULL);
+    CHECK_EQ(js.failed + js.skipped, 2);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}
+
+PL_TEST(failing_partition_fails_only_its_job)
+{
+    pl_engine *e = engine_with(0, 2, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    char r1cs[256];
+    snprintf(r1cs, sizeof(r1cs), "%s/multiplier/circuit.r1cs", PL_TEST_VECTORS);
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("multiplier"), r1cs, &err),
+             &err);
+    char unsat[256];
+    snprintf(unsat, sizeof(unsat), "%s/bad/unsat.wtns", PL_TEST_VECTORS);
+    const char *bad_job[4] = {wtns_path("multiplier"), unsat,
+                              wtns_path("multiplier"), wtns_path("multiplier")};
+    pl_job_spec spec = {.circuit = c, .n_partitions = 4,
+                        .witness_paths = bad_job, .check_witness = true,
+                        .verify = true};
+    uint64_t bad, good;
+    CHECK_OK(pl_engine_submit(e, &bad, &spec, &err), &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    good = submit_copies(e, c, "multiplier", 3, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, bad, &js, &err), &err);
+    CHECK_EQ(js.status, PL_EUNSAT);
+    CHECK(strstr(js.error.msg, "unsat.wtns") != NULL);
+    CHECK_EQ(js.failed, 1);
+    CHECK_EQ(js.proved + js.failed + js.skipped, 4);
+    CHECK_OK(pl_engine_wait(e, good, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 3);
+    pl_circuit_release(c);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.reserved_bytes, 0);
+    destroy_balanced(e);
+}
+
+PL_TEST(cancel_mid_job_returns_every_byte)
+{
+    pl__backend_ops slow = make_slow();
+    pl_engine *e = engine_with(0, 2, 1, &slow);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t id = submit_copies(e, c, "chain10", 10, &log, 0);
+    pl_job_status js;
+    do { /* until the first proof is out */
+        struct timespec ts = {0, 5000000L};
+        nanosleep(&ts, NULL);
+        CHECK_OK(pl_engine_poll(e, id, &js, &err), &err);
+    } while (js.proved == 0);
+    CHECK_OK(pl_engine_cancel(e, id, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_EQ(js.status, PL_ECANCELLED);
+    CHECK(js.proved < 10);
+    CHECK_EQ(js.proved + js.failed + js.skipped, 10);
+    pl_circuit_release(c);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.reserved_bytes, 0);
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        CHECK_EQ(st.stage_now[s], 0);
+    destroy_balanced(e);
+}
+
+PL_TEST(jobs_are_admitted_in_order)
+{
+    /* one synthesis worker, one prover: completion order = admission order */
+    pl_engine *e = engine_with(0, 1, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("multiplier"), NULL, &err),
+             &err);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t first = submit_copies(e, c, "multiplier", 4, &log, 0);
+    uint64_t second = submit_copies(e, c, "multiplier", 4, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, second, &js, &err), &err);
+    CHECK_OK(pl_engine_wait(e, first, &js, &err), &err);
+    CHECK_EQ(log.n, 8);
+    for (size_t i = 0; i < 8; i++) {
+        CHECK_EQ(log.job[i], i < 4 ? first : second);
+        CHECK_EQ(log.part[i], i % 4);
+    }
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}
+
+PL_TEST(in_memory_witnesses)
+{
+    pl_engine *e = engine_with(0, 2, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    pl_wtns *w;
+    CHECK_OK(pl_wtns_open(&w, wtns_path("chain10"), &err), &err);
+    const pl_scalar *values[3] = {pl_wtns_values(w), pl_wtns_values(w),
+                                  pl_wtns_values(w)};
+    pl_job_spec spec = {.circuit = c, .n_partitions = 3, .witnesses = values,
+                        .verify = true};
+    uint64_t id;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.verified, 3);
+    pl_wtns_close(w);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}
+
+/* Fail the k-th accounted allocation of a whole batch, for every k. */
+PL_TEST(allocation_failures_in_a_batch_leak_nothing)
+{
+    slow_start_ms = 0;
+    pl_error err = {0};
+    uint64_t total = 0;
+    for (uint64_t k = 0; k <= total; k++) {
+        pl__alloc_fail_at(0);
+        pl_engine *e = engine_with(0, 1, 1, NULL);
+        pl__alloc_fail_at(k); /* k = 0: learn the count */
+        pl_circuit *c;
+        pl_status st = pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL,
+                                              &err);
+        if (st == PL_OK) {
+            delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+            const char *paths[3] = {wtns_path("chain10"), wtns_path("chain10"),
+                                    wtns_path("chain10")};
+            pl_job_spec spec = {.circuit = c, .n_partitions = 3,
+                                .witness_paths = paths, .verify = true,
+                                .on_proof = on_proof, .on_proof_user = &log};
+            uint64_t id;
+            CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+            pl_job_status js;
+            CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+            st = js.status;
+            pl_circuit_release(c);
+        }
+        uint64_t made = pl__alloc_fail_at(0);
+        if (k == 0) {
+            CHECK_OK(st, &err);
+            total = made;
+            CHECK(total >= 10);
+            printf("a batch of 3 makes %llu accounted allocations\n",
+                   (unsigned long long)total);
+        } else if (st != PL_ENOMEM) {
+            pl_test_fail(__FILE__, __LINE__, "failing allocation %llu of %llu "
+                         "gave %s", (unsigned long long)k,
+                         (unsigned long long)total, pl_strerror(st));
+        }
+        destroy_balanced(e);
+    }
+}
