@@ -49,3 +49,45 @@ bool cli_parse_count(const char *text, unsigned *out)
     return true;
 }
 
+
+char *cli_r1cs_beside(const char *zkey_path)
+{
+    size_t len = strlen(zkey_path);
+    if (len < 5 || strcmp(zkey_path + len - 5, ".zkey") != 0)
+        return NULL;
+    char *p = malloc(len + 1);
+    if (p) {
+        memcpy(p, zkey_path, len - 5);
+        strcpy(p + len - 5, ".r1cs");
+    }
+    return p;
+}
+
+void cli_keep_proof(void *user, uint64_t job, size_t partition,
+                    const pl_proof *proof, const pl_scalar *publics,
+                    size_t n_public)
+{
+    cli_proof_slot *slot = user;
+    slot->proof = *proof;
+    slot->publics = malloc((n_public ? n_public : 1) * sizeof(pl_scalar));
+    if (slot->publics)
+        memcpy(slot->publics, publics, n_public * sizeof(pl_scalar));
+    slot->n_public = n_public;
+    slot->have = slot->publics != NULL;
+}
+
+const char *cli_format_bytes(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(buf, cap, "%.1f %s", v, units[u]);
+    return buf;
+}

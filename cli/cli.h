@@ -21,7 +21,25 @@ double cli_now(void);
 /* A count from 1 to 4096. */
 bool cli_parse_count(const char *text, unsigned *out);
 
+/* circuit.zkey -> circuit.r1cs (malloc'd), or NULL without a .zkey suffix */
+char *cli_r1cs_beside(const char *zkey_path);
+
+/* Keeps the one proof of a job (pl_proof_fn), with a copy of its publics. */
+typedef struct cli_proof_slot {
+    pl_proof proof;
+    pl_scalar *publics; /* malloc'd */
+    size_t n_public;
+    bool have;
+} cli_proof_slot;
+void cli_keep_proof(void *slot, uint64_t job, size_t partition,
+                    const pl_proof *proof, const pl_scalar *publics,
+                    size_t n_public);
+
+/* "1.5 GiB": bytes for people (binary units). */
+const char *cli_format_bytes(char *buf, size_t cap, uint64_t bytes);
+
 int cli_prove(int argc, char **argv);
+int cli_batch(int argc, char **argv);
 int cli_verify(int argc, char **argv);
 int cli_vkey(int argc, char **argv);
 int cli_inspect(int argc, char **argv);

@@ -43,20 +43,6 @@ static void on_stage(void *user, const char *stage, double seconds)
         fprintf(stderr, "  %-10s %8.3f s\n", stage, seconds);
 }
 
-/* circuit.zkey -> circuit.r1cs, or NULL when the name has no .zkey suffix */
-static char *r1cs_beside(const char *zkey_path)
-{
-    size_t len = strlen(zkey_path);
-    if (len < 5 || strcmp(zkey_path + len - 5, ".zkey") != 0)
-        return NULL;
-    char *p = malloc(len + 1);
-    if (p) {
-        memcpy(p, zkey_path, len - 5);
-        strcpy(p + len - 5, ".r1cs");
-    }
-    return p;
-}
-
 int cli_prove(int argc, char **argv)
 {
     const char *pos[4];
@@ -97,82 +83,70 @@ int cli_prove(int argc, char **argv)
                            "<witness.wtns> <proof.json> <public.json>%s", "");
 
     pl_error err = {0};
-    pl_zkey *zkey = NULL;
-    pl_wtns *wtns = NULL;
-    pl_r1cs *r1cs = NULL;
-    pl_prover *prover = NULL;
-    pl_vkey *vkey = NULL;
+    pl_engine *engine = NULL;
+    pl_circuit *circuit = NULL;
     char *derived_r1cs = NULL;
     pl_status st;
     timings t = {print_timings, 0};
     double t0 = cli_now();
-
-    if ((st = pl_zkey_open(&zkey, pos[0], &err)) ||
-        (st = pl_wtns_open(&wtns, pos[1], &err)))
+    if (check && !r1cs_path && !(r1cs_path = derived_r1cs = cli_r1cs_beside(pos[0]))) {
+        st = PL_EUSAGE;
+        snprintf(err.msg, sizeof(err.msg),
+                 "--check-witness needs the circuit's .r1cs: give --r1cs FILE");
         goto done;
-    if (check) {
-        if (!r1cs_path)
-            r1cs_path = derived_r1cs = r1cs_beside(pos[0]);
-        if (!r1cs_path) {
-            st = PL_EUSAGE;
-            snprintf(err.msg, sizeof(err.msg),
-                     "--check-witness needs the circuit's .r1cs: give --r1cs "
-                     "FILE");
-            goto done;
-        }
-        if ((st = pl_r1cs_open(&r1cs, r1cs_path, &err)) ||
-            (st = pl_r1cs_matches_zkey(r1cs, zkey, &err)) ||
-            (st = pl_witness_check(r1cs, wtns, &err)))
-            goto done;
-        if (print_timings)
-            fprintf(stderr, "  witness satisfies all constraints\n");
     }
-    if (print_timings)
-        fprintf(stderr, "  %-10s %8.3f s\n", "load", cli_now() - t0);
 
-    pl_prover_config cfg;
-    pl_prover_config_init(&cfg);
+    /* One proof is a job of one partition: the same path as a batch. */
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 1;
+    cfg.prover_workers = 1;
     cfg.threads = threads;
     cfg.on_stage = on_stage;
     cfg.on_stage_user = &t;
-    if ((st = pl_prover_create(&prover, zkey, &cfg, &err)))
+    if ((st = pl_engine_create(&engine, &cfg, &err)) ||
+        (st = pl_engine_open_circuit(engine, &circuit, pos[0],
+                                     check ? r1cs_path : NULL, &err)))
         goto done;
-    pl_proof proof;
-    if ((st = pl_prove(prover, &proof, wtns, &err)))
-        goto done;
+    if (print_timings)
+        fprintf(stderr, "  %-10s %8.3f s\n", "load", cli_now() - t0);
 
-    pl_zkey_info info;
-    pl_zkey_get_info(zkey, &info);
-    const pl_scalar *publics = pl_wtns_values(wtns) + 1;
-    if (verify) {
-        double tv = cli_now();
-        if ((st = pl_vkey_from_zkey(&vkey, zkey, &err)))
-            goto done;
-        st = pl_verify(vkey, &proof, publics, info.n_public, &err);
-        if (st != PL_OK) {
-            /* A proof that does not verify is our bug, not the user's. */
-            if (st == PL_EINVALID) {
-                st = PL_EINTERNAL;
-                snprintf(err.msg, sizeof(err.msg),
-                         "the proof did not verify; nothing was written");
-            }
-            goto done;
-        }
-        if (print_timings)
-            fprintf(stderr, "  %-10s %8.3f s (OK)\n", "verify",
-                    cli_now() - tv);
+    cli_proof_slot result = {0};
+    const char *witness[1] = {pos[1]};
+    pl_job_spec spec = {.circuit = circuit, .n_partitions = 1,
+                        .witness_paths = witness, .check_witness = check,
+                        .verify = verify, .on_proof = cli_keep_proof,
+                        .on_proof_user = &result};
+    uint64_t job;
+    pl_job_status js;
+    if ((st = pl_engine_submit(engine, &job, &spec, &err)) ||
+        (st = pl_engine_wait(engine, job, &js, &err)))
+        goto done;
+    if ((st = js.status) != PL_OK) {
+        err = js.error;
+        goto done;
     }
-    st = pl_proof_write_json(&proof, pos[2], publics, info.n_public, pos[3],
-                             &err);
+    if (!result.have) {
+        st = PL_ENOMEM;
+        snprintf(err.msg, sizeof(err.msg), "out of memory keeping the proof");
+        goto done;
+    }
+    if (print_timings && verify)
+        fprintf(stderr, "  verified OK\n");
+    st = pl_proof_write_json(&result.proof, pos[2], result.publics,
+                             result.n_public, pos[3], &err);
     if (st == PL_OK && print_timings)
         fprintf(stderr, "  %-10s %8.3f s\n", "total", cli_now() - t0);
+    free(result.publics);
 done:
-    pl_vkey_destroy(vkey);
-    pl_prover_destroy(prover);
-    pl_r1cs_close(r1cs);
-    pl_wtns_close(wtns);
-    pl_zkey_close(zkey);
+    pl_circuit_release(circuit);
+    if (engine) {
+        pl_error leak = {0};
+        if (pl_engine_destroy(engine, &leak) != PL_OK && st == PL_OK) {
+            st = PL_EINTERNAL;
+            err = leak;
+        }
+    }
     free(derived_r1cs);
     return st == PL_OK ? 0 : cli_fail("prove", st, &err);
 }
-

@@ -24,6 +24,7 @@ static const char main_help[] =
     "\n"
     "Commands:\n"
     "  prove    <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+    "  batch    --zkey <circuit.zkey> --out <dir> <w1.wtns> [w2.wtns ...]\n"
     "  verify   <verification_key.json> <public.json> <proof.json>\n"
     "  vkey     <circuit.zkey> <verification_key.json>\n"
     "  inspect  <file>\n"
@@ -37,6 +38,7 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"prove", cli_prove},
+    {"batch", cli_batch},
     {"verify", cli_verify},
     {"vkey", cli_vkey},
     {"inspect", cli_inspect},

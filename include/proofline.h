@@ -87,6 +87,7 @@ typedef enum {
 
 typedef struct pl_alloc_stats {
     uint64_t live_count;
+    uint64_t peak_count;
     uint64_t live_bytes;
     uint64_t high_water_bytes;
     uint64_t largest_request;
@@ -266,6 +267,8 @@ typedef struct pl_engine_config {
     unsigned handoff_slots;  /* bound of the hand-off queue; 0: prover_workers */
     unsigned threads;        /* prover threads (MSM, NTT); 0: one per core */
     const char *backend;     /* "cpu" (default) or "auto" */
+    pl_stage_fn on_stage;    /* optional: each proof's stage timings */
+    void *on_stage_user;
 } pl_engine_config;
 
 void pl_engine_config_init(pl_engine_config *cfg);

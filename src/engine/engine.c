@@ -414,7 +414,15 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     if (j->spec.check_witness &&
         (st = pl_witness_check(c->r1cs, p->wtns, err)) != PL_OK)
         return st;
-    return pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    st = pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st == PL_OK && e->cfg.on_stage)
+        e->cfg.on_stage(e->cfg.on_stage_user, "synthesize",
+                        (double)(t1.tv_sec - t0.tv_sec) +
+                            (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return st;
 }
 
 static void *synth_main(void *arg)
@@ -816,6 +824,8 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     pl_prover_config pc;
     pl_prover_config_init(&pc);
     pc.threads = e->cfg.threads;
+    pc.on_stage = e->cfg.on_stage;
+    pc.on_stage_user = e->cfg.on_stage_user;
     if ((st = pl_prover_create(&c->prover, c->zkey, &pc, err)) ||
         (st = e->backend->open(&c->instance, c->prover, err)) ||
         (st = pl_vkey_from_zkey(&c->vkey, c->zkey, err)))

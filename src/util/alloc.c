@@ -25,7 +25,8 @@ typedef struct {
 } block_header;
 
 typedef struct {
-    _Atomic uint64_t live_count, live_bytes, high_water, largest, allocs, frees;
+    _Atomic uint64_t live_count, peak_count, live_bytes, high_water, largest,
+        allocs, frees;
 } class_counters;
 
 static class_counters counters[PL_BUF_CLASS_COUNT];
@@ -84,7 +85,7 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
     h->cls = (uint32_t)cls;
 
     class_counters *c = &counters[cls];
-    atomic_fetch_add(&c->live_count, 1);
+    atomic_max(&c->peak_count, atomic_fetch_add(&c->live_count, 1) + 1);
     uint64_t live = atomic_fetch_add(&c->live_bytes, bytes) + bytes;
     atomic_max(&c->high_water, live);
     atomic_max(&c->largest, bytes);
@@ -133,13 +134,16 @@ void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset)
         return;
     class_counters *c = &counters[cls];
     out->live_count = atomic_load(&c->live_count);
+    out->peak_count = atomic_load(&c->peak_count);
     out->live_bytes = atomic_load(&c->live_bytes);
     out->high_water_bytes = atomic_load(&c->high_water);
     out->largest_request = atomic_load(&c->largest);
     out->total_allocs = atomic_load(&c->allocs);
     out->total_frees = atomic_load(&c->frees);
-    if (reset)
+    if (reset) {
         atomic_store(&c->high_water, out->live_bytes);
+        atomic_store(&c->peak_count, out->live_count);
+    }
 }
 
 void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes)

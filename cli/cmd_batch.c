@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `proofline batch`: many witnesses of one circuit as one job's partitions,
+ * proved by the engine under a byte budget.  Writes DIR/<name>.proof.json
+ * and DIR/<name>.public.json per witness (<name> = the witness file's name
+ * without .wtns) as each proof is finished; shows progress on a terminal;
+ * --report writes the run's figures as JSON.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char batch_help[] =
+    "Usage: proofline batch --zkey C.zkey --out DIR [options] W1.wtns "
+    "[W2.wtns ...]\n"
+    "\n"
+    "Proves every witness of one circuit as the partitions of one job, with\n"
+    "synthesis overlapping proving and every large buffer reserved from a\n"
+    "byte budget before it is allocated.  For each witness NAME.wtns it writes\n"
+    "DIR/NAME.proof.json and DIR/NAME.public.json.\n"
+    "\n"
+    "Options:\n"
+    "  --zkey FILE        the circuit's Groth16 zkey (required)\n"
+    "  --out DIR          where the proofs go (required; created if missing)\n"
+    "  --pw N             synthesis workers (default 2)\n"
+    "  --workers N        prover workers (default 1)\n"
+    "  --budget SIZE      memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM)\n"
+    "  --threads N        threads per prover (default: one per core)\n"
+    "  --verify           verify every proof before writing it\n"
+    "  --check-witness    check every constraint first (needs --r1cs)\n"
+    "  --r1cs FILE        the circuit's .r1cs\n"
+    "  --report FILE      write the run's figures as JSON\n"
+    "  --quiet            no progress line and no summary\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Exit codes: 0 all proved, 2 bad usage or input (a failed partition fails\n"
+    "the job), 3 internal error.\n";
+
+typedef struct {
+    const char *out_dir;
+    char **names; /* per partition */
+    pthread_mutex_t lock;
+    pl_status write_status;
+    pl_error write_error;
+} batch_output;
+
+static void write_proof(void *user, uint64_t job, size_t partition,
+                        const pl_proof *proof, const pl_scalar *publics,
+                        size_t n_public)
+{
+    batch_output *out = user;
+    char proof_path[4096], public_path[4096];
+    snprintf(proof_path, sizeof(proof_path), "%s/%s.proof.json", out->out_dir,
+             out->names[partition]);
+    snprintf(public_path, sizeof(public_path), "%s/%s.public.json",
+             out->out_dir, out->names[partition]);
+    pl_error err = {0};
+    pl_status st = pl_proof_write_json(proof, proof_path, publics, n_public,
+                                       public_path, &err);
+    if (st != PL_OK) {
+        pthread_mutex_lock(&out->lock);
+        if (out->write_status == PL_OK) {
+            out->write_status = st;
+            out->write_error = err;
+        }
+        pthread_mutex_unlock(&out->lock);
+    }
+}
+
+/* "dir/x.wtns" -> "x" */
+static char *witness_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
+        len -= 5;
+    char *name = malloc(len + 1);
+    if (name) {
+        memcpy(name, base, len);
+        name[len] = '\0';
+    }
+    return name;
+}
+
+static void json_classes(FILE *f, const pl_engine_stats *st)
+{
+    fprintf(f, "    \"classes\": {");
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
+        const pl_alloc_stats *a = &st->classes[c];
+        fprintf(f, "%s\n      \"%s\": {\"peak_count\": %llu, \"peak_bytes\": "
+                "%llu, \"allocs\": %llu, \"frees\": %llu, \"live_bytes\": %llu}",
+                c ? "," : "", pl_buffer_class_name((pl_buffer_class)c),
+                (unsigned long long)a->peak_count,
+                (unsigned long long)a->high_water_bytes,
+                (unsigned long long)a->total_allocs,
+                (unsigned long long)a->total_frees,
+                (unsigned long long)a->live_bytes);
+    }
+    fprintf(f, "\n    },\n");
+}
+
+static pl_status write_report(const char *path, const pl_engine_stats *st,
+                              const pl_job_status *js, double wall,
+                              const pl_engine_config *cfg, bool balanced,
+                              pl_error *err)
+{
+    char tmp[4096 + 8];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err->msg, sizeof(err->msg), "%.200s: cannot write: %s", tmp,
+                 strerror(errno));
+        return PL_EIO;
+    }
+    fprintf(f, "{\n  \"proofs\": %zu,\n  \"verified\": %zu,\n  \"failed\": %zu,\n"
+            "  \"skipped\": %zu,\n  \"wall_seconds\": %.3f,\n",
+            js->proved, js->verified, js->failed, js->skipped, wall);
+    fprintf(f, "  \"config\": {\"pw\": %u, \"workers\": %u, \"threads\": %u, "
+            "\"budget_bytes\": %llu, \"backend\": \"%s\"},\n",
+            cfg->synth_workers, cfg->prover_workers, cfg->threads,
+            (unsigned long long)st->budget_bytes,
+            cfg->backend ? cfg->backend : "cpu");
+    fprintf(f, "  \"memory\": {\n    \"budget_bytes\": %llu,\n"
+            "    \"peak_reserved_bytes\": %llu,\n"
+            "    \"peak_tracked_bytes\": %llu,\n"
+            "    \"peak_rss_anon_bytes\": %llu,\n"
+            "    \"baseline_rss_anon_bytes\": %llu,\n",
+            (unsigned long long)st->budget_bytes,
+            (unsigned long long)st->peak_reserved_bytes,
+            (unsigned long long)st->peak_tracked_bytes,
+            (unsigned long long)st->peak_rss_anon_bytes,
+            (unsigned long long)st->baseline_rss_anon_bytes);
+    json_classes(f, st);
+    fprintf(f, "    \"stages\": {");
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        fprintf(f, "%s\n      \"%s\": {\"peak\": %llu}", s ? "," : "",
+                pl_stage_name((pl_stage)s),
+                (unsigned long long)st->stage_peak[s]);
+    fprintf(f, "\n    },\n    \"balanced\": %s\n  }\n}\n",
+            balanced ? "true" : "false");
+    bool ok = !ferror(f);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err->msg, sizeof(err->msg), "%.200s: cannot write: %s", path,
+                 strerror(errno));
+        unlink(tmp);
+        return PL_EIO;
+    }
+    return PL_OK;
+}
+
+static void print_summary(const pl_engine_stats *st, const pl_job_status *js,
+                          double wall, bool balanced)
+{
+    char a[32], b[32], c[32], d[32];
+    fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu skipped "
+            "in %.2f s (%.1f proofs/hour)\n", js->proved, js->verified,
+            js->failed, js->skipped, wall,
+            wall > 0 ? (double)js->proved * 3600.0 / wall : 0.0);
+    fprintf(stderr, "memory: budget %s, peak reserved %s, peak tracked %s, "
+            "peak RssAnon %s\n",
+            cli_format_bytes(a, sizeof(a), st->budget_bytes),
+            cli_format_bytes(b, sizeof(b), st->peak_reserved_bytes),
+            cli_format_bytes(c, sizeof(c), st->peak_tracked_bytes),
+            cli_format_bytes(d, sizeof(d), st->peak_rss_anon_bytes));
+    fprintf(stderr, "  %-12s %10s %12s %8s %8s\n", "class", "peak count",
+            "peak bytes", "allocs", "frees");
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++) {
+        const pl_alloc_stats *s = &st->classes[k];
+        if (!s->total_allocs)
+            continue;
+        fprintf(stderr, "  %-12s %10llu %12s %8llu %8llu\n",
+                pl_buffer_class_name((pl_buffer_class)k),
+                (unsigned long long)s->peak_count,
+                cli_format_bytes(a, sizeof(a), s->high_water_bytes),
+                (unsigned long long)s->total_allocs,
+                (unsigned long long)s->total_frees);
+    }
+    fprintf(stderr, "  stages (peak partitions):");
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        fprintf(stderr, " %s=%llu", pl_stage_name((pl_stage)s),
+                (unsigned long long)st->stage_peak[s]);
+    fprintf(stderr, "\n%s\n", balanced ? "ledger balanced"
+                                       : "ledger NOT balanced");
+}
+
+int cli_batch(int argc, char **argv)
+{
+    const char *zkey = NULL, *out_dir = NULL, *r1cs = NULL, *report = NULL;
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 2;
+    cfg.prover_workers = 1;
+    bool verify = false, check = false, quiet = false;
+    const char **witnesses = calloc((size_t)argc + 1, sizeof(char *));
+    size_t n = 0;
+    if (!witnesses)
+        return 3;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned *count = NULL;
+        if (cli_is_help(a)) {
+            fputs(batch_help, stdout);
+            free(witnesses);
+            return 0;
+        } else if (strcmp(a, "--zkey") == 0 || strcmp(a, "--out") == 0 ||
+                   strcmp(a, "--r1cs") == 0 || strcmp(a, "--report") == 0) {
+            if (!val) {
+                free(witnesses);
+                return cli_usage_error("batch", "%s needs a value", a);
+            }
+            const char **slot = a[2] == 'z' ? &zkey : a[2] == 'o' ? &out_dir
+                                : a[3] == '1' ? &r1cs : &report;
+            *slot = val;
+            i++;
+        } else if (strcmp(a, "--pw") == 0) {
+            count = &cfg.synth_workers;
+        } else if (strcmp(a, "--workers") == 0) {
+            count = &cfg.prover_workers;
+        } else if (strcmp(a, "--threads") == 0) {
+            count = &cfg.threads;
+        } else if (strcmp(a, "--budget") == 0) {
+            if (!val || !pl_parse_size(val, &cfg.budget_bytes)) {
+                free(witnesses);
+                return cli_usage_error("batch", "--budget needs a size such as "
+                                       "512MiB or 4GiB, not '%s'",
+                                       val ? val : "");
+            }
+            i++;
+        } else if (strcmp(a, "--verify") == 0) {
+            verify = true;
+        } else if (strcmp(a, "--check-witness") == 0) {
+            check = true;
+        } else if (strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (a[0] == '-' && a[1]) {
+            free(witnesses);
+            return cli_usage_error("batch", "unknown option %s", a);
+        } else {
+            witnesses[n++] = a;
+        }
+        if (count) {
+            if (!val || !cli_parse_count(val, count)) {
+                free(witnesses);
+                return cli_usage_error("batch", "%s needs a count from 1 to "
+                                       "4096", a);
+            }
+            i++;
+        }
+    }
+    if (!zkey || !out_dir || n == 0) {
+        free(witnesses);
+        return cli_usage_error("batch", "needs --zkey, --out and at least one "
+                               "witness%s", "");
+    }
+    if (check && !r1cs) {
+        free(witnesses);
+        return cli_usage_error("batch", "--check-witness needs --r1cs FILE%s",
+                               "");
+    }
+
+    pl_error err = {0};
+    pl_status st = PL_OK;
+    pl_engine *engine = NULL;
+    pl_circuit *circuit = NULL;
+    batch_output out = {out_dir, calloc(n, sizeof(char *)),
+                        PTHREAD_MUTEX_INITIALIZER, PL_OK, {0}};
+    if (!out.names) {
+        st = PL_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(out.names[i] = witness_name(witnesses[i]))) {
+            st = PL_ENOMEM;
+            goto done;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(out.names[k], out.names[i]) == 0) {
+                st = PL_EUSAGE;
+                snprintf(err.msg, sizeof(err.msg), "%.70s and %.70s would "
+                         "both write %.40s.proof.json", witnesses[k],
+                         witnesses[i], out.names[i]);
+                goto done;
+            }
+    }
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        st = PL_EIO;
+        snprintf(err.msg, sizeof(err.msg), "%s: cannot create: %s", out_dir,
+                 strerror(errno));
+        goto done;
+    }
+    double t0 = cli_now();
+    if ((st = pl_engine_create(&engine, &cfg, &err)) ||
+        (st = pl_engine_open_circuit(engine, &circuit, zkey, r1cs, &err)))
+        goto done;
+    pl_job_spec spec = {.circuit = circuit, .n_partitions = n,
+                        .witness_paths = witnesses, .check_witness = check,
+                        .verify = verify, .on_proof = write_proof,
+                        .on_proof_user = &out};
+    uint64_t job;
+    if ((st = pl_engine_submit(engine, &job, &spec, &err)))
+        goto done;
+
+    bool progress = !quiet && isatty(STDERR_FILENO);
+    pl_job_status js;
+    for (;;) { /* progress on a terminal, twice a second */
+        if ((st = pl_engine_poll(engine, job, &js, &err)))
+            goto done;
+        if (js.done)
+            break;
+        if (progress) {
+            pl_engine_stats es;
+            pl_engine_stats_read(engine, &es);
+            double wall = cli_now() - t0;
+            char a[32], b[32];
+            fprintf(stderr, "\r[batch] %zu/%zu partitions, %.1f proofs/hour, "
+                    "reserved %s / %s   ", js.proved + js.failed + js.skipped,
+                    js.n_partitions,
+                    wall > 0 ? (double)js.proved * 3600.0 / wall : 0.0,
+                    cli_format_bytes(a, sizeof(a), es.reserved_bytes),
+                    cli_format_bytes(b, sizeof(b), es.budget_bytes));
+        }
+        struct timespec ts = {0, 100 * 1000000L};
+        for (int k = 0; k < 5 && !js.done; k++) {
+            nanosleep(&ts, NULL);
+            pl_engine_poll(engine, job, &js, NULL);
+        }
+    }
+    if (progress)
+        fputc('\n', stderr);
+    if ((st = pl_engine_wait(engine, job, &js, &err)))
+        goto done;
+    double wall = cli_now() - t0;
+    pl_circuit_release(circuit);
+    circuit = NULL;
+
+    pl_engine_stats es;
+    pl_engine_stats_read(engine, &es);
+    pl_error unbalanced = {0};
+    bool balanced = pl_alloc_all_freed(&unbalanced);
+    cfg.threads = cfg.threads ? cfg.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    if (!quiet)
+        print_summary(&es, &js, wall, balanced);
+    if (report && (st = write_report(report, &es, &js, wall, &cfg, balanced, &err)))
+        goto done;
+    if ((st = js.status) != PL_OK)
+        err = js.error;
+    else if ((st = out.write_status) != PL_OK)
+        err = out.write_error;
+done:
+    pl_circuit_release(circuit);
+    if (engine) {
+        pl_error leak = {0};
+        if (pl_engine_destroy(engine, &leak) != PL_OK && st == PL_OK) {
+            st = PL_EINTERNAL;
+            err = leak;
+        }
+    }
+    if (out.names)
+        for (size_t i = 0; i < n; i++)
+            free(out.names[i]);
+    free(out.names);
+    free(witnesses);
+    if (st == PL_ENOMEM && !err.msg[0])
+        snprintf(err.msg, sizeof(err.msg), "out of memory");
+    return st == PL_OK ? 0 : cli_fail("batch", st, &err);
+}
