@@ -43,5 +43,6 @@ int cli_batch(int argc, char **argv);
 int cli_verify(int argc, char **argv);
 int cli_vkey(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
+int cli_setup(int argc, char **argv);
 
 #endif /* PL_CLI_H */

@@ -28,6 +28,7 @@ static const char main_help[] =
     "  verify   <verification_key.json> <public.json> <proof.json>\n"
     "  vkey     <circuit.zkey> <verification_key.json>\n"
     "  inspect  <file>\n"
+    "  setup    --dev <circuit.r1cs> <out.zkey>   (known toxic waste: tests only)\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -42,6 +43,7 @@ static const struct {
     {"verify", cli_verify},
     {"vkey", cli_vkey},
     {"inspect", cli_inspect},
+    {"setup", cli_setup},
 };
 
 int main(int argc, char **argv)

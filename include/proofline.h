@@ -260,6 +260,51 @@ typedef enum {
 
 const char *pl_stage_name(pl_stage stage);
 
+/* X(name, label): the lifecycle events of a partition, in order (failed
+ * and cancelled end a partition early). */
+#define PL_EVENT_MAP(X)                                                       \
+    X(PL_EV_ADMITTED,      "admitted")                                        \
+    X(PL_EV_SYNTH_START,   "synth_start")                                     \
+    X(PL_EV_SYNTH_DONE,    "synth_done")                                      \
+    X(PL_EV_HANDED_OFF,    "handed_off")                                      \
+    X(PL_EV_PROVE_START,   "prove_start")                                     \
+    X(PL_EV_ABC_FREED,     "abc_freed")                                       \
+    X(PL_EV_PROVE_DONE,    "prove_done")                                      \
+    X(PL_EV_FINALIZE_DONE, "finalize_done")                                   \
+    X(PL_EV_DEALLOC_DONE,  "dealloc_done")                                    \
+    X(PL_EV_FAILED,        "failed")                                          \
+    X(PL_EV_CANCELLED,     "cancelled")
+
+typedef enum {
+#define PL__EVENT_ENUM(name, label) name,
+    PL_EVENT_MAP(PL__EVENT_ENUM)
+#undef PL__EVENT_ENUM
+    PL_EV_COUNT
+} pl_event;
+
+const char *pl_event_name(pl_event event);
+
+/* The ledger's view at one instant: one lifecycle event, or a timer sample
+ * (event = PL_EV_COUNT, job = partition = 0). */
+typedef struct pl_ledger_record {
+    pl_event event;
+    uint64_t job;
+    size_t partition;
+    unsigned track;            /* the engine thread it happened on */
+    double t_seconds;          /* since the engine was created */
+    uint64_t stage_now[PL_STAGE_COUNT];
+    uint64_t class_count[PL_BUF_CLASS_COUNT];
+    uint64_t class_bytes[PL_BUF_CLASS_COUNT];
+    uint64_t tracked_bytes;    /* all classes */
+    uint64_t reserved_bytes, budget_bytes;
+    uint64_t rss_anon_bytes, rss_file_bytes;
+    int64_t untracked_bytes;   /* rss_anon - tracked - baseline */
+} pl_ledger_record;
+
+typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);
+
+typedef enum { PL_LOG_QUIET = 0, PL_LOG_INFO = 1 } pl_log_level;
+
 typedef struct pl_engine_config {
     uint64_t budget_bytes;   /* 0: 80% of physical memory */
     unsigned synth_workers;  /* pw; 0: 2 */
@@ -269,6 +314,13 @@ typedef struct pl_engine_config {
     const char *backend;     /* "cpu" (default) or "auto" */
     pl_stage_fn on_stage;    /* optional: each proof's stage timings */
     void *on_stage_user;
+    /* the ledger */
+    pl_log_level log_level;  /* one line per event at INFO (default QUIET) */
+    void *log_stream;        /* a FILE *; NULL: stderr */
+    pl_event_fn on_event;    /* optional, on the thread of the event */
+    void *on_event_user;
+    bool record_timeline;    /* keep records for trace/plot output */
+    unsigned sample_ms;      /* RSS sampling period; 0: 100 ms */
 } pl_engine_config;
 
 void pl_engine_config_init(pl_engine_config *cfg);
@@ -330,6 +382,10 @@ pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id, pl_error *err);
 
 typedef struct pl_engine_stats {
     uint64_t budget_bytes;
+    uint64_t rss_file_bytes;
+    int64_t untracked_bytes, peak_untracked_bytes;
+    uint64_t trimmed_bytes;  /* returned to the OS by the last pl_engine_trim */
+    uint64_t events;
     uint64_t reserved_bytes, peak_reserved_bytes;
     uint64_t tracked_bytes, peak_tracked_bytes; /* accounted allocator */
     uint64_t rss_anon_bytes, peak_rss_anon_bytes, baseline_rss_anon_bytes;
@@ -339,6 +395,24 @@ typedef struct pl_engine_stats {
 } pl_engine_stats;
 
 void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
+
+/* Returns freed heap memory to the OS (malloc_trim) and reports how much
+ * RssAnon dropped: fragmentation made visible, not guessed. */
+uint64_t pl_engine_trim(pl_engine *engine);
+/* The end-of-run table: per class (peak count, peak bytes, allocations,
+ * frees, live now), per stage (peak partitions), budget, peak reserved,
+ * peak RSS, peak untracked, then "ledger balanced" or the classes that are
+ * not.  Returns whether the ledger is balanced.  stream is a FILE *. */
+bool pl_engine_write_summary(pl_engine *engine, void *stream);
+/* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
+ * partition per stage on its thread's track, counters for every class,
+ * reserved, budget and RSS.  Needs record_timeline. */
+pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
+                                pl_error *err);
+/* A self-contained SVG of bytes over time, stacked by class, with the
+ * budget and RSS as lines and events as ticks.  Needs record_timeline. */
+pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
+                               pl_error *err);
 
 /* "4GiB", "512MiB", "1.5GB", "1000000": bytes.  false on anything else. */
 bool pl_parse_size(const char *text, uint64_t *out);
