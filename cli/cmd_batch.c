@@ -38,7 +38,10 @@ static const char batch_help[] =
     "  --check-witness    check every constraint first (needs --r1cs)\n"
     "  --r1cs FILE        the circuit's .r1cs\n"
     "  --report FILE      write the run's figures as JSON\n"
-    "  --quiet            no progress line and no summary\n"
+    "  --trace FILE       write a Chrome trace (Perfetto, chrome://tracing)\n"
+    "  --plot FILE        write an SVG of memory over time, by buffer class\n"
+    "  --log-level L      ledger lines on stderr: info (default) or quiet\n"
+    "  --quiet            no progress line, no ledger lines, no summary\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit codes: 0 all proved, 2 bad usage or input (a failed partition fails\n"
@@ -133,12 +136,16 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
             "    \"peak_reserved_bytes\": %llu,\n"
             "    \"peak_tracked_bytes\": %llu,\n"
             "    \"peak_rss_anon_bytes\": %llu,\n"
-            "    \"baseline_rss_anon_bytes\": %llu,\n",
+            "    \"baseline_rss_anon_bytes\": %llu,\n"
+            "    \"peak_untracked_bytes\": %lld,\n"
+            "    \"trimmed_bytes\": %llu,\n",
             (unsigned long long)st->budget_bytes,
             (unsigned long long)st->peak_reserved_bytes,
             (unsigned long long)st->peak_tracked_bytes,
             (unsigned long long)st->peak_rss_anon_bytes,
-            (unsigned long long)st->baseline_rss_anon_bytes);
+            (unsigned long long)st->baseline_rss_anon_bytes,
+            (long long)st->peak_untracked_bytes,
+            (unsigned long long)st->trimmed_bytes);
     json_classes(f, st);
     fprintf(f, "    \"stages\": {");
     for (int s = 0; s < PL_STAGE_COUNT; s++)
@@ -158,44 +165,26 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
     return PL_OK;
 }
 
-static void print_summary(const pl_engine_stats *st, const pl_job_status *js,
-                          double wall, bool balanced)
+/* The slot of an option that takes a string, or NULL. */
+static const char **string_option(const char *a, const char **zkey,
+                                  const char **out, const char **r1cs,
+                                  const char **report, const char **trace,
+                                  const char **plot, const char **log_level)
 {
-    char a[32], b[32], c[32], d[32];
-    fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu skipped "
-            "in %.2f s (%.1f proofs/hour)\n", js->proved, js->verified,
-            js->failed, js->skipped, wall,
-            wall > 0 ? (double)js->proved * 3600.0 / wall : 0.0);
-    fprintf(stderr, "memory: budget %s, peak reserved %s, peak tracked %s, "
-            "peak RssAnon %s\n",
-            cli_format_bytes(a, sizeof(a), st->budget_bytes),
-            cli_format_bytes(b, sizeof(b), st->peak_reserved_bytes),
-            cli_format_bytes(c, sizeof(c), st->peak_tracked_bytes),
-            cli_format_bytes(d, sizeof(d), st->peak_rss_anon_bytes));
-    fprintf(stderr, "  %-12s %10s %12s %8s %8s\n", "class", "peak count",
-            "peak bytes", "allocs", "frees");
-    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++) {
-        const pl_alloc_stats *s = &st->classes[k];
-        if (!s->total_allocs)
-            continue;
-        fprintf(stderr, "  %-12s %10llu %12s %8llu %8llu\n",
-                pl_buffer_class_name((pl_buffer_class)k),
-                (unsigned long long)s->peak_count,
-                cli_format_bytes(a, sizeof(a), s->high_water_bytes),
-                (unsigned long long)s->total_allocs,
-                (unsigned long long)s->total_frees);
-    }
-    fprintf(stderr, "  stages (peak partitions):");
-    for (int s = 0; s < PL_STAGE_COUNT; s++)
-        fprintf(stderr, " %s=%llu", pl_stage_name((pl_stage)s),
-                (unsigned long long)st->stage_peak[s]);
-    fprintf(stderr, "\n%s\n", balanced ? "ledger balanced"
-                                       : "ledger NOT balanced");
+    static const char *const names[] = {"--zkey", "--out", "--r1cs",
+                                         "--report", "--trace", "--plot",
+                                         "--log-level"};
+    const char **slots[] = {zkey, out, r1cs, report, trace, plot, log_level};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(a, names[i]) == 0)
+            return slots[i];
+    return NULL;
 }
 
 int cli_batch(int argc, char **argv)
 {
     const char *zkey = NULL, *out_dir = NULL, *r1cs = NULL, *report = NULL;
+    const char *trace = NULL, *plot = NULL, *log_level = "info";
     pl_engine_config cfg;
     pl_engine_config_init(&cfg);
     cfg.synth_workers = 2;
@@ -213,15 +202,14 @@ int cli_batch(int argc, char **argv)
             fputs(batch_help, stdout);
             free(witnesses);
             return 0;
-        } else if (strcmp(a, "--zkey") == 0 || strcmp(a, "--out") == 0 ||
-                   strcmp(a, "--r1cs") == 0 || strcmp(a, "--report") == 0) {
+        } else if (string_option(a, &zkey, &out_dir, &r1cs, &report, &trace,
+                                 &plot, &log_level) ) {
             if (!val) {
                 free(witnesses);
                 return cli_usage_error("batch", "%s needs a value", a);
             }
-            const char **slot = a[2] == 'z' ? &zkey : a[2] == 'o' ? &out_dir
-                                : a[3] == '1' ? &r1cs : &report;
-            *slot = val;
+            *string_option(a, &zkey, &out_dir, &r1cs, &report, &trace, &plot,
+                           &log_level) = val;
             i++;
         } else if (strcmp(a, "--pw") == 0) {
             count = &cfg.synth_workers;
@@ -263,6 +251,14 @@ int cli_batch(int argc, char **argv)
         return cli_usage_error("batch", "needs --zkey, --out and at least one "
                                "witness%s", "");
     }
+    if (strcmp(log_level, "info") != 0 && strcmp(log_level, "quiet") != 0) {
+        free(witnesses);
+        return cli_usage_error("batch", "--log-level is info or quiet, not "
+                               "'%s'", log_level);
+    }
+    cfg.log_level = quiet || strcmp(log_level, "quiet") == 0 ? PL_LOG_QUIET
+                                                             : PL_LOG_INFO;
+    cfg.record_timeline = trace || plot;
     if (check && !r1cs) {
         free(witnesses);
         return cli_usage_error("batch", "--check-witness needs --r1cs FILE%s",
@@ -344,15 +340,27 @@ int cli_batch(int argc, char **argv)
     pl_circuit_release(circuit);
     circuit = NULL;
 
+    pl_engine_trim(engine);
     pl_engine_stats es;
     pl_engine_stats_read(engine, &es);
     pl_error unbalanced = {0};
     bool balanced = pl_alloc_all_freed(&unbalanced);
     cfg.threads = cfg.threads ? cfg.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-    if (!quiet)
-        print_summary(&es, &js, wall, balanced);
-    if (report && (st = write_report(report, &es, &js, wall, &cfg, balanced, &err)))
+    if (!quiet) {
+        fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu "
+                "skipped in %.2f s (%.1f proofs/hour)\n", js.proved,
+                js.verified, js.failed, js.skipped, wall,
+                wall > 0 ? (double)js.proved * 3600.0 / wall : 0.0);
+        pl_engine_write_summary(engine, stderr);
+    }
+    pl_status out_st;
+    if ((trace && (out_st = pl_engine_write_trace(engine, trace, &err))) ||
+        (plot && (out_st = pl_engine_write_plot(engine, plot, &err))) ||
+        (report && (out_st = write_report(report, &es, &js, wall, &cfg,
+                                          balanced, &err)))) {
+        st = out_st;
         goto done;
+    }
     if ((st = js.status) != PL_OK)
         err = js.error;
     else if ((st = out.write_status) != PL_OK)

@@ -143,6 +143,12 @@ pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err);
 void pl_zkey_close(pl_zkey *zkey);
 void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out);
 
+/* Checks every point of the zkey: coordinates below q, on its curve, in its
+ * prime-order subgroup (alpha, beta, gamma, delta also not infinity).  Costs
+ * about one proof's worth of work, so opening does not do it; PL_EFORMAT
+ * naming the section, the point and its byte offset. */
+pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err);
+
 pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err);
 void pl_wtns_close(pl_wtns *wtns);
 size_t pl_wtns_count(const pl_wtns *wtns);

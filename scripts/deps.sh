@@ -13,6 +13,7 @@ need node nodejs
 need npm npm
 need perl perl
 need openssl openssl
+need python3 python3
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$missing" >&2

@@ -15,7 +15,10 @@
  *     goes to the finisher.
  *   the finisher ("pl-finish"): backend finish, verification if asked,
  *     delivery, witness freed, the rest of the reservation released.
- *   the sampler ("pl-rss"): RssAnon every 100 ms, for the peak.
+ *   the sampler ("pl-rss"): a ledger sample (RSS, classes) every sample_ms.
+ *
+ * At every lifecycle event the ledger (src/ledger/) records the stages, the
+ * classes, reserved bytes and RSS, and logs one line; see docs/ledger.md.
  *
  * A partition's reservation travels with it and is released only after the
  * memory it stands for is freed.  A partition that fails fails its job: the
@@ -33,11 +36,13 @@
 #include "formats/formats.h"
 #include "groth16/prover.h"
 #include "groth16/vkey.h"
+#include "ledger/ledger.h"
 #include "util/alloc.h"
 #include "util/error.h"
 #include "util/pool.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,7 +52,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RSS_SAMPLE_MS 100
+#define DEFAULT_SAMPLE_MS 100
+/* ledger tracks: 0 the caller, then synthesis workers, prover workers, the
+ * finisher */
+#define TRACK_CALLER 0u
 
 typedef struct job job;
 
@@ -96,10 +104,18 @@ typedef struct {
     size_t count, capacity;
 } fifo;
 
+typedef struct {
+    pl_engine *engine;
+    unsigned track;
+} thread_arg;
+
 struct pl_engine {
     pl_engine_config cfg;
     const pl__backend_ops *backend;
     pl__budget budget;
+    pl__ledger *ledger;
+    thread_arg *thread_args; /* one per engine thread */
+    uint64_t trimmed_bytes;
 
     pthread_mutex_t admission_lock;
     pthread_mutex_t lock;
@@ -118,8 +134,6 @@ struct pl_engine {
 
     uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
     uint64_t proofs, verified, failed, skipped;
-    _Atomic uint64_t rss_now, rss_peak;
-    uint64_t rss_baseline;
 
     pthread_t *synth_threads, *prover_threads, finisher_thread, sampler_thread;
     unsigned n_synth_started, n_prover_started;
@@ -139,27 +153,27 @@ const char *pl_stage_name(pl_stage stage)
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static uint64_t read_rss_anon(void)
+static _Thread_local unsigned current_track = TRACK_CALLER;
+
+/* A ledger record of `event` for partition `part` of job `job_id`
+ * (PL_EV_COUNT: a timer sample), with the stages and reserved bytes as they
+ * are now. */
+static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
+                     size_t part)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long kib = 0;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "RssAnon: %llu kB", &kib) == 1)
-            break;
-    fclose(f);
-    return (uint64_t)kib * 1024;
+    pl__ledger_state state;
+    pthread_mutex_lock(&e->lock);
+    memcpy(state.stage_now, e->stage_now, sizeof(state.stage_now));
+    pthread_mutex_unlock(&e->lock);
+    pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
+    state.budget_bytes = e->budget.limit;
+    pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
 }
 
-static void sample_rss(pl_engine *e)
+/* For a partition in flight (its job cannot be done, so it is alive). */
+static void emit(pl_engine *e, pl_event event, const partition *p)
 {
-    uint64_t rss = read_rss_anon();
-    atomic_store(&e->rss_now, rss);
-    uint64_t seen = atomic_load(&e->rss_peak);
-    while (seen < rss && !atomic_compare_exchange_weak(&e->rss_peak, &seen, rss))
-        ;
+    emit_ids(e, event, p->job->id, p->index);
 }
 
 static void fifo_push(fifo *q, partition *p)
@@ -261,6 +275,9 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     pl_wtns_close(p->wtns);
     p->wtns = NULL;
     release(e, p, p->reserved); /* after every free above */
+    /* Once the job is done its owner may free it: keep what we log. */
+    uint64_t job_id = j->id;
+    size_t part = p->index;
 
     pthread_mutex_lock(&e->lock);
     set_stage_locked(e, p, PL_STAGE_COUNT);
@@ -281,6 +298,9 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     }
     check_done_locked(e, j);
     pthread_mutex_unlock(&e->lock);
+    emit_ids(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
+                : outcome == OUTCOME_FAILED ? PL_EV_FAILED : PL_EV_CANCELLED,
+             job_id, part);
     free(p);
 }
 
@@ -389,6 +409,7 @@ static partition *admit_next(pl_engine *e)
         }
         p->reserved = want;
         set_stage(e, p, PL_STAGE_ADMITTED);
+        emit(e, PL_EV_ADMITTED, p);
         break;
     }
     pthread_mutex_unlock(&e->admission_lock);
@@ -427,10 +448,12 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
 
 static void *synth_main(void *arg)
 {
-    pl_engine *e = arg;
+    pl_engine *e = ((thread_arg *)arg)->engine;
+    current_track = ((thread_arg *)arg)->track;
     partition *p;
     while ((p = admit_next(e))) {
         set_stage(e, p, PL_STAGE_SYNTH);
+        emit(e, PL_EV_SYNTH_START, p);
         pl_error err = {0};
         pl_status st = atomic_load(&p->job->stopped)
                            ? PL_ECANCELLED
@@ -441,6 +464,7 @@ static void *synth_main(void *arg)
                    st, &err);
             continue;
         }
+        emit(e, PL_EV_SYNTH_DONE, p);
         /* Hand off; the reservation travels with the partition. */
         pthread_mutex_lock(&e->lock);
         set_stage_locked(e, p, PL_STAGE_WAITING);
@@ -452,9 +476,13 @@ static void *synth_main(void *arg)
             retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
             continue;
         }
+        uint64_t handed_job = p->job->id;
+        size_t handed_part = p->index;
         fifo_push(&e->handoff, p);
         pthread_cond_broadcast(&e->handoff_changed);
         pthread_mutex_unlock(&e->lock);
+        /* p may be proving already: its fields are the prover's now */
+        emit_ids(e, PL_EV_HANDED_OFF, handed_job, handed_part);
     }
     return NULL;
 }
@@ -463,7 +491,8 @@ static void *synth_main(void *arg)
 
 static void *prover_main(void *arg)
 {
-    pl_engine *e = arg;
+    pl_engine *e = ((thread_arg *)arg)->engine;
+    current_track = ((thread_arg *)arg)->track;
     for (;;) {
         pthread_mutex_lock(&e->lock);
         while (!atomic_load(&e->stopping) && e->handoff.count == 0)
@@ -483,6 +512,7 @@ static void *prover_main(void *arg)
             retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
             continue;
         }
+        emit(e, PL_EV_PROVE_START, p);
         pl_error err = {0};
         blst_fr *abc = p->abc;
         p->abc = NULL; /* start consumes it */
@@ -493,6 +523,7 @@ static void *prover_main(void *arg)
             retire(e, p, OUTCOME_FAILED, st, &err);
             continue;
         }
+        emit(e, PL_EV_ABC_FREED, p);
         pthread_mutex_lock(&e->lock);
         set_stage_locked(e, p, PL_STAGE_FINISHING);
         while (e->finishing.count >= e->finishing.capacity)
@@ -518,6 +549,7 @@ static void finish_one(pl_engine *e, partition *p)
         retire(e, p, OUTCOME_FAILED, st, &err);
         return;
     }
+    emit(e, PL_EV_PROVE_DONE, p);
     if (atomic_load(&j->stopped)) {
         retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
         return;
@@ -542,12 +574,14 @@ static void finish_one(pl_engine *e, partition *p)
     if (j->spec.on_proof)
         j->spec.on_proof(j->spec.on_proof_user, j->id, p->index, &proof,
                          publics, n_public);
+    emit(e, PL_EV_FINALIZE_DONE, p);
     retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
 }
 
 static void *finisher_main(void *arg)
 {
-    pl_engine *e = arg;
+    pl_engine *e = ((thread_arg *)arg)->engine;
+    current_track = ((thread_arg *)arg)->track;
     for (;;) {
         pthread_mutex_lock(&e->lock);
         while (e->finishing.count == 0 &&
@@ -562,19 +596,21 @@ static void *finisher_main(void *arg)
     }
 }
 
-/* ---- the RSS sampler --------------------------------------------------- */
+/* ---- the sampler ------------------------------------------------------- */
 
 static void *sampler_main(void *arg)
 {
     pl_engine *e = arg;
+    unsigned period_ms = e->cfg.sample_ms;
     pthread_mutex_lock(&e->lock);
     while (!atomic_load(&e->stopping)) {
         pthread_mutex_unlock(&e->lock);
-        sample_rss(e);
+        emit_ids(e, PL_EV_COUNT, 0, 0);
         pthread_mutex_lock(&e->lock);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += RSS_SAMPLE_MS * 1000000L;
+        until.tv_sec += period_ms / 1000;
+        until.tv_nsec += (long)(period_ms % 1000) * 1000000L;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
@@ -632,6 +668,8 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     if (!e->cfg.handoff_slots)
         e->cfg.handoff_slots = e->cfg.prover_workers;
     e->cfg.threads = pl__pool_threads_for(e->cfg.threads);
+    if (!e->cfg.sample_ms)
+        e->cfg.sample_ms = DEFAULT_SAMPLE_MS;
     e->backend = backend;
     pl__budget_init(&e->budget, e->cfg.budget_bytes);
     pthread_mutex_init(&e->admission_lock, NULL);
@@ -644,36 +682,48 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     e->handoff.capacity = e->cfg.handoff_slots;
     e->finishing.capacity = e->cfg.prover_workers;
     e->next_job_id = 1;
-    e->rss_baseline = read_rss_anon();
-    atomic_store(&e->rss_now, e->rss_baseline);
-    atomic_store(&e->rss_peak, e->rss_baseline);
 
     pl_status st = PL_OK;
+    unsigned n_threads = e->cfg.synth_workers + e->cfg.prover_workers + 1;
     e->synth_threads = calloc(e->cfg.synth_workers, sizeof(pthread_t));
     e->prover_threads = calloc(e->cfg.prover_workers, sizeof(pthread_t));
-    if (!e->synth_threads || !e->prover_threads) {
+    e->thread_args = calloc(n_threads + 1, sizeof(thread_arg));
+    if (!e->synth_threads || !e->prover_threads || !e->thread_args) {
         st = pl__error_set(err, PL_ENOMEM, "engine: out of memory");
         goto fail;
     }
+    if ((st = pl__ledger_create(&e->ledger, &e->cfg, err)))
+        goto fail;
+    pl__ledger_name_track(e->ledger, TRACK_CALLER, "caller");
     char name[32]; /* Linux keeps 15 characters of a thread's name */
-    for (unsigned i = 0; i < e->cfg.synth_workers; i++) {
+    unsigned track = TRACK_CALLER + 1;
+    for (unsigned i = 0; i < e->cfg.synth_workers; i++, track++) {
         snprintf(name, sizeof(name), "pl-synth-%u", i);
-        if ((st = start_thread(&e->synth_threads[i], synth_main, e, name, err)))
+        e->thread_args[track] = (thread_arg){e, track};
+        pl__ledger_name_track(e->ledger, track, name);
+        if ((st = start_thread(&e->synth_threads[i], synth_main,
+                               &e->thread_args[track], name, err)))
             goto fail;
         e->n_synth_started++;
     }
-    for (unsigned i = 0; i < e->cfg.prover_workers; i++) {
+    for (unsigned i = 0; i < e->cfg.prover_workers; i++, track++) {
         snprintf(name, sizeof(name), "pl-prove-w%u", i);
+        e->thread_args[track] = (thread_arg){e, track};
+        pl__ledger_name_track(e->ledger, track, name);
         pthread_mutex_lock(&e->lock);
         e->provers_alive++;
         pthread_mutex_unlock(&e->lock);
-        if ((st = start_thread(&e->prover_threads[i], prover_main, e, name, err))) {
+        if ((st = start_thread(&e->prover_threads[i], prover_main,
+                               &e->thread_args[track], name, err))) {
             e->provers_alive--;
             goto fail;
         }
         e->n_prover_started++;
     }
-    if ((st = start_thread(&e->finisher_thread, finisher_main, e, "pl-finish", err)))
+    e->thread_args[track] = (thread_arg){e, track};
+    pl__ledger_name_track(e->ledger, track, "pl-finish");
+    if ((st = start_thread(&e->finisher_thread, finisher_main,
+                           &e->thread_args[track], "pl-finish", err)))
         goto fail;
     e->finisher_started = true;
     if ((st = start_thread(&e->sampler_thread, sampler_main, e, "pl-rss", err)))
@@ -770,6 +820,8 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
     pthread_cond_destroy(&e->work_changed);
     pthread_mutex_destroy(&e->lock);
     pthread_mutex_destroy(&e->admission_lock);
+    pl__ledger_destroy(e->ledger);
+    free(e->thread_args);
     free(e->synth_threads);
     free(e->prover_threads);
     free(e);
@@ -1002,13 +1054,21 @@ pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
 void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
 {
     memset(out, 0, sizeof(*out));
-    sample_rss(e);
+    emit_ids(e, PL_EV_COUNT, 0, 0); /* a fresh sample */
+    pl_ledger_record now;
+    pl__ledger_latest(e->ledger, &now);
+    pl__ledger_peaks peaks;
+    pl__ledger_read_peaks(e->ledger, &peaks);
     out->budget_bytes = e->budget.limit;
     pl__budget_read(&e->budget, &out->reserved_bytes, &out->peak_reserved_bytes);
     pl_alloc_total(&out->tracked_bytes, &out->peak_tracked_bytes);
-    out->rss_anon_bytes = atomic_load(&e->rss_now);
-    out->peak_rss_anon_bytes = atomic_load(&e->rss_peak);
-    out->baseline_rss_anon_bytes = e->rss_baseline;
+    out->rss_anon_bytes = now.rss_anon_bytes;
+    out->rss_file_bytes = now.rss_file_bytes;
+    out->untracked_bytes = now.untracked_bytes;
+    out->peak_rss_anon_bytes = peaks.rss_anon;
+    out->peak_untracked_bytes = peaks.untracked;
+    out->baseline_rss_anon_bytes = peaks.baseline_rss_anon;
+    out->events = peaks.events;
     pthread_mutex_lock(&e->lock);
     memcpy(out->stage_now, e->stage_now, sizeof(out->stage_now));
     memcpy(out->stage_peak, e->stage_peak, sizeof(out->stage_peak));
@@ -1016,7 +1076,95 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->verified = e->verified;
     out->failed = e->failed;
     out->skipped = e->skipped;
+    out->trimmed_bytes = e->trimmed_bytes;
     pthread_mutex_unlock(&e->lock);
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
         pl_alloc_stats_read(&out->classes[c], (pl_buffer_class)c, false);
+}
+
+uint64_t pl_engine_trim(pl_engine *e)
+{
+    uint64_t before = pl__ledger_read_rss(NULL);
+    malloc_trim(0);
+    uint64_t after = pl__ledger_read_rss(NULL);
+    uint64_t given = before > after ? before - after : 0;
+    pthread_mutex_lock(&e->lock);
+    e->trimmed_bytes = given;
+    pthread_mutex_unlock(&e->lock);
+    emit_ids(e, PL_EV_COUNT, 0, 0);
+    return given;
+}
+
+pl_status pl_engine_write_trace(pl_engine *e, const char *path, pl_error *err)
+{
+    if (!e->cfg.record_timeline)
+        return pl__error_set(err, PL_EUSAGE, "%s: the engine was created "
+                             "without record_timeline", path);
+    return pl__ledger_write_trace(e->ledger, path, err);
+}
+
+pl_status pl_engine_write_plot(pl_engine *e, const char *path, pl_error *err)
+{
+    if (!e->cfg.record_timeline)
+        return pl__error_set(err, PL_EUSAGE, "%s: the engine was created "
+                             "without record_timeline", path);
+    return pl__ledger_write_plot(e->ledger, path, err);
+}
+
+bool pl_engine_write_summary(pl_engine *e, void *stream)
+{
+    FILE *f = stream ? stream : stderr;
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    char a[24], b[24], c[24], d[24], e5[24], e6[24];
+    fprintf(f, "ledger summary: %llu proofs, %llu verified, %llu failed, %llu "
+            "skipped\n", (unsigned long long)st.proofs,
+            (unsigned long long)st.verified, (unsigned long long)st.failed,
+            (unsigned long long)st.skipped);
+    fprintf(f, "  %-12s %10s %12s %8s %8s %12s\n", "class", "peak count",
+            "peak bytes", "allocs", "frees", "live now");
+    bool balanced = true;
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++) {
+        const pl_alloc_stats *s = &st.classes[k];
+        if (s->live_count)
+            balanced = false;
+        if (!s->total_allocs)
+            continue;
+        fprintf(f, "  %-12s %10llu %12s %8llu %8llu %12s\n",
+                pl_buffer_class_name((pl_buffer_class)k),
+                (unsigned long long)s->peak_count,
+                pl__ledger_bytes(a, sizeof(a), s->high_water_bytes),
+                (unsigned long long)s->total_allocs,
+                (unsigned long long)s->total_frees,
+                pl__ledger_bytes(b, sizeof(b), s->live_bytes));
+    }
+    fprintf(f, "  stages (peak partitions):");
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        fprintf(f, " %s=%llu", pl_stage_name((pl_stage)s),
+                (unsigned long long)st.stage_peak[s]);
+    int64_t un = st.peak_untracked_bytes;
+    fprintf(f, "\n  budget %s, peak reserved %s, peak tracked %s, peak "
+            "rss_anon %s (baseline %s), peak untracked %s\n",
+            pl__ledger_bytes(a, sizeof(a), st.budget_bytes),
+            pl__ledger_bytes(b, sizeof(b), st.peak_reserved_bytes),
+            pl__ledger_bytes(c, sizeof(c), st.peak_tracked_bytes),
+            pl__ledger_bytes(d, sizeof(d), st.peak_rss_anon_bytes),
+            pl__ledger_bytes(e5, sizeof(e5), st.baseline_rss_anon_bytes),
+            pl__ledger_bytes(e6, sizeof(e6), (uint64_t)(un > 0 ? un : 0)));
+    if (st.trimmed_bytes)
+        fprintf(f, "  malloc_trim returned %s to the OS\n",
+                pl__ledger_bytes(a, sizeof(a), st.trimmed_bytes));
+    if (balanced) {
+        fprintf(f, "ledger balanced\n");
+    } else {
+        fprintf(f, "ledger NOT balanced:");
+        for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
+            if (st.classes[k].live_count)
+                fprintf(f, " %s %llu buffers %llu bytes",
+                        pl_buffer_class_name((pl_buffer_class)k),
+                        (unsigned long long)st.classes[k].live_count,
+                        (unsigned long long)st.classes[k].live_bytes);
+        fprintf(f, "\n");
+    }
+    return balanced;
 }

@@ -2,11 +2,14 @@
 /*
  * The accounted allocator: one function for every large buffer, tagged with
  * its class.  Each block carries a 64-byte header with its class and size,
- * so frees are exact without a lookup.  Counters are C11 atomics: allocation
+ * so frees are exact without a lookup.  Blocks of 1 MiB or more are
+ * anonymous maps, unmapped on free: their pages go back to the OS at once,
+ * where glibc's heap would keep them (its mmap threshold rises after frees),
+ * which the ledger would then see as untracked RSS.  Counters are C11 atomics: allocation
  * is rare (a few dozen per proof) and the buffers are large, so contention
  * is not a concern.  Debug builds poison freed memory.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -14,14 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define HEADER_BYTES 64u
+#define MAP_AT_BYTES (1u << 20)
 #define HEADER_MAGIC 0x706c616c6c6f6321ull /* "plalloc!" */
 
 typedef struct {
     uint64_t magic;
     uint64_t bytes;
     uint32_t cls;
+    uint32_t mapped;
 } block_header;
 
 typedef struct {
@@ -71,9 +77,18 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
         return NULL;
     }
     void *block = NULL;
-    if (bytes > UINT64_MAX - HEADER_BYTES || bytes + HEADER_BYTES > SIZE_MAX ||
-        injected_failure() ||
-        posix_memalign(&block, HEADER_BYTES, (size_t)(bytes + HEADER_BYTES))) {
+    bool mapped = bytes >= MAP_AT_BYTES;
+    bool ok = bytes <= UINT64_MAX - HEADER_BYTES &&
+              bytes + HEADER_BYTES <= SIZE_MAX && !injected_failure();
+    if (ok && mapped) {
+        block = mmap(NULL, (size_t)(bytes + HEADER_BYTES),
+                     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ok = block != MAP_FAILED;
+    } else if (ok) {
+        ok = posix_memalign(&block, HEADER_BYTES,
+                            (size_t)(bytes + HEADER_BYTES)) == 0;
+    }
+    if (!ok) {
         pl__error_set(err, PL_ENOMEM,
                       "out of memory allocating %llu bytes of class %s",
                       (unsigned long long)bytes, class_names[cls]);
@@ -83,6 +98,7 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
     h->magic = HEADER_MAGIC;
     h->bytes = bytes;
     h->cls = (uint32_t)cls;
+    h->mapped = mapped;
 
     class_counters *c = &counters[cls];
     atomic_max(&c->peak_count, atomic_fetch_add(&c->live_count, 1) + 1);
@@ -97,7 +113,9 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
 void *pl__calloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
 {
     void *p = pl__alloc(cls, bytes, err);
-    if (p)
+    /* fresh anonymous maps are zero already; touching them would only
+     * bring every page in early */
+    if (p && bytes < MAP_AT_BYTES)
         memset(p, 0, (size_t)bytes);
     return p;
 }
@@ -115,6 +133,10 @@ void pl__free(void *ptr)
     atomic_fetch_add(&c->frees, 1);
     atomic_fetch_sub(&total_live, h->bytes);
     h->magic = 0;
+    if (h->mapped) { /* unmapping is the best poison */
+        munmap(h, (size_t)(h->bytes + HEADER_BYTES));
+        return;
+    }
 #ifndef NDEBUG
     memset(ptr, 0xdb, (size_t)h->bytes);
 #endif

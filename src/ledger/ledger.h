@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The buffer ledger: at every lifecycle event of a partition (and on a
+ * timer) a record of the stages, every buffer class's live count and bytes,
+ * reserved/budget, RssAnon and RssFile, and untracked = RssAnon - tracked -
+ * baseline.  It logs one line per event (docs/ledger.md), keeps peaks, and
+ * optionally keeps the records for the timeline outputs (trace.c, plot.c).
+ * The engine owns one ledger; the ledger never calls back into the engine.
+ */
+#ifndef PL_LEDGER_H
+#define PL_LEDGER_H
+
+#include "proofline.h"
+
+#include <stdio.h>
+
+typedef struct pl__ledger pl__ledger;
+
+/* What only the engine knows, snapshotted under its lock. */
+typedef struct pl__ledger_state {
+    uint64_t stage_now[PL_STAGE_COUNT];
+    uint64_t reserved_bytes, budget_bytes;
+} pl__ledger_state;
+
+typedef struct pl__ledger_peaks {
+    uint64_t rss_anon, rss_file, baseline_rss_anon;
+    int64_t untracked;
+    uint64_t events;
+} pl__ledger_peaks;
+
+pl_status pl__ledger_create(pl__ledger **out, const pl_engine_config *cfg,
+                            pl_error *err);
+void pl__ledger_destroy(pl__ledger *ledger);
+void pl__ledger_name_track(pl__ledger *ledger, unsigned track,
+                           const char *name);
+
+/* event = PL_EV_COUNT records a timer sample (no log line, no callback). */
+void pl__ledger_record(pl__ledger *ledger, pl_event event, uint64_t job,
+                       size_t partition, unsigned track,
+                       const pl__ledger_state *state);
+void pl__ledger_read_peaks(pl__ledger *ledger, pl__ledger_peaks *out);
+/* The latest record (RSS now, untracked now). */
+void pl__ledger_latest(pl__ledger *ledger, pl_ledger_record *out);
+
+/* Iterates the kept records in time order; fn returns false to stop. */
+typedef bool (*pl__record_visit)(void *ctx, const pl_ledger_record *record);
+void pl__ledger_each(pl__ledger *ledger, pl__record_visit fn, void *ctx);
+const char *pl__ledger_track_name(pl__ledger *ledger, unsigned track);
+unsigned pl__ledger_track_count(pl__ledger *ledger);
+
+/* "96.0MiB": bytes in the log line's compact form. */
+const char *pl__ledger_bytes(char *buf, size_t cap, uint64_t bytes);
+uint64_t pl__ledger_read_rss(uint64_t *rss_file);
+
+pl_status pl__ledger_write_trace(pl__ledger *ledger, const char *path,
+                                 pl_error *err);
+pl_status pl__ledger_write_plot(pl__ledger *ledger, const char *path,
+                                pl_error *err);
+
+#endif /* PL_LEDGER_H */

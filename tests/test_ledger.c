@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The ledger: every lifecycle event once per partition and in order, stage
+ * counts that agree with the events, a summary that balances (and names a
+ * deliberate leak), and the story of DESIGN.md: with a slow prover and
+ * pw = 4, a budget for two partitions keeps the waiting partitions and the
+ * reserved bytes bounded at every event, where an unlimited budget lets the
+ * waiting count grow.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "engine/engine.h"
+#include "util/alloc.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#define MAX_PARTS 16
+
+typedef struct {
+    pthread_mutex_t lock;
+    int seen[MAX_PARTS][PL_EV_COUNT];   /* how many times each event fired */
+    int last[MAX_PARTS];                /* the last event, for the order */
+    bool out_of_order;
+    uint64_t max_waiting, max_reserved, budget;
+    uint64_t records;
+} event_log;
+
+static void log_init(event_log *log)
+{
+    memset(log, 0, sizeof(*log));
+    pthread_mutex_init(&log->lock, NULL);
+}
+
+static void on_event(void *user, const pl_ledger_record *r)
+{
+    event_log *log = user;
+    pthread_mutex_lock(&log->lock);
+    log->records++;
+    if (r->partition < MAX_PARTS) {
+        log->seen[r->partition][r->event]++;
+        if ((int)r->event < log->last[r->partition])
+            log->out_of_order = true;
+        log->last[r->partition] = (int)r->event;
+    }
+    if (r->stage_now[PL_STAGE_WAITING] > log->max_waiting)
+        log->max_waiting = r->stage_now[PL_STAGE_WAITING];
+    if (r->reserved_bytes > log->max_reserved)
+        log->max_reserved = r->reserved_bytes;
+    log->budget = r->budget_bytes;
+    pthread_mutex_unlock(&log->lock);
+}
+
+static pl_status slow_start(void *instance, void **pending, blst_fr *abc,
+                            const pl_wtns *wtns, pl_error *err)
+{
+    struct timespec ts = {0, 60 * 1000000L};
+    nanosleep(&ts, NULL);
+    return pl__backend_cpu.start(instance, pending, abc, wtns, err);
+}
+
+static const char *vector(const char *name, const char *file)
+{
+    static char paths[4][256];
+    static int slot;
+    char *p = paths[slot++ % 4];
+    snprintf(p, 256, "%s/%s/%s", PL_TEST_VECTORS, name, file);
+    return p;
+}
+
+/* Runs a job of n copies of chain10 and returns the log. */
+static void run_job(event_log *log, uint64_t budget, unsigned pw, size_t n,
+                    bool slow, FILE *summary, bool *balanced)
+{
+    pl__backend_ops ops = pl__backend_cpu;
+    if (slow)
+        ops.start = slow_start;
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.budget_bytes = budget;
+    cfg.synth_workers = pw;
+    cfg.prover_workers = 1;
+    cfg.threads = 2;
+    cfg.on_event = on_event;
+    cfg.on_event_user = log;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &ops, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    const char *paths[MAX_PARTS];
+    for (size_t i = 0; i < n; i++)
+        paths[i] = vector("chain10", "witness.wtns");
+    pl_job_spec spec = {.circuit = c, .n_partitions = n,
+                        .witness_paths = paths};
+    uint64_t id;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, n);
+    pl_circuit_release(c);
+    bool ok = pl_engine_write_summary(e, summary);
+    if (balanced)
+        *balanced = ok;
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+}
+
+static uint64_t partition_bytes(void)
+{
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, NULL, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    FILE *f = fopen(vector("chain10", "witness.wtns"), "rb");
+    CHECK(f);
+    fseek(f, 0, SEEK_END);
+    uint64_t part, resident;
+    pl_circuit_plan(c, (uint64_t)ftell(f), &part, &resident);
+    fclose(f);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+    return part;
+}
+
+PL_TEST(every_event_once_per_partition_in_order)
+{
+    event_log log;
+    log_init(&log);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *summary = open_memstream(&text, &len);
+    bool balanced = false;
+    run_job(&log, 0, 2, 6, false, summary, &balanced);
+    fclose(summary);
+    CHECK(!log.out_of_order);
+    for (size_t p = 0; p < 6; p++)
+        for (int ev = PL_EV_ADMITTED; ev <= PL_EV_DEALLOC_DONE; ev++)
+            if (log.seen[p][ev] != 1)
+                pl_test_fail(__FILE__, __LINE__, "partition %zu: %s fired %d "
+                             "times", p, pl_event_name((pl_event)ev),
+                             log.seen[p][ev]);
+    CHECK_EQ(log.records, 6 * (PL_EV_DEALLOC_DONE + 1));
+    CHECK(balanced);
+    CHECK(strstr(text, "ledger balanced") != NULL);
+    free(text);
+}
+
+PL_TEST(summary_names_a_leak)
+{
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, NULL, &err), &err);
+    void *leak = pl__alloc(PL_BUF_WITNESS, 12345, &err);
+    CHECK(leak);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *summary = open_memstream(&text, &len);
+    CHECK(!pl_engine_write_summary(e, summary));
+    fclose(summary);
+    CHECK(strstr(text, "NOT balanced") != NULL);
+    CHECK(strstr(text, "witness 1 buffers 12345 bytes") != NULL);
+    /* destroy refuses to call it balanced too, naming the class */
+    CHECK_STATUS(pl_engine_destroy(e, &err), PL_EINTERNAL, &err);
+    CHECK(strstr(err.msg, "witness") != NULL);
+    pl__free(leak);
+    free(text);
+}
+
+/* The story: a slow prover, four synthesis workers. */
+PL_TEST(budget_bounds_waiting_where_unlimited_does_not)
+{
+    uint64_t part = partition_bytes();
+    event_log bounded;
+    log_init(&bounded);
+    /* the circuit's resident bytes, plus two partitions */
+    pl_engine *probe;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&probe, NULL, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(probe, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    uint64_t resident;
+    pl_circuit_plan(c, 0, NULL, &resident);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(probe, &err), &err);
+
+    uint64_t budget = resident + 2 * part;
+    run_job(&bounded, budget, 4, 8, true, NULL, NULL);
+    printf("budget for 2 partitions: max waiting %llu, max reserved %llu of "
+           "%llu\n", (unsigned long long)bounded.max_waiting,
+           (unsigned long long)bounded.max_reserved,
+           (unsigned long long)bounded.budget);
+    CHECK(bounded.max_reserved <= budget);
+    CHECK(bounded.max_waiting <= 1); /* one proving, at most one waiting */
+
+    event_log unbounded;
+    log_init(&unbounded);
+    run_job(&unbounded, 0, 4, 8, true, NULL, NULL);
+    printf("unlimited budget: max waiting %llu\n",
+           (unsigned long long)unbounded.max_waiting);
+    CHECK(unbounded.max_waiting > bounded.max_waiting);
+}
