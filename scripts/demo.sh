@@ -24,7 +24,8 @@ printf -- "-- verify with proofline's verifier: "
 echo "-- a batch of 6 partitions: pw=2, one prover worker, budget 64 MiB"
 for i in 1 2 3 4 5 6; do ln -s "$vec/witness.wtns" "$out/witnesses/partition$i.wtns"; done
 "$bin" batch --zkey "$vec/circuit.zkey" --out "$out/batch" --pw 2 --workers 1 --budget 64MiB \
-    --verify --report "$out/report.json" "$out"/witnesses/*.wtns
+    --verify --report "$out/report.json" --trace "$out/trace.json" --plot "$out/memory.svg" \
+    "$out"/witnesses/*.wtns
 printf -- "-- verify partition 6 again from its files: "
 "$bin" verify "$out/verification_key.json" "$out/batch/partition6.public.json" "$out/batch/partition6.proof.json"
-echo "outputs: $out (proof.json, public.json, verification_key.json, batch/, report.json)"
+echo "outputs: $out (proof.json, public.json, verification_key.json, batch/, report.json, trace.json, memory.svg)"
