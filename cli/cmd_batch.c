@@ -42,6 +42,8 @@ static const char batch_help[] =
     "  --plot FILE        write an SVG of memory over time, by buffer class\n"
     "  --log-level L      ledger lines on stderr: info (default) or quiet\n"
     "  --quiet            no progress line, no ledger lines, no summary\n"
+    "  --print-plan       print the bytes one partition and the circuit reserve,\n"
+    "                     as key=value lines, and exit\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit codes: 0 all proved, 2 bad usage or input (a failed partition fails\n"
@@ -189,7 +191,7 @@ int cli_batch(int argc, char **argv)
     pl_engine_config_init(&cfg);
     cfg.synth_workers = 2;
     cfg.prover_workers = 1;
-    bool verify = false, check = false, quiet = false;
+    bool verify = false, check = false, quiet = false, print_plan = false;
     const char **witnesses = calloc((size_t)argc + 1, sizeof(char *));
     size_t n = 0;
     if (!witnesses)
@@ -231,6 +233,8 @@ int cli_batch(int argc, char **argv)
             check = true;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(a, "--print-plan") == 0) {
+            print_plan = true;
         } else if (a[0] == '-' && a[1]) {
             free(witnesses);
             return cli_usage_error("batch", "unknown option %s", a);
@@ -299,6 +303,16 @@ int cli_batch(int argc, char **argv)
     if ((st = pl_engine_create(&engine, &cfg, &err)) ||
         (st = pl_engine_open_circuit(engine, &circuit, zkey, r1cs, &err)))
         goto done;
+    if (print_plan) {
+        struct stat sb;
+        uint64_t part, resident;
+        pl_circuit_plan(circuit, stat(witnesses[0], &sb) == 0
+                                     ? (uint64_t)sb.st_size : 0,
+                        &part, &resident);
+        printf("partition_bytes=%llu\nresident_bytes=%llu\n",
+               (unsigned long long)part, (unsigned long long)resident);
+        goto done;
+    }
     pl_job_spec spec = {.circuit = circuit, .n_partitions = n,
                         .witness_paths = witnesses, .check_witness = check,
                         .verify = verify, .on_proof = write_proof,

@@ -14,6 +14,7 @@ need npm npm
 need perl perl
 need openssl openssl
 need python3 python3
+[ -x /usr/bin/time ] || missing="$missing time"
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$missing" >&2

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The development setup (pl_setup_dev): a final Groth16 .zkey straight from
- * an .r1cs and secrets derived from a seed, byte for byte what the
- * reference tool fast_zkey.mjs writes.  The toxic waste is known to anyone
- * with the seed: for tests and benchmarks only.  `proofline setup --dev`
- * calls it; nothing else in the library does.
+ * an .r1cs and secrets derived from a seed, sections 1-9 byte for byte what
+ * the reference tool fast_zkey.mjs writes.  The toxic waste is known to
+ * anyone with the seed: for tests and benchmarks only, and the file says so
+ * in its contribution section.  `proofline setup --dev` calls it; nothing
+ * else in the library does.
  *
  * What gets written (FORMATS.md, .zkey), with n the domain size and L_i the
  * Lagrange basis of the n-point domain evaluated at tau:
@@ -20,9 +21,23 @@
  *  - the coefficients section in r1cs order (per constraint its A terms,
  *    then its B terms), then the nPublic+1 extra A records, each value
  *    coef * R^2 mod r (R = 2^256);
- *  - section 10: a zero csHash and no contributions, as the reference: a
- *    ceremony's key would list its contributions, so an empty list is how
- *    the file tells it came from no ceremony.
+ *  - section 10 (where fast_zkey writes a zero csHash and no
+ *    contributions): the zero csHash, then ONE contribution record in
+ *    snarkjs 0.7.6's layout (zkey_utils.js readContribution), so that
+ *    snarkjs tools that read the ceremony history (zkey contribute, beacon,
+ *    verify) show who made the key:
+ *        deltaAfter G1 | g1_s G1 | g1_sx G1 | g2_spx G2 | transcript[64] |
+ *        u32 type = 0 | u32 paramsLength | params: 0x01, u8 len, name
+ *    with the name CONTRIBUTION_NAME ("... TOXIC WASTE KNOWN ...").  The
+ *    record is what a snarkjs contribution of x = delta to a fresh key
+ *    (delta_1 = the generator) would hold: deltaAfter = [delta]_1 (the
+ *    header's), g1_sx = delta g1_s, g2_spx = delta g2_sp, with g1_s and
+ *    g2_sp seed-derived multiples of the generators.  snarkjs derives g2_sp
+ *    from a BLAKE2b transcript (hashToG2); we do not reproduce that (the
+ *    transcript here is SHA-512 of the csHash, g1_s and g1_sx as written),
+ *    so `snarkjs zkey verify` rejects the record -- as it must reject any
+ *    dev key, which descends from no powers of tau.  Proving reads none of
+ *    section 10.
  *
  * Any correct computation of the same field values gives the same bytes
  * (affine coordinates are unique), so the work is organised for speed: the
@@ -44,6 +59,7 @@
 #include "util/file.h"
 #include "util/pool.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -62,7 +78,20 @@
 #define ZKEY_SECTIONS 10u
 #define GROTH16_PROTOCOL 1u
 #define HEADER_BYTES 964u  /* section 2 */
-#define MPC_BYTES 68u      /* section 10: csHash, nContributions */
+/* The one contribution's name.  snarkjs writes at most 64 characters of a
+ * name (zkey_utils.js writeContribution), so a longer one would be cut
+ * when a snarkjs tool rewrites the section. */
+#define CONTRIBUTION_NAME \
+    "proofline setup --dev: TOXIC WASTE KNOWN; tests/benchmarks only"
+#define NAME_BYTES (sizeof(CONTRIBUTION_NAME) - 1)
+_Static_assert(NAME_BYTES <= 64, "snarkjs keeps 64 bytes of a name");
+/* Section 10: csHash, nContributions, then the record: deltaAfter, g1_s,
+ * g1_sx, g2_spx, transcript, type, paramsLength, params (id, len, name). */
+#define CS_HASH_BYTES 64u
+#define TRANSCRIPT_BYTES 64u
+#define PARAMS_BYTES (2u + NAME_BYTES)
+#define MPC_BYTES (CS_HASH_BYTES + 4u + 3u * PL__G1_BYTES + PL__G2_BYTES + \
+                   TRANSCRIPT_BYTES + 4u + 4u + PARAMS_BYTES)
 
 void pl_setup_config_init(pl_setup_config *cfg)
 {
@@ -279,6 +308,51 @@ fail:
 typedef struct {
     blst_fr tau, alpha, beta, delta, delta_inv;
 } secrets;
+
+/* Section 10's payload (MPC_BYTES): the zero csHash and one contribution
+ * record saying the toxic waste is known; see the top of the file. */
+static void write_contribution(uint8_t *out, const secrets *sec,
+                               const char *seed, const pl__fixed_base *fb1,
+                               const pl__fixed_base *fb2, pl__pool *pool)
+{
+    blst_fr s, t, g1s[3], g2s[1];
+    derive_secret(&s, seed, "contribution g1_s");
+    derive_secret(&t, seed, "contribution g2_sp");
+    g1s[0] = sec->delta;                         /* deltaAfter */
+    g1s[1] = s;                                  /* g1_s */
+    blst_fr_mul(&g1s[2], &s, &sec->delta);       /* g1_sx */
+    blst_fr_mul(&g2s[0], &t, &sec->delta);       /* g2_spx */
+
+    uint8_t *p = out;
+    memset(p, 0, CS_HASH_BYTES); /* as fast_zkey: no circuit hash */
+    p += CS_HASH_BYTES;
+    put_le32(p, 1);
+    p += 4;
+    uint8_t *g1 = p;
+    pl__fixed_base_mul(fb1, p, g1s, 3, pool);
+    p += 3 * PL__G1_BYTES;
+    pl__fixed_base_mul(fb2, p, g2s, 1, pool);
+    p += PL__G2_BYTES;
+    pl__sha512_ctx ctx;
+    pl__sha512_init(&ctx);
+    pl__sha512_update(&ctx, out, CS_HASH_BYTES);
+    pl__sha512_update(&ctx, g1 + PL__G1_BYTES, 2 * PL__G1_BYTES);
+    pl__sha512_final(&ctx, p);
+    p += TRANSCRIPT_BYTES;
+    put_le32(p, 0); /* type: a contribution, not a beacon */
+    p += 4;
+    put_le32(p, PARAMS_BYTES);
+    p += 4;
+    *p++ = 1; /* param id: name */
+    *p++ = (uint8_t)NAME_BYTES;
+    memcpy(p, CONTRIBUTION_NAME, NAME_BYTES);
+    p += NAME_BYTES;
+    assert((size_t)(p - out) == MPC_BYTES);
+    memset(&s, 0, sizeof(s));
+    memset(&t, 0, sizeof(t));
+    memset(g1s, 0, sizeof(g1s));
+    memset(g2s, 0, sizeof(g2s));
+}
 
 pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
                        const pl_setup_config *cfg_in, pl_error *err)
@@ -530,7 +604,8 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
         goto fail;
     stage_done(&cfg, "h", &t);
     {
-        uint8_t mpc[MPC_BYTES] = {0}; /* zero csHash, 0 contributions */
+        uint8_t mpc[MPC_BYTES];
+        write_contribution(mpc, &sec, seed, fb1, fb2, pool);
         if ((st = section_start(&o, 10, MPC_BYTES, err)) ||
             (st = out_write(&o, mpc, sizeof(mpc), err)))
             goto fail;
