@@ -355,12 +355,21 @@ typedef void (*pl_proof_fn)(void *user, uint64_t job, size_t partition,
                             const pl_proof *proof, const pl_scalar *publics,
                             size_t n_public);
 
+/* Computes partition `partition`'s witness: n values (nVars, wire order of
+ * the circuit's r1cs) into out.  Runs on a synthesis worker, so it is the
+ * synthesis work of circuits built in C. */
+typedef pl_status (*pl_witness_fn)(void *user, size_t partition,
+                                   pl_scalar *out, size_t n, pl_error *err);
+
 typedef struct pl_job_spec {
     pl_circuit *circuit;
     size_t n_partitions;
-    const char *const *witness_paths;  /* n_partitions .wtns files, or NULL */
-    const pl_scalar *const *witnesses; /* or n_partitions in-memory witnesses
-                                          of nVars values, alive until done */
+    /* the witnesses: exactly one of the three */
+    const char *const *witness_paths;  /* n_partitions .wtns files */
+    const pl_scalar *const *witnesses; /* n_partitions in-memory witnesses of
+                                          nVars values, alive until done */
+    pl_witness_fn generate;            /* or computed per partition */
+    void *generate_user;
     int priority;        /* higher is admitted first; then older jobs */
     bool check_witness;  /* check every constraint first (needs the r1cs) */
     bool verify;         /* verify each proof before delivering it */

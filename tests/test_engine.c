@@ -399,3 +399,42 @@ PL_TEST(allocation_failures_in_a_batch_leak_nothing)
         destroy_balanced(e);
     }
 }
+
+/* Witnesses computed by a callback on the synthesis workers, into accounted
+ * buffers the engine reserves (here: copies of a file's values). */
+static pl_status copy_witness(void *user, size_t partition, pl_scalar *out,
+                              size_t n, pl_error *err)
+{
+    const pl_wtns *w = user;
+    if (n != pl_wtns_count(w))
+        return PL_EINTERNAL;
+    memcpy(out, pl_wtns_values(w), n * sizeof(pl_scalar));
+    return PL_OK;
+}
+
+PL_TEST(generated_witnesses)
+{
+    pl_engine *e = engine_with(0, 2, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    pl_wtns *w;
+    CHECK_OK(pl_wtns_open(&w, wtns_path("chain10"), &err), &err);
+    pl_job_spec spec = {.circuit = c, .n_partitions = 4,
+                        .generate = copy_witness, .generate_user = w,
+                        .verify = true};
+    uint64_t id;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.verified, 4);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.classes[PL_BUF_WITNESS].total_allocs, 4);
+    CHECK_EQ(st.classes[PL_BUF_WITNESS].live_bytes, 0);
+    pl_wtns_close(w);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}

@@ -338,6 +338,8 @@ static uint64_t witness_bytes(const job *j, size_t index, pl_status *st,
                               pl_error *err)
 {
     *st = PL_OK;
+    if (j->spec.generate) /* computed into an accounted buffer */
+        return (uint64_t)j->circuit->zkey->n_vars * PL__FR_BYTES;
     if (!j->paths)
         return 0; /* in memory: the caller's */
     struct stat sb;
@@ -421,12 +423,25 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     job *j = p->job;
     pl_circuit *c = j->circuit;
     pl_status st;
-    if (j->paths)
+    char name[64];
+    snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
+             (unsigned long long)j->id);
+    if (j->paths) {
         st = pl__wtns_load(&p->wtns, j->paths[p->index], err);
-    else {
-        char name[64];
-        snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
-                 (unsigned long long)j->id);
+    } else if (j->spec.generate) {
+        size_t n = c->zkey->n_vars;
+        pl_scalar *values = pl__alloc(PL_BUF_WITNESS, (uint64_t)n * PL__FR_BYTES,
+                                      err);
+        if (!values)
+            return PL_ENOMEM;
+        st = j->spec.generate(j->spec.generate_user, p->index, values, n, err);
+        if (st == PL_OK)
+            st = pl__wtns_adopt(&p->wtns, values, n, name, err);
+        if (st != PL_OK) {
+            pl__free(values);
+            return st;
+        }
+    } else {
         st = pl__wtns_wrap(&p->wtns, j->spec.witnesses[p->index],
                            c->zkey->n_vars, name, err);
     }
@@ -936,11 +951,11 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
                            const pl_job_spec *spec, pl_error *err)
 {
     *job_id = 0;
-    if (!spec->circuit || spec->n_partitions == 0 ||
-        !spec->witness_paths == !spec->witnesses)
+    int sources = !!spec->witness_paths + !!spec->witnesses + !!spec->generate;
+    if (!spec->circuit || spec->n_partitions == 0 || sources != 1)
         return pl__error_set(err, PL_EUSAGE, "engine: a job needs a circuit "
-                             "and one or more witnesses, as paths or in "
-                             "memory (not both)");
+                             "and its witnesses: as files, in memory or "
+                             "generated (exactly one of them)");
     if (spec->check_witness && !spec->circuit->r1cs)
         return pl__error_set(err, PL_EUSAGE, "engine: checking witnesses "
                              "needs the circuit opened with its .r1cs");

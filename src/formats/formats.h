@@ -25,6 +25,7 @@
 struct pl_zkey {
     char *path;
     pl__mapped map;
+    bool borrowed;  /* map is the caller's memory (pl__zkey_parse) */
     uint32_t n_vars;
     uint32_t n_public;
     uint32_t domain_size;
@@ -47,7 +48,8 @@ struct pl_wtns {
     char *path;
     pl__mapped map; /* the file's bytes: mapped, or (heap) an accounted copy */
     bool heap;
-    bool borrowed;  /* values are the caller's memory (pl__wtns_wrap) */
+    bool borrowed;  /* values or map are the caller's memory (pl__wtns_wrap,
+                       pl__wtns_parse) */
     uint64_t n_values;
     const uint8_t *values; /* n_values x 32 B, LE standard form, each < r */
 };
@@ -55,6 +57,7 @@ struct pl_wtns {
 struct pl_r1cs {
     char *path;
     pl__mapped map;
+    bool borrowed;  /* map is the caller's memory (pl__r1cs_parse) */
     pl_r1cs_info info;
     const uint8_t *constraints; /* section 2 payload */
     uint64_t constraints_bytes;
@@ -69,6 +72,22 @@ pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err);
  * checked), not copied: they must outlive it. */
 pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
                         const char *name, pl_error *err);
+
+/* The readers on len bytes in memory instead of a mapped file (for the
+ * fuzzers and tests): the same validation as the *_open calls, `name`
+ * standing for the path in messages.  The handle borrows data, which must
+ * outlive it; *_close frees only the handle. */
+pl_status pl__zkey_parse(pl_zkey **out, const uint8_t *data, size_t len,
+                         const char *name, pl_error *err);
+pl_status pl__wtns_parse(pl_wtns **out, const uint8_t *data, size_t len,
+                         const char *name, pl_error *err);
+pl_status pl__r1cs_parse(pl_r1cs **out, const uint8_t *data, size_t len,
+                         const char *name, pl_error *err);
+
+/* A pl_wtns that owns `values`, an accounted buffer (pl__alloc) of n
+ * values: closing it frees them.  Values are checked < r. */
+pl_status pl__wtns_adopt(pl_wtns **out, pl_scalar *values, size_t n,
+                         const char *name, pl_error *err);
 
 /* The container (.zkey .wtns .r1cs .ptau): a section table filled once. */
 #define PL__MAX_SECTION_ID 16

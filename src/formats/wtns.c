@@ -148,6 +148,29 @@ fail:
     return st;
 }
 
+pl_status pl__wtns_parse(pl_wtns **out, const uint8_t *data, size_t len,
+                         const char *name, pl_error *err)
+{
+    pl_status st;
+    pl_wtns *w = calloc(1, sizeof(*w));
+    *out = NULL;
+    if (!w || !(w->path = pl__path_dup(name))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
+        goto fail;
+    }
+    w->borrowed = true;
+    w->map.data = data;
+    w->map.size = len;
+    if ((st = parse_mapped(w, name, err)) != PL_OK)
+        goto fail;
+    *out = w;
+    return PL_OK;
+
+fail:
+    pl_wtns_close(w);
+    return st;
+}
+
 pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
                         const char *name, pl_error *err)
 {
@@ -165,6 +188,19 @@ pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
     w->n_values = n;
     w->values = (const uint8_t *)values;
     *out = w;
+    return PL_OK;
+}
+
+pl_status pl__wtns_adopt(pl_wtns **out, pl_scalar *values, size_t n,
+                         const char *name, pl_error *err)
+{
+    pl_status st = pl__wtns_wrap(out, values, n, name, err);
+    if (st != PL_OK)
+        return st;
+    (*out)->borrowed = false;
+    (*out)->heap = true;
+    (*out)->map.data = (const uint8_t *)values;
+    (*out)->map.size = (uint64_t)n * PL__FR_BYTES;
     return PL_OK;
 }
 
