@@ -76,18 +76,11 @@ void cli_keep_proof(void *user, uint64_t job, size_t partition,
     slot->have = slot->publics != NULL;
 }
 
-const char *cli_format_bytes(char *buf, size_t cap, uint64_t bytes)
+void cli_engine_close(pl_engine *engine, pl_status *st, pl_error *err)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        u++;
+    pl_error leak = {0};
+    if (pl_engine_destroy(engine, &leak) != PL_OK && *st == PL_OK) {
+        *st = PL_EINTERNAL;
+        *err = leak;
     }
-    if (u == 0)
-        snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
-    else
-        snprintf(buf, cap, "%.1f %s", v, units[u]);
-    return buf;
 }

@@ -35,8 +35,9 @@ void cli_keep_proof(void *slot, uint64_t job, size_t partition,
                     const pl_proof *proof, const pl_scalar *publics,
                     size_t n_public);
 
-/* "1.5 GiB": bytes for people (binary units). */
-const char *cli_format_bytes(char *buf, size_t cap, uint64_t bytes);
+/* Destroys the engine (NULL: nothing); a ledger that does not balance
+ * turns a success into PL_EINTERNAL naming the classes. */
+void cli_engine_close(pl_engine *engine, pl_status *st, pl_error *err);
 
 int cli_prove(int argc, char **argv);
 int cli_batch(int argc, char **argv);

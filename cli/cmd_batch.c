@@ -337,8 +337,8 @@ int cli_batch(int argc, char **argv)
                     "reserved %s / %s   ", js.proved + js.failed + js.skipped,
                     js.n_partitions,
                     wall > 0 ? (double)js.proved * 3600.0 / wall : 0.0,
-                    cli_format_bytes(a, sizeof(a), es.reserved_bytes),
-                    cli_format_bytes(b, sizeof(b), es.budget_bytes));
+                    pl_format_bytes(a, sizeof(a), es.reserved_bytes),
+                    pl_format_bytes(b, sizeof(b), es.budget_bytes));
         }
         struct timespec ts = {0, 100 * 1000000L};
         for (int k = 0; k < 5 && !js.done; k++) {
@@ -381,13 +381,7 @@ int cli_batch(int argc, char **argv)
         err = out.write_error;
 done:
     pl_circuit_release(circuit);
-    if (engine) {
-        pl_error leak = {0};
-        if (pl_engine_destroy(engine, &leak) != PL_OK && st == PL_OK) {
-            st = PL_EINTERNAL;
-            err = leak;
-        }
-    }
+    cli_engine_close(engine, &st, &err);
     if (out.names)
         for (size_t i = 0; i < n; i++)
             free(out.names[i]);

@@ -27,6 +27,8 @@ static const char prove_help[] =
     "                       circuit's .r1cs (the zkey has no C matrix): given\n"
     "                       with --r1cs, or found beside the zkey as <name>.r1cs\n"
     "  --r1cs FILE          the circuit's .r1cs, for --check-witness\n"
+    "  --check-params       check every zkey point (on its curve, in its\n"
+    "                       subgroup) first: about the cost of a proof\n"
     "  --timings            print each stage's time to stderr\n"
     "  -h, --help           this text\n";
 
@@ -49,6 +51,7 @@ int cli_prove(int argc, char **argv)
     int npos = 0;
     unsigned threads = 0;
     bool verify = false, check = false, print_timings = false;
+    bool check_params = false;
     const char *r1cs_path = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -68,6 +71,8 @@ int cli_prove(int argc, char **argv)
             verify = true;
         } else if (strcmp(a, "--check-witness") == 0) {
             check = true;
+        } else if (strcmp(a, "--check-params") == 0) {
+            check_params = true;
         } else if (strcmp(a, "--timings") == 0) {
             print_timings = true;
         } else if (a[0] == '-' && a[1]) {
@@ -94,6 +99,16 @@ int cli_prove(int argc, char **argv)
         snprintf(err.msg, sizeof(err.msg),
                  "--check-witness needs the circuit's .r1cs: give --r1cs FILE");
         goto done;
+    }
+
+    if (check_params) {
+        pl_zkey *z = NULL;
+        st = pl_zkey_open(&z, pos[0], &err);
+        if (st == PL_OK)
+            st = pl_zkey_check_points(z, &err);
+        pl_zkey_close(z);
+        if (st != PL_OK)
+            goto done;
     }
 
     /* One proof is a job of one partition: the same path as a batch. */
@@ -140,13 +155,7 @@ int cli_prove(int argc, char **argv)
     free(result.publics);
 done:
     pl_circuit_release(circuit);
-    if (engine) {
-        pl_error leak = {0};
-        if (pl_engine_destroy(engine, &leak) != PL_OK && st == PL_OK) {
-            st = PL_EINTERNAL;
-            err = leak;
-        }
-    }
+    cli_engine_close(engine, &st, &err);
     free(derived_r1cs);
     return st == PL_OK ? 0 : cli_fail("prove", st, &err);
 }

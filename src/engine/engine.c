@@ -38,6 +38,7 @@
 #include "groth16/vkey.h"
 #include "ledger/ledger.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/pool.h"
 
@@ -450,14 +451,11 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     if (j->spec.check_witness &&
         (st = pl_witness_check(c->r1cs, p->wtns, err)) != PL_OK)
         return st;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = pl__now_seconds();
     st = pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (st == PL_OK && e->cfg.on_stage)
         e->cfg.on_stage(e->cfg.on_stage_user, "synthesize",
-                        (double)(t1.tv_sec - t0.tv_sec) +
-                            (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+                        pl__now_seconds() - t0);
     return st;
 }
 
@@ -1148,10 +1146,10 @@ bool pl_engine_write_summary(pl_engine *e, void *stream)
         fprintf(f, "  %-12s %10llu %12s %8llu %8llu %12s\n",
                 pl_buffer_class_name((pl_buffer_class)k),
                 (unsigned long long)s->peak_count,
-                pl__ledger_bytes(a, sizeof(a), s->high_water_bytes),
+                pl_format_bytes(a, sizeof(a), s->high_water_bytes),
                 (unsigned long long)s->total_allocs,
                 (unsigned long long)s->total_frees,
-                pl__ledger_bytes(b, sizeof(b), s->live_bytes));
+                pl_format_bytes(b, sizeof(b), s->live_bytes));
     }
     fprintf(f, "  stages (peak partitions):");
     for (int s = 0; s < PL_STAGE_COUNT; s++)
@@ -1160,15 +1158,15 @@ bool pl_engine_write_summary(pl_engine *e, void *stream)
     int64_t un = st.peak_untracked_bytes;
     fprintf(f, "\n  budget %s, peak reserved %s, peak tracked %s, peak "
             "rss_anon %s (baseline %s), peak untracked %s\n",
-            pl__ledger_bytes(a, sizeof(a), st.budget_bytes),
-            pl__ledger_bytes(b, sizeof(b), st.peak_reserved_bytes),
-            pl__ledger_bytes(c, sizeof(c), st.peak_tracked_bytes),
-            pl__ledger_bytes(d, sizeof(d), st.peak_rss_anon_bytes),
-            pl__ledger_bytes(e5, sizeof(e5), st.baseline_rss_anon_bytes),
-            pl__ledger_bytes(e6, sizeof(e6), (uint64_t)(un > 0 ? un : 0)));
+            pl_format_bytes(a, sizeof(a), st.budget_bytes),
+            pl_format_bytes(b, sizeof(b), st.peak_reserved_bytes),
+            pl_format_bytes(c, sizeof(c), st.peak_tracked_bytes),
+            pl_format_bytes(d, sizeof(d), st.peak_rss_anon_bytes),
+            pl_format_bytes(e5, sizeof(e5), st.baseline_rss_anon_bytes),
+            pl_format_bytes(e6, sizeof(e6), (uint64_t)(un > 0 ? un : 0)));
     if (st.trimmed_bytes)
         fprintf(f, "  malloc_trim returned %s to the OS\n",
-                pl__ledger_bytes(a, sizeof(a), st.trimmed_bytes));
+                pl_format_bytes(a, sizeof(a), st.trimmed_bytes));
     if (balanced) {
         fprintf(f, "ledger balanced\n");
     } else {

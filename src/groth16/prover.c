@@ -24,6 +24,7 @@
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/pool.h"
 
@@ -32,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 /* The A and B matrices in CSR form, rows = the domain's rows, cut from one
  * accounted allocation (class csr).  Values are the zkey's coefficients as
@@ -70,17 +70,10 @@ void pl_prover_config_init(pl_prover_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Reports the stage that ends now and starts timing the next. */
 static void stage_done(const pl_prover *p, double *since, const char *stage)
 {
-    double t = now_seconds();
+    double t = pl__now_seconds();
     if (p->on_stage)
         p->on_stage(p->on_stage_user, stage, t - *since);
     *since = t;
@@ -328,7 +321,7 @@ pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
     const pl_zkey *zk = p->zkey;
     uint8_t *h = NULL;
     pl_status st;
-    double since = now_seconds();
+    double since = pl__now_seconds();
     pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
     if (!pd) {
         st = PL_ENOMEM;
@@ -392,7 +385,7 @@ pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
                          pl_error *err)
 {
     blst_fr *abc;
-    double since = now_seconds();
+    double since = pl__now_seconds();
     *out = NULL;
     pl_status st = pl__prover_synthesize(p, &abc, wtns, p->pool, err);
     if (st != PL_OK)
@@ -440,7 +433,7 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
     pl_prover *p = pd->prover;
     const pl_zkey *zk = p->zkey;
     pl_status st = PL_OK;
-    double since = now_seconds();
+    double since = pl__now_seconds();
     pthread_join(pd->g2_thread, NULL);
     stage_done(p, &since, "g2_join");
     pd->g2_running = false;

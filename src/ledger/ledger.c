@@ -7,12 +7,12 @@
  */
 #define _GNU_SOURCE
 #include "ledger/ledger.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define RECORDS_PER_CHUNK 1024
 #define MAX_TRACKS 64
@@ -30,7 +30,7 @@ struct pl__ledger {
     pl_event_fn on_event;
     void *on_event_user;
     bool keep;
-    struct timespec t0;
+    double t0;
     uint64_t baseline;
     pl__ledger_peaks peaks;
     pl_ledger_record latest;
@@ -69,22 +69,6 @@ uint64_t pl__ledger_read_rss(uint64_t *rss_file)
     return (uint64_t)anon * 1024;
 }
 
-const char *pl__ledger_bytes(char *buf, size_t cap, uint64_t bytes)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, cap, "%lluB", (unsigned long long)bytes);
-    else
-        snprintf(buf, cap, "%.1f%s", v, units[u]);
-    return buf;
-}
-
 pl_status pl__ledger_create(pl__ledger **out, const pl_engine_config *cfg,
                             pl_error *err)
 {
@@ -98,7 +82,7 @@ pl_status pl__ledger_create(pl__ledger **out, const pl_engine_config *cfg,
     l->on_event = cfg->on_event;
     l->on_event_user = cfg->on_event_user;
     l->keep = cfg->record_timeline;
-    clock_gettime(CLOCK_MONOTONIC, &l->t0);
+    l->t0 = pl__now_seconds();
     l->baseline = pl__ledger_read_rss(NULL);
     l->peaks.baseline_rss_anon = l->baseline;
     *out = l;
@@ -166,18 +150,18 @@ static void log_line(FILE *f, const pl_ledger_record *r)
         n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %llu/%s",
                               shown[i].label,
                               (unsigned long long)r->class_count[shown[i].cls],
-                              pl__ledger_bytes(b1, sizeof(b1),
+                              pl_format_bytes(b1, sizeof(b1),
                                                r->class_bytes[shown[i].cls]));
     uint64_t resident = r->class_bytes[PL_BUF_PARAMS] + r->class_bytes[PL_BUF_CSR];
     int64_t untracked = r->untracked_bytes;
     snprintf(line + n, sizeof(line) - n,
              " resident %s | reserved %s/%s rss_anon %s untracked %s%s",
-             pl__ledger_bytes(b2, sizeof(b2), resident),
-             pl__ledger_bytes(b3, sizeof(b3), r->reserved_bytes),
-             pl__ledger_bytes(b4, sizeof(b4), r->budget_bytes),
-             pl__ledger_bytes(b5, sizeof(b5), r->rss_anon_bytes),
+             pl_format_bytes(b2, sizeof(b2), resident),
+             pl_format_bytes(b3, sizeof(b3), r->reserved_bytes),
+             pl_format_bytes(b4, sizeof(b4), r->budget_bytes),
+             pl_format_bytes(b5, sizeof(b5), r->rss_anon_bytes),
              untracked < 0 ? "-" : "",
-             pl__ledger_bytes(b6, sizeof(b6),
+             pl_format_bytes(b6, sizeof(b6),
                               (uint64_t)(untracked < 0 ? -untracked : untracked)));
     fprintf(f, "%s\n", line);
 }
@@ -192,10 +176,7 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
     r.job = job;
     r.partition = partition;
     r.track = track;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    r.t_seconds = (double)(now.tv_sec - l->t0.tv_sec) +
-                  (double)(now.tv_nsec - l->t0.tv_nsec) * 1e-9;
+    r.t_seconds = pl__now_seconds() - l->t0;
     memcpy(r.stage_now, state->stage_now, sizeof(r.stage_now));
     r.reserved_bytes = state->reserved_bytes;
     r.budget_bytes = state->budget_bytes;

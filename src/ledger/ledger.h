@@ -48,8 +48,6 @@ void pl__ledger_each(pl__ledger *ledger, pl__record_visit fn, void *ctx);
 const char *pl__ledger_track_name(pl__ledger *ledger, unsigned track);
 unsigned pl__ledger_track_count(pl__ledger *ledger);
 
-/* "96.0MiB": bytes in the log line's compact form. */
-const char *pl__ledger_bytes(char *buf, size_t cap, uint64_t bytes);
 uint64_t pl__ledger_read_rss(uint64_t *rss_file);
 
 pl_status pl__ledger_write_trace(pl__ledger *ledger, const char *path,

@@ -177,7 +177,7 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
                 "stroke=\"#eeeeee\"/>\n<text x=\"%.0f\" y=\"%.1f\" "
                 "text-anchor=\"end\">%s</text>\n", LEFT, y, W - RIGHT, y,
-                LEFT - 6, y + 4, pl__ledger_bytes(b, sizeof(b), (uint64_t)bytes));
+                LEFT - 6, y + 4, pl_format_bytes(b, sizeof(b), (uint64_t)bytes));
         double t = x.t_max * k / 4;
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.2f s"
                 "</text>\n", px(&x, t), H - BOTTOM + 48, t);

@@ -55,6 +55,7 @@
 #include "setup/fixed_base.h"
 #include "setup/sha512.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/pool.h"
@@ -98,17 +99,10 @@ void pl_setup_config_init(pl_setup_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void stage_done(const pl_setup_config *cfg, const char *stage,
                        double *t)
 {
-    double t1 = now_s();
+    double t1 = pl__now_seconds();
     if (cfg->on_stage)
         cfg->on_stage(cfg->on_stage_user, stage, t1 - *t);
     *t = t1;
@@ -366,7 +360,7 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
     pl__fixed_base *fb1 = NULL, *fb2 = NULL;
     out_file o = {.fd = -1};
     secrets sec;
-    double t = now_s();
+    double t = pl__now_seconds();
 
     if (cfg_in)
         cfg = *cfg_in;

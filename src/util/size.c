@@ -2,12 +2,14 @@
 /*
  * Byte sizes as people write them: "4GiB", "512MiB", "1.5GB", "100000".
  * Binary (KiB, MiB, GiB, TiB) and decimal (KB, MB, GB, TB) units, a bare
- * number is bytes; case-insensitive units, optional "B".
+ * number is bytes; case-insensitive units, optional "B".  And the way we
+ * print them (log lines, summaries): binary units, one decimal.
  */
 #include "proofline.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -38,4 +40,20 @@ bool pl_parse_size(const char *text, uint64_t *out)
         return true;
     }
     return false;
+}
+
+const char *pl_format_bytes(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%lluB", (unsigned long long)bytes);
+    else
+        snprintf(buf, cap, "%.1f%s", v, units[u]);
+    return buf;
 }
