@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * MSM tests: G1 and G2 sums against the naive sum of blst_pX_mult over
- * random multiples of the generator, with zero scalars, 1 and r - 1, points
- * at infinity (all-zero bytes), unaligned point arrays, n = 0, 1, 2, 3, 7, 8,
- * 9 (around the point-by-point threshold), 31, 32, 33, 1000, 4097 and a
- * 2^14-ish G1 case; 1 and 4 workers agree; the
- * scratch size reported in advance equals what the call allocates; a failed
- * allocation returns PL_ENOMEM and leaks nothing.
+ * MSM tests.  pl__msm_gX (batch-affine, msm_affine.c) and its baseline
+ * pl__msm_gX_blst (blst's tiles, msm_blst.c): against the naive sum of
+ * blst_pX_mult over random multiples of the generator, with zero scalars,
+ * 1 and r - 1, points at infinity (all-zero bytes), unaligned point arrays,
+ * n = 0, 1, 2, 3, 7, 8, 9, ..., 1000, 4097 and 2^14 + 3; and against one
+ * call of blst's own Pippenger (blst_pXs_mult_pippenger) up to 2^16 points,
+ * on random and structured inputs that make buckets collide (all points
+ * equal, P and -P, equal scalars, small scalars), with scalars >= r and
+ * bit 255 set.  1 and 4 workers agree; the scratch size reported in
+ * advance equals what each call allocates; a failed allocation returns
+ * PL_ENOMEM and leaks nothing.
  */
 #include "harness.h"
 #include "field/field.h"
@@ -291,6 +295,8 @@ PL_TEST(g2_not_power_of_two)
 PL_TEST(scratch_bytes_shape)
 {
     /* nothing for the point-by-point sizes; grows with the workers */
+    CHECK_EQ(pl__msm_g1_window(100, 1), 0); /* the blst path */
+    CHECK(pl__msm_g1_window(1u << 16, 1) >= 10);
     CHECK_EQ(pl__msm_g1_scratch_bytes(0, 4), 0);
     CHECK_EQ(pl__msm_g1_scratch_bytes(7, 4), 0);
     CHECK_EQ(pl__msm_g2_scratch_bytes(7, 4), 0);
@@ -301,8 +307,14 @@ PL_TEST(scratch_bytes_shape)
     CHECK(pl__msm_g2_scratch_bytes(1u << 16, 1) >
           pl__msm_g1_scratch_bytes(1u << 16, 1));
     CHECK_EQ(pl__msm_g1_scratch_bytes(1000, 0), pl__msm_g1_scratch_bytes(1000, 1));
-    /* the per-worker bucket cap keeps big sums bounded */
-    CHECK(pl__msm_g1_scratch_bytes((size_t)1 << 26, 16) < ((uint64_t)1 << 30));
+    /* the folded scalars (32 bytes a point) and a bounded workspace per
+     * worker (8 MiB) */
+    const size_t big = (size_t)1 << 26;
+    CHECK(pl__msm_g1_scratch_bytes(big, 16) >= (uint64_t)big * 32);
+    CHECK(pl__msm_g1_scratch_bytes(big, 16) <
+          (uint64_t)big * 33 + 16 * ((uint64_t)9 << 20));
+    CHECK(pl__msm_g2_scratch_bytes(big, 16) <
+          (uint64_t)big * 33 + 16 * ((uint64_t)9 << 20));
 }
 
 /* blst's buckets must start empty: leave a dirty block of exactly the
@@ -350,6 +362,306 @@ PL_TEST(allocation_failure_leaks_nothing)
     pl__alloc_fail_at(0);
     free(points);
     free(points2);
+    free(scalars);
+    pl__pool_destroy(pool);
+}
+
+/* ---- against blst's own Pippenger, on inputs that make buckets collide --- */
+
+typedef enum {
+    PT_RANDOM,  /* k*G, (k+1)*G, ...; every 7th at infinity */
+    PT_EQUAL,   /* one point n times */
+    PT_PLUSMINUS /* P, -P, P, -P, ... */
+} point_mix;
+
+typedef enum {
+    SK_RANDOM,  /* uniform below 2^254 */
+    SK_ZERO,
+    SK_ONE,
+    SK_R_MINUS_1,
+    SK_POW2,    /* 2^(i mod 255): one nonzero digit, in every window */
+    SK_EQUAL,   /* one random scalar n times: every window's buckets collide */
+    SK_SMALL,   /* 0..15: all of window 0 in 16 buckets */
+    SK_WIDE     /* random 256-bit: bit 255 (ignored) and values >= r */
+} scalar_kind;
+
+/* n points as zkey bytes; cheap enough for 2^16 (one addition a point and
+ * blst's batched conversion to affine). */
+static uint8_t *g1_points_mix(uint64_t *rng, size_t n, point_mix mix)
+{
+    blst_p1_affine *a = malloc(n * sizeof(*a) + 1);
+    blst_p1 *jac = malloc(n * sizeof(*jac) + 1);
+    CHECK(a != NULL && jac != NULL);
+    uint8_t k[32];
+    pl_test_random_bytes(rng, k, 32);
+    blst_p1 p;
+    blst_p1_mult(&p, blst_p1_generator(), k, 255);
+    for (size_t i = 0; i < n; i++) {
+        jac[i] = p;
+        if (mix == PT_PLUSMINUS)
+            blst_p1_cneg(&jac[i], i % 2);
+        if (mix == PT_RANDOM)
+            blst_p1_add_or_double_affine(&p, &p, blst_p1_affine_generator());
+    }
+    const blst_p1 *ptrs[2] = {jac, NULL};
+    if (n > 0)
+        blst_p1s_to_affine(a, ptrs, n);
+    for (size_t i = 0; mix == PT_RANDOM && i < n; i += 7)
+        memset(&a[i], 0, sizeof(a[i]));
+    free(jac);
+    return (uint8_t *)a;
+}
+
+static uint8_t *g2_points_mix(uint64_t *rng, size_t n, point_mix mix)
+{
+    blst_p2_affine *a = malloc(n * sizeof(*a) + 1);
+    blst_p2 *jac = malloc(n * sizeof(*jac) + 1);
+    CHECK(a != NULL && jac != NULL);
+    uint8_t k[32];
+    pl_test_random_bytes(rng, k, 32);
+    blst_p2 p;
+    blst_p2_mult(&p, blst_p2_generator(), k, 255);
+    for (size_t i = 0; i < n; i++) {
+        jac[i] = p;
+        if (mix == PT_PLUSMINUS)
+            blst_p2_cneg(&jac[i], i % 2);
+        if (mix == PT_RANDOM)
+            blst_p2_add_or_double_affine(&p, &p, blst_p2_affine_generator());
+    }
+    const blst_p2 *ptrs[2] = {jac, NULL};
+    if (n > 0)
+        blst_p2s_to_affine(a, ptrs, n);
+    for (size_t i = 0; mix == PT_RANDOM && i < n; i += 7)
+        memset(&a[i], 0, sizeof(a[i]));
+    free(jac);
+    return (uint8_t *)a;
+}
+
+static uint8_t *scalars_of(uint64_t *rng, size_t n, scalar_kind kind)
+{
+    uint8_t *s = calloc(n + 1, 32);
+    CHECK(s != NULL);
+    uint8_t same[32];
+    pl_test_random_bytes(rng, same, 32);
+    same[31] &= 0x3f;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *b = s + 32 * i;
+        switch (kind) {
+        case SK_RANDOM:
+            pl_test_random_bytes(rng, b, 32);
+            b[31] &= 0x3f;
+            break;
+        case SK_ZERO:
+            break;
+        case SK_ONE:
+            b[0] = 1;
+            break;
+        case SK_R_MINUS_1:
+            memcpy(b, r_minus_1, 32);
+            break;
+        case SK_POW2:
+            b[(i % 255) / 8] = (uint8_t)(1u << ((i % 255) % 8));
+            break;
+        case SK_EQUAL:
+            memcpy(b, same, 32);
+            break;
+        case SK_SMALL:
+            b[0] = (uint8_t)(i % 16);
+            break;
+        case SK_WIDE:
+            pl_test_random_bytes(rng, b, 32);
+            break;
+        }
+    }
+    return s;
+}
+
+/* The sum by one call of blst's Pippenger, which needs two points or more. */
+static void blst_g1(blst_p1 *out, const uint8_t *points, const uint8_t *scalars,
+                    size_t n)
+{
+    if (n < 2) {
+        naive_g1(out, points, scalars, n);
+        return;
+    }
+    void *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
+    CHECK(scratch != NULL);
+    const blst_p1_affine *pts[2] = {(const blst_p1_affine *)points, NULL};
+    const byte *scs[2] = {scalars, NULL};
+    blst_p1s_mult_pippenger(out, pts, n, scs, 255, scratch);
+    free(scratch);
+}
+
+static void blst_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars,
+                    size_t n)
+{
+    if (n < 2) {
+        naive_g2(out, points, scalars, n);
+        return;
+    }
+    void *scratch = malloc(blst_p2s_mult_pippenger_scratch_sizeof(n));
+    CHECK(scratch != NULL);
+    const blst_p2_affine *pts[2] = {(const blst_p2_affine *)points, NULL};
+    const byte *scs[2] = {scalars, NULL};
+    blst_p2s_mult_pippenger(out, pts, n, scs, 255, scratch);
+    free(scratch);
+}
+
+/* One input, both pools, each call's scratch high-water against the
+ * prediction; with `tiles` also our blst-tile baseline. */
+static void g1_vs_blst(pl__pool *pool4, const uint8_t *points,
+                       const uint8_t *scalars, size_t n, bool tiles,
+                       const char *what)
+{
+    pl_error err = {0};
+    blst_p1 want, got;
+    pl_alloc_stats st;
+    blst_g1(&want, points, scalars, n);
+    for (int k = 0; k < 2; k++) {
+        pl__pool *pool = k ? pool4 : NULL;
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        CHECK_OK(pl__msm_g1(&got, points, scalars, n, pool, &err), &err);
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        CHECK_EQ(st.high_water_bytes,
+                 pl__msm_g1_scratch_bytes(n, pl__pool_size(pool)));
+        CHECK_EQ(st.live_bytes, 0);
+        check_g1_equal(&got, &want, n, what);
+        if (tiles) {
+            CHECK_OK(pl__msm_g1_blst(&got, points, scalars, n, pool, &err), &err);
+            check_g1_equal(&got, &want, n, what);
+        }
+    }
+}
+
+static void g2_vs_blst(pl__pool *pool4, const uint8_t *points,
+                       const uint8_t *scalars, size_t n, const char *what)
+{
+    pl_error err = {0};
+    blst_p2 want, got;
+    pl_alloc_stats st;
+    blst_g2(&want, points, scalars, n);
+    for (int k = 0; k < 2; k++) {
+        pl__pool *pool = k ? pool4 : NULL;
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        CHECK_OK(pl__msm_g2(&got, points, scalars, n, pool, &err), &err);
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        CHECK_EQ(st.high_water_bytes,
+                 pl__msm_g2_scratch_bytes(n, pl__pool_size(pool)));
+        CHECK_EQ(st.live_bytes, 0);
+        check_g2_equal(&got, &want, n, what);
+    }
+}
+
+/* Sizes around the batch-affine threshold and window changes, not powers
+ * of two, on random input. */
+PL_TEST(g1_affine_sizes_vs_blst)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 41;
+    const size_t sizes[] = {1, 2, 3, 511, 512, 513, 777, 2047, 3000, 8191};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint8_t *points = g1_points_mix(&rng, sizes[i], PT_RANDOM);
+        uint8_t *scalars = scalars_of(&rng, sizes[i], SK_RANDOM);
+        g1_vs_blst(pool, points, scalars, sizes[i], i % 3 == 0, "random");
+        free(points);
+        free(scalars);
+    }
+    pl__pool_destroy(pool);
+}
+
+/* 2^16 points: the windows (13 bits on one worker and on four) and the
+ * top window's grouped buckets of a prover-sized sum. */
+PL_TEST(g1_affine_large_vs_blst)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 42;
+    const size_t n = (size_t)1 << 16;
+    uint8_t *points = g1_points_mix(&rng, n, PT_RANDOM);
+    uint8_t *scalars = scalars_of(&rng, n, SK_WIDE);
+    g1_vs_blst(pool, points, scalars, n, false, "2^16 random");
+    free(points);
+    free(scalars);
+    pl__pool_destroy(pool);
+}
+
+/* Inputs where batched additions meet doublings (equal points, equal
+ * scalars), cancellations (P and -P), hot buckets (small scalars, 1) and
+ * empty windows (0, powers of two). */
+PL_TEST(g1_affine_structured_vs_blst)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 43;
+    const size_t n = 3001;
+    const point_mix pmix[] = {PT_RANDOM, PT_EQUAL, PT_PLUSMINUS};
+    const scalar_kind kinds[] = {SK_ZERO, SK_ONE, SK_R_MINUS_1, SK_POW2,
+                                 SK_EQUAL, SK_SMALL, SK_WIDE};
+    for (size_t p = 0; p < 3; p++) {
+        uint8_t *points = g1_points_mix(&rng, n, pmix[p]);
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+            uint8_t *scalars = scalars_of(&rng, n, kinds[k]);
+            char what[64];
+            snprintf(what, sizeof(what), "points %zu scalars %zu", p, k);
+            g1_vs_blst(pool, points, scalars, n, false, what);
+            free(scalars);
+        }
+        free(points);
+    }
+    pl__pool_destroy(pool);
+}
+
+PL_TEST(g2_affine_vs_blst)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 44;
+    const size_t sizes[] = {127, 128, 129, 1000, 5000};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint8_t *points = g2_points_mix(&rng, sizes[i], PT_RANDOM);
+        uint8_t *scalars = scalars_of(&rng, sizes[i], SK_WIDE);
+        g2_vs_blst(pool, points, scalars, sizes[i], "random");
+        free(points);
+        free(scalars);
+    }
+    const point_mix pmix[] = {PT_EQUAL, PT_PLUSMINUS};
+    const scalar_kind kinds[] = {SK_ONE, SK_EQUAL, SK_SMALL, SK_R_MINUS_1};
+    for (size_t p = 0; p < 2; p++) {
+        uint8_t *points = g2_points_mix(&rng, 700, pmix[p]);
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+            uint8_t *scalars = scalars_of(&rng, 700, kinds[k]);
+            g2_vs_blst(pool, points, scalars, 700, "structured");
+            free(scalars);
+        }
+        free(points);
+    }
+    pl__pool_destroy(pool);
+}
+
+/* Each call makes one accounted allocation; failing it must leak nothing
+ * (the harness checks every class is back to zero). */
+PL_TEST(affine_allocation_failure_leaks_nothing)
+{
+    pl_error err = {0};
+    pl__pool *pool = pool_of(2);
+    uint64_t rng = 45;
+    const size_t n = 1500;
+    uint8_t *p1 = g1_points_mix(&rng, n, PT_RANDOM);
+    uint8_t *p2 = g2_points_mix(&rng, n, PT_RANDOM);
+    uint8_t *scalars = scalars_of(&rng, n, SK_RANDOM);
+    blst_p1 r1;
+    blst_p2 r2;
+    for (int k = 0; k < 2; k++) {
+        pl__pool *pl = k ? pool : NULL;
+        pl__alloc_fail_at(0);
+        CHECK_OK(pl__msm_g1(&r1, p1, scalars, n, pl, &err), &err);
+        CHECK_EQ(pl__alloc_fail_at(1), 1); /* one allocation a call */
+        CHECK_STATUS(pl__msm_g1(&r1, p1, scalars, n, pl, &err), PL_ENOMEM,
+                     &err);
+        pl__alloc_fail_at(1);
+        CHECK_STATUS(pl__msm_g2(&r2, p2, scalars, n, pl, &err), PL_ENOMEM,
+                     &err);
+    }
+    pl__alloc_fail_at(0);
+    free(p1);
+    free(p2);
     free(scalars);
     pl__pool_destroy(pool);
 }

@@ -2,9 +2,15 @@
 /*
  * Multi-scalar multiplication sum(s_i * P_i) for G1 and G2.  Points are the
  * zkey's affine points (all-zero bytes = infinity), read in place; scalars
- * are 32-byte little-endian standard-form values (< r), also in place.
- * Work is split over the pool's workers; scratch comes from the accounted
- * allocator (class msm_scratch).  n = 0 gives the point at infinity.
+ * are 32-byte little-endian values (< r; bit 255 is ignored and values up
+ * to 2^255 are taken mod r, as blst does), also in place.  Work is split
+ * over the pool's workers; scratch comes from the accounted allocator
+ * (class msm_scratch).  n = 0 gives the point at infinity.
+ *
+ * pl__msm_gX is the batch-affine Pippenger of msm_affine.c; the _blst
+ * variants (msm_blst.c, blst's own Pippenger tiles) are the baseline that
+ * tests and benchmarks compare it with, and its path for small sums.  Both
+ * give the same group element for the same input.
  */
 #ifndef PL_MSM_H
 #define PL_MSM_H
@@ -18,8 +24,25 @@ pl_status pl__msm_g1(blst_p1 *out, const uint8_t *points, const uint8_t *scalars
 pl_status pl__msm_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars,
                      size_t n, pl__pool *pool, pl_error *err);
 
-/* Scratch bytes the MSM of n points will take with `threads` workers. */
+/* Scratch bytes the MSM of n points will take with `threads` workers: one
+ * allocation, exactly this size (0: none). */
 uint64_t pl__msm_g1_scratch_bytes(size_t n, unsigned threads);
 uint64_t pl__msm_g2_scratch_bytes(size_t n, unsigned threads);
+
+/* The same sums on blst's Pippenger tiles. */
+pl_status pl__msm_g1_blst(blst_p1 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n, pl__pool *pool,
+                          pl_error *err);
+pl_status pl__msm_g2_blst(blst_p2 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n, pl__pool *pool,
+                          pl_error *err);
+uint64_t pl__msm_g1_blst_scratch_bytes(size_t n, unsigned threads);
+uint64_t pl__msm_g2_blst_scratch_bytes(size_t n, unsigned threads);
+
+/* The window (bits) the batch-affine MSM picks for n points and `threads`
+ * workers; 0 when it hands the sum to the _blst path.  For tests and
+ * benchmarks. */
+unsigned pl__msm_g1_window(size_t n, unsigned threads);
+unsigned pl__msm_g2_window(size_t n, unsigned threads);
 
 #endif /* PL_MSM_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Multi-scalar multiplication on blst's Pippenger tiles, spread over a
- * pl__pool.  The groth16 prover calls it for the A, B1, C and H sums (G1,
- * on its pool) and for B2 (G2, usually on a thread of its own, pool NULL).
+ * pl__pool: the baseline that the batch-affine MSM (msm_affine.c, what the
+ * prover calls) is tested and benchmarked against, and the path it takes
+ * for small sums.
  *
  * The sum is cut into a grid as blst's Rust binding does: nx ranges of
  * points times ny windows of scalar bits.  Each tile is one task,
@@ -17,7 +18,7 @@
  *
  * Scratch (each worker's buckets and the tiles' results) is one accounted
  * allocation (class msm_scratch) per call, freed before return; its size is
- * a function of n and the pool size only, so pl__msm_gX_scratch_bytes
+ * a function of n and the pool size only, so pl__msm_gX_blst_scratch_bytes
  * reports it exactly.  Points are read in place from the zkey (unaligned is
  * fine for blst on x86-64 and arm64); all-zero points are the point at
  * infinity, which blst's bucket code skips.  Scalars must be < r (255 bits).
@@ -181,12 +182,12 @@ static grid plan_grid(const group *gr, size_t n, unsigned threads)
     return best;
 }
 
-uint64_t pl__msm_g1_scratch_bytes(size_t n, unsigned threads)
+uint64_t pl__msm_g1_blst_scratch_bytes(size_t n, unsigned threads)
 {
     return plan_grid(&group_g1, n, threads).total_bytes;
 }
 
-uint64_t pl__msm_g2_scratch_bytes(size_t n, unsigned threads)
+uint64_t pl__msm_g2_blst_scratch_bytes(size_t n, unsigned threads)
 {
     return plan_grid(&group_g2, n, threads).total_bytes;
 }
@@ -246,14 +247,14 @@ static pl_status msm(const group *gr, void *out, const uint8_t *points,
     return PL_OK;
 }
 
-pl_status pl__msm_g1(blst_p1 *out, const uint8_t *points, const uint8_t *scalars,
-                     size_t n, pl__pool *pool, pl_error *err)
+pl_status pl__msm_g1_blst(blst_p1 *out, const uint8_t *points, const uint8_t *scalars,
+                          size_t n, pl__pool *pool, pl_error *err)
 {
     return msm(&group_g1, out, points, scalars, n, pool, err);
 }
 
-pl_status pl__msm_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars,
-                     size_t n, pl__pool *pool, pl_error *err)
+pl_status pl__msm_g2_blst(blst_p2 *out, const uint8_t *points, const uint8_t *scalars,
+                          size_t n, pl__pool *pool, pl_error *err)
 {
     return msm(&group_g2, out, points, scalars, n, pool, err);
 }

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bench_msm: the batch-affine MSM (pl__msm_gX, all cores) against one call
+ * of blst's own Pippenger (blst_pXs_mult_pippenger, one thread: the
+ * baseline issue 3 names) and against our blst-tile MSM on the same pool
+ * (pl__msm_gX_blst), on the same random input; plus the cost per point in
+ * field multiplications and the NTT at 2^20 against its butterfly bound.
+ * Not part of `make test`; run it on a quiet machine, or at least read only
+ * the ratios, which are measured side by side in one process: the
+ * contenders alternate, and each figure is the median of BENCH_RUNS (3).
+ *
+ *   bench_msm                 G1 at 2^16, 2^18, 2^20; G2 at 2^16, 2^18
+ *   BENCH_MAX_LOG=18          cap the sizes (2^20 takes minutes)
+ *   BENCH_THREADS=k           pool size (default: one per core)
+ *
+ * Output: key=value lines.  Every sum is checked against blst's (the same
+ * group element, compared in affine form) and a mismatch exits 1.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "field/field.h"
+#include "msm/msm.h"
+#include "ntt/ntt.h"
+#include "util/pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return v[n / 2];
+}
+
+static double min3(const double t[3])
+{
+    double m = t[0] < t[1] ? t[0] : t[1];
+    return m < t[2] ? m : t[2];
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rng(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+/* Uniform-ish scalars < r (rejection on the top limb's range). */
+static uint8_t *random_scalars(size_t n)
+{
+    uint8_t *s = malloc(n * 32);
+    if (!s)
+        exit(2);
+    for (size_t i = 0; i < n; i++) {
+        do {
+            for (int j = 0; j < 4; j++) {
+                uint64_t w = rng();
+                memcpy(s + 32 * i + 8 * j, &w, 8);
+            }
+            s[32 * i + 31] &= 0x7f;
+        } while (!pl__scalar_is_canonical(s + 32 * i));
+    }
+    return s;
+}
+
+/* k*G, (k+1)*G, ...: one mixed addition per point, then blst's batched
+ * conversion to affine, a chunk at a time.  Fast enough for 2^20. */
+static uint8_t *g1_points(size_t n)
+{
+    blst_p1_affine *pts = malloc(n * sizeof(*pts));
+    blst_p1 *jac = malloc(4096 * sizeof(*jac));
+    if (!pts || !jac)
+        exit(2);
+    uint8_t k[32];
+    for (int j = 0; j < 32; j++)
+        k[j] = (uint8_t)rng();
+    blst_p1 p;
+    blst_p1_mult(&p, blst_p1_generator(), k, 255);
+    for (size_t lo = 0; lo < n; lo += 4096) {
+        size_t m = n - lo < 4096 ? n - lo : 4096;
+        for (size_t i = 0; i < m; i++) {
+            jac[i] = p;
+            blst_p1_add_or_double_affine(&p, &p, blst_p1_affine_generator());
+        }
+        const blst_p1 *ptrs[2] = {jac, NULL};
+        blst_p1s_to_affine(pts + lo, ptrs, m);
+    }
+    free(jac);
+    return (uint8_t *)pts;
+}
+
+static uint8_t *g2_points(size_t n)
+{
+    blst_p2_affine *pts = malloc(n * sizeof(*pts));
+    blst_p2 *jac = malloc(4096 * sizeof(*jac));
+    if (!pts || !jac)
+        exit(2);
+    uint8_t k[32];
+    for (int j = 0; j < 32; j++)
+        k[j] = (uint8_t)rng();
+    blst_p2 p;
+    blst_p2_mult(&p, blst_p2_generator(), k, 255);
+    for (size_t lo = 0; lo < n; lo += 4096) {
+        size_t m = n - lo < 4096 ? n - lo : 4096;
+        for (size_t i = 0; i < m; i++) {
+            jac[i] = p;
+            blst_p2_add_or_double_affine(&p, &p, blst_p2_affine_generator());
+        }
+        const blst_p2 *ptrs[2] = {jac, NULL};
+        blst_p2s_to_affine(pts + lo, ptrs, m);
+    }
+    free(jac);
+    return (uint8_t *)pts;
+}
+
+/* One dependent chain of multiplications (the latency an MSM sees), in ns
+ * per multiplication: the best of 3, as contention only adds time. */
+static double fp_mul_ns(void)
+{
+    blst_fp a = blst_p1_affine_generator()->x, b = blst_p1_affine_generator()->y;
+    double t[3];
+    for (int r = 0; r < 3; r++) {
+        double t0 = now();
+        for (int i = 0; i < 1000000; i++)
+            blst_fp_mul(&a, &a, &b);
+        t[r] = (now() - t0) * 1e3;
+    }
+    volatile uint64_t sink = a.l[0];
+    (void)sink;
+    return min3(t);
+}
+
+/* The same for Fr, the unit of the NTT's butterfly bound. */
+static double fr_mul_ns(void)
+{
+    blst_fr a, b;
+    uint64_t v[4] = {12345, 678, 9, 10};
+    blst_fr_from_uint64(&a, v);
+    v[0] = 987;
+    blst_fr_from_uint64(&b, v);
+    double t[3];
+    for (int r = 0; r < 3; r++) {
+        double t0 = now();
+        for (int i = 0; i < 1000000; i++)
+            blst_fr_mul(&a, &a, &b);
+        t[r] = (now() - t0) * 1e3;
+    }
+    volatile uint64_t sink = a.l[0];
+    (void)sink;
+    return min3(t);
+}
+
+typedef struct {
+    int g2;
+    const uint8_t *points, *scalars;
+    size_t n;
+    pl__pool *pool;
+} input;
+
+/* which: 0 = blst_pXs_mult_pippenger (1 thread), 1 = ours on the pool,
+ * 2 = blst tiles on the pool, 3 = ours on one thread.  out: affine bytes. */
+static double run_one(const input *in, int which, uint8_t *out)
+{
+    pl_error err = {0};
+    pl_status st = PL_OK;
+    double t0 = now();
+    if (!in->g2) {
+        blst_p1 r;
+        if (which == 0) {
+            void *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(in->n));
+            const blst_p1_affine *pts[2] = {(const void *)in->points, NULL};
+            const byte *scs[2] = {in->scalars, NULL};
+            t0 = now(); /* the malloc is not blst's work */
+            blst_p1s_mult_pippenger(&r, pts, in->n, scs, 255, scratch);
+            free(scratch);
+        } else if (which == 2) {
+            st = pl__msm_g1_blst(&r, in->points, in->scalars, in->n, in->pool, &err);
+        } else {
+            st = pl__msm_g1(&r, in->points, in->scalars, in->n,
+                            which == 1 ? in->pool : NULL, &err);
+        }
+        double t = now() - t0;
+        blst_p1_affine a;
+        blst_p1_to_affine(&a, &r);
+        memcpy(out, &a, sizeof(a));
+        if (st != PL_OK) {
+            fprintf(stderr, "msm failed: %s\n", err.msg);
+            exit(1);
+        }
+        return t;
+    }
+    blst_p2 r;
+    if (which == 0) {
+        void *scratch = malloc(blst_p2s_mult_pippenger_scratch_sizeof(in->n));
+        const blst_p2_affine *pts[2] = {(const void *)in->points, NULL};
+        const byte *scs[2] = {in->scalars, NULL};
+        t0 = now();
+        blst_p2s_mult_pippenger(&r, pts, in->n, scs, 255, scratch);
+        free(scratch);
+    } else if (which == 2) {
+        st = pl__msm_g2_blst(&r, in->points, in->scalars, in->n, in->pool, &err);
+    } else {
+        st = pl__msm_g2(&r, in->points, in->scalars, in->n,
+                        which == 1 ? in->pool : NULL, &err);
+    }
+    double t = now() - t0;
+    blst_p2_affine a;
+    blst_p2_to_affine(&a, &r);
+    memcpy(out, &a, sizeof(a));
+    if (st != PL_OK) {
+        fprintf(stderr, "msm failed: %s\n", err.msg);
+        exit(1);
+    }
+    return t;
+}
+
+static int runs = 3;
+
+static void bench_msm(int g2, unsigned log2n, pl__pool *pool, bool one_thread)
+{
+    size_t n = (size_t)1 << log2n;
+    unsigned threads = pl__pool_size(pool);
+    input in = {g2, g2 ? g2_points(n) : g1_points(n), random_scalars(n), n, pool};
+    int kinds = one_thread ? 4 : 3;
+    double t[4][16], mul[16];
+    uint8_t want[192], got[192];
+    size_t bytes = g2 ? 192 : 96;
+    for (int r = 0; r < runs; r++) {
+        /* the unit of fm_per_point, taken between the sums it divides */
+        mul[r] = fp_mul_ns();
+        for (int k = 0; k < kinds; k++) {
+            /* alternate the order, so no contender always runs warm; round
+             * 0 runs blst first, so `want` is set before any comparison */
+            int which = (r % 2) ? kinds - 1 - k : k;
+            t[which][r] = run_one(&in, which, which == 0 ? want : got);
+            if (which != 0 && memcmp(want, got, bytes) != 0) {
+                printf("msm=%s log2n=%u kind=%d match=0\n", g2 ? "g2" : "g1",
+                       log2n, which);
+                exit(1);
+            }
+        }
+    }
+    double blst1 = median(t[0], runs), ours = median(t[1], runs),
+           tiles = median(t[2], runs), mul_ns = median(mul, runs);
+    const char *g = g2 ? "g2" : "g1";
+    unsigned window = g2 ? pl__msm_g2_window(n, threads)
+                         : pl__msm_g1_window(n, threads);
+    printf("msm=%s log2n=%u threads=%u window=%u match=1 blst_1t_ms=%.1f "
+           "blst_tiles_ms=%.1f ours_ms=%.1f speedup_vs_blst_1t=%.2f "
+           "speedup_vs_blst_tiles=%.2f\n",
+           g, log2n, threads, window, blst1 * 1e3, tiles * 1e3, ours * 1e3,
+           blst1 / ours, tiles / ours);
+    /* per point, in multiplications of the group's base field (Fp for G1,
+     * also Fp for G2: an Fp2 multiplication is about 3 of them) */
+    printf("msm=%s log2n=%u fp_mul_ns=%.1f fm_per_point_cpu=%.0f "
+           "blst_1t_fm_per_point=%.0f",
+           g, log2n, mul_ns, ours * threads / (double)n * 1e9 / mul_ns,
+           blst1 / (double)n * 1e9 / mul_ns);
+    if (one_thread) {
+        double ours1 = median(t[3], runs);
+        printf(" ours_1t_ms=%.1f fm_per_point_1t=%.0f speedup_1t_vs_blst_1t=%.2f",
+               ours1 * 1e3, ours1 / (double)n * 1e9 / mul_ns, blst1 / ours1);
+    }
+    printf("\n");
+    fflush(stdout);
+    free((void *)in.points);
+    free((void *)in.scalars);
+}
+
+static void bench_ntt(unsigned log2n, pl__pool *pool)
+{
+    pl_error err = {0};
+    size_t n = (size_t)1 << log2n;
+    pl__ntt_plan *plan;
+    if (pl__ntt_plan_create(&plan, log2n, pool, &err) != PL_OK) {
+        fprintf(stderr, "ntt plan: %s\n", err.msg);
+        exit(1);
+    }
+    blst_fr *data = malloc(n * sizeof(*data));
+    if (!data)
+        exit(2);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v[4] = {rng(), rng(), rng(), rng() >> 4};
+        blst_fr_from_uint64(&data[i], v);
+    }
+    double t[16];
+    for (int r = 0; r < runs; r++) {
+        double t0 = now();
+        pl__ntt_forward(plan, data, pool);
+        t[r] = now() - t0;
+    }
+    double ntt = median(t, runs), mul = fr_mul_ns();
+    unsigned threads = pl__pool_size(pool);
+    double bound = (double)n / 2 * log2n * mul * 1e-9; /* one core */
+    printf("ntt log2n=%u threads=%u fr_mul_ns=%.1f ntt_ms=%.1f "
+           "butterfly_bound_1core_ms=%.1f butterfly_bound_ms=%.1f "
+           "ratio_to_bound=%.2f\n",
+           log2n, threads, mul, ntt * 1e3, bound * 1e3, bound / threads * 1e3,
+           ntt / (bound / threads));
+    free(data);
+    pl__ntt_plan_destroy(plan);
+}
+
+int main(void)
+{
+    unsigned max_log = 20, threads = 0;
+    const char *e = getenv("BENCH_MAX_LOG");
+    if (e && *e)
+        max_log = (unsigned)atoi(e);
+    if ((e = getenv("BENCH_THREADS")) && *e)
+        threads = (unsigned)atoi(e);
+    if ((e = getenv("BENCH_RUNS")) && *e)
+        runs = atoi(e) < 1 ? 1 : (atoi(e) > 15 ? 15 : atoi(e));
+    pl_error err = {0};
+    pl__pool *pool;
+    if (pl__pool_create(&pool, threads, "pl-bench", &err) != PL_OK) {
+        fprintf(stderr, "pool: %s\n", err.msg);
+        return 1;
+    }
+    double mul_ns = fp_mul_ns();
+    printf("bench=msm threads=%u runs=%d fp_mul_ns=%.1f\n", pl__pool_size(pool),
+           runs, mul_ns);
+    const unsigned g1_logs[] = {16, 18, 20}, g2_logs[] = {16, 18};
+    for (size_t i = 0; i < 3; i++)
+        if (g1_logs[i] <= max_log)
+            bench_msm(0, g1_logs[i], pool, g1_logs[i] <= 18);
+    for (size_t i = 0; i < 2; i++)
+        if (g2_logs[i] <= max_log)
+            bench_msm(1, g2_logs[i], pool, false);
+    bench_ntt(max_log < 20 ? max_log : 20, pool);
+    pl__pool_destroy(pool);
+    return 0;
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One window tile of the batch-affine Pippenger sum, written once for both
+ * groups: msm_affine.c includes this file twice, with PL__F (the field),
+ * PL__AFF / PL__JAC (blst's affine and Jacobian points), the field and
+ * point operations below and PL__SFX (a name suffix) defined for G1, then
+ * for G2.  It has no header guard on purpose, and nothing else includes it.
+ *
+ * A tile sums the signed window digits of a range of points into
+ * 2^(c-1) buckets kept in AFFINE coordinates.  An affine addition needs a
+ * division; the divisions of up to `batch` independent additions
+ * (distinct buckets) share one field inversion (Montgomery's trick), so an
+ * addition costs 5M + 1S plus 1/batch of an inversion, against blst's
+ * 8M + 2S for its xyzz mixed addition.  A point whose bucket already waits
+ * in the open batch is parked in a small queue and retried after the batch
+ * runs; a point that collides again (or finds the queue full) is added in
+ * Jacobian coordinates into a spill slot of its bucket, and the spill slots
+ * are folded back into the buckets (one batched normalisation) when they
+ * run out and at the end of the tile.  So inputs that pile onto a few
+ * buckets (all points equal, scalars all 1) cost a Jacobian addition per
+ * point instead of an inversion per point.
+ *
+ * The tile ends with the bucket sum  sum_k k * B_k, also in batched affine
+ * additions (running sums over segments of the buckets, side by side), and
+ * returns it as a Jacobian point.  The caller (msm_affine.c) folds the
+ * scalars first (0 <= s <= (r-1)/2, the sign moved onto the point, infinity
+ * points given scalar 0), owns the scratch layout and combines the tiles.
+ * Point indices and bucket numbers are kept in 32 and 30 bits (the caller
+ * sends sums of 2^32 points or more to msm_blst.c).
+ */
+
+#define PL__FN(name) PL__SFX(name)
+
+/* One worker's scratch, cut from the MSM's single allocation. */
+typedef struct {
+    /* the accumulators the batch adds into: the buckets, then the segment
+     * sums of the bucket sum */
+    PL__AFF *acc;
+    uint8_t *flag;     /* PL__FULL | PL__BUSY per accumulator */
+    PL__AFF *bucket;   /* [nbuckets] */
+    uint8_t *bucket_flag;
+    PL__AFF *seg;      /* [2 * PL__SEGS] running sums, then totals */
+    uint8_t *seg_flag;
+    uint16_t *spill_of;/* [nbuckets] 1 + spill slot, 0 = none */
+    PL__AFF *src;      /* [batch] the addend of each batched addition */
+    PL__F *prefix;     /* [batch] products of the earlier denominators */
+    uint32_t *dst;     /* [batch] bucket | PL__DBL | PL__CANCEL */
+    uint32_t *queue;   /* [2 * queue] point index, bucket | sign */
+    PL__JAC *spill;    /* [spill] */
+    uint32_t *spill_b; /* [spill] bucket of each slot */
+    PL__AFF *spill_a;  /* [spill] slots normalised to affine */
+    PL__F *spill_z;    /* [spill] prefix products of the Z's */
+    size_t count, queued, spilled;
+    size_t batch;      /* additions per inversion in this tile */
+} PL__FN(ws);
+
+static bool PL__FN(f_is_zero)(const PL__F *a)
+{
+    const uint64_t *l = (const uint64_t *)a;
+    uint64_t acc = 0;
+    for (size_t i = 0; i < sizeof(PL__F) / 8; i++)
+        acc |= l[i];
+    return acc == 0;
+}
+
+/* Carves a worker's arrays out of `base` (64-byte aligned) for 2^(c-1)
+ * buckets; returns the bytes used.  With base NULL it only measures, so the
+ * scratch size and the layout come from the same code. */
+static uint64_t PL__FN(ws_carve)(PL__FN(ws) *ws, uint8_t *base, unsigned c)
+{
+    size_t nb = (size_t)1 << (c - 1);
+    uint64_t off = 0;
+#define PL__CUT(field, bytes)                                                 \
+    do {                                                                      \
+        if (base)                                                             \
+            ws->field = (void *)(base + off);                                 \
+        off = round64(off + (bytes));                                     \
+    } while (0)
+    PL__CUT(bucket, nb * sizeof(PL__AFF));
+    PL__CUT(bucket_flag, nb);
+    PL__CUT(seg, 2 * PL__SEGS * sizeof(PL__AFF));
+    PL__CUT(seg_flag, 2 * PL__SEGS);
+    PL__CUT(spill_of, nb * sizeof(uint16_t));
+    PL__CUT(src, PL__BATCH * sizeof(PL__AFF));
+    PL__CUT(prefix, PL__BATCH * sizeof(PL__F));
+    PL__CUT(dst, PL__BATCH * sizeof(uint32_t));
+    PL__CUT(queue, 2 * PL__QUEUE * sizeof(uint32_t));
+    PL__CUT(spill, PL__SPILL * sizeof(PL__JAC));
+    PL__CUT(spill_b, PL__SPILL * sizeof(uint32_t));
+    PL__CUT(spill_a, PL__SPILL * sizeof(PL__AFF));
+    PL__CUT(spill_z, PL__SPILL * sizeof(PL__F));
+#undef PL__CUT
+    return off;
+}
+
+/* Runs the open batch: acc[dst_i] += src_i for every entry, all dst_i
+ * distinct and both operands finite.  Equal x means a doubling (equal y)
+ * or a cancellation (opposite y, the bucket empties); neither can be told
+ * from the other before the values are in, so it is checked here. */
+static void PL__FN(execute)(PL__FN(ws) *ws)
+{
+    size_t k = ws->count;
+    if (k == 0)
+        return;
+    PL__F run, inv, d;
+    PL__F_ONE(&run);
+    for (size_t i = 0; i < k; i++) {
+        uint32_t b = ws->dst[i];
+        const PL__AFF *a = &ws->acc[b], *p = &ws->src[i];
+        PL__F_SUB(&d, &p->x, &a->x);
+        if (PL__FN(f_is_zero)(&d)) {
+            if (memcmp(&p->y, &a->y, sizeof(PL__F)) != 0) {
+                ws->dst[i] = b | PL__CANCEL;
+                continue; /* contributes no denominator */
+            }
+            ws->dst[i] = b | PL__DBL;
+            PL__F_ADD(&d, &a->y, &a->y);
+        }
+        ws->prefix[i] = run;
+        PL__F_MUL(&run, &run, &d);
+    }
+    PL__F_INV(&inv, &run);
+    for (size_t i = k; i-- > 0;) {
+        uint32_t e = ws->dst[i], b = e & PL__BUCKET_MASK;
+        PL__AFF *a = &ws->acc[b];
+        const PL__AFF *p = &ws->src[i];
+        ws->flag[b] &= (uint8_t)~PL__BUSY;
+        if (e & PL__CANCEL) {
+            ws->flag[b] = 0;
+            continue;
+        }
+        PL__F t, lambda, x3;
+        if (e & PL__DBL) {
+            PL__F_ADD(&d, &a->y, &a->y);
+            PL__F_SQR(&lambda, &a->x);
+            PL__F_MUL3(&lambda, &lambda); /* 3x^2 / 2y: a = 0 on both curves */
+        } else {
+            PL__F_SUB(&d, &p->x, &a->x);
+            PL__F_SUB(&lambda, &p->y, &a->y);
+        }
+        PL__F_MUL(&t, &inv, &ws->prefix[i]); /* 1 / d */
+        PL__F_MUL(&inv, &inv, &d);
+        PL__F_MUL(&lambda, &lambda, &t);
+        PL__F_SQR(&x3, &lambda);
+        PL__F_SUB(&x3, &x3, &a->x);
+        PL__F_SUB(&x3, &x3, &p->x);
+        PL__F_SUB(&t, &a->x, &x3);
+        PL__F_MUL(&t, &t, &lambda);
+        PL__F_SUB(&a->y, &t, &a->y);
+        a->x = x3;
+    }
+    ws->count = 0;
+}
+
+/* Opens a batched addition into bucket b (full, not busy) of the point the
+ * caller has put at src[count]. */
+static inline void PL__FN(push)(PL__FN(ws) *ws, uint32_t b)
+{
+    size_t k = ws->count++;
+    ws->dst[k] = b;
+    ws->flag[b] = PL__FULL | PL__BUSY;
+    /* the bucket is read again when the batch runs: have it in cache */
+    const char *line = (const char *)&ws->acc[b];
+    for (size_t o = 0; o < sizeof(PL__AFF); o += 64)
+        __builtin_prefetch(line + o, 1);
+    __builtin_prefetch(line + sizeof(PL__AFF) - 1, 1);
+}
+
+/* Adds *p (already signed) into bucket b, which must not be busy. */
+static inline void PL__FN(place)(PL__FN(ws) *ws, uint32_t b, const PL__AFF *p)
+{
+    if (!(ws->flag[b] & PL__FULL)) {
+        ws->acc[b] = *p;
+        ws->flag[b] = PL__FULL;
+        return;
+    }
+    ws->src[ws->count] = *p;
+    PL__FN(push)(ws, b);
+}
+
+/* Folds the spill slots back into their buckets: one batched Z inversion,
+ * then ordinary batched additions (the slots' buckets are distinct).  The
+ * batch must be empty. */
+static void PL__FN(drain)(PL__FN(ws) *ws)
+{
+    size_t ns = ws->spilled;
+    if (ns == 0)
+        return;
+    PL__F run, inv, zi, zi2;
+    PL__F_ONE(&run);
+    for (size_t j = 0; j < ns; j++) {
+        ws->spill_z[j] = run;
+        if (!PL__FN(f_is_zero)(&ws->spill[j].z))
+            PL__F_MUL(&run, &run, &ws->spill[j].z);
+    }
+    PL__F_INV(&inv, &run);
+    for (size_t j = ns; j-- > 0;) {
+        const PL__JAC *s = &ws->spill[j];
+        if (PL__FN(f_is_zero)(&s->z))
+            continue; /* the slot's points cancelled */
+        PL__F_MUL(&zi, &inv, &ws->spill_z[j]);
+        PL__F_MUL(&inv, &inv, &s->z);
+        PL__F_SQR(&zi2, &zi);
+        PL__F_MUL(&ws->spill_a[j].x, &s->x, &zi2);
+        PL__F_MUL(&zi2, &zi2, &zi);
+        PL__F_MUL(&ws->spill_a[j].y, &s->y, &zi2);
+    }
+    for (size_t j = 0; j < ns; j++) {
+        uint32_t b = ws->spill_b[j];
+        ws->spill_of[b] = 0;
+        if (PL__FN(f_is_zero)(&ws->spill[j].z))
+            continue;
+        PL__FN(place)(ws, b, &ws->spill_a[j]);
+        if (ws->count == ws->batch)
+            PL__FN(execute)(ws);
+    }
+    PL__FN(execute)(ws);
+    ws->spilled = 0;
+}
+
+/* Adds *p into bucket b whose bucket is busy, in Jacobian coordinates. */
+static void PL__FN(spill_add)(PL__FN(ws) *ws, uint32_t b, const PL__AFF *p)
+{
+    uint16_t s = ws->spill_of[b];
+    if (s != 0) {
+        PL__JAC_ADD_AFF(&ws->spill[s - 1], &ws->spill[s - 1], p);
+        return;
+    }
+    if (ws->spilled == PL__SPILL) {
+        /* out of slots: run the batch (b is no longer busy), fold the
+         * slots back, and add p the ordinary way */
+        PL__FN(execute)(ws);
+        PL__FN(drain)(ws);
+        PL__FN(place)(ws, b, p);
+        return;
+    }
+    s = (uint16_t)ws->spilled++;
+    ws->spill_b[s] = b;
+    PL__JAC_FROM_AFF(&ws->spill[s], p);
+    ws->spill_of[b] = (uint16_t)(s + 1);
+}
+
+static inline void PL__FN(load)(PL__AFF *p, const uint8_t *bytes, bool neg)
+{
+    memcpy(p, bytes, sizeof(*p)); /* the zkey's bytes may be unaligned */
+    PL__F_CNEG(&p->y, &p->y, neg);
+}
+
+/* Retries the parked points once; a second collision goes to a spill slot. */
+static void PL__FN(refeed)(PL__FN(ws) *ws, const uint8_t *points)
+{
+    size_t nq = ws->queued;
+    ws->queued = 0;
+    for (size_t j = 0; j < nq; j++) {
+        uint32_t i = ws->queue[2 * j], e = ws->queue[2 * j + 1];
+        uint32_t b = e & PL__BUCKET_MASK;
+        PL__AFF p;
+        PL__FN(load)(&p, points + (size_t)i * sizeof(PL__AFF), e >> 31);
+        if (ws->flag[b] & PL__BUSY)
+            PL__FN(spill_add)(ws, b, &p);
+        else
+            PL__FN(place)(ws, b, &p);
+        if (ws->count == ws->batch)
+            PL__FN(execute)(ws);
+    }
+}
+
+/*
+ * The running sums of segments [first, first + nseg) of `len` buckets each,
+ * side by side: segment j ends with run_j = sum_t B_{jL+t} and
+ * tot_j = sum_t (t+1) B_{jL+t} in ws->seg (run_j at j - first, tot_j at
+ * nseg + j - first).  A running sum (run += B; tot += run, from the top)
+ * is one long chain of dependent additions; segments make them independent,
+ * so each step is one batch of 2 * nseg additions: tot_j += run_j (its
+ * value before the step: the batch copies addends in) and run_j += B; one
+ * more step adds the last run_j.
+ */
+static void PL__FN(segment_sums)(PL__FN(ws) *ws, size_t first, size_t nseg,
+                                 size_t len)
+{
+    PL__AFF *run = ws->seg;
+    ws->acc = ws->seg;
+    ws->flag = ws->seg_flag;
+    memset(ws->seg_flag, 0, 2 * nseg);
+    for (size_t t = len + 1; t-- > 0;) {
+        for (size_t j = 0; j < nseg; j++) {
+            if (ws->seg_flag[j] & PL__FULL)
+                PL__FN(place)(ws, (uint32_t)(nseg + j), &run[j]);
+            size_t k = (first + j) * len + t - 1;
+            if (t > 0 && (ws->bucket_flag[k] & PL__FULL))
+                PL__FN(place)(ws, (uint32_t)j, &ws->bucket[k]);
+        }
+        PL__FN(execute)(ws);
+    }
+}
+
+/*
+ * sum_k w_k * B_k over the 2^(c-1) buckets, about 2 batched affine
+ * additions per bucket (against 2 Jacobian ones, ~4x the time, for the
+ * plain chain).  The tile holds `groups` copies of G = nb / groups buckets,
+ * bucket k weighing w_k = (k mod G) + 1 (one copy and w_k = k + 1 in every
+ * window but the top one).  With segments of L buckets (L divides G, so a
+ * group holds P = G / L of them), bucket k = jL + t weighs
+ * (t + 1) + L * (j mod P), so
+ *     sum_k w_k B_k = sum_j tot_j + L * sum_q q * sum_g run_{gP+q},
+ * the last sum a short Jacobian running sum over q.  L is picked so that
+ * there are about segs_for(c) segments; when G is shorter, L = G
+ * (P = 1, no second term), and the segments go in chunks of PL__SEGS.
+ */
+static void PL__FN(bucket_sum)(PL__FN(ws) *ws, PL__JAC *out, unsigned c,
+                               size_t groups)
+{
+    size_t nb = (size_t)1 << (c - 1), glen = nb / groups;
+    size_t len = nb / segs_for(c, PL__SEGS);
+    memset(out, 0, sizeof(*out));
+    if (len >= glen) {
+        for (size_t j0 = 0; j0 < groups; j0 += PL__SEGS) {
+            size_t ns = groups - j0 < PL__SEGS ? groups - j0 : PL__SEGS;
+            PL__FN(segment_sums)(ws, j0, ns, glen);
+            for (size_t j = 0; j < ns; j++)
+                if (ws->seg_flag[ns + j] & PL__FULL)
+                    PL__JAC_ADD_AFF(out, out, &ws->seg[ns + j]);
+        }
+        return;
+    }
+    size_t nseg = nb / len, per = glen / len;
+    PL__FN(segment_sums)(ws, 0, nseg, len);
+    PL__JAC r;
+    memset(&r, 0, sizeof(r));
+    for (size_t q = per; q-- > 1;) {
+        for (size_t j = q; j < nseg; j += per)
+            if (ws->seg_flag[j] & PL__FULL)
+                PL__JAC_ADD_AFF(&r, &r, &ws->seg[j]);
+        PL__JAC_ADD(out, out, &r);
+    }
+    for (size_t l = len; l > 1; l >>= 1)
+        PL__JAC_DBL(out, out);
+    for (size_t j = 0; j < nseg; j++)
+        if (ws->seg_flag[nseg + j] & PL__FULL)
+            PL__JAC_ADD_AFF(out, out, &ws->seg[nseg + j]);
+}
+
+/*
+ * The tile: points [lo, hi) of `points` (zkey bytes), their folded scalars
+ * `fold` (4 limbs each, < 2^254) and sign bits `neg`, window bits
+ * [bit0, bit0 + c) with the Booth carry bit bit0 - 1, into *out.
+ *
+ * The top window holds only m = 254 - bit0 < c bits, so its digits are
+ * 0..2^m: all points would pile onto 2^m buckets and collide.  It spreads
+ * them instead over groups = 2^(c-1-m) copies of those buckets (point i
+ * into copy i mod groups), which the bucket sum then adds up.
+ */
+static void PL__FN(tile)(PL__FN(ws) *ws, PL__JAC *out, const uint8_t *points,
+                         const uint64_t *fold, const uint64_t *neg, size_t lo,
+                         size_t hi, unsigned bit0, unsigned c)
+{
+    size_t nb = (size_t)1 << (c - 1);
+    unsigned m = 254 - bit0 < c - 1 ? 254 - bit0 : c - 1;
+    size_t groups = (size_t)1 << (c - 1 - m), gmask = groups - 1;
+    ws->acc = ws->bucket;
+    ws->flag = ws->bucket_flag;
+    memset(ws->flag, 0, nb);
+    memset(ws->spill_of, 0, nb * sizeof(uint16_t));
+    ws->count = ws->queued = ws->spilled = 0;
+    ws->batch = batch_for(nb, PL__BATCH);
+    for (size_t i = lo; i < hi; i++) {
+        int64_t d = booth_digit(fold + 4 * i, bit0, c);
+        if (d == 0)
+            continue;
+        bool sign = (d < 0) ^ (bool)((neg[i / 64] >> (i % 64)) & 1);
+        uint32_t b = (uint32_t)((d < 0 ? -d : d) - 1 + ((i & gmask) << m));
+        const uint8_t *bytes = points + i * sizeof(PL__AFF);
+        if (ws->flag[b] & PL__BUSY) {
+            if (ws->queued < PL__QUEUE) {
+                ws->queue[2 * ws->queued] = (uint32_t)i;
+                ws->queue[2 * ws->queued + 1] = b | (uint32_t)sign << 31;
+                ws->queued++;
+            } else {
+                PL__AFF p;
+                PL__FN(load)(&p, bytes, sign);
+                PL__FN(spill_add)(ws, b, &p);
+            }
+        } else if (!(ws->flag[b] & PL__FULL)) {
+            PL__FN(load)(&ws->acc[b], bytes, sign);
+            ws->flag[b] = PL__FULL;
+        } else {
+            PL__FN(load)(&ws->src[ws->count], bytes, sign);
+            PL__FN(push)(ws, b);
+        }
+        if (ws->count == ws->batch) {
+            PL__FN(execute)(ws);
+            PL__FN(refeed)(ws, points);
+        }
+    }
+    PL__FN(execute)(ws);
+    PL__FN(refeed)(ws, points);
+    PL__FN(execute)(ws);
+    PL__FN(drain)(ws);
+    PL__FN(bucket_sum)(ws, out, c, groups);
+}
+
+#undef PL__FN
