@@ -3,15 +3,21 @@
  * bench_msm: the batch-affine MSM (pl__msm_gX, all cores) against one call
  * of blst's own Pippenger (blst_pXs_mult_pippenger, one thread: the
  * baseline issue 3 names) and against our blst-tile MSM on the same pool
- * (pl__msm_gX_blst), on the same random input; plus the cost per point in
- * field multiplications and the NTT at 2^20 against its butterfly bound.
+ * (pl__msm_gX_blst), on the same random input; the witness MSM
+ * (pl__msm_gX_witness) against the plain one on witness-like scalars; plus
+ * the cost per point in field multiplications and the NTT at 2^20 against
+ * its butterfly bound.
  * Not part of `make test`; run it on a quiet machine, or at least read only
  * the ratios, which are measured side by side in one process: the
  * contenders alternate, and each figure is the median of BENCH_RUNS (3).
  *
- *   bench_msm                 G1 at 2^16, 2^18, 2^20; G2 at 2^16, 2^18
+ *   bench_msm                 G1 at 2^16, 2^18, 2^20; G2 at 2^16, 2^18;
+ *                             the witness MSM against the plain one: G1 at
+ *                             2^18 with 60% zeros, 30% ones, 10% large, and
+ *                             dense; G2 at 2^16, 60/30/10
  *   BENCH_MAX_LOG=18          cap the sizes (2^20 takes minutes)
  *   BENCH_THREADS=k           pool size (default: one per core)
+ *   BENCH_WITNESS_ONLY=1      only the witness MSM cases
  *
  * Output: key=value lines.  Every sum is checked against blst's (the same
  * group element, compared in affine form) and a mismatch exits 1.
@@ -284,6 +290,84 @@ static void bench_msm(int g2, unsigned log2n, pl__pool *pool, bool one_thread)
     free((void *)in.scalars);
 }
 
+/* Witness-like scalars: zero_pct % zeros, one_pct % ones, the rest uniform
+ * below r (large). */
+static uint8_t *witness_scalars(size_t n, unsigned zero_pct, unsigned one_pct)
+{
+    uint8_t *s = random_scalars(n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned pct = (unsigned)(rng() % 100);
+        if (pct < zero_pct + one_pct) {
+            memset(s + 32 * i, 0, 32);
+            s[32 * i] = pct >= zero_pct;
+        }
+    }
+    return s;
+}
+
+/* The witness MSM (pl__msm_gX_witness) against the plain one (pl__msm_gX),
+ * both on the pool, on the same points and scalar mix: alternating, median
+ * of `runs`, the results compared. */
+static void bench_witness(int g2, unsigned log2n, unsigned zero_pct,
+                          unsigned one_pct, pl__pool *pool)
+{
+    size_t n = (size_t)1 << log2n;
+    unsigned threads = pl__pool_size(pool);
+    const uint8_t *points = g2 ? g2_points(n) : g1_points(n);
+    uint8_t *scalars = witness_scalars(n, zero_pct, one_pct);
+    double t[2][16];
+    uint8_t res[2][192];
+    size_t bytes = g2 ? 192 : 96;
+    for (int r = 0; r < runs; r++)
+        for (int k = 0; k < 2; k++) {
+            int which = (r % 2) ? 1 - k : k; /* 0 = plain, 1 = witness */
+            pl_error err = {0};
+            pl_status st;
+            double t0 = now();
+            if (!g2) {
+                blst_p1 p;
+                blst_p1_affine a;
+                st = which ? pl__msm_g1_witness(&p, points, scalars, n, pool, &err)
+                           : pl__msm_g1(&p, points, scalars, n, pool, &err);
+                t[which][r] = now() - t0;
+                blst_p1_to_affine(&a, &p);
+                memcpy(res[which], &a, sizeof(a));
+            } else {
+                blst_p2 p;
+                blst_p2_affine a;
+                st = which ? pl__msm_g2_witness(&p, points, scalars, n, pool, &err)
+                           : pl__msm_g2(&p, points, scalars, n, pool, &err);
+                t[which][r] = now() - t0;
+                blst_p2_to_affine(&a, &p);
+                memcpy(res[which], &a, sizeof(a));
+            }
+            if (st != PL_OK) {
+                fprintf(stderr, "msm failed: %s\n", err.msg);
+                exit(1);
+            }
+        }
+    const char *g = g2 ? "g2" : "g1";
+    if (memcmp(res[0], res[1], bytes) != 0) {
+        printf("msm=%s_witness log2n=%u match=0\n", g, log2n);
+        exit(1);
+    }
+    double plain = median(t[0], runs), wit = median(t[1], runs);
+    uint64_t bound = g2 ? pl__msm_g2_witness_scratch_bytes(n, threads)
+                        : pl__msm_g1_witness_scratch_bytes(n, threads);
+    uint64_t plain_bytes = g2 ? pl__msm_g2_scratch_bytes(n, threads)
+                              : pl__msm_g1_scratch_bytes(n, threads);
+    printf("msm=%s_witness log2n=%u threads=%u zeros_pct=%u ones_pct=%u "
+           "large_pct=%u match=1 plain_ms=%.1f witness_ms=%.1f "
+           "speedup_vs_plain=%.2f scratch_bound_mib=%.1f "
+           "plain_scratch_mib=%.1f\n",
+           g, log2n, threads, zero_pct, one_pct, 100 - zero_pct - one_pct,
+           plain * 1e3, wit * 1e3, plain / wit, (double)bound / (1 << 20),
+           (double)plain_bytes / (1 << 20));
+    fflush(stdout);
+    free((void *)points);
+    free(scalars);
+}
+
 static void bench_ntt(unsigned log2n, pl__pool *pool)
 {
     pl_error err = {0};
@@ -338,13 +422,21 @@ int main(void)
     printf("bench=msm threads=%u runs=%d fp_mul_ns=%.1f\n", pl__pool_size(pool),
            runs, mul_ns);
     const unsigned g1_logs[] = {16, 18, 20}, g2_logs[] = {16, 18};
-    for (size_t i = 0; i < 3; i++)
+    bool witness_only = (e = getenv("BENCH_WITNESS_ONLY")) && *e && *e != '0';
+    for (size_t i = 0; i < 3 && !witness_only; i++)
         if (g1_logs[i] <= max_log)
             bench_msm(0, g1_logs[i], pool, g1_logs[i] <= 18);
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < 2 && !witness_only; i++)
         if (g2_logs[i] <= max_log)
             bench_msm(1, g2_logs[i], pool, false);
-    bench_ntt(max_log < 20 ? max_log : 20, pool);
+    /* witness-aware against plain: Filecoin-like (SHA-256 bits, Merkle
+     * paths: mostly 0 and 1), then dense (its classification pass only) */
+    unsigned wlog = max_log < 18 ? max_log : 18;
+    bench_witness(0, wlog, 60, 30, pool);
+    bench_witness(0, wlog, 0, 0, pool);
+    bench_witness(1, wlog < 16 ? wlog : 16, 60, 30, pool);
+    if (!witness_only)
+        bench_ntt(max_log < 20 ? max_log : 20, pool);
     pl__pool_destroy(pool);
     return 0;
 }

@@ -11,9 +11,17 @@
  * bit 255 set.  1 and 4 workers agree; the scratch size reported in
  * advance equals what each call allocates; a failed allocation returns
  * PL_ENOMEM and leaks nothing.
+ *
+ * The witness MSM (pl__msm_gX_witness) against pl__msm_gX and blst on
+ * mixes of 0, 1 and large scalars (also written as r, r + 1, with bit 255),
+ * points at infinity among the 1-points, equal and opposite points, n = 0
+ * up to 2^14 + 5; its scratch within the bound reported in advance; and in
+ * the prover, the same proofs as with plain_msm and msm_scratch within
+ * pl__prover_plan's.
  */
 #include "harness.h"
 #include "field/field.h"
+#include "groth16/prover.h"
 #include "msm/msm.h"
 #include "util/alloc.h"
 
@@ -664,4 +672,334 @@ PL_TEST(affine_allocation_failure_leaks_nothing)
     free(p2);
     free(scalars);
     pl__pool_destroy(pool);
+}
+
+/* ---- the witness MSM: zeros skipped, ones added, Pippenger on the rest --- */
+
+/* r and r + 1, little-endian: 0 and 1 mod r, as a scalar may hold them */
+static const uint8_t r_plus_0[32] = {
+    0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
+    0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
+    0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+static const uint8_t r_plus_1[32] = {
+    0x02, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
+    0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
+    0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+
+/* Witness-like scalars: zero_pct % zeros, one_pct % ones, the rest random
+ * below 2^254; with `odd`, some zeros and ones are written as r and r + 1
+ * (bit 255 set on a few too), and some of the rest are r - 1 or small. */
+static uint8_t *witness_scalars(uint64_t *rng, size_t n, unsigned zero_pct,
+                                unsigned one_pct, bool odd)
+{
+    uint8_t *s = calloc(n + 1, 32);
+    CHECK(s != NULL);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *b = s + 32 * i;
+        uint64_t roll;
+        pl_test_random_bytes(rng, &roll, sizeof(roll));
+        unsigned pct = (unsigned)(roll % 100), twist = (unsigned)(roll >> 32) % 8;
+        if (pct < zero_pct) {
+            if (odd && twist == 0)
+                memcpy(b, r_plus_0, 32);
+            else if (odd && twist == 1)
+                b[31] = 0x80; /* bit 255 only: zero to blst */
+        } else if (pct < zero_pct + one_pct) {
+            if (odd && twist == 0)
+                memcpy(b, r_plus_1, 32);
+            else
+                b[0] = 1;
+            if (odd && twist == 1)
+                b[31] |= 0x80;
+        } else {
+            pl_test_random_bytes(rng, b, 32);
+            b[31] &= 0x3f;
+            if (odd && twist == 0)
+                memcpy(b, r_minus_1, 32);
+            else if (odd && twist == 1) {
+                memset(b, 0, 32);
+                b[0] = 2 + (uint8_t)(roll >> 40);
+            }
+        }
+    }
+    return s;
+}
+
+/* The witness MSM against pl__msm_g1 and blst's Pippenger, on no pool and
+ * on pool4; each call's scratch high-water within the bound and back to 0. */
+static void g1_witness_vs(pl__pool *pool4, const uint8_t *points,
+                          const uint8_t *scalars, size_t n, const char *what)
+{
+    pl_error err = {0};
+    blst_p1 want, plain, got;
+    pl_alloc_stats st;
+    blst_g1(&want, points, scalars, n);
+    for (int k = 0; k < 2; k++) {
+        pl__pool *pool = k ? pool4 : NULL;
+        unsigned threads = pl__pool_size(pool);
+        CHECK_OK(pl__msm_g1(&plain, points, scalars, n, pool, &err), &err);
+        check_g1_equal(&plain, &want, n, what);
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        CHECK_OK(pl__msm_g1_witness(&got, points, scalars, n, pool, &err), &err);
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        if (st.high_water_bytes > pl__msm_g1_witness_scratch_bytes(n, threads))
+            pl_test_fail(__FILE__, __LINE__,
+                         "G1 %s n = %zu: scratch %" PRIu64 " > bound %" PRIu64,
+                         what, n, st.high_water_bytes,
+                         pl__msm_g1_witness_scratch_bytes(n, threads));
+        CHECK_EQ(st.live_bytes, 0);
+        check_g1_equal(&got, &want, n, what);
+    }
+}
+
+static void g2_witness_vs(pl__pool *pool4, const uint8_t *points,
+                          const uint8_t *scalars, size_t n, const char *what)
+{
+    pl_error err = {0};
+    blst_p2 want, plain, got;
+    pl_alloc_stats st;
+    blst_g2(&want, points, scalars, n);
+    for (int k = 0; k < 2; k++) {
+        pl__pool *pool = k ? pool4 : NULL;
+        unsigned threads = pl__pool_size(pool);
+        CHECK_OK(pl__msm_g2(&plain, points, scalars, n, pool, &err), &err);
+        check_g2_equal(&plain, &want, n, what);
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        CHECK_OK(pl__msm_g2_witness(&got, points, scalars, n, pool, &err), &err);
+        pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+        if (st.high_water_bytes > pl__msm_g2_witness_scratch_bytes(n, threads))
+            pl_test_fail(__FILE__, __LINE__,
+                         "G2 %s n = %zu: scratch %" PRIu64 " > bound %" PRIu64,
+                         what, n, st.high_water_bytes,
+                         pl__msm_g2_witness_scratch_bytes(n, threads));
+        CHECK_EQ(st.live_bytes, 0);
+        check_g2_equal(&got, &want, n, what);
+    }
+}
+
+/* The mixes: all 0, all 1, no 0 or 1, Filecoin-like 60/30/10, mostly big,
+ * mostly ones; the last three also with r, r + 1, bit 255 and r - 1. */
+static const struct {
+    unsigned zero_pct, one_pct;
+    bool odd;
+    const char *name;
+} witness_mixes[] = {
+    {100, 0, false, "all 0"},   {0, 100, false, "all 1"},
+    {0, 0, false, "no 0 or 1"}, {60, 30, false, "60/30/10"},
+    {60, 30, true, "60/30/10 odd"}, {10, 20, true, "10/20/70 odd"},
+    {5, 90, true, "5/90/5 odd"},
+};
+#define N_WITNESS_MIXES (sizeof(witness_mixes) / sizeof(witness_mixes[0]))
+
+PL_TEST(g1_witness_sizes)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 51;
+    const size_t sizes[] = {0, 1, 2, 3, 7, 8, 33, 100, 511, 1000, 2049, 5000};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        /* every 7th point at infinity: among the 1-points too */
+        uint8_t *points = g1_points_mix(&rng, sizes[i], PT_RANDOM);
+        for (size_t k = 0; k < N_WITNESS_MIXES; k++) {
+            uint8_t *scalars =
+                witness_scalars(&rng, sizes[i], witness_mixes[k].zero_pct,
+                                witness_mixes[k].one_pct, witness_mixes[k].odd);
+            g1_witness_vs(pool, points, scalars, sizes[i], witness_mixes[k].name);
+            free(scalars);
+        }
+        free(points);
+    }
+    pl__pool_destroy(pool);
+}
+
+/* The pairwise sum of the 1-points meets doublings (equal points) and
+ * cancellations (P, -P), in every level of its tree. */
+PL_TEST(g1_witness_structured)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 52;
+    const size_t sizes[] = {2, 3, 31, 32, 33, 1023, 1024, 1025, 3001};
+    const point_mix pmix[] = {PT_EQUAL, PT_PLUSMINUS};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        for (size_t p = 0; p < 2; p++) {
+            uint8_t *points = g1_points_mix(&rng, sizes[i], pmix[p]);
+            for (size_t k = 0; k < N_WITNESS_MIXES; k++) {
+                uint8_t *scalars = witness_scalars(
+                    &rng, sizes[i], witness_mixes[k].zero_pct,
+                    witness_mixes[k].one_pct, witness_mixes[k].odd);
+                g1_witness_vs(pool, points, scalars, sizes[i],
+                              witness_mixes[k].name);
+                free(scalars);
+            }
+            free(points);
+        }
+    pl__pool_destroy(pool);
+}
+
+/* ~2^14 points: several ranges per worker, windows of a real window size,
+ * the ones' tree at full batches. */
+PL_TEST(g1_witness_large)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 53;
+    const size_t n = ((size_t)1 << 14) + 5;
+    uint8_t *points = g1_points_mix(&rng, n, PT_RANDOM);
+    const size_t mixes[] = {1, 2, 4, 6};
+    for (size_t k = 0; k < sizeof(mixes) / sizeof(mixes[0]); k++) {
+        size_t m = mixes[k];
+        uint8_t *scalars =
+            witness_scalars(&rng, n, witness_mixes[m].zero_pct,
+                            witness_mixes[m].one_pct, witness_mixes[m].odd);
+        g1_witness_vs(pool, points, scalars, n, witness_mixes[m].name);
+        free(scalars);
+    }
+    free(points);
+    pl__pool_destroy(pool);
+}
+
+PL_TEST(g2_witness)
+{
+    pl__pool *pool = pool_of(4);
+    uint64_t rng = 54;
+    const size_t sizes[] = {0, 1, 2, 5, 127, 128, 700, 3000};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        uint8_t *points = g2_points_mix(&rng, sizes[i], PT_RANDOM);
+        for (size_t k = 0; k < N_WITNESS_MIXES; k++) {
+            uint8_t *scalars =
+                witness_scalars(&rng, sizes[i], witness_mixes[k].zero_pct,
+                                witness_mixes[k].one_pct, witness_mixes[k].odd);
+            g2_witness_vs(pool, points, scalars, sizes[i], witness_mixes[k].name);
+            free(scalars);
+        }
+        free(points);
+    }
+    const point_mix pmix[] = {PT_EQUAL, PT_PLUSMINUS};
+    for (size_t p = 0; p < 2; p++) {
+        uint8_t *points = g2_points_mix(&rng, 1500, pmix[p]);
+        for (size_t k = 1; k < N_WITNESS_MIXES; k += 3) {
+            uint8_t *scalars =
+                witness_scalars(&rng, 1500, witness_mixes[k].zero_pct,
+                                witness_mixes[k].one_pct, witness_mixes[k].odd);
+            g2_witness_vs(pool, points, scalars, 1500, witness_mixes[k].name);
+            free(scalars);
+        }
+        free(points);
+    }
+    pl__pool_destroy(pool);
+}
+
+/* The bound is 0 for n = 0, covers the plain MSM's scratch at prover sizes
+ * (the same window, plus the indices), and is reached by none of the
+ * mixes above (checked per call there). */
+PL_TEST(witness_scratch_bound_shape)
+{
+    CHECK_EQ(pl__msm_g1_witness_scratch_bytes(0, 4), 0);
+    CHECK_EQ(pl__msm_g2_witness_scratch_bytes(0, 1), 0);
+    CHECK(pl__msm_g1_witness_scratch_bytes(1, 1) > 0);
+    const size_t sizes[] = {512, 4096, (size_t)1 << 16, (size_t)1 << 20};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        for (unsigned t = 1; t <= 16; t *= 4) {
+            uint64_t n = sizes[i];
+            CHECK(pl__msm_g1_witness_scratch_bytes(sizes[i], t) >=
+                  pl__msm_g1_scratch_bytes(sizes[i], t));
+            CHECK(pl__msm_g2_witness_scratch_bytes(sizes[i], t) >=
+                  pl__msm_g2_scratch_bytes(sizes[i], t));
+            /* 36 bytes a point (index, folded scalar) over the plain
+             * MSM's 32 + 1/8, and a little for the range and tile sums */
+            CHECK(pl__msm_g1_witness_scratch_bytes(sizes[i], t) <=
+                  pl__msm_g1_scratch_bytes(sizes[i], t) + 4 * n +
+                      ((uint64_t)1 << 20) * t);
+        }
+}
+
+/* One allocation a call (none when every term vanishes); failing it
+ * returns PL_ENOMEM and leaks nothing. */
+PL_TEST(witness_allocation_failure_leaks_nothing)
+{
+    pl_error err = {0};
+    pl__pool *pool = pool_of(2);
+    uint64_t rng = 55;
+    const size_t n = 3000;
+    uint8_t *p1 = g1_points_mix(&rng, n, PT_RANDOM);
+    uint8_t *p2 = g2_points_mix(&rng, n, PT_RANDOM);
+    uint8_t *mixed = witness_scalars(&rng, n, 60, 30, false);
+    uint8_t *ones = witness_scalars(&rng, n, 0, 100, false);
+    uint8_t *zeros = witness_scalars(&rng, n, 100, 0, true);
+    blst_p1 r1;
+    blst_p2 r2;
+    for (int k = 0; k < 2; k++) {
+        pl__pool *pl = k ? pool : NULL;
+        pl__alloc_fail_at(0);
+        CHECK_OK(pl__msm_g1_witness(&r1, p1, mixed, n, pl, &err), &err);
+        CHECK_EQ(pl__alloc_fail_at(0), 1);
+        CHECK_OK(pl__msm_g1_witness(&r1, p1, zeros, n, pl, &err), &err);
+        CHECK(blst_p1_is_inf(&r1));
+        CHECK_EQ(pl__alloc_fail_at(1), 0);
+        CHECK_STATUS(pl__msm_g1_witness(&r1, p1, mixed, n, pl, &err),
+                     PL_ENOMEM, &err);
+        pl__alloc_fail_at(1);
+        CHECK_STATUS(pl__msm_g1_witness(&r1, p1, ones, n, pl, &err),
+                     PL_ENOMEM, &err);
+        pl__alloc_fail_at(1);
+        CHECK_STATUS(pl__msm_g2_witness(&r2, p2, mixed, n, pl, &err),
+                     PL_ENOMEM, &err);
+    }
+    pl__alloc_fail_at(0);
+    free(p1);
+    free(p2);
+    free(mixed);
+    free(ones);
+    free(zeros);
+    pl__pool_destroy(pool);
+}
+
+/* The prover with witness MSMs gives the proof it gives with plain_msm,
+ * on 1 and 4 workers, and its msm_scratch high-water stays within the
+ * plan (the G1 MSMs' largest plus the G2 MSM's). */
+PL_TEST(prover_witness_msm_matches_plain_within_plan)
+{
+    static const char *const names[] = {"multiplier", "chain10", "nopublic",
+                                        "pow2plus1", "noB", "manypublic",
+                                        "edgevalues"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        pl_error err = {0};
+        char path[512];
+        pl_zkey *zkey;
+        pl_wtns *wtns;
+        snprintf(path, sizeof(path), "%s/circuit.zkey", names[i]);
+        CHECK_OK(pl_zkey_open(&zkey, pl_test_vector(path), &err), &err);
+        snprintf(path, sizeof(path), "%s/witness.wtns", names[i]);
+        CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(path), &err), &err);
+        pl_proof proofs[2];
+        for (unsigned threads = 1; threads <= 4; threads += 3)
+            for (int plain = 0; plain < 2; plain++) {
+                pl_prover_config cfg;
+                pl_prover_config_init(&cfg);
+                CHECK(!cfg.plain_msm); /* the default */
+                cfg.threads = threads;
+                cfg.plain_msm = plain;
+                pl_prover *prover;
+                CHECK_OK(pl_prover_create(&prover, zkey, &cfg, &err), &err);
+                pl__prover_set_zero_blinding(prover, true);
+                pl__prove_plan plan;
+                pl__prover_plan(zkey, threads, &plan);
+                pl_alloc_stats st;
+                pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+                CHECK_OK(pl_prove(prover, &proofs[plain], wtns, &err), &err);
+                pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+                if (st.high_water_bytes > plan.bytes[PL_BUF_MSM_SCRATCH])
+                    pl_test_fail(__FILE__, __LINE__,
+                                 "%s, %u threads, plain %d: msm_scratch "
+                                 "%" PRIu64 " > plan %" PRIu64, names[i],
+                                 threads, plain, st.high_water_bytes,
+                                 plan.bytes[PL_BUF_MSM_SCRATCH]);
+                pl_prover_destroy(prover);
+                if (plain &&
+                    memcmp(&proofs[0], &proofs[1], sizeof(proofs[0])) != 0)
+                    pl_test_fail(__FILE__, __LINE__,
+                                 "%s, %u threads: witness and plain MSMs "
+                                 "give different proofs", names[i], threads);
+            }
+        pl_wtns_close(wtns);
+        pl_zkey_close(zkey);
+    }
 }

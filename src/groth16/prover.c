@@ -9,6 +9,9 @@
  *                    a, b, c to the odd coset (iNTT, shift, NTT);
  *                    h = a * b - c; a/b/c freed;
  *                    G1 MSMs H, A, B1, C on the worker pool;
+ *                    (A, B1, B2 and C are over the witness, mostly 0 and 1
+ *                    in circuits built from bits: they take the
+ *                    witness-aware MSM unless the config says plain_msm)
  *   pl_prove_finish: join the G2 MSM, blind with r and s, assemble.
  *
  * The zkey's points are read in place from its memory map.  Every buffer
@@ -52,6 +55,7 @@ struct pl_prover {
     pl_stage_fn on_stage;
     void *on_stage_user;
     bool zero_blinding;  /* test hook */
+    bool plain_msm;      /* see pl_prover_config */
 };
 
 struct pl_pending {
@@ -151,6 +155,7 @@ pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
     p->zkey = zkey;
     p->on_stage = cfg->on_stage;
     p->on_stage_user = cfg->on_stage_user;
+    p->plain_msm = cfg->plain_msm;
     pl_status st = pl__pool_create(&p->pool, cfg->threads, "pl-prove", err);
     if (st != PL_OK)
         goto fail;
@@ -247,14 +252,43 @@ static void run_elementwise(const pl_prover *p, pl__task_fn fn,
     pl__pool_run(p->pool, (ctx->n + ctx->per_task - 1) / ctx->per_task, fn, ctx);
 }
 
-/* ---- the G2 MSM on its own thread -------------------------------------- */
+/* ---- the MSMs over the witness ----------------------------------------- */
+
+/* The witness MSMs (A, B1, B2, C): the witness-aware ones unless the
+ * prover was configured with plain_msm.  H's scalars are dense and take
+ * pl__msm_g1 always. */
+static pl_status witness_msm_g1(const pl_prover *p, blst_p1 *out,
+                                const uint8_t *points, const uint8_t *scalars,
+                                size_t n, pl_error *err)
+{
+    return p->plain_msm ? pl__msm_g1(out, points, scalars, n, p->pool, err)
+                        : pl__msm_g1_witness(out, points, scalars, n, p->pool,
+                                             err);
+}
+
+/* Scratch of one G1 (or, with g2, G2) witness MSM of n points on `threads`
+ * workers, for either setting of plain_msm: pl__prover_plan does not see
+ * the prover's configuration. */
+static uint64_t witness_msm_bytes(bool g2, size_t n, unsigned threads)
+{
+    uint64_t w = g2 ? pl__msm_g2_witness_scratch_bytes(n, threads)
+                    : pl__msm_g1_witness_scratch_bytes(n, threads);
+    uint64_t plain = g2 ? pl__msm_g2_scratch_bytes(n, threads)
+                        : pl__msm_g1_scratch_bytes(n, threads);
+    return w > plain ? w : plain;
+}
 
 static void *g2_thread_main(void *arg)
 {
     pl_pending *pd = arg;
-    const pl_zkey *zk = pd->prover->zkey;
-    pd->g2_status = pl__msm_g2(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars,
-                               NULL, &pd->g2_err);
+    const pl_prover *p = pd->prover;
+    const pl_zkey *zk = p->zkey;
+    pd->g2_status =
+        p->plain_msm
+            ? pl__msm_g2(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars, NULL,
+                         &pd->g2_err)
+            : pl__msm_g2_witness(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars,
+                                 NULL, &pd->g2_err);
     return NULL;
 }
 
@@ -264,15 +298,22 @@ void pl__prover_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
 {
     uint64_t n = zk->domain_size;
     threads = pl__pool_threads_for(threads);
-    size_t biggest_g1 = zk->n_vars > n ? zk->n_vars : (size_t)n;
+    size_t first_private = (size_t)zk->n_public + 1;
+    size_t n_private = zk->n_vars > first_private ? zk->n_vars - first_private : 0;
     memset(out, 0, sizeof(*out));
     out->bytes[PL_BUF_ABC] = 3 * n * sizeof(blst_fr);
     out->bytes[PL_BUF_H] = n * PL__FR_BYTES;
-    /* the G1 MSMs run one after another on the pool, the G2 MSM beside
-     * them on its own thread */
-    out->bytes[PL_BUF_MSM_SCRATCH] =
-        pl__msm_g1_scratch_bytes(biggest_g1, threads) +
-        pl__msm_g2_scratch_bytes(zk->n_vars, 1);
+    /* the G1 MSMs (H; A and B1 over all signals, C over the private ones)
+     * run one after another on the pool: the largest of them; the G2 MSM
+     * runs beside them on its own thread: plus its own */
+    uint64_t g1 = pl__msm_g1_scratch_bytes(n, threads);
+    uint64_t ab = witness_msm_bytes(false, zk->n_vars, threads);
+    uint64_t c = witness_msm_bytes(false, n_private, threads);
+    if (ab > g1)
+        g1 = ab;
+    if (c > g1)
+        g1 = c;
+    out->bytes[PL_BUF_MSM_SCRATCH] = g1 + witness_msm_bytes(true, zk->n_vars, 1);
     out->bytes[PL_BUF_PENDING] = sizeof(struct pl_pending);
     out->resident_bytes = matrices_bytes(zk) + pl__ntt_plan_bytes(zk->log2_domain);
 }
@@ -363,10 +404,10 @@ pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
     pl__free(h);
     h = NULL;
     stage_done(p, &since, "msm_h");
-    if ((st = pl__msm_g1(&pd->a, zk->a, w, zk->n_vars, p->pool, err)) ||
-        (st = pl__msm_g1(&pd->b1, zk->b1, w, zk->n_vars, p->pool, err)) ||
-        (st = pl__msm_g1(&pd->c, zk->c, w + first_private * PL__FR_BYTES,
-                         zk->n_vars - first_private, p->pool, err)))
+    if ((st = witness_msm_g1(p, &pd->a, zk->a, w, zk->n_vars, err)) ||
+        (st = witness_msm_g1(p, &pd->b1, zk->b1, w, zk->n_vars, err)) ||
+        (st = witness_msm_g1(p, &pd->c, zk->c, w + first_private * PL__FR_BYTES,
+                             zk->n_vars - first_private, err)))
         goto fail;
     stage_done(p, &since, "msm_g1");
     *out = pd;

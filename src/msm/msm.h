@@ -29,6 +29,33 @@ pl_status pl__msm_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars
 uint64_t pl__msm_g1_scratch_bytes(size_t n, unsigned threads);
 uint64_t pl__msm_g2_scratch_bytes(size_t n, unsigned threads);
 
+/*
+ * The same sums for witness scalars, most of them 0 or 1 in circuits built
+ * from bits (SHA-256, Merkle paths): zero scalars (and points at infinity)
+ * are skipped, points whose scalar is 1 are summed with batched affine
+ * additions (one inversion per PL__BATCH / 2 of them), and the batch-affine
+ * Pippenger runs over the m remaining ("big") scalars only, its window
+ * chosen for m (and never wider than the one for n).  Points and scalars
+ * stay in place: the big scalars are gathered as 4-byte point indices and
+ * folded scalars.  Dense scalars cost one extra classification pass.  The
+ * sum is the same group element as pl__msm_gX's.  n must be below 2^31
+ * for the fast path; larger sums take pl__msm_gX.
+ */
+pl_status pl__msm_g1_witness(blst_p1 *out, const uint8_t *points,
+                             const uint8_t *scalars, size_t n, pl__pool *pool,
+                             pl_error *err);
+pl_status pl__msm_g2_witness(blst_p2 *out, const uint8_t *points,
+                             const uint8_t *scalars, size_t n, pl__pool *pool,
+                             pl_error *err);
+
+/* An upper bound on the scratch a witness MSM of n points takes with
+ * `threads` workers, whatever the scalars: a caller can reserve it before
+ * it has the witness.  The call makes at most one allocation, sized for the
+ * scalars it finds: often smaller than this bound, never larger (none when
+ * every term is zero). */
+uint64_t pl__msm_g1_witness_scratch_bytes(size_t n, unsigned threads);
+uint64_t pl__msm_g2_witness_scratch_bytes(size_t n, unsigned threads);
+
 /* The same sums on blst's Pippenger tiles. */
 pl_status pl__msm_g1_blst(blst_p1 *out, const uint8_t *points,
                           const uint8_t *scalars, size_t n, pl__pool *pool,

@@ -22,11 +22,28 @@
  * scratch size, so pl__msm_gX_scratch_bytes is exact: one accounted
  * allocation per call (folded scalars, sign bits, tile sums, and one
  * workspace per worker), freed before return.
+ *
+ * The witness MSM (pl__msm_gX_witness, for A, B1, B2 and C) runs the same
+ * tiles over the scalars that are neither 0 nor 1 only:
+ *  1. classify (parallel over K ranges of the scalars): count each range's
+ *     big scalars (finite points) on the caller's stack; prefix sums give
+ *     each range its slots, and m, the number of big scalars;
+ *  2. one accounted allocation, sized for m (wplan);
+ *  3. gather (parallel over the ranges, wit_range in msm_affine_impl.h):
+ *     each range writes its big scalars' point indices (sign in the top
+ *     bit) and folded scalars to its slots, and sums its 1-points pairwise
+ *     in the worker's batch arrays;
+ *  4. the tiles over the m gathered scalars, their points read in place
+ *     through the indices, with the window chosen for m; then Horner, plus
+ *     the K sums of 1-points.
+ * Zero scalars cost a 32-byte read; dense scalars the classification pass
+ * and 4 bytes of index a point.
  */
 #include "msm/msm.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* Largest worker workspace; buckets dominate it and grow 2x per window
@@ -55,6 +72,10 @@
 #define PL__DBL (1u << 31)
 #define PL__CANCEL (1u << 30)
 #define PL__BUCKET_MASK (PL__CANCEL - 1)
+/* the sign bit of a witness MSM's point index (see wit_range) */
+#define PL__IDX_NEG (1u << 31)
+/* Gathered points the tile prefetches ahead of use. */
+#define PL__AHEAD 8u
 
 static uint64_t round64(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 
@@ -104,6 +125,72 @@ static inline int64_t booth_digit(const uint64_t *s, unsigned bit0,
         raw &= (2ull << c) - 1;
     }
     return (int64_t)((raw + 1) >> 1) - (int64_t)((raw >> c) << c);
+}
+
+/* ---- scalars ------------------------------------------------------------ */
+
+static const uint64_t r_limbs[4] = {0xffffffff00000001, 0x53bda402fffe5bfe,
+                                  0x3339d80809a1d805, 0x73eda753299d7d48};
+static const uint64_t r_half[4] = {0x7fffffff80000000, 0xa9ded2017fff2dff,
+                                       0x199cec0404d0ec02, 0x39f6d3a994cebea4};
+
+/* a > b, 256-bit little-endian limbs */
+static bool gt256(const uint64_t a[4], const uint64_t b[4])
+{
+    for (int i = 3; i >= 0; i--)
+        if (a[i] != b[i])
+            return a[i] > b[i];
+    return false;
+}
+
+/* out = a - b, for a >= b */
+static void sub256(uint64_t out[4], const uint64_t a[4], const uint64_t b[4])
+{
+    uint64_t borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t d = a[i] - b[i];
+        uint64_t nb = (a[i] < b[i]) | (d < borrow);
+        out[i] = d - borrow;
+        borrow = nb;
+    }
+}
+
+/* A scalar's class for the witness MSM, from scalar_load. */
+#define PL__SCALAR_ZERO 0u
+#define PL__SCALAR_ONE 1u
+#define PL__SCALAR_BIG 2u
+
+/* Loads a scalar as 4 limbs, bit 255 dropped and reduced mod r (< 2^255 <
+ * 2r: one subtraction is enough), and returns its class. */
+static inline unsigned scalar_load(uint64_t s[4], const uint8_t *bytes)
+{
+    memcpy(s, bytes, 32);
+    s[3] &= ~(1ull << 63); /* blst reads 255 bits */
+    if (!gt256(r_limbs, s))
+        sub256(s, s, r_limbs);
+    if ((s[1] | s[2] | s[3]) == 0 && s[0] <= 1)
+        return (unsigned)s[0];
+    return PL__SCALAR_BIG;
+}
+
+/* s = min(s, r - s) for a reduced s; true when it took r - s. */
+static inline bool scalar_fold(uint64_t s[4])
+{
+    bool neg = gt256(s, r_half);
+    if (neg)
+        sub256(s, r_limbs, s);
+    return neg;
+}
+
+/* All-zero bytes: the zkey's point at infinity. */
+static inline bool point_is_inf(const uint8_t *pt, size_t bytes)
+{
+    uint64_t any = 0, w;
+    for (size_t o = 0; o < bytes; o += 8) {
+        memcpy(&w, pt + o, 8);
+        any |= w;
+    }
+    return any == 0;
 }
 
 /* ---- the two instantiations ---------------------------------------------- */
@@ -203,8 +290,11 @@ typedef struct {
     double sum_cost;
     uint64_t (*worker_bytes)(unsigned c);
     void (*tile)(uint8_t *work, void *out, const uint8_t *points,
-                 const uint64_t *fold, const uint64_t *neg, size_t lo,
-                 size_t hi, unsigned bit0, unsigned c);
+                 const uint64_t *fold, const uint64_t *neg, const uint32_t *idx,
+                 size_t lo, size_t hi, unsigned bit0, unsigned c);
+    size_t (*wit_range)(uint8_t *work, void *out, const uint8_t *points,
+                        const uint8_t *scalars, size_t lo, size_t hi,
+                        uint32_t *idx, uint64_t *fold, unsigned c);
     void (*add)(void *acc, const void *p);
     void (*dbl)(void *acc);
     pl_status (*small)(void *out, const uint8_t *points, const uint8_t *scalars,
@@ -216,21 +306,41 @@ static uint64_t g1_worker_bytes(unsigned c) { return ws_carve_g1(NULL, NULL, c);
 static uint64_t g2_worker_bytes(unsigned c) { return ws_carve_g2(NULL, NULL, c); }
 
 static void g1_tile(uint8_t *work, void *out, const uint8_t *points,
-                    const uint64_t *fold, const uint64_t *neg, size_t lo,
-                    size_t hi, unsigned bit0, unsigned c)
+                    const uint64_t *fold, const uint64_t *neg,
+                    const uint32_t *idx, size_t lo, size_t hi, unsigned bit0,
+                    unsigned c)
 {
     ws_g1 ws = {0};
     ws_carve_g1(&ws, work, c);
-    tile_g1(&ws, out, points, fold, neg, lo, hi, bit0, c);
+    tile_g1(&ws, out, points, fold, neg, idx, lo, hi, bit0, c);
 }
 
 static void g2_tile(uint8_t *work, void *out, const uint8_t *points,
-                    const uint64_t *fold, const uint64_t *neg, size_t lo,
-                    size_t hi, unsigned bit0, unsigned c)
+                    const uint64_t *fold, const uint64_t *neg,
+                    const uint32_t *idx, size_t lo, size_t hi, unsigned bit0,
+                    unsigned c)
 {
     ws_g2 ws = {0};
     ws_carve_g2(&ws, work, c);
-    tile_g2(&ws, out, points, fold, neg, lo, hi, bit0, c);
+    tile_g2(&ws, out, points, fold, neg, idx, lo, hi, bit0, c);
+}
+
+static size_t g1_wit_range(uint8_t *work, void *out, const uint8_t *points,
+                           const uint8_t *scalars, size_t lo, size_t hi,
+                           uint32_t *idx, uint64_t *fold, unsigned c)
+{
+    ws_g1 ws = {0};
+    ws_carve_g1(&ws, work, c);
+    return wit_range_g1(&ws, out, points, scalars, lo, hi, idx, fold);
+}
+
+static size_t g2_wit_range(uint8_t *work, void *out, const uint8_t *points,
+                           const uint8_t *scalars, size_t lo, size_t hi,
+                           uint32_t *idx, uint64_t *fold, unsigned c)
+{
+    ws_g2 ws = {0};
+    ws_carve_g2(&ws, work, c);
+    return wit_range_g2(&ws, out, points, scalars, lo, hi, idx, fold);
 }
 
 static void g1_add(void *acc, const void *p) { blst_p1_add_or_double(acc, acc, p); }
@@ -253,11 +363,11 @@ static pl_status g2_small(void *out, const uint8_t *points,
 }
 
 static const group group_g1 = {96, 512, sizeof(blst_p1), 2.3, g1_worker_bytes,
-                                g1_tile, g1_add, g1_dbl, g1_small,
-                                pl__msm_g1_blst_scratch_bytes};
+                                g1_tile, g1_wit_range, g1_add, g1_dbl,
+                                g1_small, pl__msm_g1_blst_scratch_bytes};
 static const group group_g2 = {192, 128, sizeof(blst_p2), 2.3, g2_worker_bytes,
-                                g2_tile, g2_add, g2_dbl, g2_small,
-                                pl__msm_g2_blst_scratch_bytes};
+                                g2_tile, g2_wit_range, g2_add, g2_dbl,
+                                g2_small, pl__msm_g2_blst_scratch_bytes};
 
 /* ---- the plan ------------------------------------------------------------- */
 
@@ -273,13 +383,52 @@ typedef struct {
     uint64_t total_bytes;  /* the one allocation */
 } plan;
 
+/* The most point ranges the search tries for n points: 4 per worker, each
+ * of 64 points or more (one range whatever n). */
+static size_t max_ranges(size_t n, unsigned threads)
+{
+    size_t nx = n / 64, cap = 4 * (size_t)threads;
+    if (nx > cap)
+        nx = cap;
+    return nx ? nx : 1;
+}
+
 /*
- * Picks the window c and the number of point ranges nx that minimise the
- * work of the busiest worker.  A tile of m points costs m batched affine
- * additions (plus a share of the inversion, ~60 multiplications over the
- * batch) and 2^(c-1) buckets of the bucket sum (sum_cost additions each);
- * T workers take ceil(tiles / T) tiles each.
+ * Picks the window c <= c_max and the number of point ranges nx that
+ * minimise the work of the busiest worker, for n >= 1 points.  A tile of m
+ * points costs m batched affine additions (plus a share of the inversion,
+ * ~60 multiplications over the batch) and 2^(c-1) buckets of the bucket
+ * sum (sum_cost additions each); T workers take ceil(tiles / T) tiles each.
  */
+static void search(const group *gr, plan *best, size_t n, unsigned threads,
+                   unsigned c_max)
+{
+    double best_cost = 0;
+    best->nx = 0;
+    for (unsigned c = 4; c <= c_max; c++) {
+        uint64_t wb = gr->worker_bytes(c);
+        if (wb > PL__MSM_MAX_WORKER_BYTES)
+            break;
+        size_t nb = (size_t)1 << (c - 1);
+        size_t nwin = (255 + c - 1) / c;
+        double add = 1.0 + 10.0 / (double)batch_for(nb, PL__BATCH);
+        size_t max_nx = max_ranges(n, threads);
+        for (size_t nx = 1; nx <= max_nx; nx++) {
+            size_t tiles = nx * nwin;
+            size_t rounds = (tiles + threads - 1) / threads;
+            double tile = (double)((n + nx - 1) / nx) * add +
+                          gr->sum_cost * (double)nb;
+            double cost = (double)rounds * tile;
+            if (best->nx == 0 || cost < best_cost) {
+                best_cost = cost;
+                best->c = c;
+                best->nwin = nwin;
+                best->nx = nx;
+            }
+        }
+    }
+}
+
 static plan plan_for(const group *gr, size_t n, unsigned threads)
 {
     plan best = {0};
@@ -291,29 +440,7 @@ static plan plan_for(const group *gr, size_t n, unsigned threads)
         best.total_bytes = gr->small_bytes(n, threads);
         return best;
     }
-    double best_cost = 0;
-    for (unsigned c = 4; c <= 20; c++) {
-        uint64_t wb = gr->worker_bytes(c);
-        if (wb > PL__MSM_MAX_WORKER_BYTES)
-            break;
-        size_t nb = (size_t)1 << (c - 1);
-        size_t nwin = (255 + c - 1) / c;
-        double add = 1.0 + 10.0 / (double)batch_for(nb, PL__BATCH);
-        size_t max_nx = 4 * (size_t)threads;
-        for (size_t nx = 1; nx <= max_nx && n / nx >= 64; nx++) {
-            size_t tiles = nx * nwin;
-            size_t rounds = (tiles + threads - 1) / threads;
-            double tile = (double)((n + nx - 1) / nx) * add +
-                          gr->sum_cost * (double)nb;
-            double cost = (double)rounds * tile;
-            if (best.nx == 0 || cost < best_cost) {
-                best_cost = cost;
-                best.c = c;
-                best.nwin = nwin;
-                best.nx = nx;
-            }
-        }
-    }
+    search(gr, &best, n, threads, 20);
     best.fold_bytes = round64((uint64_t)n * 32);
     best.neg_bytes = round64(((uint64_t)n + 63) / 64 * 8);
     best.sums_bytes = round64((uint64_t)best.nx * best.nwin * gr->sum_bytes);
@@ -343,33 +470,112 @@ unsigned pl__msm_g2_window(size_t n, unsigned threads)
     return plan_for(&group_g2, n, threads).c;
 }
 
-/* ---- the sum -------------------------------------------------------------- */
+/*
+ * The witness MSM's plan.  The scalars are classified in K ranges (one
+ * task each): K = ceil(n / PL__WIT_RANGE), at most 16 per worker and
+ * PL__WIT_MAX_RANGES, so the per-range counts live on the caller's stack.
+ * The m "big" scalars (neither 0 nor 1, point finite) get the Pippenger of
+ * plan_for, with its window capped at c_cap, the window the same search
+ * picks for all n points: fewer points never want wider buckets, and the
+ * cap makes the scratch for any m <= n fit the bound reported in advance.
+ * The 1-points are summed in each worker's workspace (its batch arrays),
+ * so a call with m = 0 still takes one workspace of window 4 per worker.
+ */
+#define PL__WIT_RANGE 2048u
+#define PL__WIT_MAX_RANGES 1024u
+/* Point indices keep the sign in their top bit: witness MSMs of 2^31
+ * points or more take the plain path. */
+#define PL__WIT_MAX_N ((size_t)PL__IDX_NEG - 1)
 
-static const uint64_t r_limbs[4] = {0xffffffff00000001, 0x53bda402fffe5bfe,
-                                  0x3339d80809a1d805, 0x73eda753299d7d48};
-static const uint64_t r_half[4] = {0x7fffffff80000000, 0xa9ded2017fff2dff,
-                                       0x199cec0404d0ec02, 0x39f6d3a994cebea4};
+typedef struct {
+    plan p;                  /* the Pippenger over the big scalars */
+    size_t ranges;           /* K */
+    uint64_t range_sums_bytes;
+    uint64_t idx_bytes;      /* m indices, 4 bytes each */
+    uint64_t total_bytes;    /* the one allocation */
+} wplan;
 
-/* a > b, 256-bit little-endian limbs */
-static bool gt256(const uint64_t a[4], const uint64_t b[4])
+static size_t wit_ranges(size_t n, unsigned threads)
 {
-    for (int i = 3; i >= 0; i--)
-        if (a[i] != b[i])
-            return a[i] > b[i];
-    return false;
+    size_t k = (n + PL__WIT_RANGE - 1) / PL__WIT_RANGE;
+    if (k > 16 * (size_t)threads)
+        k = 16 * (size_t)threads;
+    if (k > PL__WIT_MAX_RANGES)
+        k = PL__WIT_MAX_RANGES;
+    return k ? k : 1;
 }
 
-/* out = a - b, for a >= b */
-static void sub256(uint64_t out[4], const uint64_t a[4], const uint64_t b[4])
+/* The window cap for n >= 1 points. */
+static unsigned wit_c_cap(const group *gr, size_t n, unsigned threads)
 {
-    uint64_t borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        uint64_t d = a[i] - b[i];
-        uint64_t nb = (a[i] < b[i]) | (d < borrow);
-        out[i] = d - borrow;
-        borrow = nb;
+    plan p = {0};
+    search(gr, &p, n, threads, 20);
+    return p.c;
+}
+
+/* The plan for m big scalars out of n >= 1, with window cap c_cap; m = 0
+ * means no Pippenger, and `ones` whether any 1-point needs a workspace. */
+static wplan wplan_for(const group *gr, size_t n, size_t m, bool ones,
+                       unsigned threads, unsigned c_cap)
+{
+    wplan w = {0};
+    w.p.workers = threads;
+    w.ranges = wit_ranges(n, threads);
+    w.range_sums_bytes = round64((uint64_t)w.ranges * gr->sum_bytes);
+    if (m > 0) {
+        search(gr, &w.p, m, threads, c_cap);
+        w.idx_bytes = round64((uint64_t)m * 4);
+        w.p.fold_bytes = round64((uint64_t)m * 32);
+        w.p.sums_bytes =
+            round64((uint64_t)w.p.nx * w.p.nwin * gr->sum_bytes);
+    } else {
+        w.p.c = 4; /* the smallest workspace has the batch arrays too */
     }
+    if (m > 0 || ones)
+        w.p.worker_bytes = gr->worker_bytes(w.p.c);
+    w.total_bytes = w.range_sums_bytes + w.idx_bytes + w.p.fold_bytes +
+                    w.p.sums_bytes + w.p.worker_bytes * threads;
+    return w;
 }
+
+/*
+ * The most any witness MSM of n points allocates: every term of wplan_for
+ * at its largest for m <= n.  Indices and folded scalars grow with m; the
+ * tile sums are at most max_ranges(n) * nwin(c) for some c <= c_cap; the
+ * workspace grows with c, and c <= c_cap.
+ */
+static uint64_t wit_bound(const group *gr, size_t n, unsigned threads)
+{
+    if (threads == 0)
+        threads = 1;
+    if (n == 0)
+        return 0;
+    if (n > PL__WIT_MAX_N)
+        return plan_for(gr, n, threads).total_bytes;
+    unsigned c_cap = wit_c_cap(gr, n, threads);
+    uint64_t sums = 0;
+    for (unsigned c = 4; c <= c_cap; c++) {
+        uint64_t b = round64((uint64_t)max_ranges(n, threads) *
+                             ((255 + c - 1) / c) * gr->sum_bytes);
+        if (b > sums)
+            sums = b;
+    }
+    return round64((uint64_t)wit_ranges(n, threads) * gr->sum_bytes) +
+           round64((uint64_t)n * 4) + round64((uint64_t)n * 32) + sums +
+           gr->worker_bytes(c_cap) * threads;
+}
+
+uint64_t pl__msm_g1_witness_scratch_bytes(size_t n, unsigned threads)
+{
+    return wit_bound(&group_g1, n, threads);
+}
+
+uint64_t pl__msm_g2_witness_scratch_bytes(size_t n, unsigned threads)
+{
+    return wit_bound(&group_g2, n, threads);
+}
+
+/* ---- the sum -------------------------------------------------------------- */
 
 typedef struct {
     const group *gr;
@@ -377,6 +583,7 @@ typedef struct {
     const uint8_t *points, *scalars;
     size_t n;
     uint64_t *fold, *neg;
+    const uint32_t *idx; /* witness MSM: the big scalars' points, else NULL */
     uint8_t *sums, *work;
 } msm_job;
 
@@ -389,20 +596,10 @@ static void fold_task(void *ctx, size_t task, unsigned worker)
     uint64_t signs = 0;
     for (size_t i = lo; i < hi; i++) {
         uint64_t *s = job->fold + 4 * i;
-        memcpy(s, job->scalars + 32 * i, 32);
-        s[3] &= ~(1ull << 63); /* blst reads 255 bits */
-        if (!gt256(r_limbs, s))
-            sub256(s, s, r_limbs); /* < 2^255 < 2r: once is enough */
-        bool neg = gt256(s, r_half);
-        if (neg)
-            sub256(s, r_limbs, s);
-        const uint8_t *pt = job->points + i * job->gr->point_bytes;
-        uint64_t any = 0, w;
-        for (size_t o = 0; o < job->gr->point_bytes; o += 8) {
-            memcpy(&w, pt + o, 8);
-            any |= w;
-        }
-        if (any == 0) {
+        scalar_load(s, job->scalars + 32 * i);
+        bool neg = scalar_fold(s);
+        if (point_is_inf(job->points + i * job->gr->point_bytes,
+                         job->gr->point_bytes)) {
             memset(s, 0, 32);
             neg = false;
         }
@@ -422,7 +619,21 @@ static void tile_task(void *ctx, size_t task, unsigned worker)
     size_t lo = job->n * x / p->nx, hi = job->n * (x + 1) / p->nx;
     job->gr->tile(job->work + worker * p->worker_bytes,
                   job->sums + task * job->gr->sum_bytes, job->points, job->fold,
-                  job->neg, lo, hi, (unsigned)(y * p->c), p->c);
+                  job->neg, job->idx, lo, hi, (unsigned)(y * p->c), p->c);
+}
+
+/* out += the tiles' sums, Horner over the windows, top row first; out is
+ * doubled c times per row, so it must start at infinity. */
+static void combine_tiles(const group *gr, void *out, const plan *p,
+                          const uint8_t *sums)
+{
+    for (size_t y = p->nwin; y-- > 0;) {
+        if (y + 1 < p->nwin)
+            for (size_t i = 0; i < p->c; i++)
+                gr->dbl(out);
+        for (size_t x = 0; x < p->nx; x++)
+            gr->add(out, sums + (y * p->nx + x) * gr->sum_bytes);
+    }
 }
 
 static pl_status msm(const group *gr, void *out, const uint8_t *points,
@@ -444,15 +655,7 @@ static pl_status msm(const group *gr, void *out, const uint8_t *points,
     job.work = job.sums + p.sums_bytes;
     pl__pool_run(pool, (n + PL__FOLD_CHUNK - 1) / PL__FOLD_CHUNK, fold_task, &job);
     pl__pool_run(pool, p.nx * p.nwin, tile_task, &job);
-
-    /* Horner over the windows, top row first. */
-    for (size_t y = p.nwin; y-- > 0;) {
-        if (y + 1 < p.nwin)
-            for (size_t i = 0; i < p.c; i++)
-                gr->dbl(out);
-        for (size_t x = 0; x < p.nx; x++)
-            gr->add(out, job.sums + (y * p.nx + x) * gr->sum_bytes);
-    }
+    combine_tiles(gr, out, &p, job.sums);
     pl__free(scratch);
     return PL_OK;
 }
@@ -467,4 +670,124 @@ pl_status pl__msm_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars
                      size_t n, pl__pool *pool, pl_error *err)
 {
     return msm(&group_g2, out, points, scalars, n, pool, err);
+}
+
+/* ---- the witness MSM ------------------------------------------------------ */
+
+typedef struct {
+    const group *gr;
+    const uint8_t *points, *scalars;
+    size_t n, ranges;
+    uint32_t *big, *ones;   /* per range: big scalars, 1-scalars */
+    uint32_t *offset;       /* per range: its first slot in idx / fold */
+    uint32_t *idx;
+    uint64_t *fold;
+    uint8_t *range_sums, *work;
+    uint64_t worker_bytes;
+    unsigned c;             /* the workspace's window */
+} wit_job;
+
+static void range_of(const wit_job *job, size_t task, size_t *lo, size_t *hi)
+{
+    *lo = job->n * task / job->ranges;
+    *hi = job->n * (task + 1) / job->ranges;
+}
+
+/* Counts a range's big scalars (finite points only, as wit_range keeps
+ * them) and its 1-scalars; reads the points of big scalars only. */
+static void classify_task(void *ctx, size_t task, unsigned worker)
+{
+    wit_job *job = ctx;
+    size_t lo, hi, big = 0, ones = 0;
+    range_of(job, task, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t s[4];
+        unsigned kind = scalar_load(s, job->scalars + 32 * i);
+        if (kind == PL__SCALAR_ONE)
+            ones++;
+        else if (kind == PL__SCALAR_BIG &&
+                 !point_is_inf(job->points + i * job->gr->point_bytes,
+                               job->gr->point_bytes))
+            big++;
+    }
+    job->big[task] = (uint32_t)big;
+    job->ones[task] = (uint32_t)ones;
+}
+
+static void gather_task(void *ctx, size_t task, unsigned worker)
+{
+    wit_job *job = ctx;
+    size_t lo, hi, at = job->offset[task];
+    range_of(job, task, &lo, &hi);
+    size_t big = job->gr->wit_range(
+        job->work + worker * job->worker_bytes,
+        job->range_sums + task * job->gr->sum_bytes, job->points, job->scalars,
+        lo, hi, job->idx + at, job->fold + 4 * at, job->c);
+    assert(big == job->big[task]);
+    (void)big;
+}
+
+static pl_status msm_witness(const group *gr, void *out, const uint8_t *points,
+                             const uint8_t *scalars, size_t n, pl__pool *pool,
+                             pl_error *err)
+{
+    unsigned threads = pl__pool_size(pool);
+    if (n > PL__WIT_MAX_N)
+        return msm(gr, out, points, scalars, n, pool, err);
+    memset(out, 0, gr->sum_bytes); /* Z = 0: the point at infinity */
+    if (n == 0)
+        return PL_OK;
+    uint32_t big[PL__WIT_MAX_RANGES], ones[PL__WIT_MAX_RANGES];
+    wit_job job = {.gr = gr, .points = points, .scalars = scalars, .n = n,
+                   .ranges = wit_ranges(n, threads), .big = big, .ones = ones};
+    pl__pool_run(pool, job.ranges, classify_task, &job);
+    /* the counts become offsets in place: big[] is still needed by the
+     * assertion in gather_task, so offsets go into ones[] */
+    size_t m = 0, any_ones = 0;
+    for (size_t r = 0; r < job.ranges; r++) {
+        any_ones |= ones[r];
+        ones[r] = (uint32_t)m;
+        m += big[r];
+    }
+    job.offset = ones;
+    if (m == 0 && !any_ones)
+        return PL_OK;
+    wplan w = wplan_for(gr, n, m, any_ones != 0, threads,
+                        wit_c_cap(gr, n, threads));
+    uint8_t *scratch = pl__alloc(PL_BUF_MSM_SCRATCH, w.total_bytes, err);
+    if (!scratch)
+        return PL_ENOMEM; /* err was filled by pl__alloc */
+    job.range_sums = scratch;
+    job.idx = (uint32_t *)(scratch + w.range_sums_bytes);
+    job.fold = (uint64_t *)((uint8_t *)job.idx + w.idx_bytes);
+    uint8_t *sums = (uint8_t *)job.fold + w.p.fold_bytes;
+    job.work = sums + w.p.sums_bytes;
+    job.worker_bytes = w.p.worker_bytes;
+    job.c = w.p.c;
+    pl__pool_run(pool, job.ranges, gather_task, &job);
+    if (m > 0) {
+        msm_job tiles = {.gr = gr, .p = &w.p, .points = points, .n = m,
+                         .fold = job.fold, .idx = job.idx, .sums = sums,
+                         .work = job.work};
+        pl__pool_run(pool, w.p.nx * w.p.nwin, tile_task, &tiles);
+        combine_tiles(gr, out, &w.p, sums);
+    }
+    for (size_t r = 0; r < job.ranges; r++)
+        gr->add(out, job.range_sums + r * gr->sum_bytes);
+    pl__free(scratch);
+    return PL_OK;
+}
+
+pl_status pl__msm_g1_witness(blst_p1 *out, const uint8_t *points,
+                             const uint8_t *scalars, size_t n, pl__pool *pool,
+                             pl_error *err)
+{
+    return msm_witness(&group_g1, out, points, scalars, n, pool, err);
+}
+
+pl_status pl__msm_g2_witness(blst_p2 *out, const uint8_t *points,
+                             const uint8_t *scalars, size_t n, pl__pool *pool,
+                             pl_error *err)
+{
+    return msm_witness(&group_g2, out, points, scalars, n, pool, err);
 }

@@ -27,6 +27,11 @@
  * points given scalar 0), owns the scratch layout and combines the tiles.
  * Point indices and bucket numbers are kept in 32 and 30 bits (the caller
  * sends sums of 2^32 points or more to msm_blst.c).
+ *
+ * For the witness MSM a tile reads its points through an index array
+ * (prefetching ahead, as the gathered points are scattered), and
+ * wit_range sorts one range of witness scalars: zeros dropped, 1-points
+ * summed pairwise in the batch arrays (halve), the rest gathered.
  */
 
 #define PL__FN(name) PL__SFX(name)
@@ -93,6 +98,34 @@ static uint64_t PL__FN(ws_carve)(PL__FN(ws) *ws, uint8_t *base, unsigned c)
     return off;
 }
 
+/* The second half of a batched addition: *a += *p (a doubling when dbl),
+ * with *inv the inverse of the product of this addition's denominator and
+ * all those before it, and *prefix the product of those before it.  Leaves
+ * in *inv the inverse for the addition before this one. */
+static inline void PL__FN(finish_add)(PL__AFF *a, const PL__AFF *p, bool dbl,
+                                      PL__F *inv, const PL__F *prefix)
+{
+    PL__F d, t, lambda, x3;
+    if (dbl) {
+        PL__F_ADD(&d, &a->y, &a->y);
+        PL__F_SQR(&lambda, &a->x);
+        PL__F_MUL3(&lambda, &lambda); /* 3x^2 / 2y: a = 0 on both curves */
+    } else {
+        PL__F_SUB(&d, &p->x, &a->x);
+        PL__F_SUB(&lambda, &p->y, &a->y);
+    }
+    PL__F_MUL(&t, inv, prefix); /* 1 / d */
+    PL__F_MUL(inv, inv, &d);
+    PL__F_MUL(&lambda, &lambda, &t);
+    PL__F_SQR(&x3, &lambda);
+    PL__F_SUB(&x3, &x3, &a->x);
+    PL__F_SUB(&x3, &x3, &p->x);
+    PL__F_SUB(&t, &a->x, &x3);
+    PL__F_MUL(&t, &t, &lambda);
+    PL__F_SUB(&a->y, &t, &a->y);
+    a->x = x3;
+}
+
 /* Runs the open batch: acc[dst_i] += src_i for every entry, all dst_i
  * distinct and both operands finite.  Equal x means a doubling (equal y)
  * or a cancellation (opposite y, the bucket empties); neither can be told
@@ -129,25 +162,7 @@ static void PL__FN(execute)(PL__FN(ws) *ws)
             ws->flag[b] = 0;
             continue;
         }
-        PL__F t, lambda, x3;
-        if (e & PL__DBL) {
-            PL__F_ADD(&d, &a->y, &a->y);
-            PL__F_SQR(&lambda, &a->x);
-            PL__F_MUL3(&lambda, &lambda); /* 3x^2 / 2y: a = 0 on both curves */
-        } else {
-            PL__F_SUB(&d, &p->x, &a->x);
-            PL__F_SUB(&lambda, &p->y, &a->y);
-        }
-        PL__F_MUL(&t, &inv, &ws->prefix[i]); /* 1 / d */
-        PL__F_MUL(&inv, &inv, &d);
-        PL__F_MUL(&lambda, &lambda, &t);
-        PL__F_SQR(&x3, &lambda);
-        PL__F_SUB(&x3, &x3, &a->x);
-        PL__F_SUB(&x3, &x3, &p->x);
-        PL__F_SUB(&t, &a->x, &x3);
-        PL__F_MUL(&t, &t, &lambda);
-        PL__F_SUB(&a->y, &t, &a->y);
-        a->x = x3;
+        PL__FN(finish_add)(a, p, e & PL__DBL, &inv, &ws->prefix[i]);
     }
     ws->count = 0;
 }
@@ -342,7 +357,8 @@ static void PL__FN(bucket_sum)(PL__FN(ws) *ws, PL__JAC *out, unsigned c,
 
 /*
  * The tile: points [lo, hi) of `points` (zkey bytes), their folded scalars
- * `fold` (4 limbs each, < 2^254) and sign bits `neg`, window bits
+ * `fold` (4 limbs each, < 2^254) and sign bits `neg`; or, with idx, the
+ * points idx[lo..hi) & ~PL__IDX_NEG with signs in PL__IDX_NEG, window bits
  * [bit0, bit0 + c) with the Booth carry bit bit0 - 1, into *out.
  *
  * The top window holds only m = 254 - bit0 < c bits, so its digits are
@@ -351,8 +367,9 @@ static void PL__FN(bucket_sum)(PL__FN(ws) *ws, PL__JAC *out, unsigned c,
  * into copy i mod groups), which the bucket sum then adds up.
  */
 static void PL__FN(tile)(PL__FN(ws) *ws, PL__JAC *out, const uint8_t *points,
-                         const uint64_t *fold, const uint64_t *neg, size_t lo,
-                         size_t hi, unsigned bit0, unsigned c)
+                         const uint64_t *fold, const uint64_t *neg,
+                         const uint32_t *idx, size_t lo, size_t hi,
+                         unsigned bit0, unsigned c)
 {
     size_t nb = (size_t)1 << (c - 1);
     unsigned m = 254 - bit0 < c - 1 ? 254 - bit0 : c - 1;
@@ -367,12 +384,27 @@ static void PL__FN(tile)(PL__FN(ws) *ws, PL__JAC *out, const uint8_t *points,
         int64_t d = booth_digit(fold + 4 * i, bit0, c);
         if (d == 0)
             continue;
-        bool sign = (d < 0) ^ (bool)((neg[i / 64] >> (i % 64)) & 1);
+        size_t at = i;
+        bool sign = d < 0;
+        if (idx) {
+            if (i + PL__AHEAD < hi) {
+                /* gathered points are scattered: fetch ahead of use */
+                const char *ahead =
+                    (const char *)points +
+                    (size_t)(idx[i + PL__AHEAD] & ~PL__IDX_NEG) * sizeof(PL__AFF);
+                __builtin_prefetch(ahead);
+                __builtin_prefetch(ahead + sizeof(PL__AFF) - 1);
+            }
+            at = idx[i] & ~PL__IDX_NEG;
+            sign ^= (bool)(idx[i] >> 31);
+        } else {
+            sign ^= (bool)((neg[i / 64] >> (i % 64)) & 1);
+        }
         uint32_t b = (uint32_t)((d < 0 ? -d : d) - 1 + ((i & gmask) << m));
-        const uint8_t *bytes = points + i * sizeof(PL__AFF);
+        const uint8_t *bytes = points + at * sizeof(PL__AFF);
         if (ws->flag[b] & PL__BUSY) {
             if (ws->queued < PL__QUEUE) {
-                ws->queue[2 * ws->queued] = (uint32_t)i;
+                ws->queue[2 * ws->queued] = (uint32_t)at;
                 ws->queue[2 * ws->queued + 1] = b | (uint32_t)sign << 31;
                 ws->queued++;
             } else {
@@ -397,6 +429,94 @@ static void PL__FN(tile)(PL__FN(ws) *ws, PL__JAC *out, const uint8_t *points,
     PL__FN(execute)(ws);
     PL__FN(drain)(ws);
     PL__FN(bucket_sum)(ws, out, c, groups);
+}
+
+/*
+ * One level of the pairwise sum of the k >= 2 finite points in src[]:
+ * src[i] += src[i + h] for i < h = k / 2, all under one inversion (pairs
+ * h apart, so each sum overwrites only its own first operand); an odd last
+ * point moves to src[h], and sums that cancel to infinity leave the array.
+ * Returns how many points are left, about k / 2.
+ */
+static size_t PL__FN(halve)(PL__FN(ws) *ws, size_t k)
+{
+    size_t h = k / 2, cancels = 0;
+    PL__F run, inv, d;
+    PL__F_ONE(&run);
+    for (size_t i = 0; i < h; i++) {
+        const PL__AFF *a = &ws->src[i], *p = &ws->src[i + h];
+        ws->dst[i] = 0;
+        PL__F_SUB(&d, &p->x, &a->x);
+        if (PL__FN(f_is_zero)(&d)) {
+            if (memcmp(&p->y, &a->y, sizeof(PL__F)) != 0) {
+                ws->dst[i] = PL__CANCEL;
+                cancels++;
+                continue;
+            }
+            ws->dst[i] = PL__DBL;
+            PL__F_ADD(&d, &a->y, &a->y);
+        }
+        ws->prefix[i] = run;
+        PL__F_MUL(&run, &run, &d);
+    }
+    PL__F_INV(&inv, &run);
+    for (size_t i = h; i-- > 0;)
+        if (!(ws->dst[i] & PL__CANCEL))
+            PL__FN(finish_add)(&ws->src[i], &ws->src[i + h],
+                               ws->dst[i] & PL__DBL, &inv, &ws->prefix[i]);
+    if (k & 1)
+        ws->src[h] = ws->src[k - 1];
+    size_t left = h + (k & 1);
+    if (cancels) {
+        size_t j = 0;
+        for (size_t i = 0; i < left; i++)
+            if (i >= h || !(ws->dst[i] & PL__CANCEL))
+                ws->src[j++] = ws->src[i];
+        left = j;
+    }
+    return left;
+}
+
+/*
+ * One range [lo, hi) of a witness MSM (see pl__msm_gX_witness): drops
+ * zero scalars and points at infinity; sums the points whose scalar is one
+ * pairwise, a level of halve() whenever src[] fills (so every addition is
+ * in a batch of PL__BATCH / 2 under one inversion), into *out (Jacobian);
+ * and writes each other point's index (sign in PL__IDX_NEG) and folded
+ * scalar to idx[0..] and fold[0..], in order, for the Pippenger tiles.
+ * Returns how many it wrote, which the caller counted before (classify).
+ */
+static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
+                                const uint8_t *points, const uint8_t *scalars,
+                                size_t lo, size_t hi, uint32_t *idx,
+                                uint64_t *fold)
+{
+    size_t k = 0, big = 0;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t s[4];
+        unsigned kind = scalar_load(s, scalars + 32 * i);
+        if (kind == PL__SCALAR_ZERO)
+            continue;
+        const uint8_t *bytes = points + i * sizeof(PL__AFF);
+        if (point_is_inf(bytes, sizeof(PL__AFF)))
+            continue;
+        if (kind == PL__SCALAR_ONE) {
+            PL__FN(load)(&ws->src[k++], bytes, false);
+            if (k == PL__BATCH)
+                k = PL__FN(halve)(ws, k);
+            continue;
+        }
+        bool neg = scalar_fold(s);
+        memcpy(fold + 4 * big, s, 32);
+        idx[big++] = (uint32_t)i | (neg ? PL__IDX_NEG : 0);
+    }
+    /* below 32 points a level's inversion outweighs its additions */
+    while (k >= 32)
+        k = PL__FN(halve)(ws, k);
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < k; i++)
+        PL__JAC_ADD_AFF(out, out, &ws->src[i]);
+    return big;
 }
 
 #undef PL__FN
