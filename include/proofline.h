@@ -199,6 +199,10 @@ typedef struct pl_prover_config {
     unsigned threads;     /* 0: one per online core */
     pl_stage_fn on_stage; /* optional */
     void *on_stage_user;
+    /* The witness MSMs (A, B1, B2, C) skip zero scalars and add the points
+     * of scalars equal to one (default, false); true runs the plain MSM
+     * over every scalar, for benchmarks.  The proof is the same. */
+    bool plain_msm;
 } pl_prover_config;
 
 void pl_prover_config_init(pl_prover_config *cfg);
