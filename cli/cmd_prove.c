@@ -30,6 +30,8 @@ static const char prove_help[] =
     "  --check-params       check every zkey point (on its curve, in its\n"
     "                       subgroup) first: about the cost of a proof\n"
     "  --timings            print each stage's time to stderr\n"
+    "  --plain-msm          run every MSM over all scalars (no zero/one\n"
+    "                       skipping): for benchmarks; same proof\n"
     "  -h, --help           this text\n";
 
 typedef struct {
@@ -50,7 +52,7 @@ int cli_prove(int argc, char **argv)
     const char *pos[4];
     int npos = 0;
     unsigned threads = 0;
-    bool verify = false, check = false, print_timings = false;
+    bool verify = false, check = false, print_timings = false, plain = false;
     bool check_params = false;
     const char *r1cs_path = NULL;
     for (int i = 0; i < argc; i++) {
@@ -75,6 +77,8 @@ int cli_prove(int argc, char **argv)
             check_params = true;
         } else if (strcmp(a, "--timings") == 0) {
             print_timings = true;
+        } else if (strcmp(a, "--plain-msm") == 0) {
+            plain = true;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("prove", "unknown option %s", a);
         } else if (npos < 4) {
@@ -117,6 +121,7 @@ int cli_prove(int argc, char **argv)
     cfg.synth_workers = 1;
     cfg.prover_workers = 1;
     cfg.threads = threads;
+    cfg.plain_msm = plain;
     cfg.on_stage = on_stage;
     cfg.on_stage_user = &t;
     if ((st = pl_engine_create(&engine, &cfg, &err)) ||

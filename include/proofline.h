@@ -331,6 +331,7 @@ typedef struct pl_engine_config {
     void *on_event_user;
     bool record_timeline;    /* keep records for trace/plot output */
     unsigned sample_ms;      /* RSS sampling period; 0: 100 ms */
+    bool plain_msm;          /* see pl_prover_config (benchmarks) */
 } pl_engine_config;
 
 void pl_engine_config_init(pl_engine_config *cfg);

@@ -889,6 +889,7 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     pl_prover_config pc;
     pl_prover_config_init(&pc);
     pc.threads = e->cfg.threads;
+    pc.plain_msm = e->cfg.plain_msm;
     pc.on_stage = e->cfg.on_stage;
     pc.on_stage_user = e->cfg.on_stage_user;
     if ((st = pl_prover_create(&c->prover, c->zkey, &pc, err)) ||
