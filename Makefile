@@ -2,24 +2,40 @@
 # Front door: `make` builds, `make test` runs every test, `make demo` runs the
 # main job, `make bench` measures.  The real build is CMake in $(BUILD).
 #   BLST_DIR=/path/to/blst   build against a local blst checkout
-#   SANITIZE=address,undefined   build and test under sanitizers
+#   SANITIZE=address,undefined   build (in build-san) and test under sanitizers
+#   make test-san-fast       the tests not labelled slow, under ASan + UBSan
+#   make fuzz FUZZ_SECONDS=N  every fuzz target for N s (build-fuzz, clang)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?=
+# Undefined behaviour fails the test (UBSan only prints by default); leaks
+# fail it too (LeakSanitizer runs at exit).
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 ifneq ($(SANITIZE),)
 BUILD := build-san
 CMAKE_EXTRA := -DPL_SANITIZE=$(SANITIZE) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+TEST_ENV := $(SAN_ENV)
 endif
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD ?= build-fuzz
+FUZZ_CC ?= clang
+BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build deps npm-deps test demo bench clean
+.PHONY: all build deps npm-deps test test-san-fast fuzz fuzz-deps demo bench clean
 
 all: build
 
 deps:
 	@sh scripts/deps.sh
 
+# A new build folder reuses the blst tarball another one fetched (its
+# integrity is checked again), so it configures offline.
 $(BUILD)/CMakeCache.txt:
+	@for d in build build-san $(FUZZ_BUILD); do \
+	  if [ -f $$d/$(BLST_TGZ) ] && [ ! -f $(BUILD)/$(BLST_TGZ) ]; then \
+	    mkdir -p $(BUILD)/_deps && cp $$d/$(BLST_TGZ) $(BUILD)/$(BLST_TGZ); fi; done
 	cmake -S . -B $(BUILD) $(CMAKE_EXTRA)
 
 build: $(BUILD)/CMakeCache.txt
@@ -29,7 +45,25 @@ npm-deps:
 	@sh scripts/npm_deps.sh
 
 test: deps npm-deps build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
+
+# CI's sanitizer pass: everything but the tests labelled slow (see
+# tests/CMakeLists.txt), under ASan and UBSan, in build-san.
+test-san-fast: deps npm-deps
+	$(MAKE) build SANITIZE=address,undefined
+	cd build-san && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE slow
+
+fuzz-deps:
+	@FUZZ_CC=$(FUZZ_CC) sh tests/fuzz/deps.sh
+
+# libFuzzer targets in $(FUZZ_BUILD) (clang, ASan + UBSan), each run for
+# FUZZ_SECONDS; fails on any crash, leak, timeout or OOM and keeps the input
+# in tests/fuzz/regressions/<target>/, which `make test` replays.
+fuzz: deps fuzz-deps
+	$(MAKE) $(FUZZ_BUILD)/CMakeCache.txt BUILD=$(FUZZ_BUILD) \
+	  CMAKE_EXTRA="-DCMAKE_C_COMPILER=$(FUZZ_CC) -DPL_FUZZ=ON -DPL_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 demo: deps build
 	@sh scripts/demo.sh $(BUILD)/proofline
@@ -38,4 +72,4 @@ bench: deps npm-deps build
 	@sh bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san $(FUZZ_BUILD)

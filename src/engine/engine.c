@@ -103,6 +103,7 @@ struct job {
 typedef struct {
     partition *head, *tail;
     size_t count, capacity;
+    size_t claimed; /* slots claimed by a worker about to push */
 } fifo;
 
 typedef struct {
@@ -478,24 +479,27 @@ static void *synth_main(void *arg)
             continue;
         }
         emit(e, PL_EV_SYNTH_DONE, p);
-        /* Hand off; the reservation travels with the partition. */
+        /* Hand off; the reservation travels with the partition.  A slot
+         * is claimed first, so handed_off is logged before any prover can
+         * take the partition (and log prove_start). */
         pthread_mutex_lock(&e->lock);
         set_stage_locked(e, p, PL_STAGE_WAITING);
         while (!atomic_load(&e->stopping) &&
-               e->handoff.count >= e->handoff.capacity)
+               e->handoff.count + e->handoff.claimed >= e->handoff.capacity)
             pthread_cond_wait(&e->handoff_changed, &e->lock);
         if (atomic_load(&e->stopping)) {
             pthread_mutex_unlock(&e->lock);
             retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
             continue;
         }
-        uint64_t handed_job = p->job->id;
-        size_t handed_part = p->index;
+        e->handoff.claimed++;
+        pthread_mutex_unlock(&e->lock);
+        emit(e, PL_EV_HANDED_OFF, p);
+        pthread_mutex_lock(&e->lock);
+        e->handoff.claimed--;
         fifo_push(&e->handoff, p);
         pthread_cond_broadcast(&e->handoff_changed);
         pthread_mutex_unlock(&e->lock);
-        /* p may be proving already: its fields are the prover's now */
-        emit_ids(e, PL_EV_HANDED_OFF, handed_job, handed_part);
     }
     return NULL;
 }

@@ -297,64 +297,82 @@ void pl__json_put_fp12(pl__strbuf *sb, const blst_fp12 *f, int depth)
 
 /* ---- proof.json ------------------------------------------------------- */
 
-pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err)
+/* The checks of a parsed proof.json; the caller frees the doc. */
+static pl_status proof_from_doc(pl_proof *out, const pl__json_doc *doc,
+                                pl_error *err)
 {
-    pl_status st;
-    pl__json_doc doc;
+    pl_status st = PL_OK;
     const pl__json_value *root, *v;
     blst_p1_affine a, c;
     blst_p2_affine b;
 
-    st = pl__json_read_file(&doc, path, PL__PROOF_JSON_MAX, err);
-    if (st != PL_OK)
-        goto fail;
-    root = pl__json_root(&doc);
+    root = pl__json_root(doc);
     if (root->type != PL__JSON_OBJECT) {
-        st = pl__json_fail(&doc, err, root, "", "expected an object, found "
+        st = pl__json_fail(doc, err, root, "", "expected an object, found "
                            "%s", pl__json_type_name(root->type));
         goto fail;
     }
     /* the tags first: a proof for another curve is unsupported, not
      * malformed, whatever its coordinates look like */
-    if ((st = pl__json_check_tag(&doc, root, "curve", "bls12381", false,
+    if ((st = pl__json_check_tag(doc, root, "curve", "bls12381", false,
                                  err)) != PL_OK ||
-        (st = pl__json_check_tag(&doc, root, "protocol", "groth16", false,
+        (st = pl__json_check_tag(doc, root, "protocol", "groth16", false,
                                  err)) != PL_OK)
         goto fail;
-    if ((st = pl__json_member(&v, &doc, root, "pi_a", true, "", err)) ||
-        (st = pl__json_read_g1(&a, &doc, v, "pi_a", err)) ||
-        (st = pl__json_member(&v, &doc, root, "pi_b", true, "", err)) ||
-        (st = pl__json_read_g2(&b, &doc, v, "pi_b", err)) ||
-        (st = pl__json_member(&v, &doc, root, "pi_c", true, "", err)) ||
-        (st = pl__json_read_g1(&c, &doc, v, "pi_c", err)))
+    if ((st = pl__json_member(&v, doc, root, "pi_a", true, "", err)) ||
+        (st = pl__json_read_g1(&a, doc, v, "pi_a", err)) ||
+        (st = pl__json_member(&v, doc, root, "pi_b", true, "", err)) ||
+        (st = pl__json_read_g2(&b, doc, v, "pi_b", err)) ||
+        (st = pl__json_member(&v, doc, root, "pi_c", true, "", err)) ||
+        (st = pl__json_read_g1(&c, doc, v, "pi_c", err)))
         goto fail;
     memcpy(out->a.b, &a, sizeof(out->a.b));
     memcpy(out->b.b, &b, sizeof(out->b.b));
     memcpy(out->c.b, &c, sizeof(out->c.b));
 fail:
+    return st;
+}
+
+pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err)
+{
+    pl__json_doc doc;
+    pl_status st = pl__json_read_file(&doc, path, PL__PROOF_JSON_MAX, err);
+    if (st == PL_OK)
+        st = proof_from_doc(out, &doc, err);
+    pl__json_free(&doc);
+    return st;
+}
+
+pl_status pl__proof_parse_json(pl_proof *out, const char *text, size_t len,
+                               const char *name, pl_error *err)
+{
+    pl__json_doc doc;
+    pl_status st = len > PL__PROOF_JSON_MAX
+        ? pl__error_set(err, PL_EFORMAT, "%s: larger than %u bytes", name,
+                        PL__PROOF_JSON_MAX)
+        : pl__json_parse(&doc, text, len, name, err);
+    if (st != PL_OK)
+        return st;
+    st = proof_from_doc(out, &doc, err);
     pl__json_free(&doc);
     return st;
 }
 
 /* ---- public.json ------------------------------------------------------ */
 
-pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
-                              pl_error *err)
+/* The checks of a parsed public.json; the caller frees the doc. */
+static pl_status public_from_doc(pl_scalar **out, size_t *count,
+                                 const pl__json_doc *doc, pl_error *err)
 {
-    pl_status st;
-    pl__json_doc doc;
+    pl_status st = PL_OK;
+    const char *path = doc->name;
     const pl__json_value *root;
     pl_scalar *vals = NULL;
     size_t i = 0;
 
-    *out = NULL;
-    *count = 0;
-    st = pl__json_read_file(&doc, path, PL__PUBLIC_JSON_MAX, err);
-    if (st != PL_OK)
-        goto fail;
-    root = pl__json_root(&doc);
+    root = pl__json_root(doc);
     if (root->type != PL__JSON_ARRAY) {
-        st = pl__json_fail(&doc, err, root, "", "expected an array of "
+        st = pl__json_fail(doc, err, root, "", "expected an array of "
                            "decimal strings, found %s",
                            pl__json_type_name(root->type));
         goto fail;
@@ -371,13 +389,13 @@ pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
         char sub[32];
         snprintf(sub, sizeof(sub), "[%zu]", i);
         if (v->type != PL__JSON_STRING) {
-            st = pl__json_fail(&doc, err, v, sub, "expected a decimal "
+            st = pl__json_fail(doc, err, v, sub, "expected a decimal "
                                "string, found %s",
                                pl__json_type_name(v->type));
             goto fail;
         }
         if (!pl__fr_scalar_from_dec(&vals[i], v->text, v->len)) {
-            st = pl__json_fail(&doc, err, v, sub, "not a decimal integer "
+            st = pl__json_fail(doc, err, v, sub, "not a decimal integer "
                                "below the scalar field modulus r");
             goto fail;
         }
@@ -387,6 +405,32 @@ pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
     vals = NULL;
 fail:
     free(vals);
+    return st;
+}
+
+pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
+                              pl_error *err)
+{
+    pl__json_doc doc;
+    *out = NULL;
+    *count = 0;
+    pl_status st = pl__json_read_file(&doc, path, PL__PUBLIC_JSON_MAX, err);
+    if (st == PL_OK)
+        st = public_from_doc(out, count, &doc, err);
+    pl__json_free(&doc);
+    return st;
+}
+
+pl_status pl__public_parse_json(pl_scalar **out, size_t *count,
+                                const char *text, size_t len,
+                                const char *name, pl_error *err)
+{
+    pl__json_doc doc;
+    *out = NULL;
+    *count = 0;
+    pl_status st = pl__json_parse(&doc, text, len, name, err);
+    if (st == PL_OK)
+        st = public_from_doc(out, count, &doc, err);
     pl__json_free(&doc);
     return st;
 }

@@ -164,10 +164,49 @@ fail:
     return st;
 }
 
-pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
+/* Validates the file already in r->map (mapped, or the caller's bytes). */
+static pl_status parse_map(pl_r1cs *r, pl_error *err)
 {
     pl_status st;
     pl__container c;
+    if ((st = pl__container_parse(&c, &r->map, r->path, "r1cs", err)) != PL_OK)
+        return st;
+    if (c.version != R1CS_VERSION) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: r1cs version %" PRIu32 ", but proofline reads "
+                           "version %u (at byte offset 4)", r->path, c.version,
+                           R1CS_VERSION);
+        return st;
+    }
+    if ((st = read_header(r, &c, err)) != PL_OK)
+        return st;
+    if (c.offset[4] != 0 || c.offset[5] != 0) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: section %d (custom gates): custom gates are "
+                           "not supported (at byte offset %" PRIu64 ")",
+                           r->path, c.offset[4] ? 4 : 5,
+                           (c.offset[4] ? c.offset[4] : c.offset[5]) - 12);
+        return st;
+    }
+    if ((st = walk_constraints(r, &c, err)) != PL_OK)
+        return st;
+    /* circom writes one u64 label id per wire (r1csfile reads nVars of
+     * them), not nLabels: nLabels counts every signal before optimisation. */
+    if (c.offset[3] != 0 && c.size[3] != (uint64_t)r->info.n_wires * 8) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 3 (wire labels): size %" PRIu64
+                           ", but nWires %" PRIu32 " labels of 8 bytes need %"
+                           PRIu64 " (at byte offset %" PRIu64 ")", r->path,
+                           c.size[3], r->info.n_wires,
+                           (uint64_t)r->info.n_wires * 8, c.offset[3] - 12);
+        return st;
+    }
+    return PL_OK;
+}
+
+pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
+{
+    pl_status st;
     pl_r1cs *r = calloc(1, sizeof(*r));
     *out = NULL;
     if (!r || !(r->path = pl__path_dup(path))) {
@@ -175,38 +214,31 @@ pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
         goto fail;
     }
     if ((st = pl__file_map(&r->map, path, err)) != PL_OK ||
-        (st = pl__container_parse(&c, &r->map, path, "r1cs", err)) != PL_OK)
+        (st = parse_map(r, err)) != PL_OK)
         goto fail;
-    if (c.version != R1CS_VERSION) {
-        st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "%s: r1cs version %" PRIu32 ", but proofline reads "
-                           "version %u (at byte offset 4)", path, c.version,
-                           R1CS_VERSION);
-        goto fail;
-    }
-    if ((st = read_header(r, &c, err)) != PL_OK)
-        goto fail;
-    if (c.offset[4] != 0 || c.offset[5] != 0) {
-        st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "%s: section %d (custom gates): custom gates are "
-                           "not supported (at byte offset %" PRIu64 ")",
-                           path, c.offset[4] ? 4 : 5,
-                           (c.offset[4] ? c.offset[4] : c.offset[5]) - 12);
-        goto fail;
-    }
-    if ((st = walk_constraints(r, &c, err)) != PL_OK)
-        goto fail;
-    /* circom writes one u64 label id per wire (r1csfile reads nVars of
-     * them), not nLabels: nLabels counts every signal before optimisation. */
-    if (c.offset[3] != 0 && c.size[3] != (uint64_t)r->info.n_wires * 8) {
-        st = pl__error_set(err, PL_EFORMAT,
-                           "%s: section 3 (wire labels): size %" PRIu64
-                           ", but nWires %" PRIu32 " labels of 8 bytes need %"
-                           PRIu64 " (at byte offset %" PRIu64 ")", path,
-                           c.size[3], r->info.n_wires,
-                           (uint64_t)r->info.n_wires * 8, c.offset[3] - 12);
+    *out = r;
+    return PL_OK;
+
+fail:
+    pl_r1cs_close(r);
+    return st;
+}
+
+pl_status pl__r1cs_parse(pl_r1cs **out, const uint8_t *data, size_t len,
+                         const char *name, pl_error *err)
+{
+    pl_status st;
+    pl_r1cs *r = calloc(1, sizeof(*r));
+    *out = NULL;
+    if (!r || !(r->path = pl__path_dup(name))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
         goto fail;
     }
+    r->borrowed = true;
+    r->map.data = data;
+    r->map.size = len;
+    if ((st = parse_map(r, err)) != PL_OK)
+        goto fail;
     *out = r;
     return PL_OK;
 
@@ -219,7 +251,8 @@ void pl_r1cs_close(pl_r1cs *r1cs)
 {
     if (!r1cs)
         return;
-    pl__file_unmap(&r1cs->map);
+    if (!r1cs->borrowed)
+        pl__file_unmap(&r1cs->map);
     free(r1cs->path);
     free(r1cs);
 }

@@ -9,9 +9,11 @@
  * proportional to a count is done, so a lying header is an error, never an
  * allocation or a long loop.
  *
- * It does not check that points are on their curves or in their subgroups:
- * that costs as much as a prove, and snarkjs wrote them.  PLONK and FFLONK
- * zkeys and zkeys for other curves are refused with PL_EUNSUPPORTED.
+ * Opening does not check that points are on their curves or in their
+ * subgroups: that costs about as much as a prove, and snarkjs wrote them.
+ * pl_zkey_check_points does, on request (`proofline prove --check-params`).
+ * PLONK and FFLONK zkeys and zkeys for other curves are refused with
+ * PL_EUNSUPPORTED.  pl__zkey_parse reads the same from memory (fuzzers).
  */
 #include "formats/formats.h"
 #include "field/field.h"
@@ -322,10 +324,29 @@ fail:
     return st;
 }
 
-pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
+/* Validates the file already in z->map (mapped, or the caller's bytes). */
+static pl_status parse_map(pl_zkey *z, pl_error *err)
 {
     pl_status st;
     pl__container c;
+    if ((st = pl__container_parse(&c, &z->map, z->path, "zkey", err)) != PL_OK)
+        return st;
+    if (c.version != ZKEY_VERSION)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "%s: zkey version %" PRIu32 ", but proofline "
+                             "reads version %u (at byte offset 4)", z->path,
+                             c.version, ZKEY_VERSION);
+    if ((st = read_protocol(z, &c, err)) != PL_OK ||
+        (st = read_header(z, &c, err)) != PL_OK ||
+        (st = check_sizes(z, &c, err)) != PL_OK ||
+        (st = walk_coefs(z, &c, err)) != PL_OK)
+        return st;
+    return PL_OK;
+}
+
+pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
+{
+    pl_status st;
     pl_zkey *z = calloc(1, sizeof(*z));
     *out = NULL;
     if (!z || !(z->path = pl__path_dup(path))) {
@@ -333,19 +354,30 @@ pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
         goto fail;
     }
     if ((st = pl__file_map(&z->map, path, err)) != PL_OK ||
-        (st = pl__container_parse(&c, &z->map, path, "zkey", err)) != PL_OK)
+        (st = parse_map(z, err)) != PL_OK)
         goto fail;
-    if (c.version != ZKEY_VERSION) {
-        st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "%s: zkey version %" PRIu32 ", but proofline reads "
-                           "version %u (at byte offset 4)", path, c.version,
-                           ZKEY_VERSION);
+    *out = z;
+    return PL_OK;
+
+fail:
+    pl_zkey_close(z);
+    return st;
+}
+
+pl_status pl__zkey_parse(pl_zkey **out, const uint8_t *data, size_t len,
+                         const char *name, pl_error *err)
+{
+    pl_status st;
+    pl_zkey *z = calloc(1, sizeof(*z));
+    *out = NULL;
+    if (!z || !(z->path = pl__path_dup(name))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
         goto fail;
     }
-    if ((st = read_protocol(z, &c, err)) != PL_OK ||
-        (st = read_header(z, &c, err)) != PL_OK ||
-        (st = check_sizes(z, &c, err)) != PL_OK ||
-        (st = walk_coefs(z, &c, err)) != PL_OK)
+    z->borrowed = true;
+    z->map.data = data;
+    z->map.size = len;
+    if ((st = parse_map(z, err)) != PL_OK)
         goto fail;
     *out = z;
     return PL_OK;
@@ -359,9 +391,112 @@ void pl_zkey_close(pl_zkey *zkey)
 {
     if (!zkey)
         return;
-    pl__file_unmap(&zkey->map);
+    if (!zkey->borrowed)
+        pl__file_unmap(&zkey->map);
     free(zkey->path);
     free(zkey);
+}
+
+/* ---- the parameter check (pl_zkey_check_points) ----------------------- */
+
+/* Why a point is unusable, or NULL: coordinates must be reduced mod q (the
+ * Montgomery form of a value below q), then on the curve, then in the
+ * prime-order subgroup.  All-zero bytes are the point at infinity. */
+static const char *g1_problem(const uint8_t *bytes, bool allow_inf)
+{
+    blst_p1_affine p;
+    memcpy(&p, bytes, sizeof(p));
+    if (blst_p1_affine_is_inf(&p))
+        return allow_inf ? NULL : "is the point at infinity";
+    for (unsigned i = 0; i < 2; i++)
+        if (!pl__le_less(bytes + i * PL__FP_BYTES, pl__fp_modulus_le,
+                         PL__FP_BYTES))
+            return i ? "has y not below q" : "has x not below q";
+    if (!blst_p1_affine_on_curve(&p))
+        return "is not on the curve";
+    if (!blst_p1_affine_in_g1(&p))
+        return "is not in the G1 subgroup";
+    return NULL;
+}
+
+static const char *g2_problem(const uint8_t *bytes, bool allow_inf)
+{
+    static const char *const coord[4] = {
+        "has x.c0 not below q", "has x.c1 not below q",
+        "has y.c0 not below q", "has y.c1 not below q"};
+    blst_p2_affine p;
+    memcpy(&p, bytes, sizeof(p));
+    if (blst_p2_affine_is_inf(&p))
+        return allow_inf ? NULL : "is the point at infinity";
+    for (unsigned i = 0; i < 4; i++)
+        if (!pl__le_less(bytes + i * PL__FP_BYTES, pl__fp_modulus_le,
+                         PL__FP_BYTES))
+            return coord[i];
+    if (!blst_p2_affine_on_curve(&p))
+        return "is not on the curve";
+    if (!blst_p2_affine_in_g2(&p))
+        return "is not in the G2 subgroup";
+    return NULL;
+}
+
+pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err)
+{
+    /* The setup's secrets times a generator are never infinity; points of
+     * wires that a matrix never uses are (A, B1, B2), and IC, C, H may be. */
+    const struct {
+        const char *name;
+        const uint8_t *point;
+        bool g2;
+    } fixed[6] = {
+        {"alpha_1", zkey->alpha1, false}, {"beta_1", zkey->beta1, false},
+        {"delta_1", zkey->delta1, false}, {"beta_2", zkey->beta2, true},
+        {"gamma_2", zkey->gamma2, true},  {"delta_2", zkey->delta2, true},
+    };
+    const struct {
+        unsigned id;
+        const uint8_t *points;
+        uint64_t count;
+        bool g2;
+    } arrays[6] = {
+        {3, zkey->ic, (uint64_t)zkey->n_public + 1, false},
+        {5, zkey->a, zkey->n_vars, false},
+        {6, zkey->b1, zkey->n_vars, false},
+        {7, zkey->b2, zkey->n_vars, true},
+        {8, zkey->c, (uint64_t)zkey->n_vars - zkey->n_public - 1, false},
+        {9, zkey->h, zkey->domain_size, false},
+    };
+    pl_status st = PL_OK;
+    const char *bad;
+    for (unsigned i = 0; i < 6; i++) {
+        bad = fixed[i].g2 ? g2_problem(fixed[i].point, false)
+                          : g1_problem(fixed[i].point, false);
+        if (bad) {
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: section 2 (groth16 header): %s %s (at "
+                               "byte offset %" PRIu64 ")", zkey->path,
+                               fixed[i].name, bad,
+                               (uint64_t)(fixed[i].point - zkey->map.data));
+            goto fail;
+        }
+    }
+    for (unsigned k = 0; k < 6; k++) {
+        uint64_t unit = arrays[k].g2 ? PL__G2_BYTES : PL__G1_BYTES;
+        for (uint64_t i = 0; i < arrays[k].count; i++) {
+            const uint8_t *p = arrays[k].points + i * unit;
+            bad = arrays[k].g2 ? g2_problem(p, true) : g1_problem(p, true);
+            if (bad) {
+                st = pl__error_set(err, PL_EFORMAT,
+                                   "%s: section %u (%s): point %" PRIu64
+                                   " %s (at byte offset %" PRIu64 ")",
+                                   zkey->path, arrays[k].id,
+                                   section_names[arrays[k].id], i, bad,
+                                   (uint64_t)(p - zkey->map.data));
+                goto fail;
+            }
+        }
+    }
+fail:
+    return st;
 }
 
 void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out)

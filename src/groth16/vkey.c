@@ -241,10 +241,11 @@ fail:
     return st;
 }
 
-pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err)
+/* The checks of a parsed verification_key.json; the caller frees the doc. */
+static pl_status pl__vkey_from_doc(pl_vkey **out, const pl__json_doc *doc,
+                                   pl_error *err)
 {
-    pl_status st;
-    pl__json_doc doc;
+    pl_status st = PL_OK;
     pl_vkey *vk = NULL;
     const pl__json_value *root, *v, *ic;
     size_t n_public = 0, i = 0;
@@ -252,27 +253,24 @@ pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err)
     char sub[48];
 
     *out = NULL;
-    st = pl__json_read_file(&doc, path, PL__VKEY_JSON_MAX, err);
-    if (st != PL_OK)
-        goto fail;
-    root = pl__json_root(&doc);
+    root = pl__json_root(doc);
     if (root->type != PL__JSON_OBJECT) {
-        st = pl__json_fail(&doc, err, root, "", "expected an object, found "
+        st = pl__json_fail(doc, err, root, "", "expected an object, found "
                            "%s", pl__json_type_name(root->type));
         goto fail;
     }
     /* snarkjs picks the curve by this tag, so it is required */
-    if ((st = pl__json_check_tag(&doc, root, "curve", "bls12381", true, err)) ||
-        (st = pl__json_check_tag(&doc, root, "protocol", "groth16", false,
+    if ((st = pl__json_check_tag(doc, root, "curve", "bls12381", true, err)) ||
+        (st = pl__json_check_tag(doc, root, "protocol", "groth16", false,
                                  err)))
         goto fail;
-    if ((st = pl__json_member(&v, &doc, root, "nPublic", true, "", err)) ||
-        (st = pl__vkey_read_n_public(&n_public, &doc, v, err)))
+    if ((st = pl__json_member(&v, doc, root, "nPublic", true, "", err)) ||
+        (st = pl__vkey_read_n_public(&n_public, doc, v, err)))
         goto fail;
-    if ((st = pl__json_member(&ic, &doc, root, "IC", true, "", err)))
+    if ((st = pl__json_member(&ic, doc, root, "IC", true, "", err)))
         goto fail;
     if (ic->type != PL__JSON_ARRAY || ic->len != n_public + 1) {
-        st = pl__json_fail(&doc, err, ic, "IC", "expected an array of "
+        st = pl__json_fail(doc, err, ic, "IC", "expected an array of "
                            "nPublic + 1 = %zu points, found %s of %zu",
                            n_public + 1, pl__json_type_name(ic->type),
                            ic->type == PL__JSON_ARRAY ? ic->len : 0);
@@ -280,33 +278,33 @@ pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err)
     }
     if ((st = pl__vkey_alloc(&vk, n_public, err)))
         goto fail;
-    if ((st = pl__json_member(&v, &doc, root, "vk_alpha_1", true, "", err)) ||
-        (st = pl__vkey_read_g1(&vk->alpha1, &doc, v, "vk_alpha_1", false,
+    if ((st = pl__json_member(&v, doc, root, "vk_alpha_1", true, "", err)) ||
+        (st = pl__vkey_read_g1(&vk->alpha1, doc, v, "vk_alpha_1", false,
                                err)) ||
-        (st = pl__json_member(&v, &doc, root, "vk_beta_2", true, "", err)) ||
-        (st = pl__vkey_read_g2(&vk->beta2, &doc, v, "vk_beta_2", err)) ||
-        (st = pl__json_member(&v, &doc, root, "vk_gamma_2", true, "", err)) ||
-        (st = pl__vkey_read_g2(&vk->gamma2, &doc, v, "vk_gamma_2", err)) ||
-        (st = pl__json_member(&v, &doc, root, "vk_delta_2", true, "", err)) ||
-        (st = pl__vkey_read_g2(&vk->delta2, &doc, v, "vk_delta_2", err)))
+        (st = pl__json_member(&v, doc, root, "vk_beta_2", true, "", err)) ||
+        (st = pl__vkey_read_g2(&vk->beta2, doc, v, "vk_beta_2", err)) ||
+        (st = pl__json_member(&v, doc, root, "vk_gamma_2", true, "", err)) ||
+        (st = pl__vkey_read_g2(&vk->gamma2, doc, v, "vk_gamma_2", err)) ||
+        (st = pl__json_member(&v, doc, root, "vk_delta_2", true, "", err)) ||
+        (st = pl__vkey_read_g2(&vk->delta2, doc, v, "vk_delta_2", err)))
         goto fail;
     for (v = pl__json_first(ic); v != pl__json_end(ic);
          v = pl__json_next(v), i++) {
         snprintf(sub, sizeof(sub), "IC[%zu]", i);
-        if ((st = pl__vkey_read_g1(&vk->ic[i], &doc, v, sub, true, err)))
+        if ((st = pl__vkey_read_g1(&vk->ic[i], doc, v, sub, true, err)))
             goto fail;
     }
     pl__vkey_alphabeta(&vk->alphabeta, vk);
     /* optional (snarkjs's verifier does not read it), but if present it
      * must be the key's own e(alpha_1, beta_2) */
-    if ((st = pl__json_member(&v, &doc, root, "vk_alphabeta_12", false, "",
+    if ((st = pl__json_member(&v, doc, root, "vk_alphabeta_12", false, "",
                               err)))
         goto fail;
     if (v) {
-        if ((st = pl__vkey_read_fp12(&file_ab, &doc, v, err)))
+        if ((st = pl__vkey_read_fp12(&file_ab, doc, v, err)))
             goto fail;
         if (!blst_fp12_is_equal(&file_ab, &vk->alphabeta)) {
-            st = pl__json_fail(&doc, err, v, "vk_alphabeta_12", "does not "
+            st = pl__json_fail(doc, err, v, "vk_alphabeta_12", "does not "
                                "equal e(vk_alpha_1, vk_beta_2)");
             goto fail;
         }
@@ -315,6 +313,28 @@ pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err)
     vk = NULL;
 fail:
     pl_vkey_destroy(vk);
+    return st;
+}
+
+pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err)
+{
+    pl__json_doc doc;
+    *out = NULL;
+    pl_status st = pl__json_read_file(&doc, path, PL__VKEY_JSON_MAX, err);
+    if (st == PL_OK)
+        st = pl__vkey_from_doc(out, &doc, err);
+    pl__json_free(&doc);
+    return st;
+}
+
+pl_status pl__vkey_parse_json(pl_vkey **out, const char *text, size_t len,
+                              const char *name, pl_error *err)
+{
+    pl__json_doc doc;
+    *out = NULL;
+    pl_status st = pl__json_parse(&doc, text, len, name, err);
+    if (st == PL_OK)
+        st = pl__vkey_from_doc(out, &doc, err);
     pl__json_free(&doc);
     return st;
 }

@@ -51,6 +51,11 @@ void pl__json_put_g1(pl__strbuf *sb, const blst_p1_affine *p, int depth);
 void pl__json_put_g2(pl__strbuf *sb, const blst_p2_affine *p, int depth);
 void pl__json_put_fp12(pl__strbuf *sb, const blst_fp12 *f, int depth);
 
+/* pl_vkey_read_json on len bytes of text in memory (for the fuzzers), `name`
+ * standing for the path in messages. */
+pl_status pl__vkey_parse_json(pl_vkey **out, const char *text, size_t len,
+                              const char *name, pl_error *err);
+
 /* Bytes of the accounted allocation behind a vkey with n_public inputs. */
 uint64_t pl__vkey_bytes(size_t n_public);
 
