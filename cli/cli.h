@@ -46,4 +46,15 @@ int cli_vkey(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_setup(int argc, char **argv);
 
+/* ---- circuits built in C (cmd_circuit.c, cmd_demo.c) ---- */
+int cli_circuit(int argc, char **argv);
+int cli_demo(int argc, char **argv);
+/* "2^K" (K 4..28) or a number: a constraint target. */
+bool cli_parse_constraints(const char *text, uint64_t *out);
+/* The smallest k with 2^k >= n. */
+unsigned cli_log2_ceil(uint64_t n);
+/* One line describing the demo circuit's shape (f is a FILE *). */
+void cli_describe_porep(void *f, const pl_porep_params *p, size_t nc,
+                        size_t np, size_t nw);
+
 #endif /* PL_CLI_H */

@@ -29,6 +29,9 @@ static const char main_help[] =
     "  vkey     <circuit.zkey> <verification_key.json>\n"
     "  inspect  <file>\n"
     "  setup    --dev <circuit.r1cs> <out.zkey>   (known toxic waste: tests only)\n"
+    "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
+    "  demo     [--partitions N --constraints 2^K --pw P --budget SIZE]\n"
+    "           prove the demo circuit through the engine, with its ledger\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -44,6 +47,8 @@ static const struct {
     {"vkey", cli_vkey},
     {"inspect", cli_inspect},
     {"setup", cli_setup},
+    {"circuit", cli_circuit},
+    {"demo", cli_demo},
 };
 
 int main(int argc, char **argv)

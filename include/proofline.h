@@ -585,7 +585,7 @@ pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path, pl_error *err);
  * constraint target is below one compression use fewer rounds (`rounds` <
  * 64): toy sizes for tests, not SHA-256.  Inputs (tree, indices, leaves)
  * are derived from (seed, partition) alone, so any process can regenerate a
- * partition's witness.  docs and src/circuit/porep.c give the details.
+ * partition's witness.  src/circuit/porep.c gives the details.
  */
 typedef struct pl_porep_params {
     unsigned openings; /* K */
@@ -593,8 +593,11 @@ typedef struct pl_porep_params {
     unsigned rounds;   /* compression rounds per node: 64, or fewer (toy) */
 } pl_porep_params;
 
-/* The largest circuit whose domain stays within `constraints` (a power of
- * two, e.g. 1 << 16): depth as given (0: chosen), openings as many as fit.
+/* The largest circuit whose constraints + public inputs + 1 stay within
+ * `constraints` (so its domain is at most the next power of two; pass one,
+ * e.g. 1 << 16): depth as given, or (0) chosen with the openings to make
+ * openings x depth largest (depth <= 32, fewer openings on ties).  Below
+ * one full compression: one opening with as many rounds as fit.
  * PL_EUSAGE if not even one round of one node fits. */
 pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
                               unsigned depth, pl_error *err);
