@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
@@ -83,4 +84,38 @@ void cli_engine_close(pl_engine *engine, pl_status *st, pl_error *err)
         *st = PL_EINTERNAL;
         *err = leak;
     }
+}
+
+pl_status cli_wait_job(pl_engine *engine, uint64_t job, const char *label,
+                       bool progress, double t0, pl_job_status *js,
+                       pl_error *err)
+{
+    pl_status st;
+    progress = progress && isatty(STDERR_FILENO);
+    for (;;) { /* a progress line on a terminal, twice a second */
+        if ((st = pl_engine_poll(engine, job, js, err)))
+            return st;
+        if (js->done)
+            break;
+        if (progress) {
+            pl_engine_stats es;
+            pl_engine_stats_read(engine, &es);
+            double wall = cli_now() - t0;
+            char a[32], b[32];
+            fprintf(stderr, "\r[%s] %zu/%zu partitions, %.1f proofs/hour, "
+                    "reserved %s / %s   ", label,
+                    js->proved + js->failed + js->skipped, js->n_partitions,
+                    wall > 0 ? (double)js->proved * 3600.0 / wall : 0.0,
+                    pl_format_bytes(a, sizeof(a), es.reserved_bytes),
+                    pl_format_bytes(b, sizeof(b), es.budget_bytes));
+        }
+        struct timespec ts = {0, 100 * 1000000L};
+        for (int k = 0; k < 5 && !js->done; k++) {
+            nanosleep(&ts, NULL);
+            pl_engine_poll(engine, job, js, NULL);
+        }
+    }
+    if (progress)
+        fputc('\n', stderr);
+    return pl_engine_wait(engine, job, js, err);
 }

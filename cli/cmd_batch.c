@@ -321,34 +321,11 @@ int cli_batch(int argc, char **argv)
     if ((st = pl_engine_submit(engine, &job, &spec, &err)))
         goto done;
 
-    bool progress = !quiet && isatty(STDERR_FILENO);
+    /* the ledger lines are the progress when they are on */
     pl_job_status js;
-    for (;;) { /* progress on a terminal, twice a second */
-        if ((st = pl_engine_poll(engine, job, &js, &err)))
-            goto done;
-        if (js.done)
-            break;
-        if (progress) {
-            pl_engine_stats es;
-            pl_engine_stats_read(engine, &es);
-            double wall = cli_now() - t0;
-            char a[32], b[32];
-            fprintf(stderr, "\r[batch] %zu/%zu partitions, %.1f proofs/hour, "
-                    "reserved %s / %s   ", js.proved + js.failed + js.skipped,
-                    js.n_partitions,
-                    wall > 0 ? (double)js.proved * 3600.0 / wall : 0.0,
-                    pl_format_bytes(a, sizeof(a), es.reserved_bytes),
-                    pl_format_bytes(b, sizeof(b), es.budget_bytes));
-        }
-        struct timespec ts = {0, 100 * 1000000L};
-        for (int k = 0; k < 5 && !js.done; k++) {
-            nanosleep(&ts, NULL);
-            pl_engine_poll(engine, job, &js, NULL);
-        }
-    }
-    if (progress)
-        fputc('\n', stderr);
-    if ((st = pl_engine_wait(engine, job, &js, &err)))
+    if ((st = cli_wait_job(engine, job, "batch",
+                           !quiet && cfg.log_level == PL_LOG_QUIET, t0, &js,
+                           &err)))
         goto done;
     double wall = cli_now() - t0;
     pl_circuit_release(circuit);

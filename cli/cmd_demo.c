@@ -74,7 +74,6 @@ typedef struct {
     pl_error write_error;
 } demo_state;
 
-static double now(void) { return cli_now(); }
 
 /* pl_witness_fn: the circuit, witness-only, straight into the engine's
  * accounted witness buffer. */
@@ -82,7 +81,7 @@ static pl_status generate(void *user, size_t partition, pl_scalar *out,
                           size_t n, pl_error *err)
 {
     demo_state *d = user;
-    double t0 = now();
+    double t0 = cli_now();
     pl_porep_inputs *in = NULL;
     pl_cs *cs = NULL;
     pl_status st = pl_porep_inputs_create(&in, &d->params, d->seed,
@@ -93,7 +92,7 @@ static pl_status generate(void *user, size_t partition, pl_scalar *out,
         st = pl_cs_run(cs, pl_porep_circuit, in, err);
     pl_cs_destroy(cs);
     pl_porep_inputs_destroy(in);
-    double t = now() - t0;
+    double t = cli_now() - t0;
     pthread_mutex_lock(&d->lock);
     d->witness_seconds += t;
     d->witness_count++;
@@ -199,12 +198,12 @@ static pl_status build_cache(const char *dir, demo_state *d, unsigned threads,
     pl_zkey *zk = NULL;
     pl_vkey *vkey = NULL;
     pl_status st;
-    double t0 = now();
+    double t0 = cli_now();
     if ((st = pl_porep_inputs_create(&in, &d->params, d->seed, 0, err)) ||
         (st = pl_cs_create_recording(&cs, err)) ||
         (st = pl_cs_run(cs, pl_porep_circuit, in, err)))
         goto done;
-    meta->record_seconds = now() - t0;
+    meta->record_seconds = cli_now() - t0;
     if ((st = pl_cs_write_r1cs(cs, r1cs, err)))
         goto done;
     pl_cs_destroy(cs);
@@ -212,10 +211,10 @@ static pl_status build_cache(const char *dir, demo_state *d, unsigned threads,
     pl_setup_config scfg;
     pl_setup_config_init(&scfg);
     scfg.threads = threads;
-    t0 = now();
+    t0 = cli_now();
     if ((st = pl_setup_dev(r1cs, zkey, &scfg, err)))
         goto done;
-    meta->setup_seconds = now() - t0;
+    meta->setup_seconds = cli_now() - t0;
     if ((st = pl_zkey_open(&zk, zkey, err)) ||
         (st = pl_vkey_from_zkey(&vkey, zk, err)) ||
         (st = pl_vkey_write_json(vkey, vk, err)))
@@ -369,7 +368,7 @@ int cli_demo(int argc, char **argv)
 
     cfg.on_stage = on_stage;
     cfg.on_stage_user = &d;
-    double t0 = now();
+    double t0 = cli_now();
     if ((st = pl_engine_create(&engine, &cfg, &err)) ||
         (st = pl_engine_open_circuit(engine, &circuit, zkey, r1cs, &err)))
         goto done;
@@ -394,27 +393,11 @@ int cli_demo(int argc, char **argv)
     pl_job_status js;
     if ((st = pl_engine_submit(engine, &job, &spec, &err)))
         goto done;
-    bool progress = !quiet && cfg.log_level == PL_LOG_QUIET &&
-                    isatty(STDERR_FILENO);
-    for (;;) {
-        if ((st = pl_engine_poll(engine, job, &js, &err)))
-            goto done;
-        if (js.done)
-            break;
-        if (progress) {
-            double wall = now() - t0;
-            fprintf(stderr, "\r[demo] %zu/%zu partitions, %.1f proofs/hour   ",
-                    js.proved + js.failed + js.skipped, js.n_partitions,
-                    wall > 0 ? (double)js.proved * 3600.0 / wall : 0.0);
-        }
-        struct timespec ts = {0, 200 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (progress)
-        fputc('\n', stderr);
-    if ((st = pl_engine_wait(engine, job, &js, &err)))
+    if ((st = cli_wait_job(engine, job, "demo",
+                           !quiet && cfg.log_level == PL_LOG_QUIET, t0, &js,
+                           &err)))
         goto done;
-    double wall = now() - t0;
+    double wall = cli_now() - t0;
     pl_circuit_release(circuit);
     circuit = NULL;
     pl_engine_trim(engine);

@@ -89,6 +89,19 @@ fail:
     return st;
 }
 
+/* An empty handle that knows its file's name (for messages). */
+static pl_wtns *wtns_new(const char *name, pl_error *err)
+{
+    pl_wtns *w = calloc(1, sizeof(*w));
+    if (w && !(w->path = pl__path_dup(name))) {
+        free(w);
+        w = NULL;
+    }
+    if (!w)
+        pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
+    return w;
+}
+
 /* Validates the container already in w->map. */
 static pl_status parse_mapped(pl_wtns *w, const char *path, pl_error *err)
 {
@@ -110,10 +123,10 @@ static pl_status parse_mapped(pl_wtns *w, const char *path, pl_error *err)
 pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
 {
     pl_status st;
-    pl_wtns *w = calloc(1, sizeof(*w));
+    pl_wtns *w = wtns_new(path, err);
     *out = NULL;
-    if (!w || !(w->path = pl__path_dup(path))) {
-        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+    if (!w) {
+        st = PL_ENOMEM;
         goto fail;
     }
     if ((st = pl__file_map(&w->map, path, err)) != PL_OK ||
@@ -130,10 +143,10 @@ fail:
 pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err)
 {
     pl_status st;
-    pl_wtns *w = calloc(1, sizeof(*w));
+    pl_wtns *w = wtns_new(path, err);
     *out = NULL;
-    if (!w || !(w->path = pl__path_dup(path))) {
-        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+    if (!w) {
+        st = PL_ENOMEM;
         goto fail;
     }
     w->heap = true;
@@ -152,10 +165,10 @@ pl_status pl__wtns_parse(pl_wtns **out, const uint8_t *data, size_t len,
                          const char *name, pl_error *err)
 {
     pl_status st;
-    pl_wtns *w = calloc(1, sizeof(*w));
+    pl_wtns *w = wtns_new(name, err);
     *out = NULL;
-    if (!w || !(w->path = pl__path_dup(name))) {
-        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
+    if (!w) {
+        st = PL_ENOMEM;
         goto fail;
     }
     w->borrowed = true;
@@ -179,11 +192,9 @@ pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
         if (!pl__scalar_is_canonical(values[i].b))
             return pl__error_set(err, PL_EFORMAT,
                                  "%s: value %zu is not below r", name, i);
-    pl_wtns *w = calloc(1, sizeof(*w));
-    if (!w || !(w->path = pl__path_dup(name))) {
-        free(w);
-        return pl__error_set(err, PL_ENOMEM, "%s: out of memory", name);
-    }
+    pl_wtns *w = wtns_new(name, err);
+    if (!w)
+        return PL_ENOMEM;
     w->borrowed = true;
     w->n_values = n;
     w->values = (const uint8_t *)values;
