@@ -131,15 +131,20 @@ static bool event_tick(void *arg, const pl_ledger_record *r)
     return true;
 }
 
-/* A round axis maximum: 1, 2 or 5 times a power of 1024-ish steps. */
+/* A round axis maximum: 1, 2, 5 or 10 times a power of ten, in the binary
+ * unit (KiB, MiB, GiB, ...) the labels will use. */
 static uint64_t nice_max(uint64_t v)
 {
-    if (v < 1024)
-        return 1024;
-    double p = pow(10.0, floor(log10((double)v)));
-    double m = (double)v / p;
+    uint64_t unit = 1;
+    while (v / unit >= 1024 && unit < (1ull << 40))
+        unit <<= 10;
+    double x = (double)v / (double)unit;
+    if (x < 1)
+        x = 1;
+    double p = pow(10.0, floor(log10(x)));
+    double m = x / p;
     double step = m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10;
-    return (uint64_t)(step * p);
+    return (uint64_t)(step * p * (double)unit);
 }
 
 pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
