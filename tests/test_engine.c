@@ -212,6 +212,11 @@ PL_TEST(budget_of_one_partition_serializes)
     pl_engine_stats st;
     pl_engine_stats_read(e, &st);
     CHECK_EQ(st.peak_reserved_bytes, resident + part);
+    /* what was really allocated never went past the budget either */
+    if (st.peak_tracked_bytes > st.budget_bytes)
+        pl_test_fail(__FILE__, __LINE__, "tracked peak %llu > budget %llu",
+                     (unsigned long long)st.peak_tracked_bytes,
+                     (unsigned long long)st.budget_bytes);
     for (int s = 0; s < PL_STAGE_COUNT; s++)
         CHECK(st.stage_peak[s] <= 1);
     pl_circuit_release(c);
