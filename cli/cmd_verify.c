@@ -45,6 +45,11 @@ int cli_verify(int argc, char **argv)
         (st = pl_proof_read_json(&proof, argv[2], &err)))
         goto done;
     st = pl_verify(vkey, &proof, publics, count, &err);
+    if (st == PL_EFORMAT) { /* the public inputs do not fit the key */
+        char msg[sizeof(err.msg)];
+        snprintf(msg, sizeof(msg), "%.80s: %.170s", argv[1], err.msg);
+        memcpy(err.msg, msg, sizeof(msg));
+    }
 done:
     pl_vkey_destroy(vkey);
     free(publics);

@@ -28,8 +28,18 @@ bool pl_parse_size(const char *text, uint64_t *out)
     };
     if (!text || !isdigit((unsigned char)text[0]))
         return false;
-    char *end;
-    double value = strtod(text, &end);
+    /* digits with at most one decimal point, then the unit: no hex, no
+     * exponent, no sign (strtod alone would take them) */
+    const char *end = text;
+    bool point = false;
+    while (isdigit((unsigned char)*end) || (*end == '.' && !point))
+        point |= *end++ == '.';
+    char number[64];
+    if ((size_t)(end - text) >= sizeof(number))
+        return false;
+    memcpy(number, text, (size_t)(end - text));
+    number[end - text] = '\0';
+    double value = strtod(number, NULL);
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcasecmp(end, units[i].unit) != 0)
             continue;
