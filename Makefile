@@ -23,7 +23,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build deps npm-deps test test-san-fast fuzz fuzz-deps demo bench clean
+.PHONY: all build deps npm-deps test test-san-fast fuzz fuzz-deps demo bench cuda-smoke clean
 
 all: build
 
@@ -70,6 +70,12 @@ demo: deps build
 
 bench: deps npm-deps build
 	@sh bench/run.sh $(BUILD)
+
+# Compiles the CUDA device arithmetic with nvcc (sm_90 + PTX; minutes).
+cuda-smoke: build
+	cmake -S . -B $(BUILD) -DPL_CUDA_SMOKE=ON
+	cd $(BUILD) && ctest -R nvcc_smoke --output-on-failure; rc=$$?; \
+	cmake -S . -B $(BUILD) -DPL_CUDA_SMOKE=OFF >/dev/null; exit $$rc
 
 clean:
 	rm -rf build build-san $(FUZZ_BUILD)

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The BLS12-381 base field Fp for the CUDA backend: 12 x 32-bit limbs,
+ * little-endian, in Montgomery form with R = 2^384 -- the representation
+ * blst uses, so a pl__cu_fp and a blst_fp holding the same value have the
+ * same bytes on any little-endian machine (x86, Arm, every NVIDIA GPU).
+ * zkey points mapped from disk can therefore be uploaded as they are.
+ * Compiles as device code under nvcc and as C11 on the host (limbs.h);
+ * tested against blst_fp_* in tests/test_cuda_arith.c.  Not constant time:
+ * the prover only handles public points in this field.
+ */
+#ifndef PL_CUDA_ARITH_FP_H
+#define PL_CUDA_ARITH_FP_H
+
+#include "backend/cuda/arith/limbs.h"
+
+#define PL_CU_FP_LIMBS 12
+
+typedef struct {
+    uint32_t l[PL_CU_FP_LIMBS];
+} pl__cu_fp;
+
+/*
+ * Constants as initializer lists, so that each function declares them as
+ * local arrays: nvcc folds those into immediates once the loops unroll,
+ * with no __constant__ memory (which host code could not read) involved.
+ * Derived in Python from p = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84
+ * f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab (381 bits):
+ *   ONE = 2^384 mod p        (Montgomery form of 1; blst's BLS12_381_ONE)
+ *   RR  = 2^768 mod p        (multiplying by it enters Montgomery form)
+ *   N0  = -p^-1 mod 2^32     (low half of blst's 64-bit p0 = 0x89f3fffcfffcfffd)
+ * written as limbs: ", ".join("0x%08x" % ((x >> 32*i) & 0xffffffff) for i
+ * in range(12)).  tests/test_cuda_arith.c checks each against blst.
+ */
+#define PL_CU_FP_P                                                            \
+    {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0, \
+     0xf38512bf, 0x64774b84, 0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea}
+#define PL_CU_FP_ONE                                                          \
+    {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b, 0x53c758ba, 0x5f489857, \
+     0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3}
+#define PL_CU_FP_RR                                                           \
+    {0x1c341746, 0xf4df1f34, 0x09d104f1, 0x0a76e6a6, 0x4c95b6d5, 0x8de5476c, \
+     0x939d83c0, 0x67eb88a9, 0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5}
+#define PL_CU_FP_N0 0xfffcfffdu
+
+PL_DEVICE_FN void pl__cu_fp_zero(pl__cu_fp *r)
+{
+    PL_UNROLL
+    for (int i = 0; i < PL_CU_FP_LIMBS; i++)
+        r->l[i] = 0;
+}
+
+PL_DEVICE_FN void pl__cu_fp_one(pl__cu_fp *r)
+{
+    const uint32_t one[PL_CU_FP_LIMBS] = PL_CU_FP_ONE;
+    PL_UNROLL
+    for (int i = 0; i < PL_CU_FP_LIMBS; i++)
+        r->l[i] = one[i];
+}
+
+PL_DEVICE_FN bool pl__cu_fp_is_zero(const pl__cu_fp *a)
+{
+    return pl__cu_limbs_is_zero(a->l, PL_CU_FP_LIMBS);
+}
+
+PL_DEVICE_FN bool pl__cu_fp_eq(const pl__cu_fp *a, const pl__cu_fp *b)
+{
+    return pl__cu_limbs_eq(a->l, b->l, PL_CU_FP_LIMBS);
+}
+
+PL_DEVICE_FN void pl__cu_fp_add(pl__cu_fp *r, const pl__cu_fp *a,
+                                const pl__cu_fp *b)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    pl__cu_mod_add(r->l, a->l, b->l, p, PL_CU_FP_LIMBS);
+}
+
+PL_DEVICE_FN void pl__cu_fp_sub(pl__cu_fp *r, const pl__cu_fp *a,
+                                const pl__cu_fp *b)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    pl__cu_mod_sub(r->l, a->l, b->l, p, PL_CU_FP_LIMBS);
+}
+
+PL_DEVICE_FN void pl__cu_fp_neg(pl__cu_fp *r, const pl__cu_fp *a)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    pl__cu_mod_neg(r->l, a->l, p, PL_CU_FP_LIMBS);
+}
+
+PL_DEVICE_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
+                                const pl__cu_fp *b)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    pl__cu_mont_mul(r->l, a->l, b->l, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);
+}
+
+/* A dedicated squaring (each cross product computed once) saves about a
+ * quarter of the multiplications; it belongs with the PTX version. */
+PL_DEVICE_FN void pl__cu_fp_sqr(pl__cu_fp *r, const pl__cu_fp *a)
+{
+    pl__cu_fp_mul(r, a, a);
+}
+
+/* Canonical integer < p -> Montgomery form (a * R). */
+PL_DEVICE_FN void pl__cu_fp_from_canonical(pl__cu_fp *r, const pl__cu_fp *a)
+{
+    const pl__cu_fp rr = {PL_CU_FP_RR};
+    pl__cu_fp_mul(r, a, &rr);
+}
+
+/* Montgomery form -> canonical integer (a * R^-1). */
+PL_DEVICE_FN void pl__cu_fp_to_canonical(pl__cu_fp *r, const pl__cu_fp *a)
+{
+    pl__cu_fp unit;
+    pl__cu_fp_zero(&unit);
+    unit.l[0] = 1;
+    pl__cu_fp_mul(r, a, &unit);
+}
+
+/* r = 1 / a by Fermat (a^(p-2)); 0 maps to 0.  Slow: for the host path and
+ * single conversions; batches use one inversion and 3 multiplications per
+ * element. */
+PL_DEVICE_FN void pl__cu_fp_inverse(pl__cu_fp *r, const pl__cu_fp *a)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    const uint32_t one[PL_CU_FP_LIMBS] = PL_CU_FP_ONE;
+    uint32_t e[PL_CU_FP_LIMBS], two[PL_CU_FP_LIMBS] = {2};
+    pl__cu_limbs_sub(e, p, two, PL_CU_FP_LIMBS);
+    pl__cu_mont_pow(r->l, a->l, e, one, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);
+}
+
+#endif /* PL_CUDA_ARITH_FP_H */

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Tests of the CUDA backend's device arithmetic (src/backend/cuda/arith/),
+ * compiled here as plain C for the host: the way that code is checked on
+ * machines without a GPU.  Every result is compared with blst byte for byte
+ * (the limbs share blst's Montgomery representation): the constants; Fp and
+ * Fr add, sub, neg, mul, sqr, inverse and the canonical conversions on
+ * random values and on 0, 1 and p - 1; Fp2 mul, sqr, add, sub, inverse; G1
+ * and G2 XYZZ mixed addition, full addition and doubling, including
+ * infinity, P + P and P + (-P), through both the Jacobian and the affine
+ * conversions; and a naive 16-point G1 MSM over XYZZ against blst_p1_mult.
+ * The nvcc compile of the same headers is the ctest cuda_arith.nvcc_smoke
+ * (tests/cuda_arith_smoke.cu).
+ */
+#include "harness.h"
+#include "blst.h"
+#include "field/field.h"
+#include "backend/cuda/arith/fr.h"
+#include "backend/cuda/arith/g1.h"
+#include "backend/cuda/arith/g2.h"
+
+/* The limbs are compared with blst's 64-bit limbs as bytes. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian host");
+_Static_assert(sizeof(pl__cu_fp) == sizeof(blst_fp), "fp layout");
+_Static_assert(sizeof(pl__cu_fr) == sizeof(blst_fr), "fr layout");
+_Static_assert(sizeof(pl__cu_fp2) == sizeof(blst_fp2), "fp2 layout");
+_Static_assert(sizeof(pl__cu_g1_affine) == sizeof(blst_p1_affine), "g1 layout");
+_Static_assert(sizeof(pl__cu_g1_jacobian) == sizeof(blst_p1), "p1 layout");
+_Static_assert(sizeof(pl__cu_g2_affine) == sizeof(blst_p2_affine), "g2 layout");
+_Static_assert(sizeof(pl__cu_g2_jacobian) == sizeof(blst_p2), "p2 layout");
+
+#define ROUNDS 2000
+
+/* Fails with both values in hex (most significant byte first). */
+static void check_bytes(int line, const char *what, const void *got,
+                        const void *want, size_t n)
+{
+    if (memcmp(got, want, n) == 0)
+        return;
+    char g[2 * 192 + 1], w[2 * 192 + 1];
+    const uint8_t *a = got, *b = want;
+    for (size_t i = 0; i < n && i < 192; i++) {
+        snprintf(g + 2 * i, 3, "%02x", a[n - 1 - i]);
+        snprintf(w + 2 * i, 3, "%02x", b[n - 1 - i]);
+    }
+    pl_test_fail(__FILE__, line, "%s:\n  got  %s\n  want %s", what, g, w);
+}
+#define CHECK_BYTES(what, got, want, n) check_bytes(__LINE__, what, got, want, n)
+
+/* ---- random and edge values --------------------------------------------- */
+
+/* A uniform value < p: 381 random bits, rejected while >= p (about 1 in 5). */
+static void rand_fp(uint64_t *rng, pl__cu_fp *r)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    uint32_t d[PL_CU_FP_LIMBS];
+    do {
+        pl_test_random_bytes(rng, r->l, sizeof(r->l));
+        r->l[PL_CU_FP_LIMBS - 1] &= 0x1fffffff;
+    } while (!pl__cu_limbs_sub(d, r->l, p, PL_CU_FP_LIMBS));
+}
+
+static void rand_fr(uint64_t *rng, pl__cu_fr *r)
+{
+    const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
+    uint32_t d[PL_CU_FR_LIMBS];
+    do {
+        pl_test_random_bytes(rng, r->l, sizeof(r->l));
+        r->l[PL_CU_FR_LIMBS - 1] &= 0x7fffffff;
+    } while (!pl__cu_limbs_sub(d, r->l, m, PL_CU_FR_LIMBS));
+}
+
+/* Round i's operand: the first few are the edges 0, 1 (raw), R mod p (the
+ * Montgomery 1) and p - 1, the rest random. */
+static void pick_fp(uint64_t *rng, int i, pl__cu_fp *r)
+{
+    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+    pl__cu_fp_zero(r);
+    switch (i) {
+    case 0: break;
+    case 1: r->l[0] = 1; break;
+    case 2: pl__cu_fp_one(r); break;
+    case 3:
+        memcpy(r->l, p, sizeof(p));
+        r->l[0] -= 1;
+        break;
+    default: rand_fp(rng, r);
+    }
+}
+
+static void pick_fr(uint64_t *rng, int i, pl__cu_fr *r)
+{
+    const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
+    pl__cu_fr_zero(r);
+    switch (i) {
+    case 0: break;
+    case 1: r->l[0] = 1; break;
+    case 2: pl__cu_fr_one(r); break;
+    case 3:
+        memcpy(r->l, m, sizeof(m));
+        r->l[0] -= 1; /* r = ...00000001 */
+        break;
+    default: rand_fr(rng, r);
+    }
+}
+
+/* ---- constants ------------------------------------------------------------ */
+
+PL_TEST(fp_constants_match_blst)
+{
+    const pl__cu_fp p = {PL_CU_FP_P}, one = {PL_CU_FP_ONE}, rr = {PL_CU_FP_RR};
+    CHECK_BYTES("p", p.l, pl__fp_modulus_le, 48);
+    uint32_t unit[12] = {1};
+    blst_fp b;
+    blst_fp_from_uint32(&b, unit); /* 1 * R mod p */
+    CHECK_BYTES("ONE", one.l, &b, 48);
+    blst_fp_from_uint32(&b, one.l); /* (R mod p) * R = R^2 mod p */
+    CHECK_BYTES("RR", rr.l, &b, 48);
+    CHECK_EQ((uint32_t)(p.l[0] * PL_CU_FP_N0), 0xffffffffu); /* p n0 = -1 */
+}
+
+PL_TEST(fr_constants_match_blst)
+{
+    const pl__cu_fr m = {PL_CU_FR_R}, one = {PL_CU_FR_ONE}, rr = {PL_CU_FR_RR};
+    CHECK_BYTES("r", m.l, pl__fr_modulus_le, 32);
+    uint64_t unit[4] = {1}, v[4];
+    blst_fr b;
+    blst_fr_from_uint64(&b, unit);
+    CHECK_BYTES("ONE", one.l, &b, 32);
+    memcpy(v, one.l, 32);
+    blst_fr_from_uint64(&b, v);
+    CHECK_BYTES("RR", rr.l, &b, 32);
+    CHECK_EQ((uint32_t)(m.l[0] * PL_CU_FR_N0), 0xffffffffu);
+}
+
+/* ---- Fp, Fr, Fp2 ---------------------------------------------------------- */
+
+PL_TEST(fp_ops_match_blst)
+{
+    uint64_t rng = 0x6670;
+    for (int i = 0; i < ROUNDS; i++) {
+        /* the first 28 rounds pair every edge with every edge and with
+         * random values */
+        int ai = i < 28 && i % 7 < 4 ? i % 7 : 99;
+        pl__cu_fp a, b, r;
+        pick_fp(&rng, ai, &a);
+        pick_fp(&rng, i < 28 ? i / 7 : 99, &b);
+        blst_fp ba, bb, br;
+        memcpy(&ba, &a, 48);
+        memcpy(&bb, &b, 48);
+
+        pl__cu_fp_add(&r, &a, &b);
+        blst_fp_add(&br, &ba, &bb);
+        CHECK_BYTES("fp add", &r, &br, 48);
+        pl__cu_fp_sub(&r, &a, &b);
+        blst_fp_sub(&br, &ba, &bb);
+        CHECK_BYTES("fp sub", &r, &br, 48);
+        pl__cu_fp_mul(&r, &a, &b);
+        blst_fp_mul(&br, &ba, &bb);
+        CHECK_BYTES("fp mul", &r, &br, 48);
+        pl__cu_fp_sqr(&r, &a);
+        blst_fp_sqr(&br, &ba);
+        CHECK_BYTES("fp sqr", &r, &br, 48);
+        pl__cu_fp_neg(&r, &a);
+        blst_fp_cneg(&br, &ba, true);
+        CHECK_BYTES("fp neg", &r, &br, 48);
+        r = a;
+        pl__cu_fp_mul(&r, &r, &r); /* aliased output */
+        blst_fp_sqr(&br, &ba);
+        CHECK_BYTES("fp mul aliased", &r, &br, 48);
+
+        /* a as a canonical integer, into and out of Montgomery form */
+        pl__cu_fp_from_canonical(&r, &a);
+        blst_fp_from_uint32(&br, a.l);
+        CHECK_BYTES("fp from canonical", &r, &br, 48);
+        uint32_t canon[12];
+        blst_uint32_from_fp(canon, &ba);
+        pl__cu_fp_to_canonical(&r, &a);
+        CHECK_BYTES("fp to canonical", r.l, canon, 48);
+
+        CHECK(pl__cu_fp_eq(&a, &a));
+        CHECK_EQ(pl__cu_fp_eq(&a, &b), memcmp(&a, &b, 48) == 0);
+        CHECK_EQ(pl__cu_fp_is_zero(&a), ai == 0);
+        if (i < 40) {
+            pl__cu_fp_inverse(&r, &a);
+            blst_fp_inverse(&br, &ba);
+            CHECK_BYTES("fp inverse", &r, &br, 48);
+        }
+    }
+}
+
+PL_TEST(fr_ops_match_blst)
+{
+    uint64_t rng = 0x6672;
+    for (int i = 0; i < ROUNDS; i++) {
+        /* the first 28 rounds pair every edge with every edge and with
+         * random values */
+        int ai = i < 28 && i % 7 < 4 ? i % 7 : 99;
+        pl__cu_fr a, b, r;
+        pick_fr(&rng, ai, &a);
+        pick_fr(&rng, i < 28 ? i / 7 : 99, &b);
+        blst_fr ba, bb, br;
+        memcpy(&ba, &a, 32);
+        memcpy(&bb, &b, 32);
+
+        pl__cu_fr_add(&r, &a, &b);
+        blst_fr_add(&br, &ba, &bb);
+        CHECK_BYTES("fr add", &r, &br, 32);
+        pl__cu_fr_sub(&r, &a, &b);
+        blst_fr_sub(&br, &ba, &bb);
+        CHECK_BYTES("fr sub", &r, &br, 32);
+        pl__cu_fr_mul(&r, &a, &b);
+        blst_fr_mul(&br, &ba, &bb);
+        CHECK_BYTES("fr mul", &r, &br, 32);
+        pl__cu_fr_sqr(&r, &a);
+        blst_fr_sqr(&br, &ba);
+        CHECK_BYTES("fr sqr", &r, &br, 32);
+        pl__cu_fr_neg(&r, &a);
+        blst_fr_cneg(&br, &ba, true);
+        CHECK_BYTES("fr neg", &r, &br, 32);
+
+        uint64_t v[4];
+        memcpy(v, a.l, 32);
+        pl__cu_fr_from_canonical(&r, &a);
+        blst_fr_from_uint64(&br, v);
+        CHECK_BYTES("fr from canonical", &r, &br, 32);
+        blst_uint64_from_fr(v, &ba);
+        pl__cu_fr_to_canonical(&r, &a);
+        CHECK_BYTES("fr to canonical", r.l, v, 32);
+
+        CHECK_EQ(pl__cu_fr_eq(&a, &b), memcmp(&a, &b, 32) == 0);
+        CHECK_EQ(pl__cu_fr_is_zero(&a), ai == 0);
+        if (i < 40) {
+            pl__cu_fr_inverse(&r, &a);
+            blst_fr_inverse(&br, &ba);
+            CHECK_BYTES("fr inverse", &r, &br, 32);
+        }
+    }
+}
+
+PL_TEST(fp2_ops_match_blst)
+{
+    uint64_t rng = 0x66702;
+    for (int i = 0; i < ROUNDS / 2; i++) {
+        pl__cu_fp2 a, b, r;
+        /* edges in either coordinate for the first rounds */
+        pick_fp(&rng, i < 16 ? i % 4 : 99, &a.c0);
+        pick_fp(&rng, i < 16 ? i / 4 : 99, &a.c1);
+        pick_fp(&rng, i < 16 ? 3 - i % 4 : 99, &b.c0);
+        pick_fp(&rng, 99, &b.c1);
+        blst_fp2 ba, bb, br;
+        memcpy(&ba, &a, 96);
+        memcpy(&bb, &b, 96);
+
+        pl__cu_fp2_add(&r, &a, &b);
+        blst_fp2_add(&br, &ba, &bb);
+        CHECK_BYTES("fp2 add", &r, &br, 96);
+        pl__cu_fp2_sub(&r, &a, &b);
+        blst_fp2_sub(&br, &ba, &bb);
+        CHECK_BYTES("fp2 sub", &r, &br, 96);
+        pl__cu_fp2_mul(&r, &a, &b);
+        blst_fp2_mul(&br, &ba, &bb);
+        CHECK_BYTES("fp2 mul", &r, &br, 96);
+        pl__cu_fp2_sqr(&r, &a);
+        blst_fp2_sqr(&br, &ba);
+        CHECK_BYTES("fp2 sqr", &r, &br, 96);
+        pl__cu_fp2_neg(&r, &a);
+        blst_fp2_cneg(&br, &ba, true);
+        CHECK_BYTES("fp2 neg", &r, &br, 96);
+        r = a;
+        pl__cu_fp2_mul(&r, &r, &b); /* aliased output */
+        blst_fp2_mul(&br, &ba, &bb);
+        CHECK_BYTES("fp2 mul aliased", &r, &br, 96);
+        CHECK_EQ(pl__cu_fp2_is_zero(&a), i == 0);
+        if (i < 40) {
+            pl__cu_fp2_inverse(&r, &a);
+            blst_fp2_inverse(&br, &ba);
+            CHECK_BYTES("fp2 inverse", &r, &br, 96);
+        }
+    }
+}
+
+/* ---- G1 ------------------------------------------------------------------- */
+
+static void rand_scalar(uint64_t *rng, uint8_t out[32])
+{
+    pl__cu_fr s;
+    rand_fr(rng, &s);
+    memcpy(out, s.l, 32); /* canonical, little-endian: blst's scalar bytes */
+}
+
+static void rand_g1(uint64_t *rng, pl__cu_g1_affine *out)
+{
+    uint8_t k[32];
+    rand_scalar(rng, k);
+    blst_p1 p;
+    blst_p1_mult(&p, blst_p1_generator(), k, 255);
+    blst_p1_to_affine((blst_p1_affine *)out, &p);
+}
+
+/* ours (XYZZ) == want (blst Jacobian), through both of our conversions:
+ * ours -> affine (Fermat) against blst's affine, and ours -> Jacobian ->
+ * blst_p1_to_affine. */
+static void check_g1(int line, const char *what, const pl__cu_g1_xyzz *ours,
+                     const blst_p1 *want)
+{
+    blst_p1_affine wa, ja;
+    blst_p1_to_affine(&wa, want);
+    pl__cu_g1_affine oa;
+    pl__cu_g1_xyzz_to_affine(&oa, ours);
+    check_bytes(line, what, &oa, &wa, sizeof(wa));
+    pl__cu_g1_jacobian oj;
+    pl__cu_g1_xyzz_to_jacobian(&oj, ours);
+    blst_p1_to_affine(&ja, (const blst_p1 *)&oj);
+    check_bytes(line, what, &ja, &wa, sizeof(wa));
+    CHECK(blst_p1_on_curve((const blst_p1 *)&oj));
+}
+#define CHECK_G1(what, ours, want) check_g1(__LINE__, what, ours, want)
+
+static void g1_inf(blst_p1 *p)
+{
+    memset(p, 0, sizeof(*p));
+}
+
+PL_TEST(g1_add_affine_matches_blst)
+{
+    uint64_t rng = 0x9101;
+    pl__cu_g1_xyzz acc;
+    blst_p1 want;
+    pl__cu_g1_xyzz_set_inf(&acc);
+    g1_inf(&want);
+    for (int i = 0; i < 64; i++) {
+        pl__cu_g1_affine q;
+        switch (i % 8) {
+        case 3: /* infinity */
+            memset(&q, 0, sizeof(q));
+            break;
+        case 5: /* the accumulator itself: doubling */
+            pl__cu_g1_xyzz_to_affine(&q, &acc);
+            break;
+        case 7: /* its negation: back to infinity, and on from there */
+            pl__cu_g1_xyzz_to_affine(&q, &acc);
+            pl__cu_g1_affine_neg(&q, &q);
+            break;
+        default: rand_g1(&rng, &q);
+        }
+        pl__cu_g1_xyzz_add_affine(&acc, &acc, &q);
+        blst_p1_add_or_double_affine(&want, &want, (const blst_p1_affine *)&q);
+        CHECK_G1("g1 add affine", &acc, &want);
+        if (i % 8 == 7)
+            CHECK(pl__cu_g1_xyzz_is_inf(&acc));
+    }
+    /* infinity + infinity */
+    pl__cu_g1_affine inf;
+    memset(&inf, 0, sizeof(inf));
+    pl__cu_g1_xyzz_set_inf(&acc);
+    pl__cu_g1_xyzz_add_affine(&acc, &acc, &inf);
+    CHECK(pl__cu_g1_xyzz_is_inf(&acc));
+}
+
+/* Two XYZZ sums with non-trivial ZZ, and the blst Jacobian twins. */
+static void g1_rand_sum(uint64_t *rng, pl__cu_g1_xyzz *ours, blst_p1 *want)
+{
+    pl__cu_g1_affine a, b;
+    rand_g1(rng, &a);
+    rand_g1(rng, &b);
+    pl__cu_g1_xyzz_from_affine(ours, &a);
+    pl__cu_g1_xyzz_add_affine(ours, ours, &b);
+    blst_p1_from_affine(want, (const blst_p1_affine *)&a);
+    blst_p1_add_or_double_affine(want, want, (const blst_p1_affine *)&b);
+}
+
+PL_TEST(g1_add_and_double_match_blst)
+{
+    uint64_t rng = 0x9102;
+    for (int i = 0; i < 16; i++) {
+        pl__cu_g1_xyzz p, q, r, inf;
+        blst_p1 bp, bq, br, binf;
+        g1_rand_sum(&rng, &p, &bp);
+        g1_rand_sum(&rng, &q, &bq);
+        pl__cu_g1_xyzz_set_inf(&inf);
+        g1_inf(&binf);
+
+        pl__cu_g1_xyzz_add(&r, &p, &q);
+        blst_p1_add_or_double(&br, &bp, &bq);
+        CHECK_G1("g1 p + q", &r, &br);
+        pl__cu_g1_xyzz_dbl(&r, &p);
+        blst_p1_double(&br, &bp);
+        CHECK_G1("g1 2p", &r, &br);
+
+        /* p + p with p in a second representation (ZZ = 1), so the
+         * doubling case is found from the coordinates, not the bytes; then
+         * the same object on both sides */
+        pl__cu_g1_affine pa;
+        pl__cu_g1_xyzz p2;
+        pl__cu_g1_xyzz_to_affine(&pa, &p);
+        pl__cu_g1_xyzz_from_affine(&p2, &pa);
+        pl__cu_g1_xyzz_add(&r, &p, &p2);
+        CHECK_G1("g1 p + p", &r, &br);
+        pl__cu_g1_xyzz_add(&r, &r, &r);
+        blst_p1_double(&br, &br);
+        CHECK_G1("g1 2p + 2p", &r, &br);
+
+        /* p + (-p) */
+        pl__cu_g1_affine na;
+        pl__cu_g1_xyzz np;
+        pl__cu_g1_affine_neg(&na, &pa);
+        pl__cu_g1_xyzz_from_affine(&np, &na);
+        pl__cu_g1_xyzz_add(&r, &p, &np);
+        CHECK(pl__cu_g1_xyzz_is_inf(&r));
+        CHECK_G1("g1 p - p", &r, &binf);
+
+        /* infinity on either side, and doubled */
+        pl__cu_g1_xyzz_add(&r, &inf, &q);
+        CHECK_G1("g1 inf + q", &r, &bq);
+        pl__cu_g1_xyzz_add(&r, &q, &inf);
+        CHECK_G1("g1 q + inf", &r, &bq);
+        pl__cu_g1_xyzz_add(&r, &inf, &inf);
+        CHECK_G1("g1 inf + inf", &r, &binf);
+        pl__cu_g1_xyzz_dbl(&r, &inf);
+        CHECK(pl__cu_g1_xyzz_is_inf(&r));
+    }
+}
+
+/* The MSM the kernels will compute, done the slowest way over the same
+ * XYZZ arithmetic: one shared double-and-add from the top scalar bit,
+ * adding every point whose scalar has the bit set.  Points include
+ * infinity, scalars 0, 1 and r - 1. */
+PL_TEST(g1_msm_naive_matches_blst)
+{
+    enum { N = 16 };
+    uint64_t rng = 0x9103;
+    pl__cu_g1_affine pts[N];
+    uint8_t k[N][32];
+    for (int i = 0; i < N; i++) {
+        rand_g1(&rng, &pts[i]);
+        rand_scalar(&rng, k[i]);
+    }
+    memset(&pts[3], 0, sizeof(pts[3]));
+    memset(k[5], 0, 32);
+    memset(k[6], 0, 32);
+    k[6][0] = 1;
+    memcpy(k[7], pl__fr_modulus_le, 32);
+    k[7][0] -= 1;
+
+    blst_p1 want, t;
+    g1_inf(&want);
+    for (int i = 0; i < N; i++) {
+        blst_p1 p;
+        blst_p1_from_affine(&p, (const blst_p1_affine *)&pts[i]);
+        blst_p1_mult(&t, &p, k[i], 255);
+        blst_p1_add_or_double(&want, &want, &t);
+    }
+
+    pl__cu_g1_xyzz acc;
+    pl__cu_g1_xyzz_set_inf(&acc);
+    for (int bit = 254; bit >= 0; bit--) {
+        pl__cu_g1_xyzz_dbl(&acc, &acc);
+        for (int i = 0; i < N; i++)
+            if ((k[i][bit / 8] >> (bit % 8)) & 1)
+                pl__cu_g1_xyzz_add_affine(&acc, &acc, &pts[i]);
+    }
+    CHECK_G1("g1 msm", &acc, &want);
+    CHECK(!pl__cu_g1_xyzz_is_inf(&acc));
+}
+
+/* ---- G2 (the same checks as G1) ----------------------------------------- */
+
+static void rand_g2(uint64_t *rng, pl__cu_g2_affine *out)
+{
+    uint8_t k[32];
+    rand_scalar(rng, k);
+    blst_p2 p;
+    blst_p2_mult(&p, blst_p2_generator(), k, 255);
+    blst_p2_to_affine((blst_p2_affine *)out, &p);
+}
+
+static void check_g2(int line, const char *what, const pl__cu_g2_xyzz *ours,
+                     const blst_p2 *want)
+{
+    blst_p2_affine wa, ja;
+    blst_p2_to_affine(&wa, want);
+    pl__cu_g2_affine oa;
+    pl__cu_g2_xyzz_to_affine(&oa, ours);
+    check_bytes(line, what, &oa, &wa, sizeof(wa));
+    pl__cu_g2_jacobian oj;
+    pl__cu_g2_xyzz_to_jacobian(&oj, ours);
+    blst_p2_to_affine(&ja, (const blst_p2 *)&oj);
+    check_bytes(line, what, &ja, &wa, sizeof(wa));
+    CHECK(blst_p2_on_curve((const blst_p2 *)&oj));
+}
+#define CHECK_G2(what, ours, want) check_g2(__LINE__, what, ours, want)
+
+PL_TEST(g2_add_affine_matches_blst)
+{
+    uint64_t rng = 0x9201;
+    pl__cu_g2_xyzz acc;
+    blst_p2 want;
+    pl__cu_g2_xyzz_set_inf(&acc);
+    memset(&want, 0, sizeof(want));
+    for (int i = 0; i < 32; i++) {
+        pl__cu_g2_affine q;
+        switch (i % 8) {
+        case 3:
+            memset(&q, 0, sizeof(q));
+            break;
+        case 5:
+            pl__cu_g2_xyzz_to_affine(&q, &acc);
+            break;
+        case 7:
+            pl__cu_g2_xyzz_to_affine(&q, &acc);
+            pl__cu_g2_affine_neg(&q, &q);
+            break;
+        default: rand_g2(&rng, &q);
+        }
+        pl__cu_g2_xyzz_add_affine(&acc, &acc, &q);
+        blst_p2_add_or_double_affine(&want, &want, (const blst_p2_affine *)&q);
+        CHECK_G2("g2 add affine", &acc, &want);
+        if (i % 8 == 7)
+            CHECK(pl__cu_g2_xyzz_is_inf(&acc));
+    }
+}
+
+PL_TEST(g2_add_and_double_match_blst)
+{
+    uint64_t rng = 0x9202;
+    for (int i = 0; i < 8; i++) {
+        pl__cu_g2_affine a, b, pa;
+        rand_g2(&rng, &a);
+        rand_g2(&rng, &b);
+        pl__cu_g2_xyzz p, q, r, inf, p2, np;
+        blst_p2 bp, bq, br, binf;
+        /* p = a + b (non-trivial ZZ), q = 2b */
+        pl__cu_g2_xyzz_from_affine(&p, &a);
+        pl__cu_g2_xyzz_add_affine(&p, &p, &b);
+        pl__cu_g2_xyzz_from_affine(&q, &b);
+        pl__cu_g2_xyzz_dbl(&q, &q);
+        blst_p2_from_affine(&bp, (const blst_p2_affine *)&a);
+        blst_p2_add_or_double_affine(&bp, &bp, (const blst_p2_affine *)&b);
+        blst_p2_from_affine(&bq, (const blst_p2_affine *)&b);
+        blst_p2_double(&bq, &bq);
+        CHECK_G2("g2 2b", &q, &bq);
+        pl__cu_g2_xyzz_set_inf(&inf);
+        memset(&binf, 0, sizeof(binf));
+
+        pl__cu_g2_xyzz_add(&r, &p, &q);
+        blst_p2_add_or_double(&br, &bp, &bq);
+        CHECK_G2("g2 p + q", &r, &br);
+        pl__cu_g2_xyzz_dbl(&r, &p);
+        blst_p2_double(&br, &bp);
+        CHECK_G2("g2 2p", &r, &br);
+
+        pl__cu_g2_xyzz_to_affine(&pa, &p);
+        pl__cu_g2_xyzz_from_affine(&p2, &pa);
+        pl__cu_g2_xyzz_add(&r, &p, &p2); /* p + p, different ZZ */
+        CHECK_G2("g2 p + p", &r, &br);
+
+        pl__cu_g2_affine_neg(&pa, &pa);
+        pl__cu_g2_xyzz_from_affine(&np, &pa);
+        pl__cu_g2_xyzz_add(&r, &p, &np);
+        CHECK(pl__cu_g2_xyzz_is_inf(&r));
+        CHECK_G2("g2 p - p", &r, &binf);
+
+        pl__cu_g2_xyzz_add(&r, &inf, &q);
+        CHECK_G2("g2 inf + q", &r, &bq);
+        pl__cu_g2_xyzz_add(&r, &q, &inf);
+        CHECK_G2("g2 q + inf", &r, &bq);
+        pl__cu_g2_xyzz_add(&r, &inf, &inf);
+        CHECK_G2("g2 inf + inf", &r, &binf);
+    }
+}
