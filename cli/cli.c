@@ -86,11 +86,14 @@ void cli_engine_close(pl_engine *engine, pl_status *st, pl_error *err)
     }
 }
 
-pl_status cli_wait_job(pl_engine *engine, uint64_t job, const char *label,
-                       bool progress, double t0, pl_job_status *js,
-                       pl_error *err)
+pl_status cli_run_job(pl_engine *engine, const pl_job_spec *spec,
+                      const char *label, bool progress, double t0,
+                      pl_job_status *js, pl_error *err)
 {
-    pl_status st;
+    uint64_t job;
+    pl_status st = pl_engine_submit(engine, &job, spec, err);
+    if (st != PL_OK)
+        return st;
     progress = progress && isatty(STDERR_FILENO);
     for (;;) { /* a progress line on a terminal, twice a second */
         if ((st = pl_engine_poll(engine, job, js, err)))

@@ -39,12 +39,12 @@ void cli_keep_proof(void *slot, uint64_t job, size_t partition,
  * turns a success into PL_EINTERNAL naming the classes. */
 void cli_engine_close(pl_engine *engine, pl_status *st, pl_error *err);
 
-/* Waits for a job and forgets it (pl_engine_wait); meanwhile, with
+/* Submits a job and waits for it (pl_engine_wait); meanwhile, with
  * `progress` and a terminal on stderr, a line of partitions done,
  * proofs/hour and reserved/budget, twice a second. */
-pl_status cli_wait_job(pl_engine *engine, uint64_t job, const char *label,
-                       bool progress, double t0, pl_job_status *js,
-                       pl_error *err);
+pl_status cli_run_job(pl_engine *engine, const pl_job_spec *spec,
+                      const char *label, bool progress, double t0,
+                      pl_job_status *js, pl_error *err);
 
 int cli_prove(int argc, char **argv);
 int cli_batch(int argc, char **argv);

@@ -317,13 +317,9 @@ int cli_batch(int argc, char **argv)
                         .witness_paths = witnesses, .check_witness = check,
                         .verify = verify, .on_proof = write_proof,
                         .on_proof_user = &out};
-    uint64_t job;
-    if ((st = pl_engine_submit(engine, &job, &spec, &err)))
-        goto done;
-
     /* the ledger lines are the progress when they are on */
     pl_job_status js;
-    if ((st = cli_wait_job(engine, job, "batch",
+    if ((st = cli_run_job(engine, &spec, "batch",
                            !quiet && cfg.log_level == PL_LOG_QUIET, t0, &js,
                            &err)))
         goto done;

@@ -389,11 +389,8 @@ int cli_demo(int argc, char **argv)
                         .generate = generate, .generate_user = &d,
                         .verify = true, .on_proof = on_proof,
                         .on_proof_user = &d};
-    uint64_t job;
     pl_job_status js;
-    if ((st = pl_engine_submit(engine, &job, &spec, &err)))
-        goto done;
-    if ((st = cli_wait_job(engine, job, "demo",
+    if ((st = cli_run_job(engine, &spec, "demo",
                            !quiet && cfg.log_level == PL_LOG_QUIET, t0, &js,
                            &err)))
         goto done;

@@ -137,10 +137,8 @@ int cli_prove(int argc, char **argv)
                         .witness_paths = witness, .check_witness = check,
                         .verify = verify, .on_proof = cli_keep_proof,
                         .on_proof_user = &result};
-    uint64_t job;
     pl_job_status js;
-    if ((st = pl_engine_submit(engine, &job, &spec, &err)) ||
-        (st = pl_engine_wait(engine, job, &js, &err)))
+    if ((st = cli_run_job(engine, &spec, "prove", false, t0, &js, &err)))
         goto done;
     if ((st = js.status) != PL_OK) {
         err = js.error;

@@ -60,6 +60,77 @@ void pl_test_random_bytes(uint64_t *state, void *out, size_t n)
     }
 }
 
+uint8_t *pl_test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        pl_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    CHECK(buf != NULL);
+    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = 0;
+    *len = (size_t)n;
+    return buf;
+}
+
+void pl_test_write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        pl_test_fail(__FILE__, __LINE__, "cannot create %s", path);
+    CHECK_EQ(fwrite(buf, 1, len, f), len);
+    CHECK(fclose(f) == 0);
+}
+
+void pl_test_put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void pl_test_put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+size_t pl_test_find_section(const uint8_t *b, size_t len, uint32_t id,
+                            uint64_t *size)
+{
+    size_t off = 12;
+    uint32_t n = (uint32_t)get_le(b + 8, 4);
+    for (uint32_t i = 0; i < n && off + 12 <= len; i++) {
+        uint64_t sz = get_le(b + off + 4, 8);
+        if (get_le(b + off, 4) == id) {
+            if (size)
+                *size = sz;
+            return off;
+        }
+        off += 12 + (size_t)sz;
+    }
+    return 0;
+}
+
+size_t pl_test_section_payload(const uint8_t *b, size_t len, uint32_t id)
+{
+    size_t off = pl_test_find_section(b, len, id, NULL);
+    if (off == 0)
+        pl_test_fail(__FILE__, __LINE__, "test vector lacks section %u", id);
+    return off + 12;
+}
+
 static int run_case(int i)
 {
     cases[i].fn();

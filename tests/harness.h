@@ -73,6 +73,21 @@ _Noreturn void pl_test_fail(const char *file, int line, const char *fmt, ...);
 const char *pl_test_vector(const char *relative); /* static buffer */
 const char *pl_test_tmp(const char *name);        /* static buffer */
 
+/* A whole file, malloc'd and NUL-terminated (so JSON can be read as text);
+ * fails the test if it cannot be read. */
+uint8_t *pl_test_read_file(const char *path, size_t *len);
+/* Writes len bytes to path; fails the test on error. */
+void pl_test_write_file(const char *path, const void *buf, size_t len);
+/* Little-endian stores, for crafting file bytes. */
+void pl_test_put_le32(uint8_t *p, uint32_t v);
+void pl_test_put_le64(uint8_t *p, uint64_t v);
+/* The test's own walk of a snarkjs container's section table, independent
+ * of the code under test: the header offset of section id (0 if absent) and
+ * its size; and the payload offset of a section that must exist. */
+size_t pl_test_find_section(const uint8_t *b, size_t len, uint32_t id,
+                            uint64_t *size);
+size_t pl_test_section_payload(const uint8_t *b, size_t len, uint32_t id);
+
 /* Deterministic pseudo-random bytes (xorshift), for reproducible inputs. */
 void pl_test_random_bytes(uint64_t *state, void *out, size_t n);
 

@@ -36,67 +36,11 @@ static const char *const kind_file[3] = {"circuit.zkey", "witness.wtns",
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static uint8_t *read_whole(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        pl_test_fail(__FILE__, __LINE__, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    CHECK(buf != NULL);
-    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    *len = (size_t)n;
-    return buf;
-}
-
 static uint8_t *read_vector(const char *name, const char *file, size_t *len)
 {
     char rel[256];
     snprintf(rel, sizeof(rel), "%s/%s", name, file);
-    return read_whole(pl_test_vector(rel), len);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* The test's own walk of the section table: header offset of section id
- * (0 if absent) and its size. */
-static size_t find_section(const uint8_t *b, size_t len, uint32_t id,
-                           uint64_t *size)
-{
-    size_t off = 12;
-    uint32_t n = pl__le32(b + 8);
-    for (uint32_t i = 0; i < n && off + 12 <= len; i++) {
-        uint64_t sz = pl__le64(b + off + 4);
-        if (pl__le32(b + off) == id) {
-            if (size)
-                *size = sz;
-            return off;
-        }
-        off += 12 + (size_t)sz;
-    }
-    return 0;
-}
-
-static size_t payload(const uint8_t *b, size_t len, uint32_t id)
-{
-    size_t off = find_section(b, len, id, NULL);
-    if (off == 0)
-        pl_test_fail(__FILE__, __LINE__, "vector lacks section %u", id);
-    return off + 12;
+    return pl_test_read_file(pl_test_vector(rel), len);
 }
 
 /* Parses len bytes as `kind` from memory; the handle is closed. */
@@ -254,14 +198,14 @@ static void mutate_counts(enum kind kind, const char *vector,
     uint8_t *m = malloc(len);
     CHECK(m != NULL);
     for (size_t f = 0; f < n_fields; f++) {
-        size_t at = payload(b, len, fields[f].section) + fields[f].offset;
+        size_t at = pl_test_section_payload(b, len, fields[f].section) + fields[f].offset;
         uint32_t n = pl__le32(b + at);
         uint32_t values[] = {0, n - 1, n + 1, 0x80000000u, 0xffffffffu};
         for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
             if (values[i] == n)
                 continue;
             memcpy(m, b, len);
-            put32(m + at, values[i]);
+            pl_test_put_le32(m + at, values[i]);
             char label[128];
             snprintf(label, sizeof(label), "%s/%s %s=%u", vector,
                      kind_file[kind], fields[f].name, values[i]);
@@ -305,7 +249,7 @@ PL_TEST(every_vector_r1cs_input_counts)
         char rel[256];
         snprintf(rel, sizeof(rel), "%s/circuit.zkey", vectors[v]);
         CHECK_OK(pl_zkey_open(&z, pl_test_vector(rel), &err), &err);
-        size_t h = payload(b, len, 1) + 36;
+        size_t h = pl_test_section_payload(b, len, 1) + 36;
         uint32_t n_wires = pl__le32(b + h);
         for (unsigned f = 0; f < 3; f++) {
             size_t at = h + 4 + 4 * f;
@@ -318,7 +262,7 @@ PL_TEST(every_vector_r1cs_input_counts)
                 if (values[i] == n)
                     continue;
                 memcpy(m, b, len);
-                put32(m + at, values[i]);
+                pl_test_put_le32(m + at, values[i]);
                 char label[128];
                 snprintf(label, sizeof(label), "%s/circuit.r1cs %s=%u",
                          vectors[v], names[f], values[i]);
@@ -359,7 +303,7 @@ PL_TEST(every_vector_section_sizes)
             uint32_t counts[] = {0, ns + 1, 0x80000000u, 0xffffffffu};
             for (size_t i = 0; i < 4; i++) {
                 memcpy(m, b, len);
-                put32(m + 8, counts[i]);
+                pl_test_put_le32(m + 8, counts[i]);
                 char label[128];
                 snprintf(label, sizeof(label), "%s/%s nSections=%u",
                          vectors[v], kind_file[kind], counts[i]);
@@ -378,7 +322,7 @@ PL_TEST(every_vector_section_sizes)
                     if (sizes[i] == size)
                         continue;
                     memcpy(m, b, len);
-                    put64(m + off + 4, sizes[i]);
+                    pl_test_put_le64(m + off + 4, sizes[i]);
                     char label[128];
                     snprintf(label, sizeof(label), "%s/%s section %u size=%llu",
                              vectors[v], kind_file[kind], id,
@@ -421,7 +365,7 @@ PL_TEST(every_vector_magic_and_version)
             uint32_t versions[] = {0, version + 1, 0xffffffffu};
             for (size_t i = 0; i < 3; i++) {
                 memcpy(m, b, len);
-                put32(m + 4, versions[i]);
+                pl_test_put_le32(m + 4, versions[i]);
                 snprintf(label, sizeof(label), "%s/%s version %u", vectors[v],
                          kind_file[kind], versions[i]);
                 pl_error err = {0};
@@ -524,7 +468,7 @@ PL_TEST(check_points_refuses_bad_points)
     uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
     uint8_t *m = malloc(len);
     CHECK(m != NULL);
-    size_t s2 = payload(b, len, 2);
+    size_t s2 = pl_test_section_payload(b, len, 2);
     uint32_t n_vars = pl__le32(b + s2 + 88);
     uint32_t n_public = pl__le32(b + s2 + 92);
     uint32_t domain = pl__le32(b + s2 + 96);
@@ -549,7 +493,7 @@ PL_TEST(check_points_refuses_bad_points)
     static const uint8_t zero[192];
     for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
         const point_site *s = &sites[i];
-        size_t base = payload(b, len, s->section) + s->offset;
+        size_t base = pl_test_section_payload(b, len, s->section) + s->offset;
         /* the last point of an array that is not infinity (wires a
          * matrix never uses have infinity there) */
         size_t k = s->count ? s->count - 1 : 0;

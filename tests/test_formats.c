@@ -26,31 +26,6 @@ enum kind { KIND_ZKEY, KIND_WTNS, KIND_R1CS };
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static uint8_t *read_whole(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        pl_test_fail(__FILE__, __LINE__, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    CHECK(buf != NULL);
-    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
-static void write_whole(const char *path, const uint8_t *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        pl_test_fail(__FILE__, __LINE__, "cannot create %s", path);
-    CHECK_EQ(fwrite(buf, 1, len, f), len);
-    CHECK(fclose(f) == 0);
-}
-
 static const char *vec(const char *name, const char *file)
 {
     static char rel[256];
@@ -60,47 +35,7 @@ static const char *vec(const char *name, const char *file)
 
 static uint8_t *read_vector(const char *name, const char *file, size_t *len)
 {
-    return read_whole(vec(name, file), len);
-}
-
-/* The test's own section-table walk (independent of the code under test):
- * the header offset of section `id`, or 0 if absent. */
-static size_t find_section(const uint8_t *b, size_t len, uint32_t id,
-                           uint64_t *size)
-{
-    size_t off = 12;
-    uint32_t n = pl__le32(b + 8);
-    for (uint32_t i = 0; i < n && off + 12 <= len; i++) {
-        uint64_t sz = pl__le64(b + off + 4);
-        if (pl__le32(b + off) == id) {
-            if (size)
-                *size = sz;
-            return off;
-        }
-        off += 12 + (size_t)sz;
-    }
-    return 0;
-}
-
-/* Payload offset of a section that must exist. */
-static size_t payload(const uint8_t *b, size_t len, uint32_t id)
-{
-    size_t off = find_section(b, len, id, NULL);
-    if (off == 0)
-        pl_test_fail(__FILE__, __LINE__, "test vector lacks section %u", id);
-    return off + 12;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
+    return pl_test_read_file(vec(name, file), len);
 }
 
 static pl_status open_kind(enum kind kind, const char *path, pl_error *err)
@@ -147,7 +82,7 @@ static void expect_refused_at(const char *file, int line, enum kind kind,
     char name[128], path[4096];
     snprintf(name, sizeof(name), "bad_%s.%s", label, kind_ext(kind));
     snprintf(path, sizeof(path), "%s", pl_test_tmp(name));
-    write_whole(path, buf, len);
+    pl_test_write_file(path, buf, len);
     pl_error err = {0};
     pl_status st = open_kind(kind, path, &err);
     if (want == PL_OK ? (st != PL_EFORMAT && st != PL_EUNSUPPORTED)
@@ -176,7 +111,7 @@ static void expect_opens_at(const char *file, int line, enum kind kind,
     char name[128], path[4096];
     snprintf(name, sizeof(name), "ok_%s.%s", label, kind_ext(kind));
     snprintf(path, sizeof(path), "%s", pl_test_tmp(name));
-    write_whole(path, buf, len);
+    pl_test_write_file(path, buf, len);
     pl_error err = {0};
     pl_status st = open_kind(kind, path, &err);
     if (st != PL_OK)
@@ -195,7 +130,7 @@ static void mutate32(enum kind kind, const uint8_t *orig, size_t len,
     uint8_t *b = malloc(len);
     CHECK(b != NULL);
     memcpy(b, orig, len);
-    put32(b + at, value);
+    pl_test_put_le32(b + at, value);
     char full[128];
     snprintf(full, sizeof(full), "%s_%u", label, value);
     EXPECT_REFUSED(kind, b, len, full, want, substr);
@@ -383,13 +318,13 @@ PL_TEST(witness_check_tampered)
 {
     size_t len;
     uint8_t *b = read_vector("multiplier", "witness.wtns", &len);
-    size_t vals = payload(b, len, 2);
+    size_t vals = pl_test_section_payload(b, len, 2);
     /* multiplier: c = a * b with a = 3, b = 11 (input.json): set c = 34 */
     CHECK_EQ(b[vals + 32], 33);
     b[vals + 32] = 34;
     char path[4096];
     snprintf(path, sizeof(path), "%s", pl_test_tmp("tampered.wtns"));
-    write_whole(path, b, len);
+    pl_test_write_file(path, b, len);
     pl_error err = {0};
     pl_r1cs *r = NULL;
     pl_wtns *w = NULL;
@@ -407,10 +342,10 @@ PL_TEST(witness_check_tampered)
 
     /* chain10: change the last (internal) wire. */
     b = read_vector("chain10", "witness.wtns", &len);
-    vals = payload(b, len, 2);
+    vals = pl_test_section_payload(b, len, 2);
     size_t n = (len - vals) / 32;
     b[vals + (n - 1) * 32] ^= 1;
-    write_whole(path, b, len);
+    pl_test_write_file(path, b, len);
     CHECK_OK(pl_r1cs_open(&r, vec("chain10", "circuit.r1cs"), &err), &err);
     CHECK_OK(pl_wtns_open(&w, path, &err), &err);
     CHECK_STATUS(pl_witness_check(r, w, &err), PL_EUNSAT, &err);
@@ -476,7 +411,7 @@ PL_TEST(zkey_truncated_at_boundaries_large)
     uint8_t *b = read_vector("chain10", "circuit.zkey", &len);
     for (uint32_t id = 1; id <= 10; id++) {
         uint64_t size;
-        size_t off = find_section(b, len, id, &size);
+        size_t off = pl_test_find_section(b, len, id, &size);
         CHECK(off != 0);
         size_t cuts[] = {off - 1, off, off + 1, off + 4, off + 11, off + 12,
                          off + 13, off + 12 + (size_t)size / 2,
@@ -529,20 +464,20 @@ PL_TEST(container_damage)
     uint8_t *m = malloc(len);
     CHECK(m != NULL);
     memcpy(m, b, len);
-    put32(m + 8, 9);
+    pl_test_put_le32(m + 8, 9);
     EXPECT_OPENS(KIND_ZKEY, m, len, "nsections9");
 
     /* every section's size field: 0, +-1, huge (overflow-safe), 2^63 */
     for (uint32_t id = 1; id <= 9; id++) {
         uint64_t size;
-        size_t off = find_section(b, len, id, &size);
+        size_t off = pl_test_find_section(b, len, id, &size);
         uint64_t sizes[] = {0, size - 1, size + 1, ~0ull, ~0ull - 11,
                             1ull << 63, (uint64_t)len};
         for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
             if (sizes[i] == size)
                 continue;
             memcpy(m, b, len);
-            put64(m + off + 4, sizes[i]);
+            pl_test_put_le64(m + off + 4, sizes[i]);
             char label[64];
             snprintf(label, sizeof(label), "sec%u_size%zu", id, i);
             EXPECT_REFUSED(KIND_ZKEY, m, len, label, PL_OK, NULL);
@@ -551,20 +486,20 @@ PL_TEST(container_damage)
 
     /* Section ids: a duplicate is an error; an id past PL__MAX_SECTION_ID
      * is skipped (but still bounds-checked); a missing one is named. */
-    size_t off10 = find_section(b, len, 10, NULL);
+    size_t off10 = pl_test_find_section(b, len, 10, NULL);
     memcpy(m, b, len);
-    put32(m + off10, 3);
+    pl_test_put_le32(m + off10, 3);
     EXPECT_REFUSED(KIND_ZKEY, m, len, "dup3", PL_EFORMAT,
                    "section 3 appears twice");
     memcpy(m, b, len);
-    put32(m + off10, 200);
+    pl_test_put_le32(m + off10, 200);
     EXPECT_OPENS(KIND_ZKEY, m, len, "id200");
-    put64(m + off10 + 4, ~0ull);
+    pl_test_put_le64(m + off10 + 4, ~0ull);
     EXPECT_REFUSED(KIND_ZKEY, m, len, "id200huge", PL_EFORMAT,
                    "section 200");
     for (uint32_t id = 1; id <= 9; id++) {
         memcpy(m, b, len);
-        put32(m + find_section(b, len, id, NULL), 77);
+        pl_test_put_le32(m + pl_test_find_section(b, len, id, NULL), 77);
         char label[64], want[64];
         snprintf(label, sizeof(label), "missing%u", id);
         snprintf(want, sizeof(want), "section %u (", id);
@@ -585,12 +520,12 @@ PL_TEST(container_parse_direct)
 {
     /* A section table whose sizes sum past 2^64 must not wrap around. */
     uint8_t f[12 + 12 + 12 + 8] = {'w', 't', 'n', 's'};
-    put32(f + 4, 2);
-    put32(f + 8, 2);
-    put32(f + 12, 1);
-    put64(f + 16, 0);
-    put32(f + 24, 2);
-    put64(f + 28, ~0ull - 10);
+    pl_test_put_le32(f + 4, 2);
+    pl_test_put_le32(f + 8, 2);
+    pl_test_put_le32(f + 12, 1);
+    pl_test_put_le64(f + 16, 0);
+    pl_test_put_le32(f + 24, 2);
+    pl_test_put_le64(f + 28, ~0ull - 10);
     pl__mapped m = {f, sizeof(f)};
     pl__container c;
     pl_error err = {0};
@@ -598,7 +533,7 @@ PL_TEST(container_parse_direct)
                  PL_EFORMAT, &err);
     CHECK(strstr(err.msg, "x.wtns: section 2: size") &&
           strstr(err.msg, "at byte offset 24"));
-    put64(f + 28, 8);
+    pl_test_put_le64(f + 28, 8);
     CHECK_OK(pl__container_parse(&c, &m, "x.wtns", "wtns", &err), &err);
     CHECK_EQ(c.version, 2);
     CHECK_EQ(c.n_sections, 2);
@@ -609,12 +544,12 @@ PL_TEST(container_parse_direct)
     CHECK_EQ(c.offset[3], 0);
     CHECK(strcmp(c.magic, "wtns") == 0);
     /* id 0 and ids above the table are skipped */
-    put32(f + 12, 0);
-    put32(f + 24, PL__MAX_SECTION_ID + 1);
+    pl_test_put_le32(f + 12, 0);
+    pl_test_put_le32(f + 24, PL__MAX_SECTION_ID + 1);
     CHECK_OK(pl__container_parse(&c, &m, "x.wtns", "wtns", &err), &err);
     for (int id = 0; id <= PL__MAX_SECTION_ID; id++)
         CHECK_EQ(c.offset[id], 0);
-    put32(f + 8, 3);
+    pl_test_put_le32(f + 8, 3);
     CHECK_STATUS(pl__container_parse(&c, &m, "x.wtns", "wtns", &err),
                  PL_EFORMAT, &err);
     CHECK(strstr(err.msg, "entry 3 of 3: truncated"));
@@ -626,8 +561,8 @@ PL_TEST(zkey_header_fields)
 {
     size_t len;
     uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
-    size_t s1 = payload(b, len, 1), s2 = payload(b, len, 2);
-    size_t s4 = payload(b, len, 4);
+    size_t s1 = pl_test_section_payload(b, len, 1), s2 = pl_test_section_payload(b, len, 2);
+    size_t s4 = pl_test_section_payload(b, len, 4);
 
     mutate32(KIND_ZKEY, b, len, s1, 2, "protocol", PL_EUNSUPPORTED, "PLONK");
     mutate32(KIND_ZKEY, b, len, s1, 10, "protocol", PL_EUNSUPPORTED, "FFLONK");
@@ -677,7 +612,7 @@ PL_TEST(zkey_coefficient_records)
 {
     size_t len;
     uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
-    size_t s2 = payload(b, len, 2), s4 = payload(b, len, 4);
+    size_t s2 = pl_test_section_payload(b, len, 2), s4 = pl_test_section_payload(b, len, 4);
     uint32_t n_vars = pl__le32(b + s2 + 88), domain = pl__le32(b + s2 + 96);
     uint32_t n_coef = pl__le32(b + s4);
     size_t rec0 = s4 + 4, last = s4 + 4 + (size_t)(n_coef - 1) * 44;
@@ -716,7 +651,7 @@ PL_TEST(zkey_random_damage)
     uint8_t *b = read_vector("multiplier", "circuit.zkey", &len);
     uint8_t *m = malloc(len);
     CHECK(m != NULL);
-    size_t s4 = payload(b, len, 4);
+    size_t s4 = pl_test_section_payload(b, len, 4);
     size_t span = s4 + 4 + 44 * 2; /* headers, tables, two records */
     uint64_t rng = 12345;
     char path[4096];
@@ -728,7 +663,7 @@ PL_TEST(zkey_random_damage)
         size_t at = ((size_t)pick[0] << 8 | pick[1]) % span;
         m[at] = pick[2];
         size_t cut = pick[3] < 32 ? len - (size_t)pick[3] * 17 : len;
-        write_whole(path, m, cut);
+        pl_test_write_file(path, m, cut);
         pl_error err = {0};
         pl_status st = open_kind(KIND_ZKEY, path, &err);
         if (st != PL_OK && !strstr(err.msg, "random.zkey"))
@@ -745,7 +680,7 @@ PL_TEST(wtns_fields)
 {
     size_t len;
     uint8_t *b = read_vector("multiplier", "witness.wtns", &len);
-    size_t s1 = payload(b, len, 1), s2 = payload(b, len, 2);
+    size_t s1 = pl_test_section_payload(b, len, 1), s2 = pl_test_section_payload(b, len, 2);
     EXPECT_OPENS(KIND_WTNS, b, len, "original");
     mutate32(KIND_WTNS, b, len, 0, 0x736e7478 /* "xtns" */,
              "magic", PL_EFORMAT, "magic");
@@ -787,7 +722,7 @@ PL_TEST(r1cs_fields)
 {
     size_t len;
     uint8_t *b = read_vector("multiplier", "circuit.r1cs", &len);
-    size_t s1 = payload(b, len, 1), s2 = payload(b, len, 2);
+    size_t s1 = pl_test_section_payload(b, len, 1), s2 = pl_test_section_payload(b, len, 2);
     EXPECT_OPENS(KIND_R1CS, b, len, "original");
     mutate32(KIND_R1CS, b, len, 0, 0x73633171, "magic", PL_EFORMAT, "magic");
     mutate32(KIND_R1CS, b, len, 4, 2, "version", PL_EUNSUPPORTED, "version 2");
@@ -828,19 +763,19 @@ PL_TEST(r1cs_fields)
     EXPECT_REFUSED(KIND_R1CS, m, len, "prime", PL_EUNSUPPORTED, "another curve");
     /* labels: one u64 per wire */
     uint64_t s3size;
-    size_t s3 = find_section(b, len, 3, &s3size);
+    size_t s3 = pl_test_find_section(b, len, 3, &s3size);
     CHECK(s3 != 0);
     CHECK_EQ(s3size, 4 * 8);
     memcpy(m, b, len);
-    put64(m + s3 + 4, s3size - 8);
+    pl_test_put_le64(m + s3 + 4, s3size - 8);
     EXPECT_REFUSED(KIND_R1CS, m, len - 8, "labels", PL_EFORMAT,
                    "section 3 (wire labels): size 24");
     /* custom gates: append an empty section 4, then 5 */
     for (uint32_t id = 4; id <= 5; id++) {
         memcpy(m, b, len);
-        put32(m + 8, pl__le32(b + 8) + 1);
-        put32(m + len, id);
-        put64(m + len + 4, 0);
+        pl_test_put_le32(m + 8, pl__le32(b + 8) + 1);
+        pl_test_put_le32(m + len, id);
+        pl_test_put_le64(m + len + 4, 0);
         char label[32];
         snprintf(label, sizeof(label), "custom%u", id);
         EXPECT_REFUSED(KIND_R1CS, m, len + 12, label, PL_EUNSUPPORTED,
@@ -862,7 +797,7 @@ static char *inspect_to_string(const char *path, pl_status want)
     CHECK_STATUS(pl_inspect(path, f, &err), want, &err);
     fclose(f);
     size_t len;
-    char *text = (char *)read_whole(out_path, &len);
+    char *text = (char *)pl_test_read_file(out_path, &len);
     text[len] = '\0';
     remove(out_path);
     if (want != PL_OK) {
@@ -920,11 +855,11 @@ PL_TEST(inspect_refuses)
     static const uint8_t junk[] = "PK\x03\x04 not a proofline file";
     char path[4096];
     snprintf(path, sizeof(path), "%s", pl_test_tmp("junk.bin"));
-    write_whole(path, junk, sizeof(junk));
+    pl_test_write_file(path, junk, sizeof(junk));
     char *t = inspect_to_string(path, PL_EFORMAT);
     CHECK_HAS(t, "junk.bin: unknown magic \"PK\\x03\\x04\"");
     free(t);
-    write_whole(path, junk, 3);
+    pl_test_write_file(path, junk, 3);
     t = inspect_to_string(path, PL_EFORMAT);
     CHECK_HAS(t, "junk.bin");
     free(t);

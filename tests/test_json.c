@@ -205,22 +205,6 @@ PL_TEST(json_depth_limit)
 
 /* ---- snarkjs files ---------------------------------------------------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    CHECK(buf != NULL);
-    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void spit(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -232,7 +216,8 @@ static void spit(const char *path, const char *text)
 static void check_same_file(const char *a, const char *b)
 {
     size_t la, lb;
-    char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+    char *ta = (char *)pl_test_read_file(a, &la),
+         *tb = (char *)pl_test_read_file(b, &lb);
     if (la != lb || memcmp(ta, tb, la) != 0) {
         size_t i = 0;
         while (i < la && i < lb && ta[i] == tb[i])
@@ -285,7 +270,7 @@ static void vkey_mutant(const char *from, const char *to, pl_status code,
                         const char *needle)
 {
     size_t len;
-    char *text = slurp(pl_test_vector("multiplier/verification_key.json"),
+    char *text = (char *)pl_test_read_file(pl_test_vector("multiplier/verification_key.json"),
                        &len);
     char *at = strstr(text, from);
     if (!at)
@@ -377,7 +362,7 @@ PL_TEST(vkey_json_optional_alphabeta)
 {
     /* without vk_alphabeta_12 the key still reads, and it is recomputed */
     size_t len;
-    char *text = slurp(pl_test_vector("multiplier/verification_key.json"),
+    char *text = (char *)pl_test_read_file(pl_test_vector("multiplier/verification_key.json"),
                        &len);
     char *ab = strstr(text, " \"vk_alphabeta_12\"");
     char *ic = strstr(text, " \"IC\"");
@@ -475,7 +460,7 @@ static pl_status proof_mutant(const char *from, const char *to,
                               pl_error *err)
 {
     size_t len;
-    char *text = slurp(pl_test_vector("multiplier/proof_snarkjs.json"), &len);
+    char *text = (char *)pl_test_read_file(pl_test_vector("multiplier/proof_snarkjs.json"), &len);
     char *at = strstr(text, from);
     if (!at)
         pl_test_fail(__FILE__, __LINE__, "no \"%s\" in the proof", from);
@@ -544,7 +529,7 @@ PL_TEST(proof_write_atomic)
                                      "/nonexistent-dir/public.json", &err),
                  PL_EIO, &err);
     size_t len;
-    char *t = slurp(po, &len);
+    char *t = (char *)pl_test_read_file(po, &len);
     CHECK(strcmp(t, "old") == 0);
     free(t);
     /* public_path NULL writes the proof only */

@@ -38,27 +38,11 @@ static void hex_to_bytes(uint8_t *out, const char *hex, size_t n)
     }
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        pl_test_fail(__FILE__, __LINE__, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)size + 1);
-    CHECK(buf);
-    CHECK(fread(buf, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
-    *len = (size_t)size;
-    return buf;
-}
-
 /* Names the first differing byte, so a mismatch points at a section. */
 static void check_same_file(const char *ours, const char *ref)
 {
     size_t a_len, b_len;
-    uint8_t *a = read_file(ours, &a_len), *b = read_file(ref, &b_len);
+    uint8_t *a = pl_test_read_file(ours, &a_len), *b = pl_test_read_file(ref, &b_len);
     size_t n = a_len < b_len ? a_len : b_len;
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i])
@@ -322,7 +306,7 @@ static void check_contribution(const uint8_t *file, const pl__container *c,
 static void check_as_reference(const char *ours, const char *ref)
 {
     size_t a_len, b_len;
-    uint8_t *a = read_file(ours, &a_len), *b = read_file(ref, &b_len);
+    uint8_t *a = pl_test_read_file(ours, &a_len), *b = pl_test_read_file(ref, &b_len);
     pl__container ca, cb;
     parse_zkey(&ca, a, a_len, ours);
     parse_zkey(&cb, b, b_len, ref);
@@ -381,7 +365,7 @@ PL_TEST(contribution_follows_seed)
     setup("chain10/circuit.r1cs", a, "proofline-test", 2);
     setup("chain10/circuit.r1cs", b, NULL, 2);
     size_t a_len, b_len;
-    uint8_t *x = read_file(a, &a_len), *y = read_file(b, &b_len);
+    uint8_t *x = pl_test_read_file(a, &a_len), *y = pl_test_read_file(b, &b_len);
     pl__container ca, cb;
     parse_zkey(&ca, x, a_len, a);
     parse_zkey(&cb, y, b_len, b);
@@ -419,7 +403,7 @@ PL_TEST(seed_changes_key)
     setup("multiplier/circuit.r1cs", a, "proofline-test", 1);
     setup("multiplier/circuit.r1cs", b, "proofline-test2", 1);
     size_t a_len, b_len;
-    uint8_t *x = read_file(a, &a_len), *y = read_file(b, &b_len);
+    uint8_t *x = pl_test_read_file(a, &a_len), *y = pl_test_read_file(b, &b_len);
     CHECK_EQ(a_len, b_len);
     CHECK(memcmp(x, y, a_len) != 0);
     free(x);

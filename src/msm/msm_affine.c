@@ -224,22 +224,6 @@ static void fp2_one(blst_fp2 *one)
 #define PL__JAC_FROM_AFF blst_p1_from_affine
 #define PL__JAC_DBL blst_p1_double
 #include "msm/msm_affine_impl.h"
-#undef PL__SFX
-#undef PL__F
-#undef PL__AFF
-#undef PL__JAC
-#undef PL__F_ONE
-#undef PL__F_ADD
-#undef PL__F_SUB
-#undef PL__F_MUL
-#undef PL__F_SQR
-#undef PL__F_MUL3
-#undef PL__F_CNEG
-#undef PL__F_INV
-#undef PL__JAC_ADD_AFF
-#undef PL__JAC_ADD
-#undef PL__JAC_FROM_AFF
-#undef PL__JAC_DBL
 
 #define PL__SFX(name) name##_g2
 #define PL__F blst_fp2
@@ -258,22 +242,6 @@ static void fp2_one(blst_fp2 *one)
 #define PL__JAC_FROM_AFF blst_p2_from_affine
 #define PL__JAC_DBL blst_p2_double
 #include "msm/msm_affine_impl.h"
-#undef PL__SFX
-#undef PL__F
-#undef PL__AFF
-#undef PL__JAC
-#undef PL__F_ONE
-#undef PL__F_ADD
-#undef PL__F_SUB
-#undef PL__F_MUL
-#undef PL__F_SQR
-#undef PL__F_MUL3
-#undef PL__F_CNEG
-#undef PL__F_INV
-#undef PL__JAC_ADD_AFF
-#undef PL__JAC_ADD
-#undef PL__JAC_FROM_AFF
-#undef PL__JAC_DBL
 
 /* ---- the two groups behind one interface --------------------------------- */
 

@@ -520,3 +520,22 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
 }
 
 #undef PL__FN
+
+/* The parameters are this instantiation's only: the next include sets
+ * its own. */
+#undef PL__SFX
+#undef PL__F
+#undef PL__AFF
+#undef PL__JAC
+#undef PL__F_ONE
+#undef PL__F_ADD
+#undef PL__F_SUB
+#undef PL__F_MUL
+#undef PL__F_SQR
+#undef PL__F_MUL3
+#undef PL__F_CNEG
+#undef PL__F_INV
+#undef PL__JAC_ADD_AFF
+#undef PL__JAC_ADD
+#undef PL__JAC_FROM_AFF
+#undef PL__JAC_DBL
