@@ -101,7 +101,8 @@ const char *pl_buffer_class_name(pl_buffer_class cls);
 void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
 /* True when every class has no live buffer; else names them in err. */
 bool pl_alloc_all_freed(pl_error *err);
-/* Live bytes over all classes now, and their high-water mark. */
+/* Live bytes over the host classes now (all but device: GPU memory is not
+ * in the process's RSS), and their high-water mark. */
 void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes);
 
 /* ---- plain values ------------------------------------------------------ */
@@ -305,10 +306,14 @@ typedef struct pl_ledger_record {
     uint64_t stage_now[PL_STAGE_COUNT];
     uint64_t class_count[PL_BUF_CLASS_COUNT];
     uint64_t class_bytes[PL_BUF_CLASS_COUNT];
-    uint64_t tracked_bytes;    /* all classes */
+    uint64_t tracked_bytes;    /* the host classes (all but device) */
     uint64_t reserved_bytes, budget_bytes;
     uint64_t rss_anon_bytes, rss_file_bytes;
     int64_t untracked_bytes;   /* rss_anon - tracked - baseline */
+    /* The GPU as its driver sees it (cudaMemGetInfo: total - free, total),
+     * beside class device (what proofline allocated on it); 0 and 0 when
+     * the backend has no device. */
+    uint64_t device_used_bytes, device_total_bytes;
 } pl_ledger_record;
 
 typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);
@@ -321,7 +326,8 @@ typedef struct pl_engine_config {
     unsigned prover_workers; /* 0: 1 */
     unsigned handoff_slots;  /* bound of the hand-off queue; 0: prover_workers */
     unsigned threads;        /* prover threads (MSM, NTT); 0: one per core */
-    const char *backend;     /* "cpu" (default) or "auto" */
+    const char *backend;     /* "cpu" (default), "cuda", or "auto" (CUDA
+                                when a device is found, else the CPU) */
     pl_stage_fn on_stage;    /* optional: each proof's stage timings */
     void *on_stage_user;
     /* the ledger */

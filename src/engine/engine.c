@@ -169,6 +169,10 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     pthread_mutex_unlock(&e->lock);
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
+    state.device_used_bytes = state.device_total_bytes = 0;
+    if (e->backend->device_memory)
+        e->backend->device_memory(&state.device_used_bytes,
+                                  &state.device_total_bytes);
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
 }
 
@@ -756,12 +760,18 @@ fail:
 pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
                            pl_error *err)
 {
-    const pl__backend_ops *backend =
-        pl__backend_find(cfg && cfg->backend ? cfg->backend : "cpu");
+    char note[256];
+    const char *name = cfg && cfg->backend ? cfg->backend : "cpu";
+    const pl__backend_ops *backend = pl__backend_find(name, note, sizeof(note));
     *out = NULL;
     if (!backend)
-        return pl__error_set(err, PL_EUSAGE, "engine: unknown backend '%s'",
-                             cfg->backend);
+        return pl__error_set(err, strcmp(name, "cuda") == 0 ? PL_EUNSUPPORTED
+                                                           : PL_EUSAGE,
+                             "engine: %s", note);
+    /* auto without a device: one line to say so, then on with the CPU */
+    if (note[0] && cfg->log_level >= PL_LOG_INFO)
+        fprintf(cfg->log_stream ? cfg->log_stream : stderr, "engine: %s\n",
+                note);
     return pl__engine_create_with_backend(out, cfg, backend, err);
 }
 
@@ -875,7 +885,7 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
                       (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
         goto fail;
-    pl__prover_plan(c->zkey, e->cfg.threads, &c->plan);
+    e->backend->plan(c->zkey, e->cfg.threads, &c->plan);
     /* Reserve the resident bytes before allocating them. */
     uint64_t resident = c->plan.resident_bytes + pl__vkey_bytes(c->zkey->n_public);
     if (!pl__budget_try_reserve(&e->budget, resident)) {
@@ -900,7 +910,6 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
         (st = e->backend->open(&c->instance, c->prover, err)) ||
         (st = pl_vkey_from_zkey(&c->vkey, c->zkey, err)))
         goto fail;
-    e->backend->plan(c->instance, &c->plan);
 
     pthread_mutex_lock(&e->lock);
     c->next = e->circuits;

@@ -294,6 +294,16 @@ static void *g2_thread_main(void *arg)
 
 /* ---- start and finish -------------------------------------------------- */
 
+uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zk)
+{
+    return witness_msm_bytes(true, zk->n_vars, 1);
+}
+
+const pl__ntt_plan *pl__prover_ntt(const pl_prover *p)
+{
+    return p->ntt;
+}
+
 void pl__prover_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
 {
     uint64_t n = zk->domain_size;
@@ -355,29 +365,62 @@ pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
     return PL_OK;
 }
 
+pl_status pl__pending_begin(pl_prover *p, pl_pending **out,
+                           const pl_wtns *wtns, pl_error *err)
+{
+    *out = NULL;
+    pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
+    if (!pd)
+        return PL_ENOMEM;
+    pd->prover = p;
+    pd->wtns = wtns;
+    int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
+    if (rc) {
+        pl__free(pd);
+        return pl__error_errno(err, PL_EINTERNAL, rc,
+                               "prover: cannot start the G2 MSM thread");
+    }
+    pthread_setname_np(pd->g2_thread, "pl-g2msm");
+    pd->g2_running = true;
+    *out = pd;
+    return PL_OK;
+}
+
+void pl__pending_set_g1(pl_pending *pd, const blst_p1 *a, const blst_p1 *b1,
+                        const blst_p1 *c, const blst_p1 *h)
+{
+    pd->a = *a;
+    pd->b1 = *b1;
+    pd->c = *c;
+    pd->h = *h;
+}
+
+void pl__pending_abort(pl_pending *pd)
+{
+    if (!pd)
+        return;
+    if (pd->g2_running)
+        pthread_join(pd->g2_thread, NULL);
+    pl__free(pd);
+}
+
+void pl__prover_stage_done(const pl_prover *p, double *since,
+                           const char *stage)
+{
+    stage_done(p, since, stage);
+}
+
 pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
                               const pl_wtns *wtns, pl_error *err)
 {
     *out = NULL;
     const pl_zkey *zk = p->zkey;
     uint8_t *h = NULL;
-    pl_status st;
+    pl_pending *pd = NULL;
     double since = pl__now_seconds();
-    pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
-    if (!pd) {
-        st = PL_ENOMEM;
+    pl_status st = pl__pending_begin(p, &pd, wtns, err);
+    if (st != PL_OK)
         goto fail;
-    }
-    pd->prover = p;
-    pd->wtns = wtns;
-    int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
-    if (rc) {
-        st = pl__error_errno(err, PL_EINTERNAL, rc,
-                             "prover: cannot start the G2 MSM thread");
-        goto fail;
-    }
-    pthread_setname_np(pd->g2_thread, "pl-g2msm");
-    pd->g2_running = true;
 
     size_t n = zk->domain_size;
     blst_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
@@ -416,9 +459,7 @@ pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
 fail:
     pl__free(h);
     pl__free(abc);
-    if (pd && pd->g2_running)
-        pthread_join(pd->g2_thread, NULL);
-    pl__free(pd);
+    pl__pending_abort(pd);
     return st;
 }
 

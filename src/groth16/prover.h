@@ -17,6 +17,8 @@
 typedef struct pl__prove_plan {
     uint64_t bytes[PL_BUF_CLASS_COUNT];
     uint64_t resident_bytes;
+    uint64_t device_bytes; /* GPU memory an instance holds (not budgeted:
+                              the device's own size bounds it) */
 } pl__prove_plan;
 
 /* threads as in pl_prover_config (0: one per core). */
@@ -35,6 +37,26 @@ pl_status pl__prover_synthesize(pl_prover *prover, blst_fr **abc_out,
 pl_status pl__prove_start_abc(pl_prover *prover, pl_pending **out,
                               blst_fr *abc, const pl_wtns *wtns,
                               pl_error *err);
+
+/* The pieces of a start, for backends that do the transforms and the G1
+ * MSMs themselves (the CUDA backend): begin allocates the pending state
+ * (class pending) and starts the G2 MSM over the witness on its own
+ * thread; set_g1 stores the four G1 sums; pl_prove_finish then assembles
+ * the proof as for the CPU.  abort joins the G2 thread and frees (NULL is a
+ * no-op).  wtns must stay valid until finish or abort. */
+pl_status pl__pending_begin(pl_prover *prover, pl_pending **out,
+                            const pl_wtns *wtns, pl_error *err);
+void pl__pending_set_g1(pl_pending *pending, const blst_p1 *a,
+                        const blst_p1 *b1, const blst_p1 *c, const blst_p1 *h);
+void pl__pending_abort(pl_pending *pending);
+/* The scratch of the G2 MSM that begin starts (class msm_scratch). */
+uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zkey);
+/* The circuit's NTT plan (twiddles and coset constants to upload), and the
+ * prover's per-stage timing callback. */
+struct pl__ntt_plan;
+const struct pl__ntt_plan *pl__prover_ntt(const pl_prover *prover);
+void pl__prover_stage_done(const pl_prover *prover, double *since,
+                           const char *stage);
 
 /* Test-only: blind with r = s = 0, so the proof is deterministic and can be
  * compared bit for bit with a reference.  Such proofs are NOT zero-knowledge. */

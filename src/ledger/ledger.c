@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "ledger/ledger.h"
+#include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
 
@@ -154,15 +155,29 @@ static void log_line(FILE *f, const pl_ledger_record *r)
                                                r->class_bytes[shown[i].cls]));
     uint64_t resident = r->class_bytes[PL_BUF_PARAMS] + r->class_bytes[PL_BUF_CSR];
     int64_t untracked = r->untracked_bytes;
-    snprintf(line + n, sizeof(line) - n,
-             " resident %s | reserved %s/%s rss_anon %s untracked %s%s",
-             pl_format_bytes(b2, sizeof(b2), resident),
-             pl_format_bytes(b3, sizeof(b3), r->reserved_bytes),
-             pl_format_bytes(b4, sizeof(b4), r->budget_bytes),
-             pl_format_bytes(b5, sizeof(b5), r->rss_anon_bytes),
-             untracked < 0 ? "-" : "",
-             pl_format_bytes(b6, sizeof(b6),
-                              (uint64_t)(untracked < 0 ? -untracked : untracked)));
+    n += (size_t)snprintf(
+        line + n, sizeof(line) - n,
+        " resident %s | reserved %s/%s rss_anon %s untracked %s%s",
+        pl_format_bytes(b2, sizeof(b2), resident),
+        pl_format_bytes(b3, sizeof(b3), r->reserved_bytes),
+        pl_format_bytes(b4, sizeof(b4), r->budget_bytes),
+        pl_format_bytes(b5, sizeof(b5), r->rss_anon_bytes),
+        untracked < 0 ? "-" : "",
+        pl_format_bytes(b6, sizeof(b6),
+                        (uint64_t)(untracked < 0 ? -untracked : untracked)));
+    /* With a GPU: what we hold there and in pinned host memory, beside what
+     * its driver says is used (the difference is the CUDA context and
+     * anything else on the device). */
+    if (r->class_count[PL_BUF_DEVICE] || r->class_count[PL_BUF_PINNED] ||
+        r->device_total_bytes)
+        snprintf(line + n, sizeof(line) - n,
+                 " | gpu0 device %llu/%s pinned %llu/%s used %s/%s",
+                 (unsigned long long)r->class_count[PL_BUF_DEVICE],
+                 pl_format_bytes(b1, sizeof(b1), r->class_bytes[PL_BUF_DEVICE]),
+                 (unsigned long long)r->class_count[PL_BUF_PINNED],
+                 pl_format_bytes(b2, sizeof(b2), r->class_bytes[PL_BUF_PINNED]),
+                 pl_format_bytes(b3, sizeof(b3), r->device_used_bytes),
+                 pl_format_bytes(b4, sizeof(b4), r->device_total_bytes));
     fprintf(f, "%s\n", line);
 }
 
@@ -180,12 +195,15 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
     memcpy(r.stage_now, state->stage_now, sizeof(r.stage_now));
     r.reserved_bytes = state->reserved_bytes;
     r.budget_bytes = state->budget_bytes;
+    r.device_used_bytes = state->device_used_bytes;
+    r.device_total_bytes = state->device_total_bytes;
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
         pl_alloc_stats s;
         pl_alloc_stats_read(&s, (pl_buffer_class)c, false);
         r.class_count[c] = s.live_count;
         r.class_bytes[c] = s.live_bytes;
-        r.tracked_bytes += s.live_bytes;
+        if (pl__alloc_class_is_host((pl_buffer_class)c))
+            r.tracked_bytes += s.live_bytes;
     }
     r.rss_anon_bytes = pl__ledger_read_rss(&r.rss_file_bytes);
     r.untracked_bytes = (int64_t)r.rss_anon_bytes - (int64_t)r.tracked_bytes -

@@ -20,6 +20,7 @@ typedef struct pl__ledger pl__ledger;
 typedef struct pl__ledger_state {
     uint64_t stage_now[PL_STAGE_COUNT];
     uint64_t reserved_bytes, budget_bytes;
+    uint64_t device_used_bytes, device_total_bytes; /* 0: no device */
 } pl__ledger_state;
 
 typedef struct pl__ledger_peaks {

@@ -238,6 +238,14 @@ static void stage_task(void *ctx, size_t task, unsigned worker)
     }
 }
 
+void pl__ntt_plan_constants(const pl__ntt_plan *plan, const blst_fr **twiddles,
+                            blst_fr *n_inv, blst_fr *g)
+{
+    *twiddles = plan->twiddle;
+    *n_inv = plan->n_inv;
+    *g = plan->g;
+}
+
 void pl__ntt_forward(const pl__ntt_plan *plan, blst_fr *data, pl__pool *pool)
 {
     if (plan->log2n == 0)

@@ -21,6 +21,12 @@ void pl__ntt_plan_destroy(pl__ntt_plan *plan);
 /* Bytes the plan for 2^log2n allocates (for budget plans). */
 uint64_t pl__ntt_plan_bytes(unsigned log2n);
 
+/* The plan's constants, for a device that runs the same transforms
+ * (src/backend/cuda): the n/2 twiddles omega^j, 1/n, and g, the odd
+ * coset's generator. */
+void pl__ntt_plan_constants(const pl__ntt_plan *plan, const blst_fr **twiddles,
+                            blst_fr *n_inv, blst_fr *g);
+
 /* In place, natural order: forward evaluates the polynomial with
  * coefficients data[j] at omega^i; inverse undoes it (scaled by 1/n). */
 void pl__ntt_forward(const pl__ntt_plan *plan, blst_fr *data, pl__pool *pool);

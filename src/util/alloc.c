@@ -58,6 +58,36 @@ static void atomic_max(_Atomic uint64_t *slot, uint64_t value)
         ;
 }
 
+bool pl__alloc_class_is_host(pl_buffer_class cls)
+{
+    return cls != PL_BUF_DEVICE;
+}
+
+/* The process's total (pl_alloc_total) counts host memory only: it is what
+ * the ledger reconciles with RSS and what the budget bounds. */
+static void count_alloc(pl_buffer_class cls, uint64_t bytes)
+{
+    class_counters *c = &counters[cls];
+    atomic_max(&c->peak_count, atomic_fetch_add(&c->live_count, 1) + 1);
+    uint64_t live = atomic_fetch_add(&c->live_bytes, bytes) + bytes;
+    atomic_max(&c->high_water, live);
+    atomic_max(&c->largest, bytes);
+    atomic_fetch_add(&c->allocs, 1);
+    if (pl__alloc_class_is_host(cls))
+        atomic_max(&total_high_water,
+                   atomic_fetch_add(&total_live, bytes) + bytes);
+}
+
+static void count_free(pl_buffer_class cls, uint64_t bytes)
+{
+    class_counters *c = &counters[cls];
+    atomic_fetch_sub(&c->live_count, 1);
+    atomic_fetch_sub(&c->live_bytes, bytes);
+    atomic_fetch_add(&c->frees, 1);
+    if (pl__alloc_class_is_host(cls))
+        atomic_fetch_sub(&total_live, bytes);
+}
+
 static bool injected_failure(void)
 {
     atomic_fetch_add(&allocs_since_mark, 1);
@@ -99,15 +129,26 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
     h->bytes = bytes;
     h->cls = (uint32_t)cls;
     h->mapped = mapped;
-
-    class_counters *c = &counters[cls];
-    atomic_max(&c->peak_count, atomic_fetch_add(&c->live_count, 1) + 1);
-    uint64_t live = atomic_fetch_add(&c->live_bytes, bytes) + bytes;
-    atomic_max(&c->high_water, live);
-    atomic_max(&c->largest, bytes);
-    atomic_fetch_add(&c->allocs, 1);
-    atomic_max(&total_high_water, atomic_fetch_add(&total_live, bytes) + bytes);
+    count_alloc(cls, bytes);
     return (char *)block + HEADER_BYTES;
+}
+
+bool pl__alloc_account(pl_buffer_class cls, uint64_t bytes, pl_error *err)
+{
+    if ((unsigned)cls >= PL_BUF_CLASS_COUNT || injected_failure()) {
+        pl__error_set(err, PL_ENOMEM,
+                      "out of memory allocating %llu bytes of class %s",
+                      (unsigned long long)bytes, pl_buffer_class_name(cls));
+        return false;
+    }
+    count_alloc(cls, bytes);
+    return true;
+}
+
+void pl__alloc_unaccount(pl_buffer_class cls, uint64_t bytes)
+{
+    if ((unsigned)cls < PL_BUF_CLASS_COUNT)
+        count_free(cls, bytes);
 }
 
 void *pl__calloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
@@ -127,11 +168,7 @@ void pl__free(void *ptr)
     block_header *h = (block_header *)((char *)ptr - HEADER_BYTES);
     if (h->magic != HEADER_MAGIC || h->cls >= PL_BUF_CLASS_COUNT)
         abort(); /* not ours, or a double free: memory is already corrupt */
-    class_counters *c = &counters[h->cls];
-    atomic_fetch_sub(&c->live_count, 1);
-    atomic_fetch_sub(&c->live_bytes, h->bytes);
-    atomic_fetch_add(&c->frees, 1);
-    atomic_fetch_sub(&total_live, h->bytes);
+    count_free((pl_buffer_class)h->cls, h->bytes);
     h->magic = 0;
     if (h->mapped) { /* unmapping is the best poison */
         munmap(h, (size_t)(h->bytes + HEADER_BYTES));

@@ -18,6 +18,18 @@ void *pl__calloc(pl_buffer_class cls, uint64_t bytes, pl_error *err);
 /* Frees a pl__alloc buffer; NULL is a no-op. */
 void pl__free(void *ptr);
 
+/* Memory that another allocator owns (cudaMalloc's device memory,
+ * cudaHostAlloc's pinned pages) counted in a class like pl__alloc's own:
+ * account after the foreign allocation succeeded, unaccount after it was
+ * freed, with the same bytes.  account fails (false, PL_ENOMEM in err) only
+ * under fault injection, so tests can fail these allocations too. */
+bool pl__alloc_account(pl_buffer_class cls, uint64_t bytes, pl_error *err);
+void pl__alloc_unaccount(pl_buffer_class cls, uint64_t bytes);
+
+/* Classes whose bytes are not in this process's RSS (device memory): the
+ * ledger leaves them out of its reconciliation with RssAnon. */
+bool pl__alloc_class_is_host(pl_buffer_class cls);
+
 /* Test hook (fault injection): make the n-th accounted allocation from now
  * fail (n = 1 is the next one); 0 disables.  Returns how many allocations
  * were made since the last call, so a test can learn k, then fail 1..k. */

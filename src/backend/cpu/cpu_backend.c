@@ -6,7 +6,6 @@
 #include "backend/backend.h"
 #include "util/error.h"
 
-#include <string.h>
 
 static pl_status cpu_open(void **instance, pl_prover *prover, pl_error *err)
 {
@@ -18,10 +17,10 @@ static void cpu_close(void *instance)
 {
 }
 
-static void cpu_plan(void *instance, pl__prove_plan *out)
+static void cpu_plan(const pl_zkey *zkey, unsigned threads,
+                     pl__prove_plan *out)
 {
-    pl__prover_plan(pl__prover_zkey(instance), pl__prover_threads(instance),
-                    out);
+    pl__prover_plan(zkey, threads, out);
 }
 
 static pl_status cpu_start(void *instance, void **pending, blst_fr *abc,
@@ -46,10 +45,3 @@ const pl__backend_ops pl__backend_cpu = {
     .finish = cpu_finish,
 };
 
-const pl__backend_ops *pl__backend_find(const char *name)
-{
-    /* "auto" picks the CPU until a device backend exists. */
-    if (!name || strcmp(name, "cpu") == 0 || strcmp(name, "auto") == 0)
-        return &pl__backend_cpu;
-    return NULL;
-}

@@ -88,8 +88,13 @@ PL_DEVICE_FN void pl__cu_fp_neg(pl__cu_fp *r, const pl__cu_fp *a)
     pl__cu_mod_neg(r->l, a->l, p, PL_CU_FP_LIMBS);
 }
 
-PL_DEVICE_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
-                                const pl__cu_fp *b)
+/* A real call on the device (PL_DEVICE_COLD_FN), not inlined: a G1 addition
+ * makes 11 of them and a G2 one 33, and with each inlined the kernels grow
+ * to hundreds of thousands of PTX lines that ptxas takes minutes over (the
+ * arithmetic smoke test: 3 min 26 s inlined, 28 s called, on 2 cores).  The
+ * call costs a few instructions against the ~300 of the multiplication. */
+PL_DEVICE_COLD_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
+                                     const pl__cu_fp *b)
 {
     const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
     pl__cu_mont_mul(r->l, a->l, b->l, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);

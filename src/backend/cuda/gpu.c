@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The device object of gpu.h: accounting, staging and the host side of the
+ * MSM over an implementation table (real CUDA or the host emulation).  Every
+ * device allocation is accounted in class device after it succeeded and
+ * unaccounted after it was freed; the two pinned staging buffers are
+ * accounted in class pinned for the object's lifetime.
+ */
+#define _GNU_SOURCE
+#include "backend/cuda/gpu.h"
+#include "field/field.h"
+#include "ntt/ntt.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STAGE_BYTES (PL_GPU_STAGING_BYTES / 2u)
+
+struct pl__gpu {
+    const pl__gpu_impl *impl;
+    void *dev;
+    char description[160];
+    void *stage[2];           /* pinned, STAGE_BYTES each */
+    bool stage_busy[2];       /* a copy out of it may be in flight */
+    pl__cu_g1_xyzz *chunks;   /* pinned: one MSM's chunk sums */
+    uint64_t chunks_bytes;
+    pthread_mutex_t lock;
+};
+
+_Static_assert(PL_GPU_CHUNK_BYTES ==
+                   PL_GPU_MAX_CHUNK_SUMS * sizeof(pl__cu_g1_xyzz),
+               "chunk sums");
+
+static unsigned coset_lo_log(unsigned log2n)
+{
+    return (log2n + 1) / 2;
+}
+
+uint64_t pl__gpu_ntt_constants_count(unsigned log2n)
+{
+    unsigned lo = coset_lo_log(log2n);
+    return 1 + ((uint64_t)1 << lo) + (((uint64_t)1 << log2n) >> lo) + 1;
+}
+
+blst_fr *pl__gpu_ntt_constants(const pl__ntt_plan *plan, unsigned log2n,
+                               pl_error *err)
+{
+    unsigned lo = coset_lo_log(log2n);
+    uint64_t count = pl__gpu_ntt_constants_count(log2n);
+    blst_fr *c = pl__alloc(PL_BUF_PARAMS, count * sizeof(blst_fr), err);
+    if (!c)
+        return NULL;
+    const blst_fr *twiddles;
+    blst_fr g, step;
+    pl__ntt_plan_constants(plan, &twiddles, &c[0], &g);
+    blst_fr *g_lo = c + 1, *g_hi = g_lo + ((uint64_t)1 << lo);
+    pl__fr_pow(&g_lo[0], &g, 0); /* 1 */
+    for (uint64_t i = 1; i < ((uint64_t)1 << lo); i++)
+        blst_fr_mul(&g_lo[i], &g_lo[i - 1], &g);
+    blst_fr_mul(&step, &g_lo[((uint64_t)1 << lo) - 1], &g); /* g^(2^lo) */
+    g_hi[0] = g_lo[0];
+    for (uint64_t k = 1; k <= (((uint64_t)1 << log2n) >> lo); k++)
+        blst_fr_mul(&g_hi[k], &g_hi[k - 1], &step);
+    return c;
+}
+
+void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
+                             const void *device_twiddles,
+                             const void *device_constants)
+{
+    unsigned lo = coset_lo_log(log2n);
+    const blst_fr *c = device_constants;
+    t->log2n = log2n;
+    t->twiddles = device_twiddles;
+    t->n_inv = c;
+    t->g_lo = c + 1;
+    t->g_hi = c + 1 + ((uint64_t)1 << lo);
+    t->lo_log = lo;
+}
+
+pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
+                       pl_error *err)
+{
+    *out = NULL;
+    pl__gpu *gpu = calloc(1, sizeof(*gpu));
+    if (!gpu)
+        return pl__error_set(err, PL_ENOMEM, "gpu: out of memory");
+    gpu->impl = impl;
+    pthread_mutex_init(&gpu->lock, NULL);
+    pl_status st = impl->open(&gpu->dev, ordinal, gpu->description,
+                              sizeof(gpu->description), err);
+    if (st != PL_OK) {
+        pthread_mutex_destroy(&gpu->lock);
+        free(gpu);
+        return st;
+    }
+    gpu->chunks_bytes = PL_GPU_CHUNK_BYTES;
+    for (int i = 0; i < 2; i++) {
+        if ((st = impl->host_alloc(gpu->dev, &gpu->stage[i], STAGE_BYTES, err)))
+            goto fail;
+        if (!pl__alloc_account(PL_BUF_PINNED, STAGE_BYTES, err)) {
+            impl->host_free(gpu->dev, gpu->stage[i]);
+            gpu->stage[i] = NULL;
+            st = PL_ENOMEM;
+            goto fail;
+        }
+    }
+    void *chunks;
+    if ((st = impl->host_alloc(gpu->dev, &chunks, gpu->chunks_bytes, err)))
+        goto fail;
+    if (!pl__alloc_account(PL_BUF_PINNED, gpu->chunks_bytes, err)) {
+        impl->host_free(gpu->dev, chunks);
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    gpu->chunks = chunks;
+    *out = gpu;
+    return PL_OK;
+fail:
+    pl__gpu_close(gpu);
+    return st;
+}
+
+void pl__gpu_close(pl__gpu *gpu)
+{
+    if (!gpu)
+        return;
+    pl_error ignored;
+    gpu->impl->stream_sync(gpu->dev, PL_GPU_COPY, &ignored);
+    gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, &ignored);
+    for (int i = 0; i < 2; i++)
+        if (gpu->stage[i]) {
+            gpu->impl->host_free(gpu->dev, gpu->stage[i]);
+            pl__alloc_unaccount(PL_BUF_PINNED, STAGE_BYTES);
+        }
+    if (gpu->chunks) {
+        gpu->impl->host_free(gpu->dev, gpu->chunks);
+        pl__alloc_unaccount(PL_BUF_PINNED, gpu->chunks_bytes);
+    }
+    gpu->impl->close(gpu->dev);
+    pthread_mutex_destroy(&gpu->lock);
+    free(gpu);
+}
+
+const char *pl__gpu_description(const pl__gpu *gpu)
+{
+    return gpu->description;
+}
+
+const pl__gpu_impl *pl__gpu_impl_of(const pl__gpu *gpu)
+{
+    return gpu->impl;
+}
+
+void *pl__gpu_alloc(pl__gpu *gpu, uint64_t bytes, pl_error *err)
+{
+    void *ptr = NULL;
+    if (gpu->impl->alloc(gpu->dev, &ptr, bytes, err) != PL_OK)
+        return NULL;
+    if (!pl__alloc_account(PL_BUF_DEVICE, bytes, err)) {
+        gpu->impl->free(gpu->dev, ptr);
+        return NULL;
+    }
+    return ptr;
+}
+
+void pl__gpu_free(pl__gpu *gpu, void *ptr, uint64_t bytes)
+{
+    if (!ptr)
+        return;
+    gpu->impl->free(gpu->dev, ptr);
+    pl__alloc_unaccount(PL_BUF_DEVICE, bytes);
+}
+
+pl_status pl__gpu_mem_info(pl__gpu *gpu, uint64_t *free_bytes,
+                           uint64_t *total_bytes, pl_error *err)
+{
+    return gpu->impl->mem_info(gpu->dev, free_bytes, total_bytes, err);
+}
+
+pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
+                         uint64_t bytes, pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    pl_status st;
+    unsigned which = 0;
+    for (uint64_t done = 0; done < bytes; done += STAGE_BYTES, which ^= 1) {
+        uint64_t len = bytes - done < STAGE_BYTES ? bytes - done : STAGE_BYTES;
+        /* the staging buffer is free once its previous copy completed */
+        if (gpu->stage_busy[which] &&
+            (st = im->event_sync(gpu->dev, PL_GPU_EVENT_STAGE0 + (int)which, err)))
+            return st;
+        memcpy(gpu->stage[which], (const char *)src + done, (size_t)len);
+        if ((st = im->copy_to_device(gpu->dev, PL_GPU_COPY, (char *)dst + done,
+                                     gpu->stage[which], len, err)) ||
+            (st = im->event_record(gpu->dev, PL_GPU_EVENT_STAGE0 + (int)which,
+                                   PL_GPU_COPY, err)))
+            return st;
+        gpu->stage_busy[which] = true;
+    }
+    if ((st = im->event_record(gpu->dev, PL_GPU_EVENT_UPLOADED, PL_GPU_COPY,
+                               err)))
+        return st;
+    return im->stream_wait(gpu->dev, PL_GPU_COMPUTE, PL_GPU_EVENT_UPLOADED, err);
+}
+
+pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
+                           uint64_t bytes, pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    pl_status st;
+    for (unsigned i = 0; i < 2; i++) /* no upload still reads a stage */
+        if (gpu->stage_busy[i] &&
+            (st = im->event_sync(gpu->dev, PL_GPU_EVENT_STAGE0 + (int)i, err)))
+            return st;
+    for (uint64_t done = 0; done < bytes; done += STAGE_BYTES) {
+        uint64_t len = bytes - done < STAGE_BYTES ? bytes - done : STAGE_BYTES;
+        if ((st = im->copy_to_host(gpu->dev, PL_GPU_COMPUTE, gpu->stage[0],
+                                   (const char *)src + done, len, err)) ||
+            (st = im->stream_sync(gpu->dev, PL_GPU_COMPUTE, err)))
+            return st;
+        memcpy((char *)dst + done, gpu->stage[0], (size_t)len);
+    }
+    return PL_OK;
+}
+
+pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
+                               const pl__gpu_ntt_tables *tables, pl_error *err)
+{
+    return gpu->impl->to_odd_coset(gpu->dev, data, tables, err);
+}
+
+pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
+                          uint32_t n, pl_error *err)
+{
+    return gpu->impl->coset_h(gpu->dev, a, b, c, n, err);
+}
+
+uint64_t pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint32_t n)
+{
+    pl__cu_msm_cfg cfg;
+    pl__cu_msm_config(&cfg, n);
+    return gpu->impl->msm_scratch_bytes(gpu->dev, &cfg);
+}
+
+/* XYZZ -> blst's Jacobian: the same coordinates, byte for byte. */
+static void xyzz_to_blst(blst_p1 *out, const pl__cu_g1_xyzz *p)
+{
+    pl__cu_g1_jacobian j;
+    pl__cu_g1_xyzz_to_jacobian(&j, p);
+    memcpy(out, &j, sizeof(*out));
+}
+
+pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
+                         const void *scalars, uint32_t n, void *scratch,
+                         uint64_t scratch_bytes, pl_error *err)
+{
+    _Static_assert(sizeof(pl__cu_g1_jacobian) == sizeof(blst_p1), "p1 layout");
+    memset(out, 0, sizeof(*out)); /* Z = 0: infinity */
+    if (n == 0)
+        return PL_OK;
+    pl__cu_msm_cfg cfg;
+    pl__cu_msm_config(&cfg, n);
+    if (scratch_bytes < gpu->impl->msm_scratch_bytes(gpu->dev, &cfg))
+        return pl__error_set(err, PL_EINTERNAL,
+                             "gpu: MSM of %u points given %llu scratch bytes",
+                             n, (unsigned long long)scratch_bytes);
+    pl_status st = gpu->impl->msm_g1(gpu->dev, &cfg, points, scalars, scratch,
+                                     scratch_bytes, gpu->chunks, err);
+    if (st != PL_OK)
+        return st;
+    /* step 6: windows from the top, each the sum of its chunks */
+    for (unsigned w = cfg.windows; w-- > 0;) {
+        for (unsigned d = 0; d < cfg.c; d++)
+            blst_p1_double(out, out);
+        for (uint32_t k = 0; k < cfg.chunks; k++) {
+            blst_p1 part;
+            xyzz_to_blst(&part, &gpu->chunks[(size_t)w * cfg.chunks + k]);
+            blst_p1_add_or_double(out, out, &part);
+        }
+    }
+    return PL_OK;
+}
+
+void pl__gpu_lock(pl__gpu *gpu)
+{
+    pthread_mutex_lock(&gpu->lock);
+}
+
+void pl__gpu_unlock(pl__gpu *gpu)
+{
+    pthread_mutex_unlock(&gpu->lock);
+}

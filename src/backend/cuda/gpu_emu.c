@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The host emulation of the CUDA backend's device (gpu.h): "device" memory
+ * is host memory, streams are the calling thread (so every operation is
+ * complete when it returns and events are no-ops), and each kernel is a
+ * loop over its thread body from kernels/ (ntt.h, msm.h), one launch after another as
+ * kernels.cu orders them.  The radix sort is a stable sort by key, as CUB's
+ * is.  Slow (the portable 32-bit-limb arithmetic, one thread): for tests at
+ * small sizes, where it checks the kernels' index arithmetic, digit
+ * decomposition and bucket bookkeeping against the CPU backend.
+ */
+#include "backend/cuda/gpu.h"
+#include "backend/cuda/kernels/ntt.h"
+#include "util/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int emu_device_count(char *why, size_t why_len)
+{
+    return 1;
+}
+
+static pl_status emu_open(void **dev, int ordinal, char *description,
+                          size_t description_len, pl_error *err)
+{
+    snprintf(description, description_len,
+             "emulated device %d (host memory, one thread)", ordinal);
+    *dev = NULL;
+    return PL_OK;
+}
+
+static void emu_close(void *dev)
+{
+}
+
+static pl_status emu_mem_info(void *dev, uint64_t *free_bytes,
+                              uint64_t *total_bytes, pl_error *err)
+{
+    /* nothing to reconcile with: report a device that has what it holds */
+    *free_bytes = 0;
+    *total_bytes = 0;
+    return PL_OK;
+}
+
+static pl_status emu_alloc(void *dev, void **ptr, uint64_t bytes,
+                           pl_error *err)
+{
+    *ptr = NULL;
+    if (bytes > SIZE_MAX - 63 ||
+        !(*ptr = aligned_alloc(64, ((size_t)bytes + 63) & ~(size_t)63)))
+        return pl__error_set(err, PL_ENOMEM,
+                             "emulated device: out of memory allocating %llu "
+                             "bytes",
+                             (unsigned long long)bytes);
+    return PL_OK;
+}
+
+static void emu_free(void *dev, void *ptr)
+{
+    free(ptr);
+}
+
+static pl_status emu_memset_zero(void *dev, int stream, void *ptr,
+                                 uint64_t bytes, pl_error *err)
+{
+    memset(ptr, 0, (size_t)bytes);
+    return PL_OK;
+}
+
+static pl_status emu_copy(void *dev, int stream, void *dst, const void *src,
+                          uint64_t bytes, pl_error *err)
+{
+    memcpy(dst, src, (size_t)bytes);
+    return PL_OK;
+}
+
+static pl_status emu_event(void *dev, int event, int stream, pl_error *err)
+{
+    return PL_OK;
+}
+
+static pl_status emu_event_sync(void *dev, int event, pl_error *err)
+{
+    return PL_OK;
+}
+
+static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
+{
+    return PL_OK;
+}
+
+/* ---- NTT and H ---------------------------------------------------------- */
+
+static void emu_ntt_forward(pl__cu_fr *data, const pl__cu_fr *twiddles,
+                            unsigned log2n)
+{
+    uint32_t n = (uint32_t)1 << log2n;
+    for (uint32_t i = 0; i < n; i++)
+        pl__cu_ntt_bitrev_thread(data, log2n, i);
+    /* the shared-memory stages, tile by tile, as kernels.cu runs them */
+    unsigned tile_log = log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
+    uint32_t tile = (uint32_t)1 << tile_log;
+    for (uint32_t base = 0; base < n; base += tile)
+        for (unsigned s = 0; s < tile_log; s++)
+            for (uint32_t t = 0; t < tile / 2; t++)
+                pl__cu_ntt_butterfly_thread(data + base, twiddles, log2n, s, t);
+    for (unsigned s = tile_log; s < log2n; s++)
+        for (uint32_t t = 0; t < n / 2; t++)
+            pl__cu_ntt_butterfly_thread(data, twiddles, log2n, s, t);
+}
+
+static pl_status emu_to_odd_coset(void *dev, void *data,
+                                  const pl__gpu_ntt_tables *tb, pl_error *err)
+{
+    pl__cu_fr *d = data;
+    uint32_t n = (uint32_t)1 << tb->log2n;
+    if (tb->log2n == 0)
+        return PL_OK; /* the CPU transform leaves n = 1 alone too */
+    emu_ntt_forward(d, tb->twiddles, tb->log2n);
+    for (uint32_t i = 0; i <= n / 2; i++)
+        pl__cu_ntt_finish_thread(d, tb->log2n, tb->n_inv, tb->g_lo, tb->g_hi,
+                                 tb->lo_log, i);
+    emu_ntt_forward(d, tb->twiddles, tb->log2n);
+    return PL_OK;
+}
+
+static pl_status emu_coset_h(void *dev, const void *a, const void *b, void *c,
+                             uint32_t n, pl_error *err)
+{
+    for (uint32_t i = 0; i < n; i++)
+        pl__cu_h_thread(a, b, c, i);
+    return PL_OK;
+}
+
+/* ---- MSM ------------------------------------------------------------------ */
+
+/* The scratch layout, shared in spirit with kernels.cu (which adds CUB's
+ * temporary storage and double buffers for the sort). */
+typedef struct {
+    uint32_t *keys, *values;       /* W n */
+    uint32_t *start, *end;         /* NB */
+    uint32_t *count;               /* NB + 1 */
+    uint32_t *offsets[2];          /* NB + 1 each: this level, the last */
+    pl__cu_g1_xyzz *partials[2];   /* max_partials each */
+} emu_scratch;
+
+static uint64_t emu_layout(const pl__cu_msm_cfg *cfg, void *base,
+                           emu_scratch *s)
+{
+    uint64_t entries = (uint64_t)cfg->windows * cfg->n;
+    uint64_t nb = cfg->buckets;
+    uint64_t at = 0;
+#define PL__TAKE(field, bytes)                                                \
+    do {                                                                      \
+        if (s)                                                                \
+            s->field = (void *)((char *)base + at);                           \
+        at += ((uint64_t)(bytes) + 255) & ~(uint64_t)255;                     \
+    } while (0)
+    PL__TAKE(keys, entries * 4);
+    PL__TAKE(values, entries * 4);
+    PL__TAKE(start, nb * 4);
+    PL__TAKE(end, nb * 4);
+    PL__TAKE(count, (nb + 1) * 4);
+    PL__TAKE(offsets[0], (nb + 1) * 4);
+    PL__TAKE(offsets[1], (nb + 1) * 4);
+    PL__TAKE(partials[0], cfg->max_partials * sizeof(pl__cu_g1_xyzz));
+    PL__TAKE(partials[1], cfg->max_partials * sizeof(pl__cu_g1_xyzz));
+#undef PL__TAKE
+    return at;
+}
+
+static uint64_t emu_msm_scratch_bytes(void *dev, const pl__cu_msm_cfg *cfg)
+{
+    return emu_layout(cfg, NULL, NULL);
+}
+
+typedef struct {
+    uint32_t key, position, value;
+} sort_entry;
+
+static int by_key_then_position(const void *x, const void *y)
+{
+    const sort_entry *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->position < b->position ? -1 : a->position > b->position;
+}
+
+/* CUB's radix sort is stable: equal keys keep their input order. */
+static pl_status emu_sort(uint32_t *keys, uint32_t *values, uint64_t count,
+                          pl_error *err)
+{
+    sort_entry *tmp = malloc((size_t)count * sizeof(*tmp));
+    if (!tmp)
+        return pl__error_set(err, PL_ENOMEM, "emulated device: out of memory");
+    for (uint64_t i = 0; i < count; i++)
+        tmp[i] = (sort_entry){keys[i], (uint32_t)i, values[i]};
+    qsort(tmp, (size_t)count, sizeof(*tmp), by_key_then_position);
+    for (uint64_t i = 0; i < count; i++) {
+        keys[i] = tmp[i].key;
+        values[i] = tmp[i].value;
+    }
+    free(tmp);
+    return PL_OK;
+}
+
+static void exclusive_scan(const uint32_t *in, uint32_t *out, uint32_t count)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        out[i] = sum;
+        sum += in[i];
+    }
+}
+
+static pl_status emu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
+                            const void *points, const void *scalars,
+                            void *scratch, uint64_t scratch_bytes,
+                            void *pinned_chunks, pl_error *err)
+{
+    emu_scratch s;
+    emu_layout(cfg, scratch, &s);
+    uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
+    pl_status st;
+
+    for (uint32_t i = 0; i < cfg->n; i++)
+        pl__cu_msm_digits_thread(cfg, scalars, s.keys, s.values, i);
+    if ((st = emu_sort(s.keys, s.values, entries, err)))
+        return st;
+    memset(s.start, 0, (size_t)nb * 4);
+    memset(s.end, 0, (size_t)nb * 4);
+    for (uint32_t p = 0; p < entries; p++)
+        pl__cu_msm_bounds_thread(cfg, s.keys, s.start, s.end, p);
+
+    /* level 0 over the sorted points, then over the partials */
+    int cur = 0;
+    for (uint32_t b = 0; b <= nb; b++)
+        pl__cu_msm_count_thread(cfg, s.start, s.end, s.count, b);
+    exclusive_scan(s.count, s.offsets[cur], nb + 1);
+    for (uint32_t t = 0; t < cfg->max_partials; t++)
+        pl__cu_msm_accumulate_points_thread(cfg, points, s.values, s.start,
+                                            s.end, s.offsets[cur],
+                                            s.partials[cur], t);
+    for (unsigned level = 1; level < cfg->levels; level++) {
+        int prev = cur;
+        cur ^= 1;
+        for (uint32_t b = 0; b <= nb; b++)
+            pl__cu_msm_count_thread(cfg, s.offsets[prev], s.offsets[prev] + 1,
+                                    s.count, b);
+        exclusive_scan(s.count, s.offsets[cur], nb + 1);
+        for (uint32_t t = 0; t < cfg->max_partials; t++)
+            pl__cu_msm_accumulate_partials_thread(cfg, s.partials[prev],
+                                                  s.offsets[prev],
+                                                  s.offsets[cur],
+                                                  s.partials[cur], t);
+    }
+    for (uint32_t j = 0; j < cfg->windows * cfg->chunks; j++)
+        pl__cu_msm_reduce_thread(cfg, s.partials[cur], s.offsets[cur],
+                                 pinned_chunks, j);
+    return PL_OK;
+}
+
+const pl__gpu_impl pl__gpu_impl_emulated = {
+    .name = "emulated",
+    .device_count = emu_device_count,
+    .open = emu_open,
+    .close = emu_close,
+    .mem_info = emu_mem_info,
+    .alloc = emu_alloc,
+    .free = emu_free,
+    .host_alloc = emu_alloc,
+    .host_free = emu_free,
+    .memset_zero = emu_memset_zero,
+    .copy_to_device = emu_copy,
+    .copy_to_host = emu_copy,
+    .event_record = emu_event,
+    .event_sync = emu_event_sync,
+    .stream_wait = emu_event,
+    .stream_sync = emu_stream_sync,
+    .to_odd_coset = emu_to_odd_coset,
+    .coset_h = emu_coset_h,
+    .msm_scratch_bytes = emu_msm_scratch_bytes,
+    .msm_g1 = emu_msm_g1,
+};

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The bodies of the CUDA backend's G1 MSM kernels (the bucket method), one
+ * function per thread with the thread's index as an argument, shared by
+ * kernels.cu (on the GPU) and gpu_emu.c (the host emulation make test runs
+ * against blst).  See ntt.h for why the bodies live here.
+ *
+ * sum_i s_i P_i for canonical 255-bit scalars s_i (bit 255 ignored, as the
+ * CPU MSM does) and affine points P_i in blst's layout:
+ *
+ *  1. digits:     each scalar is cut into W windows of c bits, as signed
+ *                 digits d in [-2^(c-1), 2^(c-1)] (a digit above 2^(c-1)
+ *                 becomes d - 2^c with a carry into the next window; with
+ *                 W = ceil(256 / c) the top window never carries out).
+ *                 Entry (w, i) gets the key w 2^(c-1) + |d| - 1 (bucket |d|
+ *                 of window w) and the value 2 i + (d < 0); a zero digit
+ *                 gets the key NB = W 2^(c-1), which sorts last and is
+ *                 never read.
+ *  2. sort:       entries by key (CUB's radix sort on the GPU, stable;
+ *                 a stable sort on the host).
+ *  3. bounds:     each bucket's run [start, end) of sorted entries.
+ *  4. accumulate: level 0 sums each bucket's run in segments of at most
+ *                 S entries, one thread per segment, into XYZZ partial
+ *                 sums; level k > 0 does the same over level k-1's
+ *                 partials, until every bucket has at most one (levels are
+ *                 fixed in advance: ceil(log_S(n)) of them).  A bucket with
+ *                 many points (witness scalars are mostly 1) is thus spread
+ *                 over many threads instead of one.  Segment offsets are an
+ *                 exclusive scan of per-bucket segment counts, and a thread
+ *                 finds its bucket by binary search in them.
+ *  5. reduce:     per window, sum_b b B_b by running sums over chunks of L
+ *                 buckets, one thread per (window, chunk); a chunk starting
+ *                 at bucket lo adds lo times its plain sum.
+ *  6. combine:    on the host: the chunks of a window summed, the windows
+ *                 by Horner's rule (c doublings each), in blst.
+ */
+#ifndef PL_CUDA_KERNELS_MSM_H
+#define PL_CUDA_KERNELS_MSM_H
+
+#include "backend/cuda/arith/g1.h"
+
+/* The shape of one MSM, chosen on the host by pl__cu_msm_config. */
+typedef struct {
+    uint32_t n;            /* points */
+    unsigned c;            /* window bits */
+    unsigned windows;      /* W = ceil(256 / c) */
+    uint32_t buckets;      /* NB = W 2^(c-1); also the zero-digit key */
+    unsigned key_bits;     /* bits of a key, for the radix sort */
+    uint32_t segment;      /* S: entries (or partials) per accumulate thread */
+    unsigned levels;       /* accumulate levels */
+    uint32_t chunks;       /* T: reduce chunks per window */
+    uint64_t max_partials; /* partial sums at level 0, an upper bound */
+} pl__cu_msm_cfg;
+
+PL_DEVICE_FN unsigned pl__cu_log2_ceil(uint64_t x)
+{
+    unsigned k = 0;
+    while (((uint64_t)1 << k) < x)
+        k++;
+    return k;
+}
+
+/* The window: wide enough that the sort and accumulate (W n entries)
+ * outweigh the reduction (W 2^(c-1) buckets, 2 additions each), capped at
+ * 16 bits so buckets stay addressable in the key and the reduction short. */
+PL_DEVICE_FN void pl__cu_msm_config(pl__cu_msm_cfg *cfg, uint32_t n)
+{
+    unsigned lg = pl__cu_log2_ceil(n ? n : 1);
+    unsigned c = lg > 12 ? lg - 4 : 8;
+    if (c > 16)
+        c = 16;
+    cfg->n = n;
+    cfg->c = c;
+    cfg->windows = (256 + c - 1) / c;
+    cfg->buckets = (uint32_t)cfg->windows << (c - 1);
+    cfg->key_bits = pl__cu_log2_ceil((uint64_t)cfg->buckets + 1);
+    cfg->segment = 64;
+    /* each level divides the longest run by S, which starts at most n */
+    cfg->levels = 1;
+    for (uint64_t run = n; run > cfg->segment; run /= cfg->segment)
+        cfg->levels++;
+    /* chunks of at least 16 buckets, so the multiplication by the chunk's
+     * first bucket number (16 doublings) stays a small share of a thread */
+    uint32_t per_window = (uint32_t)1 << (c - 1);
+    cfg->chunks = per_window / 16 < 256 ? per_window / 16 : 256;
+    cfg->max_partials = (uint64_t)cfg->windows * n / cfg->segment + cfg->buckets;
+}
+
+/* Bits [bit, bit + c) of a 256-bit little-endian scalar, c <= 16. */
+PL_DEVICE_FN uint32_t pl__cu_scalar_bits(const uint32_t *s, unsigned bit,
+                                         unsigned c)
+{
+    unsigned limb = bit / 32, shift = bit % 32;
+    uint64_t w = s[limb];
+    if (limb + 1 < 8)
+        w |= (uint64_t)s[limb + 1] << 32;
+    return (uint32_t)(w >> shift) & (((uint32_t)1 << c) - 1);
+}
+
+/* Thread i of n: the W entries of scalar i, at w n + i. */
+PL_DEVICE_FN void pl__cu_msm_digits_thread(const pl__cu_msm_cfg *cfg,
+                                           const uint32_t *scalars,
+                                           uint32_t *keys, uint32_t *values,
+                                           uint32_t i)
+{
+    uint32_t s[8];
+    PL_UNROLL
+    for (int k = 0; k < 8; k++)
+        s[k] = scalars[8 * (size_t)i + k];
+    s[7] &= 0x7fffffffu; /* bit 255 is ignored, as on the CPU */
+    uint32_t half = (uint32_t)1 << (cfg->c - 1), carry = 0;
+    for (unsigned w = 0; w < cfg->windows; w++) {
+        uint32_t v = pl__cu_scalar_bits(s, w * cfg->c, cfg->c) + carry;
+        uint32_t neg = v > half;
+        uint32_t mag = neg ? ((uint32_t)1 << cfg->c) - v : v;
+        carry = neg;
+        size_t e = (size_t)w * cfg->n + i;
+        keys[e] = mag ? w * half + mag - 1 : cfg->buckets;
+        values[e] = (i << 1) | neg;
+    }
+}
+
+/* Thread p of W n, over the sorted keys: marks where bucket runs start and
+ * end (start and end zeroed beforehand, so empty buckets read [0, 0)). */
+PL_DEVICE_FN void pl__cu_msm_bounds_thread(const pl__cu_msm_cfg *cfg,
+                                           const uint32_t *keys,
+                                           uint32_t *start, uint32_t *end,
+                                           uint32_t p)
+{
+    uint32_t total = cfg->windows * cfg->n;
+    uint32_t key = keys[p];
+    if (key >= cfg->buckets)
+        return;
+    if (p == 0 || keys[p - 1] != key)
+        start[key] = p;
+    if (p + 1 == total || keys[p + 1] != key)
+        end[key] = p + 1;
+}
+
+/* Thread b of NB + 1: bucket b's segment count at this level, from its run
+ * [from[b], to[b]) (the count past the last bucket is 0, so that the
+ * exclusive scan of NB + 1 counts ends with the total). */
+PL_DEVICE_FN void pl__cu_msm_count_thread(const pl__cu_msm_cfg *cfg,
+                                          const uint32_t *from,
+                                          const uint32_t *to, uint32_t *count,
+                                          uint32_t b)
+{
+    if (b >= cfg->buckets) {
+        count[b] = 0;
+        return;
+    }
+    uint32_t len = to[b] - from[b];
+    count[b] = (len + cfg->segment - 1) / cfg->segment;
+}
+
+/* The bucket whose segments [offsets[b], offsets[b + 1]) hold segment t:
+ * the last b with offsets[b] <= t (empty buckets share their offset with
+ * the next, so the last one is the bucket that has segments). */
+PL_DEVICE_FN uint32_t pl__cu_msm_bucket_of(const uint32_t *offsets,
+                                           uint32_t buckets, uint32_t t)
+{
+    uint32_t lo = 0, hi = buckets; /* offsets[lo] <= t < offsets[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Thread t of max_partials at level 0: the sum of (at most S) entries of
+ * segment t of its bucket, each point negated when its sign bit is set.
+ * Threads past the total (offsets[NB]) do nothing. */
+PL_DEVICE_FN void pl__cu_msm_accumulate_points_thread(
+    const pl__cu_msm_cfg *cfg, const pl__cu_g1_affine *points,
+    const uint32_t *values, const uint32_t *start, const uint32_t *end,
+    const uint32_t *offsets, pl__cu_g1_xyzz *partials, uint32_t t)
+{
+    if (t >= offsets[cfg->buckets])
+        return;
+    uint32_t b = pl__cu_msm_bucket_of(offsets, cfg->buckets, t);
+    uint32_t lo = start[b] + (t - offsets[b]) * cfg->segment;
+    uint32_t hi = lo + cfg->segment < end[b] ? lo + cfg->segment : end[b];
+    pl__cu_g1_xyzz acc;
+    pl__cu_g1_xyzz_set_inf(&acc);
+    for (uint32_t e = lo; e < hi; e++) {
+        uint32_t v = values[e];
+        pl__cu_g1_affine p = points[v >> 1];
+        if (v & 1)
+            pl__cu_g1_affine_neg(&p, &p);
+        pl__cu_g1_xyzz_add_affine(&acc, &acc, &p);
+    }
+    partials[t] = acc;
+}
+
+/* Thread t at level k > 0: the same over level k-1's partials, bucket b's
+ * being [prev[b], prev[b + 1]). */
+PL_DEVICE_FN void pl__cu_msm_accumulate_partials_thread(
+    const pl__cu_msm_cfg *cfg, const pl__cu_g1_xyzz *in, const uint32_t *prev,
+    const uint32_t *offsets, pl__cu_g1_xyzz *out, uint32_t t)
+{
+    if (t >= offsets[cfg->buckets])
+        return;
+    uint32_t b = pl__cu_msm_bucket_of(offsets, cfg->buckets, t);
+    uint32_t lo = prev[b] + (t - offsets[b]) * cfg->segment;
+    uint32_t hi = lo + cfg->segment < prev[b + 1] ? lo + cfg->segment
+                                                   : prev[b + 1];
+    pl__cu_g1_xyzz acc = in[lo];
+    for (uint32_t e = lo + 1; e < hi; e++)
+        pl__cu_g1_xyzz_add(&acc, &acc, &in[e]);
+    out[t] = acc;
+}
+
+/* r = k p for a small k (k < 2^16), double and add from the top bit. */
+PL_DEVICE_FN void pl__cu_g1_xyzz_mul_small(pl__cu_g1_xyzz *r,
+                                           const pl__cu_g1_xyzz *p, uint32_t k)
+{
+    pl__cu_g1_xyzz acc;
+    pl__cu_g1_xyzz_set_inf(&acc);
+    for (int bit = 15; bit >= 0; bit--) {
+        pl__cu_g1_xyzz_dbl(&acc, &acc);
+        if ((k >> bit) & 1)
+            pl__cu_g1_xyzz_add(&acc, &acc, p);
+    }
+    *r = acc;
+}
+
+/* Thread j = w T + k of W T: sum over the L = 2^(c-1) / T buckets of chunk
+ * k of window w of (bucket number) x (bucket sum), the buckets read from
+ * the final level (bucket b's sum is partials[offsets[b]] when
+ * offsets[b + 1] > offsets[b], else empty). */
+PL_DEVICE_FN void pl__cu_msm_reduce_thread(const pl__cu_msm_cfg *cfg,
+                                           const pl__cu_g1_xyzz *partials,
+                                           const uint32_t *offsets,
+                                           pl__cu_g1_xyzz *chunk_sums,
+                                           uint32_t j)
+{
+    uint32_t per_window = (uint32_t)1 << (cfg->c - 1);
+    uint32_t len = per_window / cfg->chunks;
+    uint32_t w = j / cfg->chunks, k = j % cfg->chunks;
+    uint32_t first = w * per_window + k * len; /* bucket number k len + 1 */
+    pl__cu_g1_xyzz running, sum, lo_times;
+    pl__cu_g1_xyzz_set_inf(&running);
+    pl__cu_g1_xyzz_set_inf(&sum);
+    for (uint32_t q = len; q-- > 0;) {
+        uint32_t b = first + q;
+        if (offsets[b + 1] > offsets[b])
+            pl__cu_g1_xyzz_add(&running, &running, &partials[offsets[b]]);
+        pl__cu_g1_xyzz_add(&sum, &sum, &running); /* weight q + 1 */
+    }
+    /* bucket numbers run from k len + 1: add k len times the plain sum */
+    pl__cu_g1_xyzz_mul_small(&lo_times, &running, k * len);
+    pl__cu_g1_xyzz_add(&chunk_sums[j], &sum, &lo_times);
+}
+
+#endif /* PL_CUDA_KERNELS_MSM_H */

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Tests of the CUDA backend (src/backend/cuda/): the kernels' algorithms and
+ * the backend's orchestration against the CPU, on two devices:
+ *
+ *   *_emulated   the host emulation (gpu_emu.c): the kernels' thread bodies
+ *                run in loops on the CPU.  Always run; this is how make test
+ *                checks the NTT index arithmetic, the MSM's digits, sort
+ *                order, bucket bounds, segment levels and window reduction,
+ *                the staging and the accounting, on machines without a GPU.
+ *   *_on_device  the same checks on CUDA device 0, at larger sizes; they
+ *                exit 77 (skipped) in builds without nvcc or where no device
+ *                answers.  bench/gpu_check.sh runs them on a GPU machine.
+ *
+ * Proofs made with r = s = 0 must equal the CPU backend's bit for bit (and
+ * the vectors' proof_ref.json); NTTs and MSMs must give the CPU's values.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "backend/backend.h"
+#include "backend/cuda/gpu.h"
+#include "engine/engine.h"
+#include "field/field.h"
+#include "groth16/prover.h"
+#include "msm/msm.h"
+#include "ntt/ntt.h"
+#include "util/alloc.h"
+#include "util/pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const vectors[] = {"multiplier", "chain10", "nopublic",
+                                      "pow2exact", "pow2plus1", "noB",
+                                      "manypublic", "edgevalues"};
+#define N_VECTORS (sizeof(vectors) / sizeof(vectors[0]))
+
+/* The device implementation of a case, or exit 77 when it has none. */
+static const pl__gpu_impl *impl_or_skip(bool on_device)
+{
+    if (!on_device)
+        return &pl__gpu_impl_emulated;
+#ifdef PL_HAVE_CUDA
+    char why[160] = "";
+    if (pl__gpu_impl_cuda.device_count(why, sizeof(why)) > 0)
+        return &pl__gpu_impl_cuda;
+    printf("skipped: no CUDA device (%s)\n", why);
+#else
+    printf("skipped: this build has no CUDA backend\n");
+#endif
+    exit(77);
+}
+
+static const pl__backend_ops *backend_or_skip(bool on_device)
+{
+    impl_or_skip(on_device);
+    return on_device ? pl__backend_cuda : &pl__backend_cuda_emulated;
+}
+
+/* ---- MSM ------------------------------------------------------------------ */
+
+/* n points P_i = (i + 1 + offset) G in blst's affine layout (distinct, and
+ * made by additions, which is fast), with every `inf_every`-th one (0:
+ * none) set to infinity. */
+static uint8_t *make_points(size_t n, unsigned offset, size_t inf_every)
+{
+    blst_p1 *proj = malloc(n * sizeof(*proj));
+    blst_p1_affine *aff = malloc(n * sizeof(*aff));
+    CHECK(proj && aff);
+    blst_p1 acc = *blst_p1_generator();
+    for (unsigned k = 0; k < offset; k++)
+        blst_p1_add_or_double(&acc, &acc, blst_p1_generator());
+    for (size_t i = 0; i < n; i++) {
+        proj[i] = acc;
+        blst_p1_add_or_double(&acc, &acc, blst_p1_generator());
+    }
+    const blst_p1 *list[2] = {proj, NULL}; /* NULL: one contiguous array */
+    blst_p1s_to_affine(aff, list, n);
+    if (inf_every)
+        for (size_t i = 0; i < n; i += inf_every)
+            memset(&aff[i], 0, sizeof(aff[i]));
+    free(proj);
+    return (uint8_t *)aff;
+}
+
+typedef enum {
+    SCALARS_RANDOM,    /* uniform below 2^255, reduced below r */
+    SCALARS_ONES,      /* all 1: one bucket holds every point */
+    SCALARS_WITNESS,   /* 60% zero, 30% one, 10% random */
+    SCALARS_EDGES,     /* 0, 1, r - 1, r - 2, 2^k, top bit set */
+} scalar_kind;
+
+static uint8_t *make_scalars(size_t n, scalar_kind kind, uint64_t seed)
+{
+    static const uint8_t r_minus_1[32] = {
+        0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
+        0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
+        0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+    uint8_t *s = calloc(n, 32);
+    CHECK(s);
+    uint64_t state = seed;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *x = s + 32 * i;
+        uint8_t roll;
+        pl_test_random_bytes(&state, &roll, 1);
+        switch (kind) {
+        case SCALARS_ONES:
+            x[0] = 1;
+            break;
+        case SCALARS_WITNESS:
+            if (roll % 10 < 6)
+                break;
+            if (roll % 10 < 9) {
+                x[0] = 1;
+                break;
+            }
+            /* fall through */
+        case SCALARS_RANDOM:
+            pl_test_random_bytes(&state, x, 32);
+            x[31] &= 0x3f; /* < 2^254 < r */
+            break;
+        case SCALARS_EDGES:
+            switch (i % 6) {
+            case 0: break;
+            case 1: x[0] = 1; break;
+            case 2: memcpy(x, r_minus_1, 32); break;
+            case 3: memcpy(x, r_minus_1, 32); x[4] = 0xfe; break;
+            case 4: x[(i / 6) % 32] = (uint8_t)(1u << (i % 8)); break;
+            /* bit 255 is ignored by both MSMs: x and x + 2^255 agree */
+            case 5: x[0] = 7; x[31] = 0x80; break;
+            }
+            break;
+        }
+    }
+    return s;
+}
+
+/* The device MSM of n points against the CPU's. */
+static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
+                      size_t inf_every)
+{
+    pl_error err = {0};
+    uint8_t *points = make_points(n, (unsigned)(n % 97), inf_every);
+    uint8_t *scalars = make_scalars(n, kind, 0x5eed0000u + n + kind);
+    blst_p1 want, got;
+    CHECK_OK(pl__msm_g1_blst(&want, points, scalars, n, NULL, &err), &err);
+
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    uint64_t scratch_bytes = pl__gpu_msm_scratch_bytes(gpu, (uint32_t)n);
+    void *d_points = pl__gpu_alloc(gpu, n * 96, &err);
+    void *d_scalars = pl__gpu_alloc(gpu, n * 32, &err);
+    void *scratch = pl__gpu_alloc(gpu, scratch_bytes, &err);
+    CHECK(d_points && d_scalars && scratch);
+    CHECK_OK(pl__gpu_upload(gpu, d_points, points, n * 96, &err), &err);
+    CHECK_OK(pl__gpu_upload(gpu, d_scalars, scalars, n * 32, &err), &err);
+    CHECK_OK(pl__gpu_msm_g1(gpu, &got, d_points, d_scalars, (uint32_t)n,
+                            scratch, scratch_bytes, &err), &err);
+    if (!blst_p1_is_equal(&got, &want))
+        pl_test_fail(__FILE__, __LINE__,
+                     "%s MSM of %zu points (scalars %d, infinity every %zu) "
+                     "differs from the CPU's",
+                     impl->name, n, (int)kind, inf_every);
+    pl__gpu_free(gpu, scratch, scratch_bytes);
+    pl__gpu_free(gpu, d_scalars, n * 32);
+    pl__gpu_free(gpu, d_points, n * 96);
+    pl__gpu_close(gpu);
+    free(points);
+    free(scalars);
+}
+
+static void msm_cases(bool on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(on_device);
+    /* sizes around the window and segment boundaries: c = 8 below 2^13,
+     * one level up to 64 entries per bucket, two to 4096, three above */
+    static const size_t small[] = {1, 2, 3, 17, 64, 65, 300, 1000};
+    for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+        check_msm(impl, small[i], SCALARS_RANDOM, 0);
+    check_msm(impl, 200, SCALARS_EDGES, 0);
+    check_msm(impl, 257, SCALARS_WITNESS, 5);
+    check_msm(impl, 4200, SCALARS_ONES, 0); /* 3 accumulate levels */
+    if (on_device) {
+        size_t large[] = {(size_t)1 << 16, ((size_t)1 << 18) + 3};
+        for (size_t i = 0; i < 2; i++) {
+            check_msm(impl, large[i], SCALARS_RANDOM, 0);
+            check_msm(impl, large[i], SCALARS_WITNESS, 1000);
+        }
+        check_msm(impl, (size_t)1 << 17, SCALARS_ONES, 0);
+    }
+}
+
+PL_TEST(msm_matches_cpu_emulated)
+{
+    msm_cases(false);
+}
+
+PL_TEST(msm_matches_cpu_on_device)
+{
+    msm_cases(true);
+}
+
+/* ---- NTT ------------------------------------------------------------------ */
+
+static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
+{
+    pl_error err = {0};
+    size_t n = (size_t)1 << log2n;
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+    pl__ntt_plan *plan;
+    CHECK_OK(pl__ntt_plan_create(&plan, log2n, pool, &err), &err);
+    blst_fr *want = malloc(n * sizeof(blst_fr));
+    blst_fr *got = malloc(n * sizeof(blst_fr));
+    CHECK(want && got);
+    uint64_t state = 0xabcdef00u + log2n;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t le[32];
+        pl_test_random_bytes(&state, le, 32);
+        le[31] &= 0x3f;
+        pl__fr_from_le(&want[i], le);
+    }
+    memcpy(got, want, n * sizeof(blst_fr));
+    pl__ntt_to_odd_coset(plan, want, pool);
+
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    const blst_fr *twiddles;
+    blst_fr n_inv, g;
+    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
+    blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, &err);
+    CHECK(constants);
+    uint64_t tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
+    uint64_t const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
+    void *d_tw = pl__gpu_alloc(gpu, tw_bytes, &err);
+    void *d_const = pl__gpu_alloc(gpu, const_bytes, &err);
+    void *d_data = pl__gpu_alloc(gpu, n * sizeof(blst_fr), &err);
+    CHECK(d_tw && d_const && d_data);
+    if (n >= 2)
+        CHECK_OK(pl__gpu_upload(gpu, d_tw, twiddles, tw_bytes, &err), &err);
+    CHECK_OK(pl__gpu_upload(gpu, d_const, constants, const_bytes, &err), &err);
+    CHECK_OK(pl__gpu_upload(gpu, d_data, got, n * sizeof(blst_fr), &err), &err);
+    pl__gpu_ntt_tables tables;
+    pl__gpu_ntt_tables_init(&tables, log2n, d_tw, d_const);
+    CHECK_OK(pl__gpu_to_odd_coset(gpu, d_data, &tables, &err), &err);
+    CHECK_OK(pl__gpu_download(gpu, got, d_data, n * sizeof(blst_fr), &err),
+             &err);
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&got[i], &want[i], sizeof(blst_fr)) != 0)
+            pl_test_fail(__FILE__, __LINE__,
+                         "%s odd-coset NTT of 2^%u differs from the CPU's at "
+                         "%zu",
+                         impl->name, log2n, i);
+    pl__gpu_free(gpu, d_data, n * sizeof(blst_fr));
+    pl__gpu_free(gpu, d_const, const_bytes);
+    pl__gpu_free(gpu, d_tw, tw_bytes);
+    pl__gpu_close(gpu);
+    pl__free(constants);
+    free(want);
+    free(got);
+    pl__ntt_plan_destroy(plan);
+    pl__pool_destroy(pool);
+}
+
+PL_TEST(ntt_matches_cpu_emulated)
+{
+    const pl__gpu_impl *impl = impl_or_skip(false);
+    /* below, at and above the shared-memory tile (2^10) */
+    static const unsigned logs[] = {0, 1, 2, 3, 5, 9, 10, 11, 12};
+    for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
+        check_ntt(impl, logs[i]);
+}
+
+PL_TEST(ntt_matches_cpu_on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(true);
+    for (unsigned log2n = 0; log2n <= 20; log2n++)
+        check_ntt(impl, log2n);
+}
+
+/* ---- proofs --------------------------------------------------------------- */
+
+/* A proof of a vector with r = s = 0 through a backend's start and finish. */
+static void prove_on(const pl__backend_ops *ops, pl_zkey *zk, pl_wtns *wtns,
+                     pl_proof *out)
+{
+    pl_error err = {0};
+    pl_prover_config cfg;
+    pl_prover_config_init(&cfg);
+    cfg.threads = 2;
+    pl_prover *prover;
+    CHECK_OK(pl_prover_create(&prover, zk, &cfg, &err), &err);
+    pl__prover_set_zero_blinding(prover, true);
+    void *instance, *pending;
+    CHECK_OK(ops->open(&instance, prover, &err), &err);
+    blst_fr *abc;
+    CHECK_OK(pl__prover_synthesize(prover, &abc, wtns, NULL, &err), &err);
+    CHECK_OK(ops->start(instance, &pending, abc, wtns, &err), &err);
+    CHECK_OK(ops->finish(instance, pending, out, &err), &err);
+    ops->close(instance);
+    pl_prover_destroy(prover);
+}
+
+static void proof_cases(bool on_device)
+{
+    const pl__backend_ops *ops = backend_or_skip(on_device);
+    for (size_t i = 0; i < N_VECTORS; i++) {
+        pl_error err = {0};
+        char path[512];
+        pl_zkey *zk;
+        pl_wtns *wtns;
+        snprintf(path, sizeof(path), "%s/circuit.zkey", vectors[i]);
+        CHECK_OK(pl_zkey_open(&zk, pl_test_vector(path), &err), &err);
+        snprintf(path, sizeof(path), "%s/witness.wtns", vectors[i]);
+        CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(path), &err), &err);
+        pl_proof cpu, gpu, ref;
+        prove_on(&pl__backend_cpu, zk, wtns, &cpu);
+        prove_on(ops, zk, wtns, &gpu);
+        snprintf(path, sizeof(path), "%s/proof_ref.json", vectors[i]);
+        CHECK_OK(pl_proof_read_json(&ref, pl_test_vector(path), &err), &err);
+        if (memcmp(&gpu, &cpu, sizeof(gpu)) != 0 ||
+            memcmp(&gpu, &ref, sizeof(gpu)) != 0)
+            pl_test_fail(__FILE__, __LINE__,
+                         "%s: the %s backend's proof with r = s = 0 differs "
+                         "from the CPU backend's",
+                         vectors[i], ops->name);
+        pl_wtns_close(wtns);
+        pl_zkey_close(zk);
+    }
+}
+
+PL_TEST(proofs_equal_cpu_emulated)
+{
+    proof_cases(false);
+}
+
+PL_TEST(proofs_equal_cpu_on_device)
+{
+    proof_cases(true);
+}
+
+/* ---- through the engine --------------------------------------------------- */
+
+static void engine_batch(bool on_device)
+{
+    const pl__backend_ops *ops = backend_or_skip(on_device);
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 2;
+    cfg.prover_workers = 2; /* two workers share the one device */
+    cfg.threads = 2;
+    cfg.log_level = PL_LOG_INFO;
+    char *log_text = NULL;
+    size_t log_len = 0;
+    cfg.log_stream = open_memstream(&log_text, &log_len);
+    CHECK(cfg.log_stream);
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, ops, &err), &err);
+    pl_circuit *c;
+    char zkey[512], wtns[512];
+    snprintf(zkey, sizeof(zkey), "%s", pl_test_vector("chain10/circuit.zkey"));
+    snprintf(wtns, sizeof(wtns), "%s", pl_test_vector("chain10/witness.wtns"));
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey, NULL, &err), &err);
+    const char *paths[3] = {wtns, wtns, wtns};
+    pl_job_spec spec = {.circuit = c, .n_partitions = 3,
+                        .witness_paths = paths, .verify = true};
+    uint64_t id;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.verified, 3);
+    pl_alloc_stats dev, pinned;
+    pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
+    pl_alloc_stats_read(&pinned, PL_BUF_PINNED, false);
+    CHECK(dev.live_count > 0 && pinned.live_count > 0); /* resident */
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err); /* checks the ledger */
+    fclose(cfg.log_stream);
+    pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
+    pl_alloc_stats_read(&pinned, PL_BUF_PINNED, false);
+    CHECK_EQ(dev.live_bytes, 0);
+    CHECK_EQ(pinned.live_bytes, 0);
+    CHECK(dev.total_allocs > 0 && dev.total_allocs == dev.total_frees);
+    /* every event line carries the device's share */
+    CHECK(strstr(log_text, "ledger event=prove_done") != NULL);
+    CHECK(strstr(log_text, " | gpu0 device ") != NULL);
+    free(log_text);
+}
+
+PL_TEST(engine_batch_emulated)
+{
+    engine_batch(false);
+}
+
+PL_TEST(engine_batch_on_device)
+{
+    engine_batch(true);
+}
+
+/* Every accounted allocation of an emulated open and proof failed in turn:
+ * each failure is reported, and nothing leaks (device and pinned classes
+ * included). */
+PL_TEST(allocation_failures_leak_nothing_emulated)
+{
+    pl_error err = {0};
+    pl_zkey *zk;
+    pl_wtns *wtns;
+    CHECK_OK(pl_zkey_open(&zk, pl_test_vector("multiplier/circuit.zkey"), &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
+                          &err), &err);
+    const pl__backend_ops *ops = &pl__backend_cuda_emulated;
+    pl_prover *prover;
+    CHECK_OK(pl_prover_create(&prover, zk, NULL, &err), &err);
+    blst_fr *abc;
+    pl__alloc_fail_at(0);
+    void *instance, *pending;
+    CHECK_OK(ops->open(&instance, prover, &err), &err);
+    CHECK_OK(pl__prover_synthesize(prover, &abc, wtns, NULL, &err), &err);
+    CHECK_OK(ops->start(instance, &pending, abc, wtns, &err), &err);
+    pl_proof proof;
+    CHECK_OK(ops->finish(instance, pending, &proof, &err), &err);
+    ops->close(instance);
+    uint64_t total = pl__alloc_fail_at(0);
+    CHECK(total > 4);
+    for (uint64_t k = 1; k <= total; k++) {
+        pl__alloc_fail_at(k);
+        pl_status st = ops->open(&instance, prover, &err);
+        if (st == PL_OK) {
+            abc = NULL;
+            st = pl__prover_synthesize(prover, &abc, wtns, NULL, &err);
+            if (st == PL_OK)
+                st = ops->start(instance, &pending, abc, wtns, &err);
+            if (st == PL_OK)
+                st = ops->finish(instance, pending, &proof, &err);
+            ops->close(instance);
+        }
+        pl__alloc_fail_at(0);
+        CHECK_EQ(st, PL_ENOMEM);
+        pl_alloc_stats dev, pinned;
+        pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
+        pl_alloc_stats_read(&pinned, PL_BUF_PINNED, false);
+        CHECK_EQ(dev.live_bytes, 0);
+        CHECK_EQ(pinned.live_bytes, 0);
+    }
+    pl_prover_destroy(prover);
+    pl_wtns_close(wtns);
+    pl_zkey_close(zk);
+}
