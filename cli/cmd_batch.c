@@ -34,6 +34,8 @@ static const char batch_help[] =
     "  --workers N        prover workers (default 1)\n"
     "  --budget SIZE      memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM)\n"
     "  --threads N        threads per prover (default: one per core)\n"
+    "  --backend B        auto (default: CUDA when a GPU is found, else the\n"
+    "                     CPU), cpu or cuda\n"
     "  --verify           verify every proof before writing it\n"
     "  --check-witness    check every constraint first (needs --r1cs)\n"
     "  --r1cs FILE        the circuit's .r1cs\n"
@@ -133,7 +135,7 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
             "\"budget_bytes\": %llu, \"backend\": \"%s\"},\n",
             cfg->synth_workers, cfg->prover_workers, cfg->threads,
             (unsigned long long)st->budget_bytes,
-            cfg->backend ? cfg->backend : "cpu");
+            st->backend);
     fprintf(f, "  \"memory\": {\n    \"budget_bytes\": %llu,\n"
             "    \"peak_reserved_bytes\": %llu,\n"
             "    \"peak_tracked_bytes\": %llu,\n"
@@ -171,12 +173,14 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
 static const char **string_option(const char *a, const char **zkey,
                                   const char **out, const char **r1cs,
                                   const char **report, const char **trace,
-                                  const char **plot, const char **log_level)
+                                  const char **plot, const char **log_level,
+                                  const char **backend)
 {
-    static const char *const names[] = {"--zkey", "--out", "--r1cs",
+    static const char *const names[] = {"--zkey",  "--out",   "--r1cs",
                                          "--report", "--trace", "--plot",
-                                         "--log-level"};
-    const char **slots[] = {zkey, out, r1cs, report, trace, plot, log_level};
+                                         "--log-level", "--backend"};
+    const char **slots[] = {zkey, out, r1cs, report, trace, plot, log_level,
+                            backend};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strcmp(a, names[i]) == 0)
             return slots[i];
@@ -191,6 +195,7 @@ int cli_batch(int argc, char **argv)
     pl_engine_config_init(&cfg);
     cfg.synth_workers = 2;
     cfg.prover_workers = 1;
+    cfg.backend = "auto";
     bool verify = false, check = false, quiet = false, print_plan = false;
     const char **witnesses = calloc((size_t)argc + 1, sizeof(char *));
     size_t n = 0;
@@ -205,13 +210,13 @@ int cli_batch(int argc, char **argv)
             free(witnesses);
             return 0;
         } else if (string_option(a, &zkey, &out_dir, &r1cs, &report, &trace,
-                                 &plot, &log_level) ) {
+                                 &plot, &log_level, &cfg.backend)) {
             if (!val) {
                 free(witnesses);
                 return cli_usage_error("batch", "%s needs a value", a);
             }
             *string_option(a, &zkey, &out_dir, &r1cs, &report, &trace, &plot,
-                           &log_level) = val;
+                           &log_level, &cfg.backend) = val;
             i++;
         } else if (strcmp(a, "--pw") == 0) {
             count = &cfg.synth_workers;

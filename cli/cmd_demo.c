@@ -52,6 +52,8 @@ static const char demo_help[] =
     "  --workers N        prover workers (default 1)\n"
     "  --threads N        threads per prover (default: one per core)\n"
     "  --budget SIZE      memory budget (default " DEFAULT_BUDGET ")\n"
+    "  --backend B        auto (default: CUDA when a GPU is found, else the\n"
+    "                     CPU), cpu or cuda\n"
     "  --cache DIR        where the r1cs and key are kept (default\n"
     "                     " DEFAULT_CACHE ")\n"
     "  --out DIR          trace, plot and proofs (default DIR/last-run under\n"
@@ -245,6 +247,7 @@ int cli_demo(int argc, char **argv)
     pl_engine_config_init(&cfg);
     cfg.synth_workers = 2;
     cfg.prover_workers = 1;
+    cfg.backend = "auto";
     pl_parse_size(DEFAULT_BUDGET, &cfg.budget_bytes);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -275,6 +278,8 @@ int cli_demo(int argc, char **argv)
             str = &seed;
         } else if (strcmp(a, "--log-level") == 0) {
             str = &log_level;
+        } else if (strcmp(a, "--backend") == 0) {
+            str = &cfg.backend;
         } else if (strcmp(a, "--constraints") == 0) {
             if (!val || !cli_parse_constraints(val, &target))
                 return cli_usage_error("demo", "--constraints takes 2^K (K "

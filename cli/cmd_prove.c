@@ -20,6 +20,8 @@ static const char prove_help[] =
     "\n"
     "Options:\n"
     "  --threads N          worker threads (default: one per core)\n"
+    "  --backend B          auto (default: CUDA when a GPU is found, else the\n"
+    "                       CPU), cpu or cuda\n"
     "  --verify             verify the proof with the zkey's verification key\n"
     "                       before writing it\n"
     "  --check-witness      check every constraint first; on the first that\n"
@@ -54,7 +56,7 @@ int cli_prove(int argc, char **argv)
     unsigned threads = 0;
     bool verify = false, check = false, print_timings = false, plain = false;
     bool check_params = false;
-    const char *r1cs_path = NULL;
+    const char *r1cs_path = NULL, *backend = "auto";
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -69,6 +71,11 @@ int cli_prove(int argc, char **argv)
             if (i + 1 >= argc)
                 return cli_usage_error("prove", "--r1cs needs a file%s", "");
             r1cs_path = argv[++i];
+        } else if (strcmp(a, "--backend") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("prove", "--backend needs auto, cpu or "
+                                       "cuda%s", "");
+            backend = argv[++i];
         } else if (strcmp(a, "--verify") == 0) {
             verify = true;
         } else if (strcmp(a, "--check-witness") == 0) {
@@ -121,6 +128,7 @@ int cli_prove(int argc, char **argv)
     cfg.synth_workers = 1;
     cfg.prover_workers = 1;
     cfg.threads = threads;
+    cfg.backend = backend;
     cfg.plain_msm = plain;
     cfg.on_stage = on_stage;
     cfg.on_stage_user = &t;

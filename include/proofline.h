@@ -407,6 +407,7 @@ pl_status pl_engine_poll(pl_engine *engine, uint64_t job_id,
 pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id, pl_error *err);
 
 typedef struct pl_engine_stats {
+    const char *backend;     /* the one in use: "cpu" or "cuda" */
     uint64_t budget_bytes;
     uint64_t rss_file_bytes;
     int64_t untracked_bytes, peak_untracked_bytes;

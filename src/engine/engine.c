@@ -1081,6 +1081,7 @@ pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
 void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
 {
     memset(out, 0, sizeof(*out));
+    out->backend = e->backend->name;
     emit_ids(e, PL_EV_COUNT, 0, 0); /* a fresh sample */
     pl_ledger_record now;
     pl__ledger_latest(e->ledger, &now);
