@@ -63,6 +63,7 @@ struct pl_pending {
     const pl_wtns *wtns;
     pthread_t g2_thread;
     bool g2_running;
+    bool g2_on_pool;  /* the G1 work is elsewhere (a GPU): use the pool */
     pl_status g2_status;
     pl_error g2_err;
     blst_p2 b2;
@@ -283,20 +284,21 @@ static void *g2_thread_main(void *arg)
     pl_pending *pd = arg;
     const pl_prover *p = pd->prover;
     const pl_zkey *zk = p->zkey;
+    pl__pool *pool = pd->g2_on_pool ? p->pool : NULL;
     pd->g2_status =
         p->plain_msm
-            ? pl__msm_g2(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars, NULL,
+            ? pl__msm_g2(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars, pool,
                          &pd->g2_err)
             : pl__msm_g2_witness(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars,
-                                 NULL, &pd->g2_err);
+                                 pool, &pd->g2_err);
     return NULL;
 }
 
 /* ---- start and finish -------------------------------------------------- */
 
-uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zk)
+uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zk, unsigned threads)
 {
-    return witness_msm_bytes(true, zk->n_vars, 1);
+    return witness_msm_bytes(true, zk->n_vars, pl__pool_threads_for(threads));
 }
 
 const pl__ntt_plan *pl__prover_ntt(const pl_prover *p)
@@ -366,7 +368,7 @@ pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
 }
 
 pl_status pl__pending_begin(pl_prover *p, pl_pending **out,
-                           const pl_wtns *wtns, pl_error *err)
+                           const pl_wtns *wtns, bool g2_on_pool, pl_error *err)
 {
     *out = NULL;
     pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
@@ -374,6 +376,7 @@ pl_status pl__pending_begin(pl_prover *p, pl_pending **out,
         return PL_ENOMEM;
     pd->prover = p;
     pd->wtns = wtns;
+    pd->g2_on_pool = g2_on_pool;
     int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
     if (rc) {
         pl__free(pd);
@@ -418,7 +421,7 @@ pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
     uint8_t *h = NULL;
     pl_pending *pd = NULL;
     double since = pl__now_seconds();
-    pl_status st = pl__pending_begin(p, &pd, wtns, err);
+    pl_status st = pl__pending_begin(p, &pd, wtns, false, err);
     if (st != PL_OK)
         goto fail;
 

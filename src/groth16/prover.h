@@ -41,16 +41,19 @@ pl_status pl__prove_start_abc(pl_prover *prover, pl_pending **out,
 /* The pieces of a start, for backends that do the transforms and the G1
  * MSMs themselves (the CUDA backend): begin allocates the pending state
  * (class pending) and starts the G2 MSM over the witness on its own
- * thread; set_g1 stores the four G1 sums; pl_prove_finish then assembles
+ * thread, alone or (g2_on_pool, when the G1 work is not on the CPU) with
+ * the prover's pool; set_g1 stores the four G1 sums; pl_prove_finish then assembles
  * the proof as for the CPU.  abort joins the G2 thread and frees (NULL is a
  * no-op).  wtns must stay valid until finish or abort. */
 pl_status pl__pending_begin(pl_prover *prover, pl_pending **out,
-                            const pl_wtns *wtns, pl_error *err);
+                            const pl_wtns *wtns, bool g2_on_pool,
+                            pl_error *err);
 void pl__pending_set_g1(pl_pending *pending, const blst_p1 *a,
                         const blst_p1 *b1, const blst_p1 *c, const blst_p1 *h);
 void pl__pending_abort(pl_pending *pending);
-/* The scratch of the G2 MSM that begin starts (class msm_scratch). */
-uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zkey);
+/* The scratch of the G2 MSM that begin starts on the pool (class
+ * msm_scratch), for `threads` as in pl_prover_config. */
+uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zkey, unsigned threads);
 /* The circuit's NTT plan (twiddles and coset constants to upload), and the
  * prover's per-stage timing callback. */
 struct pl__ntt_plan;

@@ -2,7 +2,8 @@
 /*
  * The CUDA backend: the engine's backend interface with the odd-coset H
  * computation and the four G1 MSMs on a GPU, and the G2 MSM on a CPU thread
- * beside it (as SupraSeal does; the split prove gives it the time).
+ * beside it on the prover's threads (as SupraSeal does; the split prove
+ * gives it the time).
  *
  *   open:   per circuit, uploads the zkey's G1 point sets (A, B1, C, H), the
  *           NTT tables, and allocates the device buffers one proof uses
@@ -140,7 +141,7 @@ static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
      * the G2 MSM's scratch; the H vector lives on the device */
     out->bytes[PL_BUF_ABC] = cpu.bytes[PL_BUF_ABC];
     out->bytes[PL_BUF_PENDING] = cpu.bytes[PL_BUF_PENDING];
-    out->bytes[PL_BUF_MSM_SCRATCH] = pl__prover_g2_scratch_bytes(zk);
+    out->bytes[PL_BUF_MSM_SCRATCH] = pl__prover_g2_scratch_bytes(zk, threads);
     /* resident: the CPU prover's (matrices, NTT plan) and the pinned
      * staging and chunk buffers of the device object */
     out->resident_bytes = cpu.resident_bytes + PL_GPU_STAGING_BYTES +
@@ -308,7 +309,8 @@ static pl_status cuda_start(void *instance, void **pending, blst_fr *abc,
     pl_pending *pd = NULL;
     double since = pl__now_seconds();
     *pending = NULL;
-    pl_status st = pl__pending_begin(ci->prover, &pd, wtns, err);
+    /* the CPU is free while the GPU works: the G2 MSM gets the pool */
+    pl_status st = pl__pending_begin(ci->prover, &pd, wtns, true, err);
     if (st == PL_OK) {
         blst_p1 sums[4];
         pl__gpu_lock(ci->gpu);
