@@ -17,6 +17,9 @@
  *                                   verified.  With --cpu, once on the CPU
  *                                   backend too, for the ratio.
  *
+ * --emulated before the command runs it on the host emulation instead
+ * (small sizes only: a check of this program on machines without a GPU).
+ *
  * Points for the MSM are 2^20 distinct multiples of the generator, tiled:
  * a repeated point costs the GPU the same as a fresh one.
  */
@@ -32,7 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PL_HAVE_CUDA
+/* The device and backend under test: CUDA's, or with --emulated (first
+ * argument) the host emulation's, to check this program itself on a
+ * machine without a GPU at small sizes. */
+static const pl__gpu_impl *impl;
+static const pl__backend_ops *backend;
+
 static int median_index_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -87,7 +95,7 @@ static int bench_msm(int argc, char **argv)
 {
     pl_error err = {0};
     pl__gpu *gpu;
-    if (pl__gpu_open(&gpu, &pl__gpu_impl_cuda, 0, &err))
+    if (pl__gpu_open(&gpu, impl, 0, &err))
         die("open device 0", &err);
     printf("device=\"%s\"\n", pl__gpu_description(gpu));
     for (int a = 0; a < argc; a++) {
@@ -188,7 +196,7 @@ static int bench_prove(int argc, char **argv)
         die("open", &err);
     pl_zkey_info info;
     pl_zkey_get_info(zk, &info);
-    const pl__backend_ops *ops = pl__backend_cuda;
+    const pl__backend_ops *ops = backend;
     void *instance;
     double t0 = pl__now_seconds();
     if (ops->open(&instance, prover, &err))
@@ -223,26 +231,32 @@ static int bench_prove(int argc, char **argv)
     return 0;
 }
 
-#endif /* PL_HAVE_CUDA */
-
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "--emulated") == 0) {
+        impl = &pl__gpu_impl_emulated;
+        backend = &pl__backend_cuda_emulated;
+        argc--;
+        argv++;
+    } else {
 #ifdef PL_HAVE_CUDA
-    char why[160] = "";
-    if (pl__gpu_impl_cuda.device_count(why, sizeof(why)) <= 0) {
-        printf("skipped: no CUDA device (%s)\n", why);
+        char why[160] = "";
+        if (pl__gpu_impl_cuda.device_count(why, sizeof(why)) <= 0) {
+            printf("skipped: no CUDA device (%s)\n", why);
+            return 77;
+        }
+        impl = &pl__gpu_impl_cuda;
+        backend = pl__backend_cuda;
+#else
+        printf("skipped: this build has no CUDA backend\n");
         return 77;
+#endif
     }
     if (argc >= 2 && strcmp(argv[1], "msm") == 0)
         return bench_msm(argc - 2, argv + 2);
     if (argc >= 2 && strcmp(argv[1], "prove") == 0)
         return bench_prove(argc - 2, argv + 2);
-    fprintf(stderr, "usage: bench_gpu msm LOG... | prove ZKEY WTNS [N] [--cpu]\n");
+    fprintf(stderr, "usage: bench_gpu [--emulated] msm LOG... | prove ZKEY "
+                    "WTNS [N] [--cpu]\n");
     return 2;
-#else
-    (void)argc;
-    (void)argv;
-    printf("skipped: this build has no CUDA backend\n");
-    return 77;
-#endif
 }

@@ -53,6 +53,14 @@ if ! make build BUILD="$build" JOBS="$(nproc)" >>"$log" 2>&1; then
 fi
 row "build (nvcc sm_90 + PTX)" "ok"
 
+# no device: say so once and stop (the tests would all skip)
+"$build/bench_gpu" >"$work/probe.txt" 2>&1
+if [ $? = 77 ]; then
+    row "CUDA device" "NONE: $(cat "$work/probe.txt")"
+    printf '%s\n' "${results[@]}" | tee "$out/gpu_check.txt"
+    exit 1
+fi
+
 # 2. the GPU tests
 fails=0
 for t in ntt_matches_cpu_on_device msm_matches_cpu_on_device \
@@ -69,7 +77,8 @@ for t in ntt_matches_cpu_on_device msm_matches_cpu_on_device \
 done
 
 # 3. MSM timings
-"$build/bench_gpu" msm 20 22 24 >"$work/msm.txt" 2>>"$log"
+"$build/bench_gpu" msm 20 22 24 >"$work/msm.txt" 2>>"$log" ||
+    { row "G1 MSM timings" "FAILED (see the log)"; fails=$((fails + 1)); }
 cat "$work/msm.txt" >>"$log"
 while read -r line; do
     case $line in

@@ -314,6 +314,9 @@ typedef struct pl_ledger_record {
      * beside class device (what proofline allocated on it); 0 and 0 when
      * the backend has no device. */
     uint64_t device_used_bytes, device_total_bytes;
+    /* used - class device - (the same, as first seen): GPU memory that grew
+     * outside our accounting (0 without a device). */
+    int64_t device_untracked_bytes;
 } pl_ledger_record;
 
 typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);
@@ -419,6 +422,10 @@ typedef struct pl_engine_stats {
     uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
     uint64_t proofs, verified, failed, skipped;
     pl_alloc_stats classes[PL_BUF_CLASS_COUNT];
+    /* The GPU (all 0 without one): used and total by its driver now, and
+     * the peak of used bytes outside class device (see pl_ledger_record). */
+    uint64_t device_used_bytes, device_total_bytes;
+    int64_t peak_device_untracked_bytes;
 } pl_engine_stats;
 
 void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);

@@ -1095,6 +1095,9 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->untracked_bytes = now.untracked_bytes;
     out->peak_rss_anon_bytes = peaks.rss_anon;
     out->peak_untracked_bytes = peaks.untracked;
+    out->device_used_bytes = now.device_used_bytes;
+    out->device_total_bytes = now.device_total_bytes;
+    out->peak_device_untracked_bytes = peaks.device_untracked;
     out->baseline_rss_anon_bytes = peaks.baseline_rss_anon;
     out->events = peaks.events;
     pthread_mutex_lock(&e->lock);
@@ -1179,6 +1182,13 @@ bool pl_engine_write_summary(pl_engine *e, void *stream)
             pl_format_bytes(d, sizeof(d), st.peak_rss_anon_bytes),
             pl_format_bytes(e5, sizeof(e5), st.baseline_rss_anon_bytes),
             pl_format_bytes(e6, sizeof(e6), (uint64_t)(un > 0 ? un : 0)));
+    if (st.device_total_bytes) {
+        int64_t du = st.peak_device_untracked_bytes;
+        fprintf(f, "  backend %s: gpu0 used %s of %s now, peak untracked %s\n",
+                st.backend, pl_format_bytes(a, sizeof(a), st.device_used_bytes),
+                pl_format_bytes(b, sizeof(b), st.device_total_bytes),
+                pl_format_bytes(c, sizeof(c), (uint64_t)(du > 0 ? du : 0)));
+    }
     if (st.trimmed_bytes)
         fprintf(f, "  malloc_trim returned %s to the OS\n",
                 pl_format_bytes(a, sizeof(a), st.trimmed_bytes));

@@ -33,6 +33,10 @@ struct pl__ledger {
     bool keep;
     double t0;
     uint64_t baseline;
+    /* The GPU's used bytes that are not ours (the CUDA context, other
+     * processes), as first seen: device untracked is measured from it. */
+    bool device_baseline_set;
+    int64_t device_baseline;
     pl__ledger_peaks peaks;
     pl_ledger_record latest;
     chunk *first, *last;
@@ -171,13 +175,19 @@ static void log_line(FILE *f, const pl_ledger_record *r)
     if (r->class_count[PL_BUF_DEVICE] || r->class_count[PL_BUF_PINNED] ||
         r->device_total_bytes)
         snprintf(line + n, sizeof(line) - n,
-                 " | gpu0 device %llu/%s pinned %llu/%s used %s/%s",
+                 " | gpu0 device %llu/%s pinned %llu/%s used %s/%s "
+                 "untracked %s%s",
                  (unsigned long long)r->class_count[PL_BUF_DEVICE],
                  pl_format_bytes(b1, sizeof(b1), r->class_bytes[PL_BUF_DEVICE]),
                  (unsigned long long)r->class_count[PL_BUF_PINNED],
                  pl_format_bytes(b2, sizeof(b2), r->class_bytes[PL_BUF_PINNED]),
                  pl_format_bytes(b3, sizeof(b3), r->device_used_bytes),
-                 pl_format_bytes(b4, sizeof(b4), r->device_total_bytes));
+                 pl_format_bytes(b4, sizeof(b4), r->device_total_bytes),
+                 r->device_untracked_bytes < 0 ? "-" : "",
+                 pl_format_bytes(b5, sizeof(b5),
+                                 (uint64_t)(r->device_untracked_bytes < 0
+                                                ? -r->device_untracked_bytes
+                                                : r->device_untracked_bytes)));
     fprintf(f, "%s\n", line);
 }
 
@@ -210,6 +220,17 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
                         (int64_t)l->baseline;
 
     pthread_mutex_lock(&l->lock);
+    if (r.device_total_bytes) {
+        int64_t not_ours = (int64_t)r.device_used_bytes -
+                           (int64_t)r.class_bytes[PL_BUF_DEVICE];
+        if (!l->device_baseline_set) {
+            l->device_baseline = not_ours;
+            l->device_baseline_set = true;
+        }
+        r.device_untracked_bytes = not_ours - l->device_baseline;
+        if (r.device_untracked_bytes > l->peaks.device_untracked)
+            l->peaks.device_untracked = r.device_untracked_bytes;
+    }
     if (event < PL_EV_COUNT)
         l->peaks.events++;
     if (r.rss_anon_bytes > l->peaks.rss_anon)

@@ -26,6 +26,8 @@ typedef struct pl__ledger_state {
 typedef struct pl__ledger_peaks {
     uint64_t rss_anon, rss_file, baseline_rss_anon;
     int64_t untracked;
+    int64_t device_untracked; /* GPU bytes used beyond class device, past
+                                 what was used when it was first seen */
     uint64_t events;
 } pl__ledger_peaks;
 
