@@ -70,18 +70,13 @@ static cuda_device *as_dev(void *dev)
 
 /* ---- kernels -------------------------------------------------------------- */
 
-__global__ void k_ntt_bitrev(pl__cu_fr *data, unsigned log2n, uint32_t n)
-{
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        pl__cu_ntt_bitrev_thread(data, log2n, i);
-}
-
-/* The first tile_log stages of a tile of 2^tile_log elements in shared
- * memory, one butterfly per thread per stage. */
+/* Stages of one direction in shared memory: the tile of 2^tile_log
+ * elements is loaded once, and each thread does one butterfly per stage;
+ * descending: spans 2^(tile_log-1) down to 1 (the inverse's last stages),
+ * else up (the forward's first). */
 __global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
     k_ntt_tile(pl__cu_fr *data, const pl__cu_fr *twiddles, unsigned log2n,
-               unsigned tile_log)
+               unsigned tile_log, bool inverse)
 {
     extern __shared__ pl__cu_fr tile[];
     uint32_t size = (uint32_t)1 << tile_log;
@@ -89,30 +84,39 @@ __global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
     for (uint32_t i = threadIdx.x; i < size; i += blockDim.x)
         tile[i] = base[i];
     __syncthreads();
-    for (unsigned s = 0; s < tile_log; s++) {
-        pl__cu_ntt_butterfly_thread(tile, twiddles, log2n, s, threadIdx.x);
+    for (unsigned k = 0; k < tile_log; k++) {
+        if (inverse)
+            pl__cu_ntt_dif_inverse_thread(tile, twiddles, log2n,
+                                          tile_log - 1 - k, threadIdx.x);
+        else
+            pl__cu_ntt_dit_thread(tile, twiddles, log2n, k, threadIdx.x);
         __syncthreads();
     }
     for (uint32_t i = threadIdx.x; i < size; i += blockDim.x)
         base[i] = tile[i];
 }
 
+/* One stage over the whole array. */
 __global__ void k_ntt_stage(pl__cu_fr *data, const pl__cu_fr *twiddles,
-                            unsigned log2n, unsigned s, uint32_t half_n)
+                            unsigned log2n, unsigned s, uint32_t half_n,
+                            bool inverse)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < half_n)
-        pl__cu_ntt_butterfly_thread(data, twiddles, log2n, s, t);
+    if (t >= half_n)
+        return;
+    if (inverse)
+        pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
+    else
+        pl__cu_ntt_dit_thread(data, twiddles, log2n, s, t);
 }
 
-__global__ void k_ntt_finish(pl__cu_fr *data, unsigned log2n,
-                             const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                             const pl__cu_fr *g_hi, unsigned lo_log,
-                             uint32_t count)
+__global__ void k_ntt_shift(pl__cu_fr *data, unsigned log2n,
+                            const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
+                            const pl__cu_fr *g_hi, unsigned lo_log, uint32_t n)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count)
-        pl__cu_ntt_finish_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, i);
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < n)
+        pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
 }
 
 __global__ void k_coset_h(const pl__cu_fr *a, const pl__cu_fr *b,
@@ -348,39 +352,46 @@ static pl_status cu_stream_sync(void *dev, int stream, pl_error *err)
 
 #define BLOCK 256u
 
-static pl_status ntt_forward(cudaStream_t s, pl__cu_fr *data,
-                             const pl__cu_fr *twiddles, unsigned log2n,
-                             pl_error *err)
+/* The tiled stages of one direction (see k_ntt_tile). */
+static pl_status ntt_tiles(cudaStream_t s, pl__cu_fr *data,
+                           const pl__cu_fr *twiddles, unsigned log2n,
+                           bool inverse, pl_error *err)
 {
     uint32_t n = (uint32_t)1 << log2n;
-    CU_LAUNCH(k_ntt_bitrev, n, BLOCK, 0, s, data, log2n, n);
     unsigned tile_log = log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
     uint32_t tile = (uint32_t)1 << tile_log;
     CU_LAUNCH(k_ntt_tile, (uint64_t)(n / tile) * (tile / 2), tile / 2,
-              tile * sizeof(pl__cu_fr), s, data, twiddles, log2n, tile_log);
-    for (unsigned st = tile_log; st < log2n; st++)
-        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, data, twiddles, log2n, st,
-                  n / 2);
+              tile * sizeof(pl__cu_fr), s, data, twiddles, log2n, tile_log,
+              inverse);
     return PL_OK;
 }
 
+/* The launch order of gpu_emu.c's emu_to_odd_coset. */
 static pl_status cu_to_odd_coset(void *dev, void *data,
                                  const pl__gpu_ntt_tables *tb, pl_error *err)
 {
-    if (tb->log2n == 0)
+    unsigned log2n = tb->log2n;
+    if (log2n == 0)
         return PL_OK;
     CU_ENTER(dev);
     cudaStream_t s = as_dev(dev)->stream[PL_GPU_COMPUTE];
     pl__cu_fr *d = (pl__cu_fr *)data;
     const pl__cu_fr *tw = (const pl__cu_fr *)tb->twiddles;
-    uint32_t n = (uint32_t)1 << tb->log2n;
+    uint32_t n = (uint32_t)1 << log2n;
+    unsigned tile_log = log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
     pl_status st;
-    if ((st = ntt_forward(s, d, tw, tb->log2n, err)))
+    for (unsigned k = log2n; k-- > tile_log;)
+        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, true);
+    if ((st = ntt_tiles(s, d, tw, log2n, true, err)))
         return st;
-    CU_LAUNCH(k_ntt_finish, n / 2 + 1, BLOCK, 0, s, d, tb->log2n,
+    CU_LAUNCH(k_ntt_shift, n, BLOCK, 0, s, d, log2n,
               (const pl__cu_fr *)tb->n_inv, (const pl__cu_fr *)tb->g_lo,
-              (const pl__cu_fr *)tb->g_hi, tb->lo_log, n / 2 + 1);
-    return ntt_forward(s, d, tw, tb->log2n, err);
+              (const pl__cu_fr *)tb->g_hi, tb->lo_log, n);
+    if ((st = ntt_tiles(s, d, tw, log2n, false, err)))
+        return st;
+    for (unsigned k = tile_log; k < log2n; k++)
+        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, false);
+    return PL_OK;
 }
 
 static pl_status cu_coset_h(void *dev, const void *a, const void *b, void *c,

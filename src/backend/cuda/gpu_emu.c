@@ -93,36 +93,57 @@ static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
 
 /* ---- NTT and H ---------------------------------------------------------- */
 
-static void emu_ntt_forward(pl__cu_fr *data, const pl__cu_fr *twiddles,
-                            unsigned log2n)
+/* The tile size for 2^log2n elements: stages below it run in tiles. */
+static unsigned tile_log_for(unsigned log2n)
 {
-    uint32_t n = (uint32_t)1 << log2n;
-    for (uint32_t i = 0; i < n; i++)
-        pl__cu_ntt_bitrev_thread(data, log2n, i);
-    /* the shared-memory stages, tile by tile, as kernels.cu runs them */
-    unsigned tile_log = log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
-    uint32_t tile = (uint32_t)1 << tile_log;
+    return log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
+}
+
+/* Stages [from, to) of one direction over the whole array, or (tiled)
+ * tile by tile, as kernels.cu launches them. */
+typedef void (*stage_body)(pl__cu_fr *, const pl__cu_fr *, unsigned, unsigned,
+                           uint32_t);
+
+static void emu_stage(stage_body body, pl__cu_fr *data,
+                      const pl__cu_fr *twiddles, unsigned log2n, unsigned s)
+{
+    for (uint32_t t = 0; t < ((uint32_t)1 << log2n) / 2; t++)
+        body(data, twiddles, log2n, s, t);
+}
+
+static void emu_tile_stages(stage_body body, pl__cu_fr *data,
+                            const pl__cu_fr *twiddles, unsigned log2n,
+                            bool descending)
+{
+    unsigned tile_log = tile_log_for(log2n);
+    uint32_t n = (uint32_t)1 << log2n, tile = (uint32_t)1 << tile_log;
     for (uint32_t base = 0; base < n; base += tile)
-        for (unsigned s = 0; s < tile_log; s++)
+        for (unsigned k = 0; k < tile_log; k++) {
+            unsigned s = descending ? tile_log - 1 - k : k;
             for (uint32_t t = 0; t < tile / 2; t++)
-                pl__cu_ntt_butterfly_thread(data + base, twiddles, log2n, s, t);
-    for (unsigned s = tile_log; s < log2n; s++)
-        for (uint32_t t = 0; t < n / 2; t++)
-            pl__cu_ntt_butterfly_thread(data, twiddles, log2n, s, t);
+                body(data + base, twiddles, log2n, s, t);
+        }
 }
 
 static pl_status emu_to_odd_coset(void *dev, void *data,
                                   const pl__gpu_ntt_tables *tb, pl_error *err)
 {
     pl__cu_fr *d = data;
-    uint32_t n = (uint32_t)1 << tb->log2n;
-    if (tb->log2n == 0)
+    const pl__cu_fr *tw = tb->twiddles;
+    unsigned log2n = tb->log2n, tile_log = tile_log_for(log2n);
+    if (log2n == 0)
         return PL_OK; /* the CPU transform leaves n = 1 alone too */
-    emu_ntt_forward(d, tb->twiddles, tb->log2n);
-    for (uint32_t i = 0; i <= n / 2; i++)
-        pl__cu_ntt_finish_thread(d, tb->log2n, tb->n_inv, tb->g_lo, tb->g_hi,
-                                 tb->lo_log, i);
-    emu_ntt_forward(d, tb->twiddles, tb->log2n);
+    /* inverse, natural in, bit-reversed out: wide spans first */
+    for (unsigned s = log2n; s-- > tile_log;)
+        emu_stage(pl__cu_ntt_dif_inverse_thread, d, tw, log2n, s);
+    emu_tile_stages(pl__cu_ntt_dif_inverse_thread, d, tw, log2n, true);
+    for (uint32_t p = 0; p < ((uint32_t)1 << log2n); p++)
+        pl__cu_ntt_shift_thread(d, log2n, tb->n_inv, tb->g_lo, tb->g_hi,
+                                tb->lo_log, p);
+    /* forward, bit-reversed in, natural out: narrow spans first */
+    emu_tile_stages(pl__cu_ntt_dit_thread, d, tw, log2n, false);
+    for (unsigned s = tile_log; s < log2n; s++)
+        emu_stage(pl__cu_ntt_dit_thread, d, tw, log2n, s);
     return PL_OK;
 }
 

@@ -8,17 +8,24 @@
  * runs is the arithmetic that make test checks against the CPU NTT on
  * machines without a GPU.
  *
- * The transform is the CPU's (src/ntt/ntt.c), over Fr in Montgomery form:
- *   forward:  bit-reversal permutation, then radix-2 decimation-in-time
- *             stages s = 0 .. log2n - 1 (butterfly span 2^s), reading
- *             omega^j from a table of the n/2 powers of omega with stride
- *             2^(log2n - 1 - s);
- *   inverse:  the forward transform, then element i <- element -i mod n,
- *             scaled by 1/n (and, for the odd coset, by g^i: the shift is
- *             fused into this pass).
- * The first stages, whose butterflies stay within 2^PL_CU_NTT_TILE_LOG
- * elements, run per thread block in shared memory on the GPU; the body is
- * the same as for a global stage, on the tile's base pointer.
+ * The transform computes what the CPU's (src/ntt/ntt.c) does, over Fr in
+ * Montgomery form, with both element orders so that no permutation pass is
+ * needed (a bit-reversal is a full pass of scattered accesses on a GPU):
+ *
+ *   inverse:  decimation-in-frequency (Gentleman-Sande) stages from span
+ *             n/2 down to 1 with omega^-k, natural order in, bit-reversed
+ *             order out: position p holds n times coefficient bitrev(p);
+ *   shift:    position p times (1/n) g^bitrev(p), one pointwise pass (the
+ *             odd-coset shift and the 1/n scaling fused);
+ *   forward:  decimation-in-time (Cooley-Tukey) stages from span 1 up to
+ *             n/2 with omega^k, bit-reversed order in, natural order out.
+ *
+ * Both read the table of the n/2 powers omega^k of the CPU's plan (stride
+ * 2^(log2n - 1 - s) in stage s); omega^-k is -omega^(n/2 - k), so no
+ * inverse table is needed.  The stages whose butterflies stay within
+ * 2^PL_CU_NTT_TILE_LOG elements (the last ones of the inverse, the first
+ * ones of the forward) run per thread block in shared memory on the GPU;
+ * the bodies are the same as for a global stage, on the tile's base pointer.
  *
  * g^i comes from two small tables, g^(i mod 2^k) and g^(2^k floor(i / 2^k))
  * (k = ceil(log2n / 2)), so no thread needs an exponentiation.
@@ -35,7 +42,7 @@
 PL_DEVICE_FN uint32_t pl__cu_bit_reverse(uint32_t x, unsigned bits)
 {
 #ifdef __CUDA_ARCH__
-    return __brev(x) >> (32 - bits);
+    return bits ? __brev(x) >> (32 - bits) : 0;
 #else
     uint32_t r = 0;
     for (unsigned b = 0; b < bits; b++)
@@ -44,36 +51,52 @@ PL_DEVICE_FN uint32_t pl__cu_bit_reverse(uint32_t x, unsigned bits)
 #endif
 }
 
-/* Thread i of n: swaps element i with element bitrev(i) (the lower index
- * of the pair does it). */
-PL_DEVICE_FN void pl__cu_ntt_bitrev_thread(pl__cu_fr *data, unsigned log2n,
-                                           uint32_t i)
-{
-    uint32_t j = pl__cu_bit_reverse(i, log2n);
-    if (i < j) {
-        pl__cu_fr t = data[i];
-        data[i] = data[j];
-        data[j] = t;
-    }
-}
-
-/* Thread t of n/2 in stage s: the butterfly (x, y) <- (x + w y, x - w y)
- * on elements base + j and base + j + 2^s of group t >> s, w = omega^j
- * scaled to this stage.  `data` is the whole array, or a tile whose stages
- * all stay inside it (then t counts butterflies within the tile). */
-PL_DEVICE_FN void pl__cu_ntt_butterfly_thread(pl__cu_fr *data,
-                                              const pl__cu_fr *twiddles,
-                                              unsigned log2n, unsigned s,
-                                              uint32_t t)
+/* The two elements of butterfly t of stage s (span 2^s) and its twiddle
+ * index k (omega^k, k < n/2). */
+PL_DEVICE_FN void pl__cu_ntt_pair(unsigned log2n, unsigned s, uint32_t t,
+                                  uint32_t *i0, uint32_t *i1, uint32_t *k)
 {
     uint32_t half = (uint32_t)1 << s;
     uint32_t j = t & (half - 1);
-    uint32_t i0 = ((t >> s) << (s + 1)) + j;
+    *i0 = ((t >> s) << (s + 1)) + j;
+    *i1 = *i0 + half;
+    *k = j << (log2n - 1 - s);
+}
+
+/* Thread t of n/2 in forward stage s: (x, y) <- (x + w y, x - w y), w =
+ * omega^k.  `data` is the whole array, or a tile whose stages all stay
+ * inside it (then t counts butterflies within the tile). */
+PL_DEVICE_FN void pl__cu_ntt_dit_thread(pl__cu_fr *data,
+                                        const pl__cu_fr *twiddles,
+                                        unsigned log2n, unsigned s, uint32_t t)
+{
+    uint32_t i0, i1, k;
+    pl__cu_ntt_pair(log2n, s, t, &i0, &i1, &k);
     pl__cu_fr y;
-    pl__cu_fr_mul(&y, &data[i0 + half], &twiddles[j << (log2n - 1 - s)]);
+    pl__cu_fr_mul(&y, &data[i1], &twiddles[k]);
     pl__cu_fr x = data[i0];
     pl__cu_fr_add(&data[i0], &x, &y);
-    pl__cu_fr_sub(&data[i0 + half], &x, &y);
+    pl__cu_fr_sub(&data[i1], &x, &y);
+}
+
+/* Thread t of n/2 in inverse stage s: (x, y) <- (x + y, (x - y) omega^-k),
+ * with omega^-k = -omega^(n/2 - k) for k > 0, so (x - y) omega^-k =
+ * (y - x) omega^(n/2 - k). */
+PL_DEVICE_FN void pl__cu_ntt_dif_inverse_thread(pl__cu_fr *data,
+                                                const pl__cu_fr *twiddles,
+                                                unsigned log2n, unsigned s,
+                                                uint32_t t)
+{
+    uint32_t i0, i1, k;
+    pl__cu_ntt_pair(log2n, s, t, &i0, &i1, &k);
+    pl__cu_fr x = data[i0], y = data[i1], d;
+    pl__cu_fr_add(&data[i0], &x, &y);
+    if (k == 0) {
+        pl__cu_fr_sub(&data[i1], &x, &y);
+    } else {
+        pl__cu_fr_sub(&d, &y, &x);
+        pl__cu_fr_mul(&data[i1], &d, &twiddles[((uint32_t)1 << (log2n - 1)) - k]);
+    }
 }
 
 /* g^i from the split tables (see the top of the file). */
@@ -85,32 +108,19 @@ PL_DEVICE_FN void pl__cu_ntt_coset_power(pl__cu_fr *r, const pl__cu_fr *g_lo,
                   &g_hi[i >> lo_log]);
 }
 
-/* Thread i of n/2 + 1, after a forward transform: element i <- element
- * n - i and the other way round (0 and n/2 stay), each times 1/n and, when
- * g_lo is not NULL, times g^(its new index). */
-PL_DEVICE_FN void pl__cu_ntt_finish_thread(pl__cu_fr *data, unsigned log2n,
-                                           const pl__cu_fr *n_inv,
-                                           const pl__cu_fr *g_lo,
-                                           const pl__cu_fr *g_hi,
-                                           unsigned lo_log, uint32_t i)
+/* Thread p of n, between the inverse and the forward transform: position p
+ * (coefficient bitrev(p), times n) times (1/n) g^bitrev(p). */
+PL_DEVICE_FN void pl__cu_ntt_shift_thread(pl__cu_fr *data, unsigned log2n,
+                                          const pl__cu_fr *n_inv,
+                                          const pl__cu_fr *g_lo,
+                                          const pl__cu_fr *g_hi,
+                                          unsigned lo_log, uint32_t p)
 {
-    uint32_t n = (uint32_t)1 << log2n;
-    pl__cu_fr p = *n_inv, q = *n_inv, t;
-    if (g_lo) {
-        pl__cu_ntt_coset_power(&t, g_lo, g_hi, lo_log, i);
-        pl__cu_fr_mul(&p, &p, &t);
-        if (i != 0) {
-            pl__cu_ntt_coset_power(&t, g_lo, g_hi, lo_log, n - i);
-            pl__cu_fr_mul(&q, &q, &t);
-        }
-    }
-    if (i == 0 || 2 * i == n) {
-        pl__cu_fr_mul(&data[i], &data[i], &p);
-    } else {
-        pl__cu_fr a = data[i];
-        pl__cu_fr_mul(&data[i], &data[n - i], &p);
-        pl__cu_fr_mul(&data[n - i], &a, &q);
-    }
+    pl__cu_fr scale;
+    pl__cu_ntt_coset_power(&scale, g_lo, g_hi, lo_log,
+                           pl__cu_bit_reverse(p, log2n));
+    pl__cu_fr_mul(&scale, &scale, n_inv);
+    pl__cu_fr_mul(&data[p], &data[p], &scale);
 }
 
 /* Thread i of n: h_i = a_i b_i - c_i on the coset, written as a canonical
