@@ -154,15 +154,15 @@ static int bench_msm(int argc, char **argv)
 
 /* One proof through a backend: synthesis and the rest timed apart. */
 static void prove_once(const pl__backend_ops *ops, void *instance,
-                       pl_prover *prover, pl_wtns *wtns, const pl_vkey *vkey,
-                       double *synth_s, double *prove_s)
+                       pl_prover *prover, pl__pool *synth_pool, pl_wtns *wtns,
+                       const pl_vkey *vkey, double *synth_s, double *prove_s)
 {
     pl_error err = {0};
     blst_fr *abc;
     void *pending;
     pl_proof proof;
     double t0 = pl__now_seconds();
-    if (pl__prover_synthesize(prover, &abc, wtns, NULL, &err))
+    if (pl__prover_synthesize(prover, &abc, wtns, synth_pool, &err))
         die("synthesize", &err);
     double t1 = pl__now_seconds();
     if (ops->start(instance, &pending, abc, wtns, &err) ||
@@ -196,6 +196,9 @@ static int bench_prove(int argc, char **argv)
         die("open", &err);
     pl_zkey_info info;
     pl_zkey_get_info(zk, &info);
+    pl__pool *synth_pool; /* synthesis on every core, as the engine's pw */
+    if (pl__pool_create(&synth_pool, 0, "pl-synth", &err))
+        die("pool", &err);
     const pl__backend_ops *ops = backend;
     void *instance;
     double t0 = pl__now_seconds();
@@ -203,15 +206,17 @@ static int bench_prove(int argc, char **argv)
         die("open the CUDA backend", &err);
     double open_s = pl__now_seconds() - t0;
     double synth[16], gpu[16], s_cpu = 0, p_cpu = 0;
-    prove_once(ops, instance, prover, wtns, vkey, &synth[0], &gpu[0]); /* warm */
+    prove_once(ops, instance, prover, synth_pool, wtns, vkey, &synth[0],
+               &gpu[0]); /* warm-up */
     for (int r = 0; r < reps; r++)
-        prove_once(ops, instance, prover, wtns, vkey, &synth[r], &gpu[r]);
+        prove_once(ops, instance, prover, synth_pool, wtns, vkey, &synth[r],
+                   &gpu[r]);
     ops->close(instance);
     if (cpu_too) {
         if (pl__backend_cpu.open(&instance, prover, &err))
             die("cpu backend", &err);
-        prove_once(&pl__backend_cpu, instance, prover, wtns, vkey, &s_cpu,
-                   &p_cpu);
+        prove_once(&pl__backend_cpu, instance, prover, synth_pool, wtns, vkey,
+                   &s_cpu, &p_cpu);
         pl__backend_cpu.close(instance);
     }
     unsigned log2_domain = 0;
@@ -224,6 +229,7 @@ static int bench_prove(int argc, char **argv)
     if (cpu_too)
         printf(" cpu_prove_ms=%.1f", 1e3 * p_cpu);
     printf(" verified=yes\n");
+    pl__pool_destroy(synth_pool);
     pl_prover_destroy(prover);
     pl_vkey_destroy(vkey);
     pl_wtns_close(wtns);

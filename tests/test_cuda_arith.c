@@ -5,7 +5,8 @@
  * machines without a GPU.  Every result is compared with blst byte for byte
  * (the limbs share blst's Montgomery representation): the constants; Fp and
  * Fr add, sub, neg, mul, sqr, inverse and the canonical conversions on
- * random values and on 0, 1 and p - 1; Fp2 mul, sqr, add, sub, inverse; G1
+ * random values and on 0, 1 and p - 1, the multiplication also in its
+ * PTX carry-chain form with the instructions emulated; Fp2 mul, sqr, add, sub, inverse; G1
  * and G2 XYZZ mixed addition, full addition and doubling, including
  * infinity, P + P and P + (-P), through both the Jacobian and the affine
  * conversions; and a naive 16-point G1 MSM over XYZZ against blst_p1_mult.
@@ -158,6 +159,12 @@ PL_TEST(fp_ops_match_blst)
         pl__cu_fp_mul(&r, &a, &b);
         blst_fp_mul(&br, &ba, &bb);
         CHECK_BYTES("fp mul", &r, &br, 48);
+        {
+            const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
+            pl__cu_mont_mul_chains(r.l, a.l, b.l, p, PL_CU_FP_N0,
+                                   PL_CU_FP_LIMBS);
+            CHECK_BYTES("fp mul (PTX carry chains, emulated)", &r, &br, 48);
+        }
         pl__cu_fp_sqr(&r, &a);
         blst_fp_sqr(&br, &ba);
         CHECK_BYTES("fp sqr", &r, &br, 48);
@@ -212,6 +219,12 @@ PL_TEST(fr_ops_match_blst)
         pl__cu_fr_mul(&r, &a, &b);
         blst_fr_mul(&br, &ba, &bb);
         CHECK_BYTES("fr mul", &r, &br, 32);
+        {
+            const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
+            pl__cu_mont_mul_chains(r.l, a.l, b.l, m, PL_CU_FR_N0,
+                                   PL_CU_FR_LIMBS);
+            CHECK_BYTES("fr mul (PTX carry chains, emulated)", &r, &br, 32);
+        }
         pl__cu_fr_sqr(&r, &a);
         blst_fr_sqr(&br, &ba);
         CHECK_BYTES("fr sqr", &r, &br, 32);

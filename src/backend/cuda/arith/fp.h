@@ -97,7 +97,7 @@ PL_DEVICE_COLD_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
                                      const pl__cu_fp *b)
 {
     const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
-    pl__cu_mont_mul(r->l, a->l, b->l, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);
+    PL__CU_MONT_MUL(r->l, a->l, b->l, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);
 }
 
 /* A dedicated squaring (each cross product computed once) saves about a

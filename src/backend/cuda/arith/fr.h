@@ -86,7 +86,7 @@ PL_DEVICE_FN void pl__cu_fr_mul(pl__cu_fr *r, const pl__cu_fr *a,
                                 const pl__cu_fr *b)
 {
     const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
-    pl__cu_mont_mul(r->l, a->l, b->l, m, PL_CU_FR_N0, PL_CU_FR_LIMBS);
+    PL__CU_MONT_MUL(r->l, a->l, b->l, m, PL_CU_FR_N0, PL_CU_FR_LIMBS);
 }
 
 /* See pl__cu_fp_sqr: a dedicated squaring comes with the PTX version. */

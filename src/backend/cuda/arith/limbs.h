@@ -149,9 +149,8 @@ PL_DEVICE_FN void pl__cu_mod_neg(uint32_t *r, const uint32_t *a,
  *
  * Each 32 x 32 + 32 + 32 step is done in 64-bit arithmetic, which is exact:
  * (2^32 - 1)^2 + 2 (2^32 - 1) = 2^64 - 1.  This is the portable form; on the
- * device each inner loop is where inline PTX carry chains go later
- * (mad.lo.cc.u32 / madc.hi.cc.u32 over even and odd limbs, as in sppark's
- * mont_t), which is what nvcc does not find from this C on its own.
+ * device the carry-chain form below (pl__cu_mont_mul_chains) does the same
+ * with about half the instructions; PL_CUDA_PTX selects it.
  */
 PL_DEVICE_FN void pl__cu_mont_mul(uint32_t *r, const uint32_t *a,
                                   const uint32_t *b, const uint32_t *p,
@@ -199,6 +198,178 @@ PL_DEVICE_FN void pl__cu_mont_mul(uint32_t *r, const uint32_t *a,
     pl__cu_limbs_select(r, 0u - use_d, d, t, n);
 }
 
+/*
+ * The same multiplication over PTX carry chains: what the device runs when
+ * built with PL_CUDA_PTX (CMake option PL_CUDA_PTX).  Each primitive below
+ * is one PTX instruction on the device (mad.lo.cc.u32 and friends, which
+ * keep the carry in the condition-code register between instructions) and,
+ * on the host, a C emulation of that instruction with the carry flag in
+ * `cc`: the host tests run exactly the device's instruction sequence, so
+ * only the one-line asm wrappers are left for the GPU check to confirm.
+ *
+ * A round of CIOS is four chains over the n + 2 limbs of t:
+ *   lo(a_j b_i) into t_j,  hi(a_j b_i) into t_(j+1),
+ *   lo(m p_j) into t_j,    hi(m p_j) into t_(j+1),
+ * each ending in the carry into the top limbs, then t shifts down a limb
+ * (t_0 is zero by the choice of m).  4n multiply-adds a round, against
+ * about twice the instructions for the 64-bit products of pl__cu_mont_mul.
+ * Bounds as there: t stays below 2p, every partial sum below 2^(32(n+2)).
+ */
+typedef struct {
+    uint32_t cf; /* the emulated carry flag (unused on the device) */
+} pl__cu_cc;
+
+#ifdef __CUDA_ARCH__
+#define PL__PTX3(op, r, a, b)                                                 \
+    asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b))
+#define PL__PTX4(op, r, a, b, c)                                              \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c))
+#endif
+
+/* d = lo(a b) + c, carry out */
+PL_DEVICE_FN uint32_t pl__cu_mad_lo_cc(pl__cu_cc *cc, uint32_t a, uint32_t b,
+                                       uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    PL__PTX4("mad.lo.cc.u32", r, a, b, c);
+    return r;
+#else
+    uint64_t s = (uint64_t)(uint32_t)(a * b) + c;
+    cc->cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
+#endif
+}
+
+/* d = lo(a b) + c + carry, carry out */
+PL_DEVICE_FN uint32_t pl__cu_madc_lo_cc(pl__cu_cc *cc, uint32_t a, uint32_t b,
+                                        uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    PL__PTX4("madc.lo.cc.u32", r, a, b, c);
+    return r;
+#else
+    uint64_t s = (uint64_t)(uint32_t)(a * b) + c + cc->cf;
+    cc->cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
+#endif
+}
+
+/* d = hi(a b) + c, carry out */
+PL_DEVICE_FN uint32_t pl__cu_mad_hi_cc(pl__cu_cc *cc, uint32_t a, uint32_t b,
+                                       uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    PL__PTX4("mad.hi.cc.u32", r, a, b, c);
+    return r;
+#else
+    uint64_t s = (((uint64_t)a * b) >> 32) + c;
+    cc->cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
+#endif
+}
+
+/* d = hi(a b) + c + carry, carry out */
+PL_DEVICE_FN uint32_t pl__cu_madc_hi_cc(pl__cu_cc *cc, uint32_t a, uint32_t b,
+                                        uint32_t c)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    PL__PTX4("madc.hi.cc.u32", r, a, b, c);
+    return r;
+#else
+    uint64_t s = (((uint64_t)a * b) >> 32) + c + cc->cf;
+    cc->cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
+#endif
+}
+
+/* d = a + b + carry, carry out */
+PL_DEVICE_FN uint32_t pl__cu_addc_cc(pl__cu_cc *cc, uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    PL__PTX3("addc.cc.u32", r, a, b);
+    return r;
+#else
+    uint64_t s = (uint64_t)a + b + cc->cf;
+    cc->cf = (uint32_t)(s >> 32);
+    return (uint32_t)s;
+#endif
+}
+
+/* d = a + b + carry; the carry flag is left as it is */
+PL_DEVICE_FN uint32_t pl__cu_addc(pl__cu_cc *cc, uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    PL__PTX3("addc.u32", r, a, b);
+    return r;
+#else
+    return a + b + cc->cf;
+#endif
+}
+
+PL_DEVICE_FN void pl__cu_mont_mul_chains(uint32_t *r, const uint32_t *a,
+                                         const uint32_t *b, const uint32_t *p,
+                                         uint32_t n0, int n)
+{
+    uint32_t t[PL_CU_MAX_LIMBS + 2];
+    pl__cu_cc cc = {0};
+    PL_UNROLL
+    for (int j = 0; j < n + 2; j++)
+        t[j] = 0;
+    PL_UNROLL
+    for (int i = 0; i < n; i++) {
+        uint32_t bi = b[i];
+        /* t += a bi: the low halves, then the high halves a limb up */
+        t[0] = pl__cu_mad_lo_cc(&cc, a[0], bi, t[0]);
+        PL_UNROLL
+        for (int j = 1; j < n; j++)
+            t[j] = pl__cu_madc_lo_cc(&cc, a[j], bi, t[j]);
+        t[n] = pl__cu_addc_cc(&cc, t[n], 0);
+        t[n + 1] = pl__cu_addc(&cc, t[n + 1], 0);
+        t[1] = pl__cu_mad_hi_cc(&cc, a[0], bi, t[1]);
+        PL_UNROLL
+        for (int j = 1; j < n; j++)
+            t[j + 1] = pl__cu_madc_hi_cc(&cc, a[j], bi, t[j + 1]);
+        t[n + 1] = pl__cu_addc(&cc, t[n + 1], 0);
+        /* t += m p, making t_0 zero */
+        uint32_t m = t[0] * n0;
+        t[0] = pl__cu_mad_lo_cc(&cc, m, p[0], t[0]);
+        PL_UNROLL
+        for (int j = 1; j < n; j++)
+            t[j] = pl__cu_madc_lo_cc(&cc, m, p[j], t[j]);
+        t[n] = pl__cu_addc_cc(&cc, t[n], 0);
+        t[n + 1] = pl__cu_addc(&cc, t[n + 1], 0);
+        t[1] = pl__cu_mad_hi_cc(&cc, m, p[0], t[1]);
+        PL_UNROLL
+        for (int j = 1; j < n; j++)
+            t[j + 1] = pl__cu_madc_hi_cc(&cc, m, p[j], t[j + 1]);
+        t[n + 1] = pl__cu_addc(&cc, t[n + 1], 0);
+        /* t /= 2^32 */
+        PL_UNROLL
+        for (int j = 0; j <= n; j++)
+            t[j] = t[j + 1];
+        t[n + 1] = 0;
+    }
+    uint32_t d[PL_CU_MAX_LIMBS];
+    uint32_t borrow = pl__cu_limbs_sub(d, t, p, n);
+    uint32_t use_d = (t[n] != 0) | (borrow ^ 1);
+    pl__cu_limbs_select(r, 0u - use_d, d, t, n);
+}
+
+/* The device's Montgomery multiplication: the carry chains when built with
+ * PL_CUDA_PTX, else the portable form (the host always runs the portable
+ * one as the library's, and tests both). */
+#if defined(__CUDA_ARCH__) && defined(PL_CUDA_PTX)
+#define PL__CU_MONT_MUL pl__cu_mont_mul_chains
+#else
+#define PL__CU_MONT_MUL pl__cu_mont_mul
+#endif
+
 /* r = a^e, all in Montgomery form (`one` is the Montgomery form of 1), e an
  * n-limb plain integer.  Square and
  * multiply from the top bit; not constant time in e, which is only ever a
@@ -214,9 +385,9 @@ PL_DEVICE_COLD_FN void pl__cu_mont_pow(uint32_t *r, const uint32_t *a,
         base[i] = a[i];
     }
     for (int bit = 32 * n - 1; bit >= 0; bit--) {
-        pl__cu_mont_mul(acc, acc, acc, p, n0, n);
+        PL__CU_MONT_MUL(acc, acc, acc, p, n0, n);
         if ((e[bit / 32] >> (bit % 32)) & 1)
-            pl__cu_mont_mul(acc, acc, base, p, n0, n);
+            PL__CU_MONT_MUL(acc, acc, base, p, n0, n);
     }
     for (int i = 0; i < n; i++)
         r[i] = acc[i];
