@@ -405,19 +405,6 @@ static pl_status cu_coset_h(void *dev, const void *a, const void *b, void *c,
 
 /* ---- MSM ------------------------------------------------------------------------ */
 
-/* The scratch of one MSM: gpu_emu.c's, plus the sort's second key/value
- * buffers, the chunk sums on the device and CUB's temporary storage. */
-typedef struct {
-    uint32_t *keys[2], *values[2]; /* W n each: digits, then sorted */
-    uint32_t *start, *end;         /* NB */
-    uint32_t *count;               /* NB + 1 */
-    uint32_t *offsets[2];          /* NB + 1 each */
-    pl__cu_g1_xyzz *partials[2];   /* max_partials each */
-    pl__cu_g1_xyzz *chunks;        /* W T */
-    void *temp;                    /* CUB's */
-    size_t temp_bytes;
-} msm_scratch;
-
 static size_t cub_temp_bytes(const pl__cu_msm_cfg *cfg)
 {
     size_t sort = 0, scan = 0;
@@ -431,41 +418,9 @@ static size_t cub_temp_bytes(const pl__cu_msm_cfg *cfg)
     return sort > scan ? sort : scan;
 }
 
-static uint64_t layout(const pl__cu_msm_cfg *cfg, void *base, msm_scratch *s)
-{
-    uint64_t entries = (uint64_t)cfg->windows * cfg->n;
-    uint64_t nb = cfg->buckets;
-    size_t temp = cub_temp_bytes(cfg);
-    uint64_t at = 0;
-#define PL__TAKE(field, bytes)                                                \
-    do {                                                                      \
-        if (s)                                                                \
-            *(void **)&s->field = (char *)base + at; /* pointer members */   \
-        at += ((uint64_t)(bytes) + 255) & ~(uint64_t)255;                     \
-    } while (0)
-    PL__TAKE(keys[0], entries * 4);
-    PL__TAKE(keys[1], entries * 4);
-    PL__TAKE(values[0], entries * 4);
-    PL__TAKE(values[1], entries * 4);
-    PL__TAKE(start, nb * 4);
-    PL__TAKE(end, nb * 4);
-    PL__TAKE(count, (nb + 1) * 4);
-    PL__TAKE(offsets[0], (nb + 1) * 4);
-    PL__TAKE(offsets[1], (nb + 1) * 4);
-    PL__TAKE(partials[0], cfg->max_partials * sizeof(pl__cu_g1_xyzz));
-    PL__TAKE(partials[1], cfg->max_partials * sizeof(pl__cu_g1_xyzz));
-    PL__TAKE(chunks, (uint64_t)cfg->windows * cfg->chunks *
-                         sizeof(pl__cu_g1_xyzz));
-    PL__TAKE(temp, temp);
-#undef PL__TAKE
-    if (s)
-        s->temp_bytes = temp;
-    return at;
-}
-
 static uint64_t cu_msm_scratch_bytes(void *dev, const pl__cu_msm_cfg *cfg)
 {
-    return layout(cfg, NULL, NULL);
+    return pl__cu_msm_layout(cfg, cub_temp_bytes(cfg), NULL, NULL);
 }
 
 static pl_status cu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
@@ -475,15 +430,16 @@ static pl_status cu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
 {
     CU_ENTER(dev);
     cudaStream_t s = as_dev(dev)->stream[PL_GPU_COMPUTE];
-    msm_scratch m;
-    layout(cfg, scratch, &m);
+    pl__cu_msm_scratch m;
+    pl__cu_msm_layout(cfg, cub_temp_bytes(cfg), scratch, &m);
+    size_t temp_bytes = (size_t)m.temp_bytes;
     uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
     const pl__cu_g1_affine *pts = (const pl__cu_g1_affine *)points;
 
     CU_LAUNCH(k_msm_digits, cfg->n, BLOCK, 0, s, *cfg,
               (const uint32_t *)scalars, m.keys[0], m.values[0]);
     CU_TRY(cub::DeviceRadixSort::SortPairs(
-        m.temp, m.temp_bytes, m.keys[0], m.keys[1], m.values[0], m.values[1],
+        m.temp, temp_bytes, m.keys[0], m.keys[1], m.values[0], m.values[1],
         (int)entries, 0, (int)cfg->key_bits, s));
     CU_TRY(cudaMemsetAsync(m.start, 0, (size_t)nb * 4, s));
     CU_TRY(cudaMemsetAsync(m.end, 0, (size_t)nb * 4, s));
@@ -492,7 +448,7 @@ static pl_status cu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
 
     int cur = 0;
     CU_LAUNCH(k_msm_count, nb + 1, BLOCK, 0, s, *cfg, m.start, m.end, m.count);
-    CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, m.temp_bytes, m.count,
+    CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, temp_bytes, m.count,
                                          m.offsets[cur], (int)nb + 1, s));
     /* point additions are register-heavy: smaller blocks */
     CU_LAUNCH(k_msm_accumulate_points, cfg->max_partials, 128u, 0, s, *cfg,
@@ -503,7 +459,7 @@ static pl_status cu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
         cur ^= 1;
         CU_LAUNCH(k_msm_count, nb + 1, BLOCK, 0, s, *cfg, m.offsets[prev],
                   m.offsets[prev] + 1, m.count);
-        CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, m.temp_bytes, m.count,
+        CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, temp_bytes, m.count,
                                              m.offsets[cur], (int)nb + 1, s));
         CU_LAUNCH(k_msm_accumulate_partials, cfg->max_partials, 128u, 0, s,
                   *cfg, m.partials[prev], m.offsets[prev], m.offsets[cur],

@@ -157,44 +157,9 @@ static pl_status emu_coset_h(void *dev, const void *a, const void *b, void *c,
 
 /* ---- MSM ------------------------------------------------------------------ */
 
-/* The scratch layout, shared in spirit with kernels.cu (which adds CUB's
- * temporary storage and double buffers for the sort). */
-typedef struct {
-    uint32_t *keys, *values;       /* W n */
-    uint32_t *start, *end;         /* NB */
-    uint32_t *count;               /* NB + 1 */
-    uint32_t *offsets[2];          /* NB + 1 each: this level, the last */
-    pl__cu_g1_xyzz *partials[2];   /* max_partials each */
-} emu_scratch;
-
-static uint64_t emu_layout(const pl__cu_msm_cfg *cfg, void *base,
-                           emu_scratch *s)
-{
-    uint64_t entries = (uint64_t)cfg->windows * cfg->n;
-    uint64_t nb = cfg->buckets;
-    uint64_t at = 0;
-#define PL__TAKE(field, bytes)                                                \
-    do {                                                                      \
-        if (s)                                                                \
-            s->field = (void *)((char *)base + at);                           \
-        at += ((uint64_t)(bytes) + 255) & ~(uint64_t)255;                     \
-    } while (0)
-    PL__TAKE(keys, entries * 4);
-    PL__TAKE(values, entries * 4);
-    PL__TAKE(start, nb * 4);
-    PL__TAKE(end, nb * 4);
-    PL__TAKE(count, (nb + 1) * 4);
-    PL__TAKE(offsets[0], (nb + 1) * 4);
-    PL__TAKE(offsets[1], (nb + 1) * 4);
-    PL__TAKE(partials[0], cfg->max_partials * sizeof(pl__cu_g1_xyzz));
-    PL__TAKE(partials[1], cfg->max_partials * sizeof(pl__cu_g1_xyzz));
-#undef PL__TAKE
-    return at;
-}
-
 static uint64_t emu_msm_scratch_bytes(void *dev, const pl__cu_msm_cfg *cfg)
 {
-    return emu_layout(cfg, NULL, NULL);
+    return pl__cu_msm_layout(cfg, 0, NULL, NULL);
 }
 
 typedef struct {
@@ -241,19 +206,19 @@ static pl_status emu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
                             void *scratch, uint64_t scratch_bytes,
                             void *pinned_chunks, pl_error *err)
 {
-    emu_scratch s;
-    emu_layout(cfg, scratch, &s);
+    pl__cu_msm_scratch s;
+    pl__cu_msm_layout(cfg, 0, scratch, &s);
     uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
     pl_status st;
 
     for (uint32_t i = 0; i < cfg->n; i++)
-        pl__cu_msm_digits_thread(cfg, scalars, s.keys, s.values, i);
-    if ((st = emu_sort(s.keys, s.values, entries, err)))
+        pl__cu_msm_digits_thread(cfg, scalars, s.keys[0], s.values[0], i);
+    if ((st = emu_sort(s.keys[0], s.values[0], entries, err)))
         return st;
     memset(s.start, 0, (size_t)nb * 4);
     memset(s.end, 0, (size_t)nb * 4);
     for (uint32_t p = 0; p < entries; p++)
-        pl__cu_msm_bounds_thread(cfg, s.keys, s.start, s.end, p);
+        pl__cu_msm_bounds_thread(cfg, s.keys[0], s.start, s.end, p);
 
     /* level 0 over the sorted points, then over the partials */
     int cur = 0;
@@ -261,7 +226,7 @@ static pl_status emu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
         pl__cu_msm_count_thread(cfg, s.start, s.end, s.count, b);
     exclusive_scan(s.count, s.offsets[cur], nb + 1);
     for (uint32_t t = 0; t < cfg->max_partials; t++)
-        pl__cu_msm_accumulate_points_thread(cfg, points, s.values, s.start,
+        pl__cu_msm_accumulate_points_thread(cfg, points, s.values[0], s.start,
                                             s.end, s.offsets[cur],
                                             s.partials[cur], t);
     for (unsigned level = 1; level < cfg->levels; level++) {

@@ -86,6 +86,58 @@ PL_DEVICE_FN void pl__cu_msm_config(pl__cu_msm_cfg *cfg, uint32_t n)
     cfg->max_partials = (uint64_t)cfg->windows * n / cfg->segment + cfg->buckets;
 }
 
+/* The device buffers of one MSM, cut from one scratch allocation. */
+typedef struct {
+    uint32_t *keys[2], *values[2]; /* W n each: digits, then sorted */
+    uint32_t *start, *end;         /* NB: bucket runs */
+    uint32_t *count;               /* NB + 1: segments per bucket */
+    uint32_t *offsets[2];          /* NB + 1 each: this level's, the last's */
+    pl__cu_g1_xyzz *partials[2];   /* max_partials each */
+    pl__cu_g1_xyzz *chunks;        /* W T: the reduction's output */
+    void *temp;                    /* the sort's and scan's own storage */
+    uint64_t temp_bytes;
+} pl__cu_msm_scratch;
+
+/* The next piece of `bytes` at *at (256-byte aligned); NULL while only
+ * counting (base NULL). */
+PL_DEVICE_FN char *pl__cu_take(char *base, uint64_t *at, uint64_t bytes)
+{
+    char *p = base ? base + *at : (char *)0;
+    *at += (bytes + 255) & ~(uint64_t)255;
+    return p;
+}
+
+/* Cuts base into the buffers of an MSM of this shape, temp_bytes for the
+ * sort's storage last, and returns the bytes it takes (base NULL: only
+ * that). */
+PL_DEVICE_FN uint64_t pl__cu_msm_layout(const pl__cu_msm_cfg *cfg,
+                                        uint64_t temp_bytes, void *base,
+                                        pl__cu_msm_scratch *s)
+{
+    pl__cu_msm_scratch unused;
+    char *b = (char *)base;
+    uint64_t at = 0;
+    uint64_t entries = (uint64_t)cfg->windows * cfg->n;
+    uint64_t bounds = (uint64_t)cfg->buckets * 4, counts = bounds + 4;
+    uint64_t sums = cfg->max_partials * sizeof(pl__cu_g1_xyzz);
+    if (!s)
+        s = &unused;
+    for (int k = 0; k < 2; k++) {
+        s->keys[k] = (uint32_t *)pl__cu_take(b, &at, entries * 4);
+        s->values[k] = (uint32_t *)pl__cu_take(b, &at, entries * 4);
+        s->offsets[k] = (uint32_t *)pl__cu_take(b, &at, counts);
+        s->partials[k] = (pl__cu_g1_xyzz *)pl__cu_take(b, &at, sums);
+    }
+    s->start = (uint32_t *)pl__cu_take(b, &at, bounds);
+    s->end = (uint32_t *)pl__cu_take(b, &at, bounds);
+    s->count = (uint32_t *)pl__cu_take(b, &at, counts);
+    s->chunks = (pl__cu_g1_xyzz *)pl__cu_take(
+        b, &at, (uint64_t)cfg->windows * cfg->chunks * sizeof(pl__cu_g1_xyzz));
+    s->temp = pl__cu_take(b, &at, temp_bytes);
+    s->temp_bytes = temp_bytes;
+    return at;
+}
+
 /* Bits [bit, bit + c) of a 256-bit little-endian scalar, c <= 16. */
 PL_DEVICE_FN uint32_t pl__cu_scalar_bits(const uint32_t *s, unsigned bit,
                                          unsigned c)
