@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# --backend on the command line: cpu proves; an unknown name is bad usage
+# (exit 2) that lists the choices; auto proves whether or not a GPU is
+# present, and without one says in one line that it uses the CPU (and why);
+# cuda without a device fails (exit 2) with the reason, with one it proves.
+# The report names the backend that ran.
+set -euo pipefail
+: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
+work=$(mktemp -d "$TMPROOT/backend.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+v="$VECTORS/chain10"
+
+"$PROOFLINE" prove "$v/circuit.zkey" "$v/witness.wtns" "$work/p.json" "$work/pub.json" \
+    --backend cpu --verify || fail "--backend cpu: exit $?"
+
+rc=0; "$PROOFLINE" prove "$v/circuit.zkey" "$v/witness.wtns" "$work/q.json" "$work/qub.json" \
+    --backend gpu >"$work/log" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "--backend gpu: exit $rc, wanted 2"
+grep -q "unknown backend 'gpu' (cpu, cuda or auto)" "$work/log" || fail "--backend gpu: $(cat "$work/log")"
+[ ! -e "$work/q.json" ] || fail "--backend gpu wrote a proof"
+
+"$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/out" --backend auto --verify \
+    --report "$work/report.json" "$v/witness.wtns" >"$work/auto.log" 2>&1 || fail "--backend auto: exit $?"
+fallback=$(grep -c "^engine: backend auto: " "$work/auto.log" || true)
+ran=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).config.backend)' "$work/report.json")
+if [ "$fallback" = 1 ]; then
+    grep -q "^engine: backend auto: .*; using the CPU$" "$work/auto.log" || fail "fallback line: $(head -1 "$work/auto.log")"
+    [ "$ran" = cpu ] || fail "auto fell back but the report says $ran"
+    rc=0; "$PROOFLINE" prove "$v/circuit.zkey" "$v/witness.wtns" "$work/c.json" "$work/cub.json" \
+        --backend cuda >"$work/cuda.log" 2>&1 || rc=$?
+    [ "$rc" = 2 ] || fail "--backend cuda without a device: exit $rc, wanted 2"
+    grep -q "backend cuda: " "$work/cuda.log" || fail "--backend cuda: $(cat "$work/cuda.log")"
+else
+    [ "$fallback" = 0 ] || fail "the fallback line was printed $fallback times"
+    [ "$ran" = cuda ] || fail "auto with a device ran $ran"
+    "$PROOFLINE" prove "$v/circuit.zkey" "$v/witness.wtns" "$work/c.json" "$work/cub.json" \
+        --backend cuda --verify || fail "--backend cuda with a device: exit $?"
+fi
+[ "$fails" = 0 ] || exit 1
+echo "cli_backend: ok (auto ran $ran)"
