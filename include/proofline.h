@@ -314,8 +314,9 @@ typedef struct pl_ledger_record {
      * beside class device (what proofline allocated on it); 0 and 0 when
      * the backend has no device. */
     uint64_t device_used_bytes, device_total_bytes;
-    /* used - class device - (the same, as first seen): GPU memory that grew
-     * outside our accounting (0 without a device). */
+    /* used - class device - used before the backend allocated anything (the
+     * CUDA context, other processes): GPU memory that grew outside our
+     * accounting (0 without a device). */
     int64_t device_untracked_bytes;
 } pl_ledger_record;
 

@@ -375,6 +375,15 @@ static void engine_batch(bool on_device)
     pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
     pl_alloc_stats_read(&pinned, PL_BUF_PINNED, false);
     CHECK(dev.live_count > 0 && pinned.live_count > 0); /* resident */
+    /* the driver's view reconciles with ours: everything it reports used
+     * beyond the context is class device */
+    pl_engine_stats es;
+    pl_engine_stats_read(e, &es);
+    CHECK_EQ(strcmp(es.backend, ops->name), 0);
+    CHECK(es.device_total_bytes > 0);
+    CHECK(es.device_used_bytes >= dev.live_bytes);
+    if (!on_device)
+        CHECK_EQ(es.peak_device_untracked_bytes, 0);
     pl_circuit_release(c);
     CHECK_OK(pl_engine_destroy(e, &err), &err); /* checks the ledger */
     fclose(cfg.log_stream);
@@ -386,6 +395,8 @@ static void engine_batch(bool on_device)
     /* every event line carries the device's share */
     CHECK(strstr(log_text, "ledger event=prove_done") != NULL);
     CHECK(strstr(log_text, " | gpu0 device ") != NULL);
+    if (!on_device)
+        CHECK(strstr(log_text, "used ") && strstr(log_text, "/4.0GiB untracked 0B"));
     free(log_text);
 }
 

@@ -33,9 +33,12 @@ typedef struct pl__backend_ops {
     /* Consumes pending in every case. */
     pl_status (*finish)(void *instance, void *pending, pl_proof *out,
                         pl_error *err);
-    /* The device's memory as its driver sees it (used, total); false when
-     * the backend has none open.  NULL for host-only backends. */
-    bool (*device_memory)(uint64_t *used_bytes, uint64_t *total_bytes);
+    /* The device's memory as its driver sees it (used, total) and what was
+     * used when the backend opened it, before any allocation of ours (the
+     * CUDA context; other processes); false when the backend has no device
+     * open.  NULL for host-only backends. */
+    bool (*device_memory)(uint64_t *used_bytes, uint64_t *total_bytes,
+                          uint64_t *used_at_open_bytes);
 } pl__backend_ops;
 
 extern const pl__backend_ops pl__backend_cpu;

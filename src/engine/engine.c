@@ -170,9 +170,11 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
     state.device_used_bytes = state.device_total_bytes = 0;
+    state.device_used_at_open_bytes = 0;
     if (e->backend->device_memory)
         e->backend->device_memory(&state.device_used_bytes,
-                                  &state.device_total_bytes);
+                                  &state.device_total_bytes,
+                                  &state.device_used_at_open_bytes);
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
 }
 

@@ -33,10 +33,6 @@ struct pl__ledger {
     bool keep;
     double t0;
     uint64_t baseline;
-    /* The GPU's used bytes that are not ours (the CUDA context, other
-     * processes), as first seen: device untracked is measured from it. */
-    bool device_baseline_set;
-    int64_t device_baseline;
     pl__ledger_peaks peaks;
     pl_ledger_record latest;
     chunk *first, *last;
@@ -221,13 +217,9 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
 
     pthread_mutex_lock(&l->lock);
     if (r.device_total_bytes) {
-        int64_t not_ours = (int64_t)r.device_used_bytes -
-                           (int64_t)r.class_bytes[PL_BUF_DEVICE];
-        if (!l->device_baseline_set) {
-            l->device_baseline = not_ours;
-            l->device_baseline_set = true;
-        }
-        r.device_untracked_bytes = not_ours - l->device_baseline;
+        r.device_untracked_bytes = (int64_t)r.device_used_bytes -
+                                   (int64_t)r.class_bytes[PL_BUF_DEVICE] -
+                                   (int64_t)state->device_used_at_open_bytes;
         if (r.device_untracked_bytes > l->peaks.device_untracked)
             l->peaks.device_untracked = r.device_untracked_bytes;
     }

@@ -21,13 +21,14 @@ typedef struct pl__ledger_state {
     uint64_t stage_now[PL_STAGE_COUNT];
     uint64_t reserved_bytes, budget_bytes;
     uint64_t device_used_bytes, device_total_bytes; /* 0: no device */
+    uint64_t device_used_at_open_bytes; /* before the backend allocated */
 } pl__ledger_state;
 
 typedef struct pl__ledger_peaks {
     uint64_t rss_anon, rss_file, baseline_rss_anon;
     int64_t untracked;
-    int64_t device_untracked; /* GPU bytes used beyond class device, past
-                                 what was used when it was first seen */
+    int64_t device_untracked; /* GPU bytes used beyond class device and
+                                 what was used before the backend's */
     uint64_t events;
 } pl__ledger_peaks;
 

@@ -74,7 +74,8 @@ static void device_release(void)
     pthread_mutex_unlock(&device_lock);
 }
 
-static bool cuda_device_memory(uint64_t *used, uint64_t *total)
+static bool cuda_device_memory(uint64_t *used, uint64_t *total,
+                               uint64_t *used_at_open)
 {
     bool ok = false;
     pthread_mutex_lock(&device_lock);
@@ -84,6 +85,7 @@ static bool cuda_device_memory(uint64_t *used, uint64_t *total)
         ok = pl__gpu_mem_info(device, &free_bytes, total, &ignored) == PL_OK &&
              *total;
         *used = ok ? *total - free_bytes : 0;
+        *used_at_open = ok ? pl__gpu_used_at_open(device) : 0;
     }
     pthread_mutex_unlock(&device_lock);
     return ok;

@@ -3,8 +3,10 @@
  * The device object of gpu.h: accounting, staging and the host side of the
  * MSM over an implementation table (real CUDA or the host emulation).  Every
  * device allocation is accounted in class device after it succeeded and
- * unaccounted after it was freed; the two pinned staging buffers are
- * accounted in class pinned for the object's lifetime.
+ * unaccounted after it was freed.  The two staging buffers and the buffer
+ * of window sums are class pinned, from the accounted allocator (anonymous
+ * maps, so RssAnon counts them like any other host class), page-locked
+ * with the driver for the object's lifetime.
  */
 #define _GNU_SOURCE
 #include "backend/cuda/gpu.h"
@@ -27,6 +29,7 @@ struct pl__gpu {
     void *stage[2];           /* pinned, STAGE_BYTES each */
     bool stage_busy[2];       /* a copy out of it may be in flight */
     pl__cu_g1_xyzz *chunks;   /* pinned: one MSM's chunk sums */
+    uint64_t used_at_open;    /* device bytes used before ours */
     uint64_t chunks_bytes;
     pthread_mutex_t lock;
 };
@@ -98,31 +101,34 @@ pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
         free(gpu);
         return st;
     }
+    uint64_t free_bytes = 0, total_bytes = 0;
+    if ((st = impl->mem_info(gpu->dev, &free_bytes, &total_bytes, err))) {
+        impl->close(gpu->dev);
+        pthread_mutex_destroy(&gpu->lock);
+        free(gpu);
+        return st;
+    }
+    gpu->used_at_open = total_bytes - free_bytes;
     gpu->chunks_bytes = PL_GPU_CHUNK_BYTES;
-    for (int i = 0; i < 2; i++) {
-        if ((st = impl->host_alloc(gpu->dev, &gpu->stage[i], STAGE_BYTES, err)))
-            goto fail;
-        if (!pl__alloc_account(PL_BUF_PINNED, STAGE_BYTES, err)) {
-            impl->host_free(gpu->dev, gpu->stage[i]);
-            gpu->stage[i] = NULL;
+    for (int i = 0; i < 3 && st == PL_OK; i++) {
+        uint64_t bytes = i < 2 ? STAGE_BYTES : gpu->chunks_bytes;
+        void *p = pl__alloc(PL_BUF_PINNED, bytes, err);
+        if (!p) {
             st = PL_ENOMEM;
-            goto fail;
+        } else if ((st = impl->host_register(gpu->dev, p, bytes, err))) {
+            pl__free(p);
+        } else if (i < 2) {
+            gpu->stage[i] = p;
+        } else {
+            gpu->chunks = p;
         }
     }
-    void *chunks;
-    if ((st = impl->host_alloc(gpu->dev, &chunks, gpu->chunks_bytes, err)))
-        goto fail;
-    if (!pl__alloc_account(PL_BUF_PINNED, gpu->chunks_bytes, err)) {
-        impl->host_free(gpu->dev, chunks);
-        st = PL_ENOMEM;
-        goto fail;
+    if (st != PL_OK) {
+        pl__gpu_close(gpu);
+        return st;
     }
-    gpu->chunks = chunks;
     *out = gpu;
     return PL_OK;
-fail:
-    pl__gpu_close(gpu);
-    return st;
 }
 
 void pl__gpu_close(pl__gpu *gpu)
@@ -132,15 +138,12 @@ void pl__gpu_close(pl__gpu *gpu)
     pl_error ignored;
     gpu->impl->stream_sync(gpu->dev, PL_GPU_COPY, &ignored);
     gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, &ignored);
-    for (int i = 0; i < 2; i++)
-        if (gpu->stage[i]) {
-            gpu->impl->host_free(gpu->dev, gpu->stage[i]);
-            pl__alloc_unaccount(PL_BUF_PINNED, STAGE_BYTES);
+    void *pinned[3] = {gpu->stage[0], gpu->stage[1], gpu->chunks};
+    for (int i = 0; i < 3; i++)
+        if (pinned[i]) {
+            gpu->impl->host_unregister(gpu->dev, pinned[i]);
+            pl__free(pinned[i]);
         }
-    if (gpu->chunks) {
-        gpu->impl->host_free(gpu->dev, gpu->chunks);
-        pl__alloc_unaccount(PL_BUF_PINNED, gpu->chunks_bytes);
-    }
     gpu->impl->close(gpu->dev);
     pthread_mutex_destroy(&gpu->lock);
     free(gpu);
@@ -180,6 +183,11 @@ pl_status pl__gpu_mem_info(pl__gpu *gpu, uint64_t *free_bytes,
                            uint64_t *total_bytes, pl_error *err)
 {
     return gpu->impl->mem_info(gpu->dev, free_bytes, total_bytes, err);
+}
+
+uint64_t pl__gpu_used_at_open(const pl__gpu *gpu)
+{
+    return gpu->used_at_open;
 }
 
 pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,

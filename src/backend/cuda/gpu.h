@@ -69,9 +69,11 @@ typedef struct pl__gpu_impl {
                           uint64_t *total_bytes, pl_error *err);
     pl_status (*alloc)(void *dev, void **ptr, uint64_t bytes, pl_error *err);
     void (*free)(void *dev, void *ptr);
-    pl_status (*host_alloc)(void *dev, void **ptr, uint64_t bytes,
-                            pl_error *err); /* pinned */
-    void (*host_free)(void *dev, void *ptr);
+    /* Page-locks host memory that the accounted allocator gave (class
+     * pinned), so copies from it are DMA; and undoes it before the free. */
+    pl_status (*host_register)(void *dev, void *ptr, uint64_t bytes,
+                               pl_error *err);
+    void (*host_unregister)(void *dev, void *ptr);
     pl_status (*memset_zero)(void *dev, int stream, void *ptr, uint64_t bytes,
                              pl_error *err);
     pl_status (*copy_to_device)(void *dev, int stream, void *dst,
@@ -127,10 +129,12 @@ const pl__gpu_impl *pl__gpu_impl_of(const pl__gpu *gpu);
 /* Device memory, accounted in class device (NULL frees nothing). */
 void *pl__gpu_alloc(pl__gpu *gpu, uint64_t bytes, pl_error *err);
 void pl__gpu_free(pl__gpu *gpu, void *ptr, uint64_t bytes);
-/* Device and driver view: the device's free and total bytes
- * (cudaMemGetInfo), and the bytes this process's accounting holds. */
+/* The driver's view: the device's free and total bytes (cudaMemGetInfo). */
 pl_status pl__gpu_mem_info(pl__gpu *gpu, uint64_t *free_bytes,
                            uint64_t *total_bytes, pl_error *err);
+/* The device's used bytes when the object was opened, before it allocated
+ * anything (the CUDA context, other processes): the ledger's baseline. */
+uint64_t pl__gpu_used_at_open(const pl__gpu *gpu);
 
 /* Copies bytes from any host memory to the device through the pinned
  * staging buffers, chunk by chunk on the copy stream (the host copy into

@@ -275,18 +275,18 @@ static void cu_free(void *dev, void *ptr)
     cudaFree(ptr);
 }
 
-static pl_status cu_host_alloc(void *dev, void **ptr, uint64_t bytes,
-                               pl_error *err)
+static pl_status cu_host_register(void *dev, void *ptr, uint64_t bytes,
+                                  pl_error *err)
 {
-    *ptr = NULL;
     CU_ENTER(dev);
-    CU_TRY(cudaHostAlloc(ptr, (size_t)bytes, cudaHostAllocDefault));
+    CU_TRY(cudaHostRegister(ptr, (size_t)bytes, cudaHostRegisterDefault));
     return PL_OK;
 }
 
-static void cu_host_free(void *dev, void *ptr)
+static void cu_host_unregister(void *dev, void *ptr)
 {
-    cudaFreeHost(ptr);
+    cudaSetDevice(as_dev(dev)->ordinal);
+    cudaHostUnregister(ptr);
 }
 
 static pl_status cu_memset_zero(void *dev, int stream, void *ptr,
@@ -483,8 +483,8 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_mem_info,
     cu_alloc,
     cu_free,
-    cu_host_alloc,
-    cu_host_free,
+    cu_host_register,
+    cu_host_unregister,
     cu_memset_zero,
     cu_copy_to_device,
     cu_copy_to_host,

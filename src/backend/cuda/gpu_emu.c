@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The host emulation of the CUDA backend's device (gpu.h): "device" memory
- * is host memory, streams are the calling thread (so every operation is
+ * is host memory (on a 4 GiB card whose context uses 32 MiB, for the
+ * ledger's reconciliation), streams are the calling thread (so every operation is
  * complete when it returns and events are no-ops), and each kernel is a
  * loop over its thread body from kernels/ (ntt.h, msm.h), one launch after another as
  * kernels.cu orders them.  The radix sort is a stable sort by key, as CUB's
@@ -13,6 +14,7 @@
 #include "backend/cuda/kernels/ntt.h"
 #include "util/error.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,44 +24,85 @@ static int emu_device_count(char *why, size_t why_len)
     return 1;
 }
 
+/* The emulated card: a fixed size, and a share "used" before anything is
+ * allocated (as a CUDA context takes), so that the ledger's reconciliation
+ * of driver-used with class device has something to reconcile. */
+#define EMU_CARD_BYTES ((uint64_t)4 << 30)
+#define EMU_CONTEXT_BYTES ((uint64_t)32 << 20)
+#define EMU_HEADER 64u
+
+typedef struct {
+    _Atomic uint64_t used; /* device allocations, headers excluded */
+} emu_device;
+
 static pl_status emu_open(void **dev, int ordinal, char *description,
                           size_t description_len, pl_error *err)
 {
     snprintf(description, description_len,
              "emulated device %d (host memory, one thread)", ordinal);
-    *dev = NULL;
+    emu_device *d = calloc(1, sizeof(*d));
+    if (!d)
+        return pl__error_set(err, PL_ENOMEM, "emulated device: out of memory");
+    *dev = d;
     return PL_OK;
 }
 
 static void emu_close(void *dev)
 {
+    free(dev);
 }
 
 static pl_status emu_mem_info(void *dev, uint64_t *free_bytes,
                               uint64_t *total_bytes, pl_error *err)
 {
-    /* nothing to reconcile with: report a device that has what it holds */
-    *free_bytes = 0;
-    *total_bytes = 0;
+    uint64_t used = EMU_CONTEXT_BYTES + atomic_load(&((emu_device *)dev)->used);
+    *total_bytes = EMU_CARD_BYTES;
+    *free_bytes = used < EMU_CARD_BYTES ? EMU_CARD_BYTES - used : 0;
     return PL_OK;
 }
 
+/* Pinning brings every page in: the emulation touches them, so RssAnon
+ * sees the pinned class as it would on a real device. */
+static pl_status emu_host_register(void *dev, void *ptr, uint64_t bytes,
+                                   pl_error *err)
+{
+    memset(ptr, 0, (size_t)bytes);
+    return PL_OK;
+}
+
+static void emu_host_unregister(void *dev, void *ptr)
+{
+}
+
+/* Device memory carries its size in a header, for mem_info's "used". */
 static pl_status emu_alloc(void *dev, void **ptr, uint64_t bytes,
                            pl_error *err)
 {
+    char *block = NULL;
     *ptr = NULL;
-    if (bytes > SIZE_MAX - 63 ||
-        !(*ptr = aligned_alloc(64, ((size_t)bytes + 63) & ~(size_t)63)))
+    if (bytes > SIZE_MAX - 2 * EMU_HEADER ||
+        !(block = aligned_alloc(EMU_HEADER,
+                                ((size_t)bytes + 2 * EMU_HEADER - 1) &
+                                    ~(size_t)(EMU_HEADER - 1))))
         return pl__error_set(err, PL_ENOMEM,
                              "emulated device: out of memory allocating %llu "
                              "bytes",
                              (unsigned long long)bytes);
+    memcpy(block, &bytes, sizeof(bytes));
+    atomic_fetch_add(&((emu_device *)dev)->used, bytes);
+    *ptr = block + EMU_HEADER;
     return PL_OK;
 }
 
 static void emu_free(void *dev, void *ptr)
 {
-    free(ptr);
+    if (!ptr)
+        return;
+    char *block = (char *)ptr - EMU_HEADER;
+    uint64_t bytes;
+    memcpy(&bytes, block, sizeof(bytes));
+    atomic_fetch_sub(&((emu_device *)dev)->used, bytes);
+    free(block);
 }
 
 static pl_status emu_memset_zero(void *dev, int stream, void *ptr,
@@ -256,8 +299,8 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .mem_info = emu_mem_info,
     .alloc = emu_alloc,
     .free = emu_free,
-    .host_alloc = emu_alloc,
-    .host_free = emu_free,
+    .host_register = emu_host_register,
+    .host_unregister = emu_host_unregister,
     .memset_zero = emu_memset_zero,
     .copy_to_device = emu_copy,
     .copy_to_host = emu_copy,
