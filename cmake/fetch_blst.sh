@@ -35,8 +35,16 @@ else
             echo "fetch_blst: 'npm pack $pkg' failed (is npm installed and the registry reachable?)" >&2
             exit 1; }
     fi
-    got=$(openssl dgst -sha512 -binary "$deps/$tarball" 2>/dev/null | base64 -w0 ||
-          node -e "process.stdout.write(require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" "$deps/$tarball")
+    # openssl, else python3 (machines without openssl, such as a GPU box
+    # that was handed the tarball), else node
+    file="$deps/$tarball"
+    if command -v openssl >/dev/null 2>&1; then
+        got=$(openssl dgst -sha512 -binary "$file" | base64 -w0)
+    elif command -v python3 >/dev/null 2>&1; then
+        got=$(python3 -c "import base64, hashlib, sys; print(base64.b64encode(hashlib.sha512(open(sys.argv[1], 'rb').read()).digest()).decode(), end='')" "$file")
+    else
+        got=$(node -e "process.stdout.write(require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" "$file")
+    fi
     if [ "$got" != "$integrity" ]; then
         echo "fetch_blst: INTEGRITY MISMATCH for $deps/$tarball" >&2
         echo "  expected sha512-$integrity" >&2

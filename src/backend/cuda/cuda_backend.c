@@ -279,8 +279,11 @@ static pl_status device_prove(cuda_instance *ci, blst_fr **abc,
         return st;
     pl__free(*abc); /* uploaded: the host copy goes now */
     *abc = NULL;
+    /* the wait costs nothing (the MSMs need h) and makes the stage's time
+     * the transforms' rather than their queueing's */
     if ((st = pl__gpu_coset_h(gpu, d_abc, d_abc + n, d_abc + 2 * n,
-                              (uint32_t)n, err)))
+                              (uint32_t)n, err)) ||
+        (st = pl__gpu_sync(gpu, err)))
         return st;
     pl__prover_stage_done(ci->prover, since, "gpu_h");
 

@@ -236,6 +236,11 @@ pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
     return PL_OK;
 }
 
+pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err)
+{
+    return gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, err);
+}
+
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tables, pl_error *err)
 {

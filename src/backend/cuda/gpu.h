@@ -148,6 +148,9 @@ pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
 pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
                            uint64_t bytes, pl_error *err);
 
+/* Waits for the compute stream's work so far (stage timings). */
+pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err);
+
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tables,
                                pl_error *err);
