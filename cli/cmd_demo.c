@@ -382,8 +382,11 @@ int cli_demo(int argc, char **argv)
     char b1[32], b2[32], b3[32];
     unsigned threads = cfg.threads ? cfg.threads
                                    : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-    printf("engine: pw=%u, %u prover worker%s, %u thread%s, budget %s; a "
-           "partition reserves %s, the circuit %s\n", cfg.synth_workers,
+    pl_engine_stats es;
+    pl_engine_stats_read(engine, &es);
+    printf("engine: backend %s, pw=%u, %u prover worker%s, %u thread%s, "
+           "budget %s; a partition reserves %s, the circuit %s\n",
+           es.backend, cfg.synth_workers,
            cfg.prover_workers, cfg.prover_workers == 1 ? "" : "s", threads,
            threads == 1 ? "" : "s",
            pl_format_bytes(b1, sizeof(b1), cfg.budget_bytes),
@@ -403,7 +406,6 @@ int cli_demo(int argc, char **argv)
     pl_circuit_release(circuit);
     circuit = NULL;
     pl_engine_trim(engine);
-    pl_engine_stats es;
     pl_engine_stats_read(engine, &es);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
