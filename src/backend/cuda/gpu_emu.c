@@ -217,7 +217,10 @@ static int by_key_then_position(const void *x, const void *y)
     return a->position < b->position ? -1 : a->position > b->position;
 }
 
-/* CUB's radix sort is stable: equal keys keep their input order. */
+/* CUB's radix sort is stable: equal keys keep their input order.  The
+ * emulation's own sort buffer is plain malloc: it stands for CUB's
+ * temporary storage, which the device scratch (class device) already
+ * counts, and the emulation only runs at test sizes. */
 static pl_status emu_sort(uint32_t *keys, uint32_t *values, uint64_t count,
                           pl_error *err)
 {
