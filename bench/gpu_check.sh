@@ -25,7 +25,8 @@
 # sizes (MSM 2^8 and 2^10, proofs at 2^10 and 2^11): a check of this script
 # on a machine without a GPU, so that the lent minutes are not spent on it.
 #
-# The machine needs nvcc, cmake, make and a C compiler, and no network:
+# The machine needs nvcc, cmake, ninja or make and a C compiler, and no
+# network:
 # blst comes from the npm tarball a networked build fetched,
 # build/_deps/chainsafe-blst-0.2.11.tgz (carry it; fetch_blst.sh checks its
 # sha512 again), or from BLST_DIR.  Without a device it says so and exits 1.
@@ -69,10 +70,15 @@ if [ ! -f "$build/$tgz" ] && [ -f "build/$tgz" ]; then
     cp "build/$tgz" "$build/$tgz"
 fi
 
-# build_tree <ON|OFF>: the tree with PL_CUDA_PTX set so
+# build_tree <ON|OFF>: the tree with PL_CUDA_PTX set so (CMake directly:
+# Ninja where the machine has it and the folder is new, else make)
 build_tree() {
-    cmake -S . -B "$build" -DPL_CUDA_PTX="$1" >>"$log" 2>&1 &&
-        make build BUILD="$build" JOBS="$(nproc)" >>"$log" 2>&1
+    local gen=()
+    if [ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then
+        gen=(-G Ninja)
+    fi
+    cmake -S . -B "$build" "${gen[@]}" -DPL_CUDA_PTX="$1" >>"$log" 2>&1 &&
+        cmake --build "$build" -j "$(nproc)" >>"$log" 2>&1
 }
 
 # tests_and_msm <label>: the GPU tests and the MSM timings of this build
