@@ -21,7 +21,7 @@ typedef struct pl__backend_ops {
     const char *name;
     /* Before open, so admission can reserve first: the bytes one proof
      * takes per class and the bytes an instance keeps resident (host
-     * memory: the budget's), and informationally its device bytes. */
+     * memory: the budget's; device memory is the device's to bound). */
     void (*plan)(const pl_zkey *zkey, unsigned threads, pl__prove_plan *out);
     /* The instance for a circuit; `prover` is the circuit's CPU prover
      * (it owns the synthesis matrices), usable by any backend. */

@@ -17,8 +17,6 @@
 typedef struct pl__prove_plan {
     uint64_t bytes[PL_BUF_CLASS_COUNT];
     uint64_t resident_bytes;
-    uint64_t device_bytes; /* GPU memory an instance holds (not budgeted:
-                              the device's own size bounds it) */
 } pl__prove_plan;
 
 /* threads as in pl_prover_config (0: one per core). */
@@ -42,9 +40,9 @@ pl_status pl__prove_start_abc(pl_prover *prover, pl_pending **out,
  * MSMs themselves (the CUDA backend): begin allocates the pending state
  * (class pending) and starts the G2 MSM over the witness on its own
  * thread, alone or (g2_on_pool, when the G1 work is not on the CPU) with
- * the prover's pool; set_g1 stores the four G1 sums; pl_prove_finish then assembles
- * the proof as for the CPU.  abort joins the G2 thread and frees (NULL is a
- * no-op).  wtns must stay valid until finish or abort. */
+ * the prover's pool; set_g1 stores the four G1 sums; pl_prove_finish then
+ * assembles the proof as for the CPU.  abort joins the G2 thread and frees
+ * (NULL is a no-op).  wtns must stay valid until finish or abort. */
 pl_status pl__pending_begin(pl_prover *prover, pl_pending **out,
                             const pl_wtns *wtns, bool g2_on_pool,
                             pl_error *err);

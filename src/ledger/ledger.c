@@ -128,6 +128,16 @@ unsigned pl__ledger_track_count(pl__ledger *l)
     return l->n_tracks;
 }
 
+/* A signed byte count as the log writes it: "-" and the magnitude. */
+static const char *format_signed_bytes(char *buf, size_t len, int64_t bytes)
+{
+    uint64_t magnitude = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes
+                                   : (uint64_t)bytes;
+    buf[0] = '-';
+    pl_format_bytes(buf + (bytes < 0), len - 1, magnitude);
+    return buf;
+}
+
 /* The one log line format; docs/ledger.md defines it. */
 static void log_line(FILE *f, const pl_ledger_record *r)
 {
@@ -154,17 +164,14 @@ static void log_line(FILE *f, const pl_ledger_record *r)
                               pl_format_bytes(b1, sizeof(b1),
                                                r->class_bytes[shown[i].cls]));
     uint64_t resident = r->class_bytes[PL_BUF_PARAMS] + r->class_bytes[PL_BUF_CSR];
-    int64_t untracked = r->untracked_bytes;
     n += (size_t)snprintf(
         line + n, sizeof(line) - n,
-        " resident %s | reserved %s/%s rss_anon %s untracked %s%s",
+        " resident %s | reserved %s/%s rss_anon %s untracked %s",
         pl_format_bytes(b2, sizeof(b2), resident),
         pl_format_bytes(b3, sizeof(b3), r->reserved_bytes),
         pl_format_bytes(b4, sizeof(b4), r->budget_bytes),
         pl_format_bytes(b5, sizeof(b5), r->rss_anon_bytes),
-        untracked < 0 ? "-" : "",
-        pl_format_bytes(b6, sizeof(b6),
-                        (uint64_t)(untracked < 0 ? -untracked : untracked)));
+        format_signed_bytes(b6, sizeof(b6), r->untracked_bytes));
     /* With a GPU: what we hold there and in pinned host memory, beside what
      * its driver says is used (the difference is the CUDA context and
      * anything else on the device). */
@@ -172,18 +179,15 @@ static void log_line(FILE *f, const pl_ledger_record *r)
         r->device_total_bytes)
         snprintf(line + n, sizeof(line) - n,
                  " | gpu0 device %llu/%s pinned %llu/%s used %s/%s "
-                 "untracked %s%s",
+                 "untracked %s",
                  (unsigned long long)r->class_count[PL_BUF_DEVICE],
                  pl_format_bytes(b1, sizeof(b1), r->class_bytes[PL_BUF_DEVICE]),
                  (unsigned long long)r->class_count[PL_BUF_PINNED],
                  pl_format_bytes(b2, sizeof(b2), r->class_bytes[PL_BUF_PINNED]),
                  pl_format_bytes(b3, sizeof(b3), r->device_used_bytes),
                  pl_format_bytes(b4, sizeof(b4), r->device_total_bytes),
-                 r->device_untracked_bytes < 0 ? "-" : "",
-                 pl_format_bytes(b5, sizeof(b5),
-                                 (uint64_t)(r->device_untracked_bytes < 0
-                                                ? -r->device_untracked_bytes
-                                                : r->device_untracked_bytes)));
+                 format_signed_bytes(b5, sizeof(b5),
+                                     r->device_untracked_bytes));
     fprintf(f, "%s\n", line);
 }
 

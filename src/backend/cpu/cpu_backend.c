@@ -6,7 +6,6 @@
 #include "backend/backend.h"
 #include "util/error.h"
 
-
 static pl_status cpu_open(void **instance, pl_prover *prover, pl_error *err)
 {
     *instance = prover;
@@ -44,4 +43,3 @@ const pl__backend_ops pl__backend_cpu = {
     .start = cpu_start,
     .finish = cpu_finish,
 };
-

@@ -124,14 +124,7 @@ static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
     out->bytes[BUF_CONSTANTS] = pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
     out->bytes[BUF_ABC] = 3 * n * sizeof(blst_fr);
     out->bytes[BUF_WITNESS] = ((uint64_t)zk->n_vars + 1) * PL__FR_BYTES;
-    if (gpu) {
-        out->bytes[BUF_MSM_SCRATCH] = pl__gpu_msm_scratch_bytes(gpu, msm_max);
-    } else { /* before a device is open: the emulation's layout, an estimate */
-        pl__cu_msm_cfg cfg;
-        pl__cu_msm_config(&cfg, msm_max);
-        out->bytes[BUF_MSM_SCRATCH] =
-            pl__gpu_impl_emulated.msm_scratch_bytes(NULL, &cfg);
-    }
+    out->bytes[BUF_MSM_SCRATCH] = pl__gpu_msm_scratch_bytes(gpu, msm_max);
 }
 
 static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
@@ -148,10 +141,8 @@ static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
      * staging and chunk buffers of the device object */
     out->resident_bytes = cpu.resident_bytes + PL_GPU_STAGING_BYTES +
                           PL_GPU_CHUNK_BYTES;
-    device_layout layout;
-    layout_for(zk, NULL, &layout);
-    for (int i = 0; i < BUF_COUNT; i++)
-        out->device_bytes += layout.bytes[i];
+    /* the device buffers are not planned here: they are the device's, and
+     * open checks them against its free memory before allocating */
 }
 
 /* ---- open and close ------------------------------------------------------ */

@@ -26,11 +26,11 @@ struct pl__gpu {
     const pl__gpu_impl *impl;
     void *dev;
     char description[160];
-    void *stage[2];           /* pinned, STAGE_BYTES each */
+    /* pinned: the two staging buffers (STAGE_BYTES each), then one MSM's
+     * chunk sums (PL_GPU_CHUNK_BYTES) */
+    void *pinned[3];
     bool stage_busy[2];       /* a copy out of it may be in flight */
-    pl__cu_g1_xyzz *chunks;   /* pinned: one MSM's chunk sums */
     uint64_t used_at_open;    /* device bytes used before ours */
-    uint64_t chunks_bytes;
     pthread_mutex_t lock;
 };
 
@@ -102,26 +102,17 @@ pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
         return st;
     }
     uint64_t free_bytes = 0, total_bytes = 0;
-    if ((st = impl->mem_info(gpu->dev, &free_bytes, &total_bytes, err))) {
-        impl->close(gpu->dev);
-        pthread_mutex_destroy(&gpu->lock);
-        free(gpu);
-        return st;
-    }
+    st = impl->mem_info(gpu->dev, &free_bytes, &total_bytes, err);
     gpu->used_at_open = total_bytes - free_bytes;
-    gpu->chunks_bytes = PL_GPU_CHUNK_BYTES;
     for (int i = 0; i < 3 && st == PL_OK; i++) {
-        uint64_t bytes = i < 2 ? STAGE_BYTES : gpu->chunks_bytes;
+        uint64_t bytes = i < 2 ? STAGE_BYTES : PL_GPU_CHUNK_BYTES;
         void *p = pl__alloc(PL_BUF_PINNED, bytes, err);
-        if (!p) {
+        if (!p)
             st = PL_ENOMEM;
-        } else if ((st = impl->host_register(gpu->dev, p, bytes, err))) {
+        else if ((st = impl->host_register(gpu->dev, p, bytes, err)))
             pl__free(p);
-        } else if (i < 2) {
-            gpu->stage[i] = p;
-        } else {
-            gpu->chunks = p;
-        }
+        else
+            gpu->pinned[i] = p;
     }
     if (st != PL_OK) {
         pl__gpu_close(gpu);
@@ -138,11 +129,10 @@ void pl__gpu_close(pl__gpu *gpu)
     pl_error ignored;
     gpu->impl->stream_sync(gpu->dev, PL_GPU_COPY, &ignored);
     gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, &ignored);
-    void *pinned[3] = {gpu->stage[0], gpu->stage[1], gpu->chunks};
     for (int i = 0; i < 3; i++)
-        if (pinned[i]) {
-            gpu->impl->host_unregister(gpu->dev, pinned[i]);
-            pl__free(pinned[i]);
+        if (gpu->pinned[i]) {
+            gpu->impl->host_unregister(gpu->dev, gpu->pinned[i]);
+            pl__free(gpu->pinned[i]);
         }
     gpu->impl->close(gpu->dev);
     pthread_mutex_destroy(&gpu->lock);
@@ -202,9 +192,9 @@ pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
         if (gpu->stage_busy[which] &&
             (st = im->event_sync(gpu->dev, PL_GPU_EVENT_STAGE0 + (int)which, err)))
             return st;
-        memcpy(gpu->stage[which], (const char *)src + done, (size_t)len);
+        memcpy(gpu->pinned[which], (const char *)src + done, (size_t)len);
         if ((st = im->copy_to_device(gpu->dev, PL_GPU_COPY, (char *)dst + done,
-                                     gpu->stage[which], len, err)) ||
+                                     gpu->pinned[which], len, err)) ||
             (st = im->event_record(gpu->dev, PL_GPU_EVENT_STAGE0 + (int)which,
                                    PL_GPU_COPY, err)))
             return st;
@@ -227,11 +217,11 @@ pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
             return st;
     for (uint64_t done = 0; done < bytes; done += STAGE_BYTES) {
         uint64_t len = bytes - done < STAGE_BYTES ? bytes - done : STAGE_BYTES;
-        if ((st = im->copy_to_host(gpu->dev, PL_GPU_COMPUTE, gpu->stage[0],
+        if ((st = im->copy_to_host(gpu->dev, PL_GPU_COMPUTE, gpu->pinned[0],
                                    (const char *)src + done, len, err)) ||
             (st = im->stream_sync(gpu->dev, PL_GPU_COMPUTE, err)))
             return st;
-        memcpy((char *)dst + done, gpu->stage[0], (size_t)len);
+        memcpy((char *)dst + done, gpu->pinned[0], (size_t)len);
     }
     return PL_OK;
 }
@@ -283,16 +273,17 @@ pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
                              "gpu: MSM of %u points given %llu scratch bytes",
                              n, (unsigned long long)scratch_bytes);
     pl_status st = gpu->impl->msm_g1(gpu->dev, &cfg, points, scalars, scratch,
-                                     scratch_bytes, gpu->chunks, err);
+                                     scratch_bytes, gpu->pinned[2], err);
     if (st != PL_OK)
         return st;
     /* step 6: windows from the top, each the sum of its chunks */
+    const pl__cu_g1_xyzz *chunks = gpu->pinned[2];
     for (unsigned w = cfg.windows; w-- > 0;) {
         for (unsigned d = 0; d < cfg.c; d++)
             blst_p1_double(out, out);
         for (uint32_t k = 0; k < cfg.chunks; k++) {
             blst_p1 part;
-            xyzz_to_blst(&part, &gpu->chunks[(size_t)w * cfg.chunks + k]);
+            xyzz_to_blst(&part, &chunks[(size_t)w * cfg.chunks + k]);
             blst_p1_add_or_double(out, out, &part);
         }
     }

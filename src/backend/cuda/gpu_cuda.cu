@@ -358,7 +358,7 @@ static pl_status ntt_tiles(cudaStream_t s, pl__cu_fr *data,
                            bool inverse, pl_error *err)
 {
     uint32_t n = (uint32_t)1 << log2n;
-    unsigned tile_log = log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
+    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
     uint32_t tile = (uint32_t)1 << tile_log;
     CU_LAUNCH(k_ntt_tile, (uint64_t)(n / tile) * (tile / 2), tile / 2,
               tile * sizeof(pl__cu_fr), s, data, twiddles, log2n, tile_log,
@@ -378,7 +378,7 @@ static pl_status cu_to_odd_coset(void *dev, void *data,
     pl__cu_fr *d = (pl__cu_fr *)data;
     const pl__cu_fr *tw = (const pl__cu_fr *)tb->twiddles;
     uint32_t n = (uint32_t)1 << log2n;
-    unsigned tile_log = log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
+    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
     pl_status st;
     for (unsigned k = log2n; k-- > tile_log;)
         CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, true);

@@ -136,12 +136,6 @@ static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
 
 /* ---- NTT and H ---------------------------------------------------------- */
 
-/* The tile size for 2^log2n elements: stages below it run in tiles. */
-static unsigned tile_log_for(unsigned log2n)
-{
-    return log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
-}
-
 /* Stages [from, to) of one direction over the whole array, or (tiled)
  * tile by tile, as kernels.cu launches them. */
 typedef void (*stage_body)(pl__cu_fr *, const pl__cu_fr *, unsigned, unsigned,
@@ -158,7 +152,7 @@ static void emu_tile_stages(stage_body body, pl__cu_fr *data,
                             const pl__cu_fr *twiddles, unsigned log2n,
                             bool descending)
 {
-    unsigned tile_log = tile_log_for(log2n);
+    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
     uint32_t n = (uint32_t)1 << log2n, tile = (uint32_t)1 << tile_log;
     for (uint32_t base = 0; base < n; base += tile)
         for (unsigned k = 0; k < tile_log; k++) {
@@ -173,7 +167,7 @@ static pl_status emu_to_odd_coset(void *dev, void *data,
 {
     pl__cu_fr *d = data;
     const pl__cu_fr *tw = tb->twiddles;
-    unsigned log2n = tb->log2n, tile_log = tile_log_for(log2n);
+    unsigned log2n = tb->log2n, tile_log = pl__cu_ntt_tile_log(log2n);
     if (log2n == 0)
         return PL_OK; /* the CPU transform leaves n = 1 alone too */
     /* inverse, natural in, bit-reversed out: wide spans first */

@@ -39,6 +39,12 @@
  * 512 threads each doing one butterfly per stage. */
 #define PL_CU_NTT_TILE_LOG 10
 
+/* The tile of a 2^log2n transform: its stages below this run in tiles. */
+PL_DEVICE_FN unsigned pl__cu_ntt_tile_log(unsigned log2n)
+{
+    return log2n < PL_CU_NTT_TILE_LOG ? log2n : PL_CU_NTT_TILE_LOG;
+}
+
 PL_DEVICE_FN uint32_t pl__cu_bit_reverse(uint32_t x, unsigned bits)
 {
 #ifdef __CUDA_ARCH__
