@@ -24,9 +24,8 @@
  * a repeated point costs the GPU the same as a fresh one.
  */
 #define _GNU_SOURCE
-#include "backend/backend.h"
-#include "backend/cuda/gpu.h"
 #include "groth16/prover.h"
+#include "backend/cuda/gpu.h"
 #include "msm/msm.h"
 #include "util/clock.h"
 #include "util/pool.h"
@@ -152,21 +151,46 @@ static int bench_msm(int argc, char **argv)
     return 0;
 }
 
-/* One proof through a backend: synthesis and the rest timed apart. */
-static void prove_once(const pl__backend_ops *ops, void *instance,
-                       pl_prover *prover, pl__pool *synth_pool, pl_wtns *wtns,
+/* The prover's stage timings of the last proof (pl_stage_fn), printed
+ * with the proof row so a slow row says which phase was slow. */
+typedef struct {
+    const char *name[24];
+    double seconds[24];
+    int count;
+} stage_times;
+
+static void note_stage(void *user, const char *stage, double seconds)
+{
+    stage_times *t = user;
+    if (t->count < 24) {
+        t->name[t->count] = stage;
+        t->seconds[t->count++] = seconds;
+    }
+}
+
+static void print_stages(const char *prefix, const stage_times *t)
+{
+    for (int i = 0; i < t->count; i++)
+        printf(" %s_%s_ms=%.1f", prefix, t->name[i], 1e3 * t->seconds[i]);
+}
+
+/* One proof: synthesis on the synthesis pool, then the prover's start and
+ * finish, timed apart; the proof must verify. */
+static void prove_once(pl_prover *prover, stage_times *stages,
+                       pl__pool *synth_pool, pl_wtns *wtns,
                        const pl_vkey *vkey, double *synth_s, double *prove_s)
 {
     pl_error err = {0};
     blst_fr *abc;
-    void *pending;
+    pl_pending *pending;
     pl_proof proof;
     double t0 = pl__now_seconds();
     if (pl__prover_synthesize(prover, &abc, wtns, synth_pool, &err))
         die("synthesize", &err);
     double t1 = pl__now_seconds();
-    if (ops->start(instance, &pending, abc, wtns, &err) ||
-        ops->finish(instance, pending, &proof, &err))
+    stages->count = 0;
+    if (pl__prove_start_abc(prover, &pending, abc, wtns, &err) ||
+        pl_prove_finish(pending, &proof, &err))
         die("prove", &err);
     double t2 = pl__now_seconds();
     pl_zkey_info info;
@@ -175,6 +199,20 @@ static void prove_once(const pl__backend_ops *ops, void *instance,
         die("the proof does not verify", &err);
     *synth_s = t1 - t0;
     *prove_s = t2 - t1;
+}
+
+static pl_prover *prover_on(const pl__backend_ops *ops, const pl_zkey *zk,
+                            stage_times *stages)
+{
+    pl_error err = {0};
+    pl_prover_config cfg;
+    pl_prover_config_init(&cfg);
+    cfg.on_stage = note_stage;
+    cfg.on_stage_user = stages;
+    pl_prover *prover;
+    if (pl__prover_create_with_backend(&prover, zk, ops, &cfg, &err))
+        die("open the backend", &err);
+    return prover;
 }
 
 static int bench_prove(int argc, char **argv)
@@ -189,35 +227,29 @@ static int bench_prove(int argc, char **argv)
     pl_zkey *zk;
     pl_wtns *wtns;
     pl_vkey *vkey;
-    pl_prover *prover;
     if (pl_zkey_open(&zk, argv[0], &err) || pl_wtns_open(&wtns, argv[1], &err) ||
-        pl_vkey_from_zkey(&vkey, zk, &err) ||
-        pl_prover_create(&prover, zk, NULL, &err))
+        pl_vkey_from_zkey(&vkey, zk, &err))
         die("open", &err);
     pl_zkey_info info;
     pl_zkey_get_info(zk, &info);
     pl__pool *synth_pool; /* synthesis on every core, as the engine's pw */
     if (pl__pool_create(&synth_pool, 0, "pl-synth", &err))
         die("pool", &err);
-    const pl__backend_ops *ops = backend;
-    void *instance;
+    stage_times gpu_stages = {0}, cpu_stages = {0};
     double t0 = pl__now_seconds();
-    if (ops->open(&instance, prover, &err))
-        die("open the CUDA backend", &err);
+    pl_prover *prover = prover_on(backend, zk, &gpu_stages);
     double open_s = pl__now_seconds() - t0;
     double synth[16], gpu[16], s_cpu = 0, p_cpu = 0;
-    prove_once(ops, instance, prover, synth_pool, wtns, vkey, &synth[0],
+    prove_once(prover, &gpu_stages, synth_pool, wtns, vkey, &synth[0],
                &gpu[0]); /* warm-up */
     for (int r = 0; r < reps; r++)
-        prove_once(ops, instance, prover, synth_pool, wtns, vkey, &synth[r],
+        prove_once(prover, &gpu_stages, synth_pool, wtns, vkey, &synth[r],
                    &gpu[r]);
-    ops->close(instance);
+    pl_prover_destroy(prover);
     if (cpu_too) {
-        if (pl__backend_cpu.open(&instance, prover, &err))
-            die("cpu backend", &err);
-        prove_once(&pl__backend_cpu, instance, prover, synth_pool, wtns, vkey,
-                   &s_cpu, &p_cpu);
-        pl__backend_cpu.close(instance);
+        pl_prover *cpu = prover_on(&pl__backend_cpu, zk, &cpu_stages);
+        prove_once(cpu, &cpu_stages, synth_pool, wtns, vkey, &s_cpu, &p_cpu);
+        pl_prover_destroy(cpu);
     }
     unsigned log2_domain = 0;
     while ((1u << log2_domain) < info.domain_size)
@@ -226,11 +258,13 @@ static int bench_prove(int argc, char **argv)
            "gpu_prove_ms=%.1f",
            log2_domain, info.n_constraints, open_s,
            1e3 * median(synth, reps), 1e3 * median(gpu, reps));
-    if (cpu_too)
+    print_stages("gpu", &gpu_stages);
+    if (cpu_too) {
         printf(" cpu_prove_ms=%.1f", 1e3 * p_cpu);
+        print_stages("cpu", &cpu_stages);
+    }
     printf(" verified=yes\n");
     pl__pool_destroy(synth_pool);
-    pl_prover_destroy(prover);
     pl_vkey_destroy(vkey);
     pl_wtns_close(wtns);
     pl_zkey_close(zk);

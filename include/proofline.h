@@ -204,6 +204,10 @@ typedef struct pl_prover_config {
      * of scalars equal to one (default, false); true runs the plain MSM
      * over every scalar, for benchmarks.  The proof is the same. */
     bool plain_msm;
+    /* Where the transforms and G1 sums run: "cpu" (NULL), "cuda" (a GPU;
+     * PL_EUNSUPPORTED where none answers) or "auto" (CUDA when a device
+     * answers, else the CPU). */
+    const char *backend;
 } pl_prover_config;
 
 void pl_prover_config_init(pl_prover_config *cfg);

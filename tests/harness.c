@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The test harness: case registry, failure reporting, ledger-zero check. */
+#define _POSIX_C_SOURCE 200809L
 #include "harness.h"
+#include "backend/backend.h"
 
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define MAX_CASES 256
 static struct {
@@ -157,4 +160,22 @@ int main(int argc, char **argv)
             return run_case(i);
     fprintf(stderr, "no test case named %s\n", argv[1]);
     return 2;
+}
+
+static int slow_backend_ms;
+
+static pl_status slow_begin(pl__backend_proof *proof, pl_error *err)
+{
+    struct timespec ts = {slow_backend_ms / 1000,
+                          (long)(slow_backend_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    return pl__backend_cpu.begin(proof, err);
+}
+
+void pl_test_slow_backend(pl__backend_ops *out, int delay_ms)
+{
+    slow_backend_ms = delay_ms;
+    *out = pl__backend_cpu;
+    out->name = "slow-test";
+    out->begin = slow_begin;
 }

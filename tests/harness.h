@@ -91,4 +91,9 @@ size_t pl_test_section_payload(const uint8_t *b, size_t len, uint32_t id);
 /* Deterministic pseudo-random bytes (xorshift), for reproducible inputs. */
 void pl_test_random_bytes(uint64_t *state, void *out, size_t n);
 
+/* The CPU backend with each proof's backend work delayed by delay_ms: a
+ * slow prover, so that synthesis outruns it. */
+struct pl__backend_ops;
+void pl_test_slow_backend(struct pl__backend_ops *out, int delay_ms);
+
 #endif /* PL_TEST_HARNESS_H */

@@ -280,7 +280,7 @@ PL_TEST(ntt_matches_cpu_on_device)
 
 /* ---- proofs --------------------------------------------------------------- */
 
-/* A proof of a vector with r = s = 0 through a backend's start and finish. */
+/* A proof of a vector with r = s = 0 by a prover on a backend. */
 static void prove_on(const pl__backend_ops *ops, pl_zkey *zk, pl_wtns *wtns,
                      pl_proof *out)
 {
@@ -289,15 +289,10 @@ static void prove_on(const pl__backend_ops *ops, pl_zkey *zk, pl_wtns *wtns,
     pl_prover_config_init(&cfg);
     cfg.threads = 2;
     pl_prover *prover;
-    CHECK_OK(pl_prover_create(&prover, zk, &cfg, &err), &err);
+    CHECK_OK(pl__prover_create_with_backend(&prover, zk, ops, &cfg, &err),
+             &err);
     pl__prover_set_zero_blinding(prover, true);
-    void *instance, *pending;
-    CHECK_OK(ops->open(&instance, prover, &err), &err);
-    blst_fr *abc;
-    CHECK_OK(pl__prover_synthesize(prover, &abc, wtns, NULL, &err), &err);
-    CHECK_OK(ops->start(instance, &pending, abc, wtns, &err), &err);
-    CHECK_OK(ops->finish(instance, pending, out, &err), &err);
-    ops->close(instance);
+    CHECK_OK(pl_prove(prover, out, wtns, &err), &err);
     pl_prover_destroy(prover);
 }
 
@@ -424,39 +419,26 @@ PL_TEST(allocation_failures_leak_nothing_emulated)
                           &err), &err);
     const pl__backend_ops *ops = &pl__backend_cuda_emulated;
     pl_prover *prover;
-    CHECK_OK(pl_prover_create(&prover, zk, NULL, &err), &err);
-    blst_fr *abc;
-    pl__alloc_fail_at(0);
-    void *instance, *pending;
-    CHECK_OK(ops->open(&instance, prover, &err), &err);
-    CHECK_OK(pl__prover_synthesize(prover, &abc, wtns, NULL, &err), &err);
-    CHECK_OK(ops->start(instance, &pending, abc, wtns, &err), &err);
     pl_proof proof;
-    CHECK_OK(ops->finish(instance, pending, &proof, &err), &err);
-    ops->close(instance);
+    pl__alloc_fail_at(0);
+    CHECK_OK(pl__prover_create_with_backend(&prover, zk, ops, NULL, &err),
+             &err);
+    CHECK_OK(pl_prove(prover, &proof, wtns, &err), &err);
+    pl_prover_destroy(prover);
     uint64_t total = pl__alloc_fail_at(0);
     CHECK(total > 4);
     for (uint64_t k = 1; k <= total; k++) {
         pl__alloc_fail_at(k);
-        pl_status st = ops->open(&instance, prover, &err);
+        pl_status st = pl__prover_create_with_backend(&prover, zk, ops, NULL,
+                                                      &err);
         if (st == PL_OK) {
-            abc = NULL;
-            st = pl__prover_synthesize(prover, &abc, wtns, NULL, &err);
-            if (st == PL_OK)
-                st = ops->start(instance, &pending, abc, wtns, &err);
-            if (st == PL_OK)
-                st = ops->finish(instance, pending, &proof, &err);
-            ops->close(instance);
+            st = pl_prove(prover, &proof, wtns, &err);
+            pl_prover_destroy(prover);
         }
         pl__alloc_fail_at(0);
         CHECK_EQ(st, PL_ENOMEM);
-        pl_alloc_stats dev, pinned;
-        pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
-        pl_alloc_stats_read(&pinned, PL_BUF_PINNED, false);
-        CHECK_EQ(dev.live_bytes, 0);
-        CHECK_EQ(pinned.live_bytes, 0);
+        CHECK(pl_alloc_all_freed(&err));
     }
-    pl_prover_destroy(prover);
     pl_wtns_close(wtns);
     pl_zkey_close(zk);
 }

@@ -13,31 +13,6 @@
 #include <pthread.h>
 #include <time.h>
 
-/* ---- a slow backend ---------------------------------------------------- */
-
-static _Atomic int slow_start_ms = 40;
-
-static pl_status slow_start(void *instance, void **pending, blst_fr *abc,
-                            const pl_wtns *wtns, pl_error *err)
-{
-    struct timespec ts = {0, (long)slow_start_ms * 1000000L};
-    nanosleep(&ts, NULL);
-    return pl__backend_cpu.start(instance, pending, abc, wtns, err);
-}
-
-static const pl__backend_ops slow_backend = {
-    .name = "slow-test",
-    .open = NULL, /* filled from the CPU backend below */
-};
-
-static pl__backend_ops make_slow(void)
-{
-    pl__backend_ops ops = pl__backend_cpu;
-    ops.name = slow_backend.name;
-    ops.start = slow_start;
-    return ops;
-}
-
 /* ---- helpers ----------------------------------------------------------- */
 
 typedef struct {
@@ -149,7 +124,8 @@ PL_TEST(real_batch_of_six_verifies)
  * bytes within the budget. */
 PL_TEST(slow_prover_bounds_waiting_partitions)
 {
-    pl__backend_ops slow = make_slow();
+    pl__backend_ops slow;
+    pl_test_slow_backend(&slow, 40);
     pl_engine *e = engine_with(0, 4, 1, &slow);
     pl_circuit *c;
     pl_error err = {0};
@@ -199,7 +175,8 @@ PL_TEST(budget_of_one_partition_serializes)
     pl_circuit_release(c);
     destroy_balanced(probe);
 
-    pl__backend_ops slow = make_slow();
+    pl__backend_ops slow;
+    pl_test_slow_backend(&slow, 40);
     pl_engine *e = engine_with(resident + part, 4, 2, &slow);
     CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
              &err);
@@ -287,7 +264,8 @@ PL_TEST(failing_partition_fails_only_its_job)
 
 PL_TEST(cancel_mid_job_returns_every_byte)
 {
-    pl__backend_ops slow = make_slow();
+    pl__backend_ops slow;
+    pl_test_slow_backend(&slow, 40);
     pl_engine *e = engine_with(0, 2, 1, &slow);
     pl_circuit *c;
     pl_error err = {0};
@@ -365,7 +343,6 @@ PL_TEST(in_memory_witnesses)
 /* Fail the k-th accounted allocation of a whole batch, for every k. */
 PL_TEST(allocation_failures_in_a_batch_leak_nothing)
 {
-    slow_start_ms = 0;
     pl_error err = {0};
     uint64_t total = 0;
     for (uint64_t k = 0; k <= total; k++) {

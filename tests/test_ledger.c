@@ -51,14 +51,6 @@ static void on_event(void *user, const pl_ledger_record *r)
     pthread_mutex_unlock(&log->lock);
 }
 
-static pl_status slow_start(void *instance, void **pending, blst_fr *abc,
-                            const pl_wtns *wtns, pl_error *err)
-{
-    struct timespec ts = {0, 60 * 1000000L};
-    nanosleep(&ts, NULL);
-    return pl__backend_cpu.start(instance, pending, abc, wtns, err);
-}
-
 static const char *vector(const char *name, const char *file)
 {
     static char paths[4][256];
@@ -74,7 +66,7 @@ static void run_job(event_log *log, uint64_t budget, unsigned pw, size_t n,
 {
     pl__backend_ops ops = pl__backend_cpu;
     if (slow)
-        ops.start = slow_start;
+        pl_test_slow_backend(&ops, 60);
     pl_engine_config cfg;
     pl_engine_config_init(&cfg);
     cfg.budget_bytes = budget;

@@ -981,7 +981,7 @@ PL_TEST(prover_witness_msm_matches_plain_within_plan)
                 CHECK_OK(pl_prover_create(&prover, zkey, &cfg, &err), &err);
                 pl__prover_set_zero_blinding(prover, true);
                 pl__prove_plan plan;
-                pl__prover_plan(zkey, threads, &plan);
+                pl__prover_plan(zkey, &pl__backend_cpu, threads, &plan);
                 pl_alloc_stats st;
                 pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
                 CHECK_OK(pl_prove(prover, &proofs[plain], wtns, &err), &err);

@@ -9,12 +9,15 @@
  *     CSR matrices; push it into the hand-off.
  *   the hand-off: one bounded FIFO (handoff_slots), the only place a
  *     synthesized partition is handed on.
- *   prover workers ("pl-prove-w-i"): backend start (NTTs, G1 MSMs; the G2 MSM
- *     starts on its own thread); a/b/c are freed inside start, and their
- *     share of the reservation is released right after; the pending state
- *     goes to the finisher.
- *   the finisher ("pl-finish"): backend finish, verification if asked,
+ *   prover workers ("pl-prove-w-i"): the prover's start (the G2 MSM on its
+ *     own thread; H and the G1 MSMs on the circuit's backend); a/b/c are
+ *     freed inside start, and their share of the reservation is released
+ *     right after; the pending state goes to the finisher.
+ *   the finisher ("pl-finish"): the prover's finish, verification if asked,
  *     delivery, witness freed, the rest of the reservation released.
+ *
+ * The engine calls the prover (src/groth16/) only; the backend it was
+ * created with is chosen, planned and opened through the prover.
  *   the sampler ("pl-rss"): a ledger sample (RSS, classes) every sample_ms.
  *
  * At every lifecycle event the ledger (src/ledger/) records the stages, the
@@ -30,7 +33,6 @@
  * atomics.
  */
 #define _GNU_SOURCE
-#include "backend/backend.h"
 #include "engine/budget.h"
 #include "engine/engine.h"
 #include "formats/formats.h"
@@ -66,7 +68,6 @@ struct pl_circuit {
     pl_zkey *zkey;
     pl_r1cs *r1cs;
     pl_prover *prover;
-    void *instance; /* the backend's */
     pl_vkey *vkey;
     pl__prove_plan plan;
     uint64_t resident_reserved;
@@ -81,7 +82,7 @@ typedef struct partition {
     uint64_t abc_share; /* part of reserved released after start */
     pl_wtns *wtns;
     blst_fr *abc;
-    void *pending;
+    pl_pending *pending;
     pl_stage stage;
     struct partition *next;
 } partition;
@@ -169,12 +170,9 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     pthread_mutex_unlock(&e->lock);
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
-    state.device_used_bytes = state.device_total_bytes = 0;
-    state.device_used_at_open_bytes = 0;
-    if (e->backend->device_memory)
-        e->backend->device_memory(&state.device_used_bytes,
-                                  &state.device_total_bytes,
-                                  &state.device_used_at_open_bytes);
+    pl__prover_device_memory(e->backend, &state.device_used_bytes,
+                             &state.device_total_bytes,
+                             &state.device_used_at_open_bytes);
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
 }
 
@@ -271,13 +269,8 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
                    pl_status st, const pl_error *err)
 {
     job *j = p->job;
-    if (p->pending) { /* join the G2 thread; the proof is not wanted */
-        pl_proof unused;
-        pl_error ignored;
-        e->backend->finish(p->job->circuit->instance, p->pending, &unused,
-                           &ignored);
-        p->pending = NULL;
-    }
+    pl__pending_abort(p->pending); /* the proof is not wanted */
+    p->pending = NULL;
     pl__free(p->abc);
     p->abc = NULL;
     pl_wtns_close(p->wtns);
@@ -539,8 +532,8 @@ static void *prover_main(void *arg)
         pl_error err = {0};
         blst_fr *abc = p->abc;
         p->abc = NULL; /* start consumes it */
-        pl_status st = e->backend->start(p->job->circuit->instance,
-                                         &p->pending, abc, p->wtns, &err);
+        pl_status st = pl__prove_start_abc(p->job->circuit->prover,
+                                           &p->pending, abc, p->wtns, &err);
         release(e, p, p->abc_share); /* a/b/c are freed by now */
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
@@ -565,9 +558,9 @@ static void finish_one(pl_engine *e, partition *p)
     pl_circuit *c = j->circuit;
     pl_error err = {0};
     pl_proof proof;
-    void *pending = p->pending;
+    pl_pending *pending = p->pending;
     p->pending = NULL; /* finish consumes it */
-    pl_status st = e->backend->finish(c->instance, pending, &proof, &err);
+    pl_status st = pl_prove_finish(pending, &proof, &err);
     if (st != PL_OK) {
         retire(e, p, OUTCOME_FAILED, st, &err);
         return;
@@ -763,13 +756,13 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
                            pl_error *err)
 {
     char note[256];
-    const char *name = cfg && cfg->backend ? cfg->backend : "cpu";
-    const pl__backend_ops *backend = pl__backend_find(name, note, sizeof(note));
+    const pl__backend_ops *backend;
+    pl_error why;
     *out = NULL;
-    if (!backend)
-        return pl__error_set(err, strcmp(name, "cuda") == 0 ? PL_EUNSUPPORTED
-                                                           : PL_EUSAGE,
-                             "engine: %s", note);
+    pl_status st = pl__prover_backend(&backend, cfg ? cfg->backend : NULL,
+                                      note, sizeof(note), &why);
+    if (st != PL_OK)
+        return pl__error_set(err, st, "engine: %s", why.msg);
     /* auto without a device: one line to say so, then on with the CPU */
     if (note[0] && cfg->log_level >= PL_LOG_INFO)
         fprintf(cfg->log_stream ? cfg->log_stream : stderr, "engine: %s\n",
@@ -779,8 +772,6 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
 
 static void circuit_free(pl_engine *e, pl_circuit *c)
 {
-    if (c->instance)
-        e->backend->close(c->instance);
     pl_vkey_destroy(c->vkey);
     pl_prover_destroy(c->prover);
     pl_r1cs_close(c->r1cs);
@@ -887,7 +878,7 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
                       (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
         goto fail;
-    e->backend->plan(c->zkey, e->cfg.threads, &c->plan);
+    pl__prover_plan(c->zkey, e->backend, e->cfg.threads, &c->plan);
     /* Reserve the resident bytes before allocating them. */
     uint64_t resident = c->plan.resident_bytes + pl__vkey_bytes(c->zkey->n_public);
     if (!pl__budget_try_reserve(&e->budget, resident)) {
@@ -908,8 +899,8 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     pc.plain_msm = e->cfg.plain_msm;
     pc.on_stage = e->cfg.on_stage;
     pc.on_stage_user = e->cfg.on_stage_user;
-    if ((st = pl_prover_create(&c->prover, c->zkey, &pc, err)) ||
-        (st = e->backend->open(&c->instance, c->prover, err)) ||
+    if ((st = pl__prover_create_with_backend(&c->prover, c->zkey, e->backend,
+                                             &pc, err)) ||
         (st = pl_vkey_from_zkey(&c->vkey, c->zkey, err)))
         goto fail;
 
@@ -1083,7 +1074,7 @@ pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
 void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
 {
     memset(out, 0, sizeof(*out));
-    out->backend = e->backend->name;
+    out->backend = pl__prover_backend_name(e->backend);
     emit_ids(e, PL_EV_COUNT, 0, 0); /* a fresh sample */
     pl_ledger_record now;
     pl__ledger_latest(e->ledger, &now);

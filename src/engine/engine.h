@@ -7,7 +7,7 @@
 #define PL_ENGINE_ENGINE_H
 
 #include "proofline.h"
-#include "backend/backend.h"
+#include "groth16/prover.h"
 
 pl_status pl__engine_create_with_backend(pl_engine **out,
                                          const pl_engine_config *cfg,

@@ -44,6 +44,14 @@ struct pl_zkey {
     const uint8_t *h;       /* domain_size G1 */
 };
 
+/* The private signals (wires after ONE and the publics): section 8's C
+ * points and the C MSM's scalars. */
+static inline uint32_t pl__zkey_n_private(const pl_zkey *zk)
+{
+    uint32_t first_private = zk->n_public + 1;
+    return zk->n_vars > first_private ? zk->n_vars - first_private : 0;
+}
+
 struct pl_wtns {
     char *path;
     pl__mapped map; /* the file's bytes: mapped, or (heap) an accounted copy */

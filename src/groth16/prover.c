@@ -1,31 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CPU Groth16 prover, in the stages of snarkjs's `groth16 prove` (see
- * FORMATS.md), in three steps so the engine can pipeline them:
+ * The Groth16 prover: the proof's skeleton, once, over a backend that does
+ * the heavy transforms and sums (src/backend/: the CPU's threads or a GPU).
+ * In the stages of snarkjs's `groth16 prove` (see FORMATS.md):
  *
  *   synthesize:      a, b from the constraint matrices (CSR, built once per
  *                    circuit from the zkey's coefficients), c = a * b;
- *   start:           B-in-G2 MSM started on a background thread;
- *                    a, b, c to the odd coset (iNTT, shift, NTT);
- *                    h = a * b - c; a/b/c freed;
- *                    G1 MSMs H, A, B1, C on the worker pool;
- *                    (A, B1, B2 and C are over the witness, mostly 0 and 1
- *                    in circuits built from bits: they take the
- *                    witness-aware MSM unless the config says plain_msm)
+ *   start:           the B-in-G2 MSM starts on its own thread;
+ *                    the backend computes H's scalars from a, b, c
+ *                    (odd coset: iNTT, shift, NTT; a b - c); a/b/c freed;
+ *                    the backend's G1 sums H, A, B1, C;
  *   pl_prove_finish: join the G2 MSM, blind with r and s, assemble.
  *
  * The zkey's points are read in place from its memory map.  Every buffer
- * goes through the accounted allocator: csr and the NTT plan (resident per
- * circuit), abc (3 x domain scalars), h (domain scalars), pending (the state
- * between start and finish), and the MSM module's scratch.  pl__prover_plan
- * says how many bytes of each a proof takes before it starts.
+ * goes through the accounted allocator: csr (resident per circuit), abc
+ * (3 x domain scalars), pending (the state between start and finish), the
+ * G2 MSM's scratch, and whatever the backend plans.  pl__prover_plan says
+ * how many bytes of each a proof takes before it starts.
  */
 #define _GNU_SOURCE
 #include "groth16/prover.h"
 #include "field/field.h"
 #include "formats/formats.h"
 #include "msm/msm.h"
-#include "ntt/ntt.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -33,6 +30,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -49,8 +47,9 @@ typedef struct {
 
 struct pl_prover {
     const pl_zkey *zkey;
+    const pl__backend_ops *backend;
+    void *instance;  /* the backend's, for this circuit */
     pl__pool *pool;
-    pl__ntt_plan *ntt;
     constraint_matrices csr;
     pl_stage_fn on_stage;
     void *on_stage_user;
@@ -58,30 +57,23 @@ struct pl_prover {
     bool plain_msm;      /* see pl_prover_config */
 };
 
+/* A proof between start and finish: the G1 sums are in, the G2 sum is on
+ * its way. */
 struct pl_pending {
     pl_prover *prover;
     const pl_wtns *wtns;
     pthread_t g2_thread;
     bool g2_running;
-    bool g2_on_pool;  /* the G1 work is elsewhere (a GPU): use the pool */
+    pl__pool *g2_pool;  /* NULL: the G2 thread alone */
     pl_status g2_status;
     pl_error g2_err;
     blst_p2 b2;
-    blst_p1 a, b1, c, h;
+    blst_p1 g1[PL__SUM_COUNT];
 };
 
 void pl_prover_config_init(pl_prover_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-}
-
-/* Reports the stage that ends now and starts timing the next. */
-static void stage_done(const pl_prover *p, double *since, const char *stage)
-{
-    double t = pl__now_seconds();
-    if (p->on_stage)
-        p->on_stage(p->on_stage_user, stage, t - *since);
-    *since = t;
 }
 
 void pl__prover_set_zero_blinding(pl_prover *prover, bool zero)
@@ -141,8 +133,64 @@ static pl_status build_matrices(constraint_matrices *m, const pl_zkey *zk,
     return PL_OK;
 }
 
-pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
-                           const pl_prover_config *cfg, pl_error *err)
+/* ---- backends ------------------------------------------------------------ */
+
+pl_status pl__prover_backend(const pl__backend_ops **out, const char *name,
+                             char *note, size_t note_len, pl_error *err)
+{
+    char why[256];
+    if (!name)
+        name = "cpu";
+    *out = pl__backend_find(name, why, sizeof(why));
+    if (!*out)
+        return pl__error_set(err, strcmp(name, "cuda") == 0 ? PL_EUNSUPPORTED
+                                                            : PL_EUSAGE,
+                             "%s", why);
+    if (note_len)
+        snprintf(note, note_len, "%s", why);
+    return PL_OK;
+}
+
+const char *pl__prover_backend_name(const pl__backend_ops *backend)
+{
+    return backend->name;
+}
+
+bool pl__prover_device_memory(const pl__backend_ops *backend,
+                              uint64_t *used_bytes, uint64_t *total_bytes,
+                              uint64_t *used_at_open_bytes)
+{
+    *used_bytes = *total_bytes = *used_at_open_bytes = 0;
+    return backend->device_memory &&
+           backend->device_memory(used_bytes, total_bytes, used_at_open_bytes);
+}
+
+/* ---- plan, create, destroy ------------------------------------------------ */
+
+/* The G2 MSM's threads: the pool when the backend's G1 work leaves it
+ * idle (a GPU), else its own thread alone. */
+static unsigned g2_threads(const pl__backend_ops *backend, unsigned threads)
+{
+    return backend->g1_on_host ? 1 : threads;
+}
+
+void pl__prover_plan(const pl_zkey *zk, const pl__backend_ops *backend,
+                     unsigned threads, pl__prove_plan *out)
+{
+    threads = pl__pool_threads_for(threads);
+    backend->plan(zk, threads, out);
+    out->bytes[PL_BUF_ABC] += 3 * (uint64_t)zk->domain_size * sizeof(blst_fr);
+    out->bytes[PL_BUF_PENDING] += sizeof(struct pl_pending);
+    /* the G2 MSM runs beside the backend's G1 sums: its scratch adds */
+    out->bytes[PL_BUF_MSM_SCRATCH] += pl__msm_g2_of_witness_scratch_bytes(
+        zk->n_vars, g2_threads(backend, threads));
+    out->resident_bytes += matrices_bytes(zk);
+}
+
+pl_status pl__prover_create_with_backend(pl_prover **out, const pl_zkey *zkey,
+                                         const pl__backend_ops *backend,
+                                         const pl_prover_config *cfg,
+                                         pl_error *err)
 {
     *out = NULL;
     pl_prover_config defaults;
@@ -154,16 +202,15 @@ pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
     if (!p)
         return pl__error_set(err, PL_ENOMEM, "prover: out of memory");
     p->zkey = zkey;
+    p->backend = backend;
     p->on_stage = cfg->on_stage;
     p->on_stage_user = cfg->on_stage_user;
     p->plain_msm = cfg->plain_msm;
     pl_status st = pl__pool_create(&p->pool, cfg->threads, "pl-prove", err);
-    if (st != PL_OK)
+    if (st != PL_OK || (st = build_matrices(&p->csr, zkey, err)) != PL_OK)
         goto fail;
-    st = pl__ntt_plan_create(&p->ntt, zkey->log2_domain, p->pool, err);
-    if (st != PL_OK)
-        goto fail;
-    if ((st = build_matrices(&p->csr, zkey, err)) != PL_OK)
+    pl__backend_config bc = {zkey, p->pool, cfg->plain_msm};
+    if ((st = backend->open(&p->instance, &bc, err)) != PL_OK)
         goto fail;
     *out = p;
     return PL_OK;
@@ -172,15 +219,35 @@ fail:
     return st;
 }
 
+pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
+                           const pl_prover_config *cfg, pl_error *err)
+{
+    const pl__backend_ops *backend;
+    *out = NULL;
+    pl_status st = pl__prover_backend(&backend, cfg ? cfg->backend : NULL,
+                                      NULL, 0, err);
+    if (st != PL_OK)
+        return st;
+    return pl__prover_create_with_backend(out, zkey, backend, cfg, err);
+}
+
 void pl_prover_destroy(pl_prover *prover)
 {
     if (!prover)
         return;
+    if (prover->instance)
+        prover->backend->close(prover->instance);
     pl__free(prover->csr.values);
-    pl__ntt_plan_destroy(prover->ntt);
     pl__pool_destroy(prover->pool);
     free(prover);
 }
+
+const pl_zkey *pl__prover_zkey(const pl_prover *p)
+{
+    return p->zkey;
+}
+
+/* ---- synthesis ------------------------------------------------------------ */
 
 typedef struct {
     const constraint_matrices *m;
@@ -220,126 +287,6 @@ static void synthesize_rows(void *arg, size_t task, unsigned worker)
     }
 }
 
-/* ---- element-wise steps ------------------------------------------------ */
-
-typedef struct {
-    blst_fr *a, *b, *c;
-    uint8_t *h;
-    size_t n, per_task;
-} elementwise_ctx;
-
-/* h = a * b - c on the coset, written as standard-form scalars for the MSM. */
-static void compute_h(void *arg, size_t task, unsigned worker)
-{
-    elementwise_ctx *ctx = arg;
-    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
-    if (hi > ctx->n)
-        hi = ctx->n;
-    for (size_t i = lo; i < hi; i++) {
-        blst_fr t;
-        blst_fr_mul(&t, &ctx->a[i], &ctx->b[i]);
-        blst_fr_sub(&t, &t, &ctx->c[i]);
-        pl__fr_to_le(ctx->h + i * PL__FR_BYTES, &t);
-    }
-}
-
-static void run_elementwise(const pl_prover *p, pl__task_fn fn,
-                            elementwise_ctx *ctx)
-{
-    size_t tasks = 4 * (size_t)pl__pool_size(p->pool);
-    ctx->per_task = (ctx->n + tasks - 1) / tasks;
-    if (ctx->per_task < 1024)
-        ctx->per_task = 1024;
-    pl__pool_run(p->pool, (ctx->n + ctx->per_task - 1) / ctx->per_task, fn, ctx);
-}
-
-/* ---- the MSMs over the witness ----------------------------------------- */
-
-/* The witness MSMs (A, B1, B2, C): the witness-aware ones unless the
- * prover was configured with plain_msm.  H's scalars are dense and take
- * pl__msm_g1 always. */
-static pl_status witness_msm_g1(const pl_prover *p, blst_p1 *out,
-                                const uint8_t *points, const uint8_t *scalars,
-                                size_t n, pl_error *err)
-{
-    return p->plain_msm ? pl__msm_g1(out, points, scalars, n, p->pool, err)
-                        : pl__msm_g1_witness(out, points, scalars, n, p->pool,
-                                             err);
-}
-
-/* Scratch of one G1 (or, with g2, G2) witness MSM of n points on `threads`
- * workers, for either setting of plain_msm: pl__prover_plan does not see
- * the prover's configuration. */
-static uint64_t witness_msm_bytes(bool g2, size_t n, unsigned threads)
-{
-    uint64_t w = g2 ? pl__msm_g2_witness_scratch_bytes(n, threads)
-                    : pl__msm_g1_witness_scratch_bytes(n, threads);
-    uint64_t plain = g2 ? pl__msm_g2_scratch_bytes(n, threads)
-                        : pl__msm_g1_scratch_bytes(n, threads);
-    return w > plain ? w : plain;
-}
-
-static void *g2_thread_main(void *arg)
-{
-    pl_pending *pd = arg;
-    const pl_prover *p = pd->prover;
-    const pl_zkey *zk = p->zkey;
-    pl__pool *pool = pd->g2_on_pool ? p->pool : NULL;
-    pd->g2_status =
-        p->plain_msm
-            ? pl__msm_g2(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars, pool,
-                         &pd->g2_err)
-            : pl__msm_g2_witness(&pd->b2, zk->b2, pd->wtns->values, zk->n_vars,
-                                 pool, &pd->g2_err);
-    return NULL;
-}
-
-/* ---- start and finish -------------------------------------------------- */
-
-uint64_t pl__prover_g2_scratch_bytes(const pl_zkey *zk, unsigned threads)
-{
-    return witness_msm_bytes(true, zk->n_vars, pl__pool_threads_for(threads));
-}
-
-const pl__ntt_plan *pl__prover_ntt(const pl_prover *p)
-{
-    return p->ntt;
-}
-
-void pl__prover_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
-{
-    uint64_t n = zk->domain_size;
-    threads = pl__pool_threads_for(threads);
-    size_t first_private = (size_t)zk->n_public + 1;
-    size_t n_private = zk->n_vars > first_private ? zk->n_vars - first_private : 0;
-    memset(out, 0, sizeof(*out));
-    out->bytes[PL_BUF_ABC] = 3 * n * sizeof(blst_fr);
-    out->bytes[PL_BUF_H] = n * PL__FR_BYTES;
-    /* the G1 MSMs (H; A and B1 over all signals, C over the private ones)
-     * run one after another on the pool: the largest of them; the G2 MSM
-     * runs beside them on its own thread: plus its own */
-    uint64_t g1 = pl__msm_g1_scratch_bytes(n, threads);
-    uint64_t ab = witness_msm_bytes(false, zk->n_vars, threads);
-    uint64_t c = witness_msm_bytes(false, n_private, threads);
-    if (ab > g1)
-        g1 = ab;
-    if (c > g1)
-        g1 = c;
-    out->bytes[PL_BUF_MSM_SCRATCH] = g1 + witness_msm_bytes(true, zk->n_vars, 1);
-    out->bytes[PL_BUF_PENDING] = sizeof(struct pl_pending);
-    out->resident_bytes = matrices_bytes(zk) + pl__ntt_plan_bytes(zk->log2_domain);
-}
-
-const pl_zkey *pl__prover_zkey(const pl_prover *p)
-{
-    return p->zkey;
-}
-
-unsigned pl__prover_threads(const pl_prover *p)
-{
-    return pl__pool_size(p->pool);
-}
-
 pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
                                 const pl_wtns *wtns, pl__pool *pool,
                                 pl_error *err)
@@ -367,8 +314,23 @@ pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
     return PL_OK;
 }
 
-pl_status pl__pending_begin(pl_prover *p, pl_pending **out,
-                           const pl_wtns *wtns, bool g2_on_pool, pl_error *err)
+/* ---- start ---------------------------------------------------------------- */
+
+static void *g2_thread_main(void *arg)
+{
+    pl_pending *pd = arg;
+    const pl_prover *p = pd->prover;
+    const pl_zkey *zk = p->zkey;
+    pd->g2_status = pl__msm_g2_of_witness(&pd->b2, zk->b2, pd->wtns->values,
+                                          zk->n_vars, p->plain_msm,
+                                          pd->g2_pool, &pd->g2_err);
+    return NULL;
+}
+
+/* The pending state (class pending), with the G2 MSM over the witness
+ * started on its own thread. */
+static pl_status pending_begin(pl_prover *p, pl_pending **out,
+                               const pl_wtns *wtns, pl_error *err)
 {
     *out = NULL;
     pl_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
@@ -376,7 +338,7 @@ pl_status pl__pending_begin(pl_prover *p, pl_pending **out,
         return PL_ENOMEM;
     pd->prover = p;
     pd->wtns = wtns;
-    pd->g2_on_pool = g2_on_pool;
+    pd->g2_pool = p->backend->g1_on_host ? NULL : p->pool;
     int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
     if (rc) {
         pl__free(pd);
@@ -389,15 +351,6 @@ pl_status pl__pending_begin(pl_prover *p, pl_pending **out,
     return PL_OK;
 }
 
-void pl__pending_set_g1(pl_pending *pd, const blst_p1 *a, const blst_p1 *b1,
-                        const blst_p1 *c, const blst_p1 *h)
-{
-    pd->a = *a;
-    pd->b1 = *b1;
-    pd->c = *c;
-    pd->h = *h;
-}
-
 void pl__pending_abort(pl_pending *pd)
 {
     if (!pd)
@@ -407,60 +360,44 @@ void pl__pending_abort(pl_pending *pd)
     pl__free(pd);
 }
 
-void pl__prover_stage_done(const pl_prover *p, double *since,
-                           const char *stage)
-{
-    stage_done(p, since, stage);
-}
+static const char *const sum_stage[PL__SUM_COUNT] = {
+    [PL__SUM_H] = "msm_h", [PL__SUM_A] = "msm_a", [PL__SUM_B1] = "msm_b1",
+    [PL__SUM_C] = "msm_c"};
 
 pl_status pl__prove_start_abc(pl_prover *p, pl_pending **out, blst_fr *abc,
                               const pl_wtns *wtns, pl_error *err)
 {
-    *out = NULL;
-    const pl_zkey *zk = p->zkey;
-    uint8_t *h = NULL;
+    const pl__backend_ops *backend = p->backend;
+    pl__stage_timer timer;
+    pl__backend_proof bp = {p->instance, wtns, &timer, NULL};
     pl_pending *pd = NULL;
-    double since = pl__now_seconds();
-    pl_status st = pl__pending_begin(p, &pd, wtns, false, err);
+    bool begun = false;
+    pl_status st;
+    *out = NULL;
+    pl__stage_timer_start(&timer, p->on_stage, p->on_stage_user);
+
+    if ((st = pending_begin(p, &pd, wtns, err)) ||
+        (st = backend->begin(&bp, err)))
+        goto fail;
+    begun = true;
+    st = backend->h(&bp, abc, err);
+    pl__free(abc); /* spent: H's scalars are the backend's now */
+    abc = NULL;
     if (st != PL_OK)
         goto fail;
-
-    size_t n = zk->domain_size;
-    blst_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    pl__ntt_to_odd_coset(p->ntt, a, p->pool);
-    pl__ntt_to_odd_coset(p->ntt, b, p->pool);
-    pl__ntt_to_odd_coset(p->ntt, c, p->pool);
-    stage_done(p, &since, "ntt");
-
-    h = pl__alloc(PL_BUF_H, (uint64_t)n * PL__FR_BYTES, err);
-    if (!h) {
-        st = PL_ENOMEM;
-        goto fail;
+    pl__stage_lap(&timer, "h");
+    for (int sum = 0; sum < PL__SUM_COUNT; sum++) {
+        if ((st = backend->msm_g1(&bp, (pl__g1_sum)sum, &pd->g1[sum], err)))
+            goto fail;
+        pl__stage_lap(&timer, sum_stage[sum]);
     }
-    elementwise_ctx ew = {a, b, c, h, n, 0};
-    run_elementwise(p, compute_h, &ew);
-    pl__free(abc);
-    abc = NULL;
-    stage_done(p, &since, "h");
-
-    const uint8_t *w = wtns->values;
-    uint64_t first_private = (uint64_t)zk->n_public + 1;
-    if ((st = pl__msm_g1(&pd->h, zk->h, h, n, p->pool, err)))
-        goto fail;
-    pl__free(h);
-    h = NULL;
-    stage_done(p, &since, "msm_h");
-    if ((st = witness_msm_g1(p, &pd->a, zk->a, w, zk->n_vars, err)) ||
-        (st = witness_msm_g1(p, &pd->b1, zk->b1, w, zk->n_vars, err)) ||
-        (st = witness_msm_g1(p, &pd->c, zk->c, w + first_private * PL__FR_BYTES,
-                             zk->n_vars - first_private, err)))
-        goto fail;
-    stage_done(p, &since, "msm_g1");
+    backend->end(&bp);
     *out = pd;
     return PL_OK;
 
 fail:
-    pl__free(h);
+    if (begun)
+        backend->end(&bp);
     pl__free(abc);
     pl__pending_abort(pd);
     return st;
@@ -470,14 +407,17 @@ pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
                          pl_error *err)
 {
     blst_fr *abc;
-    double since = pl__now_seconds();
+    pl__stage_timer timer;
     *out = NULL;
+    pl__stage_timer_start(&timer, p->on_stage, p->on_stage_user);
     pl_status st = pl__prover_synthesize(p, &abc, wtns, p->pool, err);
     if (st != PL_OK)
         return st;
-    stage_done(p, &since, "synthesize");
+    pl__stage_lap(&timer, "synthesize");
     return pl__prove_start_abc(p, out, abc, wtns, err);
 }
+
+/* ---- finish --------------------------------------------------------------- */
 
 /* A uniformly random non-zero scalar < r from the OS CSPRNG. */
 static pl_status random_scalar(blst_scalar *out, pl_error *err)
@@ -518,9 +458,10 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
     pl_prover *p = pd->prover;
     const pl_zkey *zk = p->zkey;
     pl_status st = PL_OK;
-    double since = pl__now_seconds();
+    pl__stage_timer timer;
+    pl__stage_timer_start(&timer, p->on_stage, p->on_stage_user);
     pthread_join(pd->g2_thread, NULL);
-    stage_done(p, &since, "g2_join");
+    pl__stage_lap(&timer, "g2_join");
     pd->g2_running = false;
     if (pd->g2_status != PL_OK) {
         st = pd->g2_status;
@@ -552,7 +493,7 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
 
     /* pi_A = alpha1 + A + r delta1 */
     blst_p1 pi_a;
-    blst_p1_add_or_double(&pi_a, &alpha1, &pd->a);
+    blst_p1_add_or_double(&pi_a, &alpha1, &pd->g1[PL__SUM_A]);
     blst_p1_mult(&t1, &delta1, r.b, 255);
     blst_p1_add_or_double(&pi_a, &pi_a, &t1);
     /* pi_B = beta2 + B2 + s delta2 */
@@ -562,12 +503,12 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
     blst_p2_add_or_double(&pi_b, &pi_b, &t2);
     /* B1' = beta1 + B1 + s delta1 */
     blst_p1 b1;
-    blst_p1_add_or_double(&b1, &beta1, &pd->b1);
+    blst_p1_add_or_double(&b1, &beta1, &pd->g1[PL__SUM_B1]);
     blst_p1_mult(&t1, &delta1, s.b, 255);
     blst_p1_add_or_double(&b1, &b1, &t1);
     /* pi_C = C + H + s pi_A + r B1' - r s delta1 */
     blst_p1 pi_c;
-    blst_p1_add_or_double(&pi_c, &pd->c, &pd->h);
+    blst_p1_add_or_double(&pi_c, &pd->g1[PL__SUM_C], &pd->g1[PL__SUM_H]);
     blst_p1_mult(&t1, &pi_a, s.b, 255);
     blst_p1_add_or_double(&pi_c, &pi_c, &t1);
     blst_p1_mult(&t1, &b1, r.b, 255);
@@ -584,7 +525,7 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
     memcpy(out->a.b, &a_aff, sizeof(out->a.b));
     memcpy(out->b.b, &b_aff, sizeof(out->b.b));
     memcpy(out->c.b, &c_aff, sizeof(out->c.b));
-    stage_done(p, &since, "assemble");
+    pl__stage_lap(&timer, "assemble");
 
     /* Scrub the blinding factors and the unblinded sums. */
     memset(&r, 0, sizeof(r));

@@ -56,6 +56,19 @@ pl_status pl__msm_g2_witness(blst_p2 *out, const uint8_t *points,
 uint64_t pl__msm_g1_witness_scratch_bytes(size_t n, unsigned threads);
 uint64_t pl__msm_g2_witness_scratch_bytes(size_t n, unsigned threads);
 
+/* A witness MSM in the form a prover is configured with: plain
+ * (pl__msm_gX, for benchmarks) or witness-aware (pl__msm_gX_witness, the
+ * default); the sum is the same.  The scratch bound covers either form, so
+ * a plan made before the form is known holds. */
+pl_status pl__msm_g1_of_witness(blst_p1 *out, const uint8_t *points,
+                                const uint8_t *scalars, size_t n, bool plain,
+                                pl__pool *pool, pl_error *err);
+pl_status pl__msm_g2_of_witness(blst_p2 *out, const uint8_t *points,
+                                const uint8_t *scalars, size_t n, bool plain,
+                                pl__pool *pool, pl_error *err);
+uint64_t pl__msm_g1_of_witness_scratch_bytes(size_t n, unsigned threads);
+uint64_t pl__msm_g2_of_witness_scratch_bytes(size_t n, unsigned threads);
+
 /* The same sums on blst's Pippenger tiles. */
 pl_status pl__msm_g1_blst(blst_p1 *out, const uint8_t *points,
                           const uint8_t *scalars, size_t n, pl__pool *pool,

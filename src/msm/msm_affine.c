@@ -543,6 +543,39 @@ uint64_t pl__msm_g2_witness_scratch_bytes(size_t n, unsigned threads)
     return wit_bound(&group_g2, n, threads);
 }
 
+pl_status pl__msm_g1_of_witness(blst_p1 *out, const uint8_t *points,
+                                const uint8_t *scalars, size_t n, bool plain,
+                                pl__pool *pool, pl_error *err)
+{
+    return plain ? pl__msm_g1(out, points, scalars, n, pool, err)
+                 : pl__msm_g1_witness(out, points, scalars, n, pool, err);
+}
+
+pl_status pl__msm_g2_of_witness(blst_p2 *out, const uint8_t *points,
+                                const uint8_t *scalars, size_t n, bool plain,
+                                pl__pool *pool, pl_error *err)
+{
+    return plain ? pl__msm_g2(out, points, scalars, n, pool, err)
+                 : pl__msm_g2_witness(out, points, scalars, n, pool, err);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+uint64_t pl__msm_g1_of_witness_scratch_bytes(size_t n, unsigned threads)
+{
+    return max_u64(pl__msm_g1_witness_scratch_bytes(n, threads),
+                   pl__msm_g1_scratch_bytes(n, threads));
+}
+
+uint64_t pl__msm_g2_of_witness_scratch_bytes(size_t n, unsigned threads)
+{
+    return max_u64(pl__msm_g2_witness_scratch_bytes(n, threads),
+                   pl__msm_g2_scratch_bytes(n, threads));
+}
+
 /* ---- the sum -------------------------------------------------------------- */
 
 typedef struct {

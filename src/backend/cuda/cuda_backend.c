@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CUDA backend: the engine's backend interface with the odd-coset H
- * computation and the four G1 MSMs on a GPU, and the G2 MSM on a CPU thread
- * beside it on the prover's threads (as SupraSeal does; the split prove
- * gives it the time).
+ * The CUDA backend: the backend primitives (backend.h) on a GPU.  The
+ * prover runs the G2 MSM on its CPU threads beside it (as SupraSeal does;
+ * the split prove gives it the time).
  *
- *   open:   per circuit, uploads the zkey's G1 point sets (A, B1, C, H), the
- *           NTT tables, and allocates the device buffers one proof uses
- *           (a/b/c, the witness, MSM scratch).  All of it is resident: a
- *           proof allocates nothing on the device, so device memory is
- *           bounded by construction and checked against the device's free
- *           memory up front.
- *   start:  begins the pending proof (G2 MSM thread), then under the
- *           device's lock: uploads a, b, c and the witness through the
- *           pinned staging buffers (each transform overlaps the next
- *           upload), frees the host a/b/c, h = a b - c on the device (h stays
- *           there), and the MSMs for H, A, B1 and C.
- *   finish: the CPU prover's (join G2, blind, assemble), unchanged.
+ *   open:    per circuit, uploads the zkey's G1 point sets (A, B1, C, H) and
+ *            the NTT tables, and allocates the device buffers one proof
+ *            uses (a/b/c, the witness, MSM scratch).  All of it is
+ *            resident: a proof allocates nothing on the device, so device
+ *            memory is bounded by construction and checked against the
+ *            device's free memory up front.
+ *   begin:   takes the device (its lock) until end.
+ *   h:       uploads a, b, c and the witness through the pinned staging
+ *            buffers (each transform overlaps the next upload), then
+ *            h = a b - c on the device, where h stays.
+ *   msm_g1:  the MSMs for H, A, B1 and C over the device's points.
+ *   end:     waits for the device's queued work and releases it.
  *
  * One device object per GPU, shared by every circuit's instance (it holds
  * the streams, events and staging buffers); device 0 for now.  The same
@@ -37,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define G1_AFFINE_BYTES 96u
 
 /* ---- the device object, one per process (per GPU) ----------------------- */
 
@@ -105,21 +103,15 @@ typedef struct {
     uint64_t bytes[BUF_COUNT];
 } device_layout;
 
-static uint32_t private_count(const pl_zkey *zk)
-{
-    uint32_t first_private = zk->n_public + 1;
-    return zk->n_vars > first_private ? zk->n_vars - first_private : 0;
-}
-
 static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
 {
     uint64_t n = zk->domain_size;
     uint32_t msm_max = zk->domain_size > zk->n_vars ? zk->domain_size
                                                      : zk->n_vars;
-    out->bytes[BUF_POINTS_A] = (uint64_t)zk->n_vars * G1_AFFINE_BYTES;
-    out->bytes[BUF_POINTS_B1] = (uint64_t)zk->n_vars * G1_AFFINE_BYTES;
-    out->bytes[BUF_POINTS_C] = (uint64_t)private_count(zk) * G1_AFFINE_BYTES;
-    out->bytes[BUF_POINTS_H] = n * G1_AFFINE_BYTES;
+    out->bytes[BUF_POINTS_A] = (uint64_t)zk->n_vars * PL__G1_BYTES;
+    out->bytes[BUF_POINTS_B1] = (uint64_t)zk->n_vars * PL__G1_BYTES;
+    out->bytes[BUF_POINTS_C] = (uint64_t)pl__zkey_n_private(zk) * PL__G1_BYTES;
+    out->bytes[BUF_POINTS_H] = n * PL__G1_BYTES;
     out->bytes[BUF_TWIDDLES] = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
     out->bytes[BUF_CONSTANTS] = pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
     out->bytes[BUF_ABC] = 3 * n * sizeof(blst_fr);
@@ -129,26 +121,22 @@ static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
 
 static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
 {
-    pl__prove_plan cpu;
-    pl__prover_plan(zk, threads, &cpu);
     memset(out, 0, sizeof(*out));
-    /* host: a/b/c from synthesis until uploaded, the pending state, and
-     * the G2 MSM's scratch; the H vector lives on the device */
-    out->bytes[PL_BUF_ABC] = cpu.bytes[PL_BUF_ABC];
-    out->bytes[PL_BUF_PENDING] = cpu.bytes[PL_BUF_PENDING];
-    out->bytes[PL_BUF_MSM_SCRATCH] = pl__prover_g2_scratch_bytes(zk, threads);
-    /* resident: the CPU prover's (matrices, NTT plan) and the pinned
-     * staging and chunk buffers of the device object */
-    out->resident_bytes = cpu.resident_bytes + PL_GPU_STAGING_BYTES +
-                          PL_GPU_CHUNK_BYTES;
-    /* the device buffers are not planned here: they are the device's, and
-     * open checks them against its free memory before allocating */
+    /* A proof's host bytes are the prover's (a/b/c until uploaded, the
+     * pending state, the G2 MSM); h and the G1 sums live on the device.
+     * Resident: the device object's pinned staging and chunk buffers, and
+     * the NTT plan and constants that open builds, uploads and frees.  The
+     * device buffers are not planned here: they are the device's, and open
+     * checks them against its free memory before allocating. */
+    out->resident_bytes =
+        PL_GPU_STAGING_BYTES + PL_GPU_CHUNK_BYTES +
+        pl__ntt_plan_bytes(zk->log2_domain) +
+        pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
 }
 
 /* ---- open and close ------------------------------------------------------ */
 
 typedef struct {
-    pl_prover *prover;
     const pl_zkey *zk;
     pl__gpu *gpu;
     device_layout layout;
@@ -168,15 +156,49 @@ static void cuda_close(void *instance)
     free(ci);
 }
 
-static pl_status open_with(void **instance, pl_prover *prover,
+/* The NTT tables on the device: the CPU plan's twiddles and the coset
+ * constants, computed on the host, uploaded, and freed again. */
+static pl_status upload_ntt_tables(cuda_instance *ci, pl__pool *pool,
+                                   pl_error *err)
+{
+    const pl_zkey *zk = ci->zk;
+    pl__ntt_plan *plan = NULL;
+    blst_fr *constants = NULL;
+    pl_status st = pl__ntt_plan_create(&plan, zk->log2_domain, pool, err);
+    if (st == PL_OK &&
+        !(constants = pl__gpu_ntt_constants(plan, zk->log2_domain, err)))
+        st = PL_ENOMEM;
+    if (st == PL_OK) {
+        const blst_fr *twiddles;
+        blst_fr unused_n_inv, unused_g;
+        pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
+        pl__gpu_lock(ci->gpu);
+        if (zk->domain_size >= 2)
+            st = pl__gpu_upload(ci->gpu, ci->buf[BUF_TWIDDLES], twiddles,
+                                ci->layout.bytes[BUF_TWIDDLES], err);
+        if (st == PL_OK)
+            st = pl__gpu_upload(ci->gpu, ci->buf[BUF_CONSTANTS], constants,
+                                ci->layout.bytes[BUF_CONSTANTS], err);
+        if (st == PL_OK) /* the host copies go next */
+            st = pl__gpu_sync(ci->gpu, err);
+        pl__gpu_unlock(ci->gpu);
+    }
+    pl__free(constants);
+    pl__ntt_plan_destroy(plan);
+    if (st == PL_OK)
+        pl__gpu_ntt_tables_init(&ci->tables, zk->log2_domain,
+                                ci->buf[BUF_TWIDDLES], ci->buf[BUF_CONSTANTS]);
+    return st;
+}
+
+static pl_status open_with(void **instance, const pl__backend_config *cfg,
                            const pl__gpu_impl *impl, pl_error *err)
 {
     *instance = NULL;
     cuda_instance *ci = calloc(1, sizeof(*ci));
     if (!ci)
         return pl__error_set(err, PL_ENOMEM, "cuda backend: out of memory");
-    ci->prover = prover;
-    ci->zk = pl__prover_zkey(prover);
+    ci->zk = cfg->zkey;
     const pl_zkey *zk = ci->zk;
     pl_status st = device_acquire(impl, &ci->gpu, err);
     if (st != PL_OK) {
@@ -210,35 +232,15 @@ static pl_status open_with(void **instance, pl_prover *prover,
         }
 
     /* the zkey's points go up as they are (blst's layout, see arith/g1.h) */
-    const pl__ntt_plan *plan = pl__prover_ntt(prover);
-    const blst_fr *twiddles;
-    blst_fr unused_n_inv, unused_g;
-    pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
-    blst_fr *constants = pl__gpu_ntt_constants(plan, zk->log2_domain, err);
-    if (!constants) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
-    pl__gpu_lock(ci->gpu);
-    st = PL_OK;
-    if (zk->domain_size >= 2)
-        st = pl__gpu_upload(ci->gpu, ci->buf[BUF_TWIDDLES], twiddles,
-                            ci->layout.bytes[BUF_TWIDDLES], err);
-    if (!st)
-        st = pl__gpu_upload(ci->gpu, ci->buf[BUF_CONSTANTS], constants,
-                            ci->layout.bytes[BUF_CONSTANTS], err);
     const uint8_t *sets[4] = {zk->a, zk->b1, zk->c, zk->h};
-    for (int i = 0; i < 4 && !st; i++)
+    pl__gpu_lock(ci->gpu);
+    for (int i = 0; i < 4 && st == PL_OK; i++)
         if (ci->layout.bytes[BUF_POINTS_A + i])
             st = pl__gpu_upload(ci->gpu, ci->buf[BUF_POINTS_A + i], sets[i],
                                 ci->layout.bytes[BUF_POINTS_A + i], err);
     pl__gpu_unlock(ci->gpu);
-    pl__free(constants);
-    if (st != PL_OK)
+    if (st != PL_OK || (st = upload_ntt_tables(ci, cfg->pool, err)) != PL_OK)
         goto fail;
-
-    pl__gpu_ntt_tables_init(&ci->tables, zk->log2_domain,
-                            ci->buf[BUF_TWIDDLES], ci->buf[BUF_CONSTANTS]);
     *instance = ci;
     return PL_OK;
 fail:
@@ -246,13 +248,26 @@ fail:
     return st;
 }
 
-/* ---- start and finish ---------------------------------------------------- */
+/* ---- a proof's steps ------------------------------------------------------ */
 
-/* The device part of a start, under the device's lock. */
-static pl_status device_prove(cuda_instance *ci, blst_fr **abc,
-                              const pl_wtns *wtns, blst_p1 out[4],
-                              double *since, pl_error *err)
+static pl_status cuda_begin(pl__backend_proof *proof, pl_error *err)
 {
+    cuda_instance *ci = proof->instance;
+    pl__gpu_lock(ci->gpu); /* one proof at a time: the buffers are shared */
+    return PL_OK;
+}
+
+static void cuda_end(pl__backend_proof *proof)
+{
+    cuda_instance *ci = proof->instance;
+    pl_error ignored;
+    pl__gpu_sync(ci->gpu, &ignored); /* nothing of this proof still runs */
+    pl__gpu_unlock(ci->gpu);
+}
+
+static pl_status cuda_h(pl__backend_proof *proof, blst_fr *abc, pl_error *err)
+{
+    cuda_instance *ci = proof->instance;
     const pl_zkey *zk = ci->zk;
     pl__gpu *gpu = ci->gpu;
     uint64_t n = zk->domain_size;
@@ -261,108 +276,118 @@ static pl_status device_prove(cuda_instance *ci, blst_fr **abc,
     /* a, b, c: each transform queued behind its upload, so it runs while
      * the next vector is copied */
     for (int k = 0; k < 3; k++)
-        if ((st = pl__gpu_upload(gpu, d_abc + k * n, *abc + k * n,
+        if ((st = pl__gpu_upload(gpu, d_abc + k * n, abc + k * n,
                                  n * sizeof(blst_fr), err)) ||
             (st = pl__gpu_to_odd_coset(gpu, d_abc + k * n, &ci->tables, err)))
             return st;
-    if ((st = pl__gpu_upload(gpu, ci->buf[BUF_WITNESS], wtns->values,
+    if ((st = pl__gpu_upload(gpu, ci->buf[BUF_WITNESS], proof->wtns->values,
                              (uint64_t)zk->n_vars * PL__FR_BYTES, err)))
         return st;
-    pl__free(*abc); /* uploaded: the host copy goes now */
-    *abc = NULL;
     /* the wait costs nothing (the MSMs need h) and makes the stage's time
      * the transforms' rather than their queueing's */
     if ((st = pl__gpu_coset_h(gpu, d_abc, d_abc + n, d_abc + 2 * n,
-                              (uint32_t)n, err)) ||
-        (st = pl__gpu_sync(gpu, err)))
+                              (uint32_t)n, err)))
         return st;
-    pl__prover_stage_done(ci->prover, since, "gpu_h");
+    return pl__gpu_sync(gpu, err);
+}
 
+static pl_status cuda_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
+                             blst_p1 *out, pl_error *err)
+{
+    cuda_instance *ci = proof->instance;
+    const pl_zkey *zk = ci->zk;
     const uint8_t *w = ci->buf[BUF_WITNESS];
-    uint32_t first_private = zk->n_public + 1;
-    void *scratch = ci->buf[BUF_MSM_SCRATCH];
-    uint64_t scratch_bytes = ci->layout.bytes[BUF_MSM_SCRATCH];
-    /* out: A, B1, C, H */
-    if ((st = pl__gpu_msm_g1(gpu, &out[3], ci->buf[BUF_POINTS_H],
-                             d_abc + 2 * n, (uint32_t)n, scratch,
-                             scratch_bytes, err)) ||
-        (st = pl__gpu_msm_g1(gpu, &out[0], ci->buf[BUF_POINTS_A], w,
-                             zk->n_vars, scratch, scratch_bytes, err)) ||
-        (st = pl__gpu_msm_g1(gpu, &out[1], ci->buf[BUF_POINTS_B1], w,
-                             zk->n_vars, scratch, scratch_bytes, err)) ||
-        (st = pl__gpu_msm_g1(gpu, &out[2], ci->buf[BUF_POINTS_C],
-                             w + (uint64_t)first_private * PL__FR_BYTES,
-                             private_count(zk), scratch, scratch_bytes, err)))
-        return st;
-    pl__prover_stage_done(ci->prover, since, "gpu_msm_g1");
-    return PL_OK;
-}
-
-static pl_status cuda_start(void *instance, void **pending, blst_fr *abc,
-                            const pl_wtns *wtns, pl_error *err)
-{
-    cuda_instance *ci = instance;
-    pl_pending *pd = NULL;
-    double since = pl__now_seconds();
-    *pending = NULL;
-    /* the CPU is free while the GPU works: the G2 MSM gets the pool */
-    pl_status st = pl__pending_begin(ci->prover, &pd, wtns, true, err);
-    if (st == PL_OK) {
-        blst_p1 sums[4];
-        pl__gpu_lock(ci->gpu);
-        st = device_prove(ci, &abc, wtns, sums, &since, err);
-        pl__gpu_unlock(ci->gpu);
-        if (st == PL_OK) {
-            pl__pending_set_g1(pd, &sums[0], &sums[1], &sums[2], &sums[3]);
-            *pending = pd;
-            pd = NULL;
-        }
+    const blst_fr *d_abc = ci->buf[BUF_ABC];
+    const void *points, *scalars;
+    uint32_t n;
+    switch (sum) {
+    case PL__SUM_H: /* h is over c's slot */
+        points = ci->buf[BUF_POINTS_H];
+        scalars = d_abc + 2 * (uint64_t)zk->domain_size;
+        n = zk->domain_size;
+        break;
+    case PL__SUM_A:
+        points = ci->buf[BUF_POINTS_A];
+        scalars = w;
+        n = zk->n_vars;
+        break;
+    case PL__SUM_B1:
+        points = ci->buf[BUF_POINTS_B1];
+        scalars = w;
+        n = zk->n_vars;
+        break;
+    case PL__SUM_C:
+        points = ci->buf[BUF_POINTS_C];
+        scalars = w + ((uint64_t)zk->n_public + 1) * PL__FR_BYTES;
+        n = pl__zkey_n_private(zk);
+        break;
+    default:
+        return pl__error_set(err, PL_EINTERNAL, "cuda backend: no sum %d",
+                             (int)sum);
     }
-    pl__free(abc);
-    pl__pending_abort(pd);
-    return st;
-}
-
-static pl_status cuda_finish(void *instance, void *pending, pl_proof *out,
-                             pl_error *err)
-{
-    return pl_prove_finish(pending, out, err);
+    return pl__gpu_msm_g1(ci->gpu, out, points, scalars, n,
+                          ci->buf[BUF_MSM_SCRATCH],
+                          ci->layout.bytes[BUF_MSM_SCRATCH], err);
 }
 
 /* ---- the two backends ---------------------------------------------------- */
 
-static pl_status emulated_open(void **instance, pl_prover *prover,
+static pl_status emulated_open(void **instance, const pl__backend_config *cfg,
                                pl_error *err)
 {
-    return open_with(instance, prover, &pl__gpu_impl_emulated, err);
+    return open_with(instance, cfg, &pl__gpu_impl_emulated, err);
 }
 
 const pl__backend_ops pl__backend_cuda_emulated = {
     .name = "cuda-emulated",
+    .g1_on_host = false,
     .plan = cuda_plan,
     .open = emulated_open,
     .close = cuda_close,
-    .start = cuda_start,
-    .finish = cuda_finish,
+    .begin = cuda_begin,
+    .h = cuda_h,
+    .msm_g1 = cuda_msm_g1,
+    .end = cuda_end,
     .device_memory = cuda_device_memory,
 };
 
 #ifdef PL_HAVE_CUDA
-static pl_status real_open(void **instance, pl_prover *prover, pl_error *err)
+static pl_status real_open(void **instance, const pl__backend_config *cfg,
+                           pl_error *err)
 {
-    return open_with(instance, prover, &pl__gpu_impl_cuda, err);
+    return open_with(instance, cfg, &pl__gpu_impl_cuda, err);
 }
 
 static const pl__backend_ops backend_cuda = {
     .name = "cuda",
+    .g1_on_host = false,
     .plan = cuda_plan,
     .open = real_open,
     .close = cuda_close,
-    .start = cuda_start,
-    .finish = cuda_finish,
+    .begin = cuda_begin,
+    .h = cuda_h,
+    .msm_g1 = cuda_msm_g1,
+    .end = cuda_end,
     .device_memory = cuda_device_memory,
 };
 const pl__backend_ops *const pl__backend_cuda = &backend_cuda;
+
+bool pl__backend_cuda_usable(char *why, size_t why_len)
+{
+    char reason[160] = "";
+    if (pl__gpu_impl_cuda.device_count(reason, sizeof(reason)) > 0)
+        return true;
+    snprintf(why, why_len, "no CUDA device found (%s)",
+             reason[0] ? reason : "none present");
+    return false;
+}
 #else
 const pl__backend_ops *const pl__backend_cuda = NULL;
+
+bool pl__backend_cuda_usable(char *why, size_t why_len)
+{
+    snprintf(why, why_len, "this build has no CUDA backend (nvcc was not "
+             "found when it was built)");
+    return false;
+}
 #endif
