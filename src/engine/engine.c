@@ -35,6 +35,7 @@
 #define _GNU_SOURCE
 #include "engine/budget.h"
 #include "engine/engine.h"
+#include "engine/sched.h"
 #include "formats/formats.h"
 #include "groth16/prover.h"
 #include "groth16/vkey.h"
@@ -44,6 +45,7 @@
 #include "util/error.h"
 #include "util/pool.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -141,18 +143,60 @@ struct pl_engine {
     pthread_t *synth_threads, *prover_threads, finisher_thread, sampler_thread;
     unsigned n_synth_started, n_prover_started;
     bool finisher_started, sampler_started;
+#ifndef NDEBUG
+    /* who holds `lock`, for the asserts of the *_locked functions; written
+     * and read only by the thread that holds it */
+    bool lock_held;
+    pthread_t lock_owner;
+#endif
 };
 
-static const char *const stage_names[] = {
-#define PL__STAGE_NAME(name, label) label,
-    PL_STAGE_MAP(PL__STAGE_NAME)
-#undef PL__STAGE_NAME
-};
+/* ---- the engine's lock ---------------------------------------------------- */
 
-const char *pl_stage_name(pl_stage stage)
+/* Every use of e->lock goes through these, so that a function named
+ * *_locked can assert that its caller holds the lock (debug builds keep the
+ * owner; release builds compile the bookkeeping away). */
+static void note_lock_owner(pl_engine *e, bool held)
 {
-    return (unsigned)stage < PL_STAGE_COUNT ? stage_names[stage] : "unknown";
+#ifndef NDEBUG
+    e->lock_held = held;
+    e->lock_owner = pthread_self();
+#endif
 }
+
+static void engine_lock(pl_engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    note_lock_owner(e, true);
+}
+
+static void engine_unlock(pl_engine *e)
+{
+    note_lock_owner(e, false);
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void engine_wait(pl_engine *e, pthread_cond_t *cond)
+{
+    note_lock_owner(e, false);
+    pthread_cond_wait(cond, &e->lock);
+    note_lock_owner(e, true);
+}
+
+static void engine_timedwait(pl_engine *e, pthread_cond_t *cond,
+                             const struct timespec *until)
+{
+    note_lock_owner(e, false);
+    pthread_cond_timedwait(cond, &e->lock, until);
+    note_lock_owner(e, true);
+}
+
+#ifndef NDEBUG
+static bool engine_lock_held(const pl_engine *e)
+{
+    return e->lock_held && pthread_equal(e->lock_owner, pthread_self());
+}
+#endif
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -165,9 +209,9 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
                      size_t part)
 {
     pl__ledger_state state;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     memcpy(state.stage_now, e->stage_now, sizeof(state.stage_now));
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
     pl__prover_device_memory(e->backend, &state.device_used_bytes,
@@ -176,9 +220,28 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
 }
 
+/* The bytes a partition's buffers hold now, as far as the engine sees
+ * them: its witness when this engine allocated it, a/b/c until start takes
+ * them, the pending state after start.  Its reservation never falls below
+ * them (the buffers inside start and finish, planned too, come and go
+ * within those calls). */
+#ifndef NDEBUG
+static uint64_t partition_live_bytes(const partition *p)
+{
+    const pl__prove_plan *plan = &p->job->circuit->plan;
+    uint64_t live = p->wtns && p->wtns->heap ? p->wtns->map.size : 0;
+    if (p->abc)
+        live += plan->bytes[PL_BUF_ABC];
+    if (p->pending)
+        live += plan->bytes[PL_BUF_PENDING];
+    return live;
+}
+#endif
+
 /* For a partition in flight (its job cannot be done, so it is alive). */
 static void emit(pl_engine *e, pl_event event, const partition *p)
 {
+    assert(p->reserved >= partition_live_bytes(p));
     emit_ids(e, event, p->job->id, p->index);
 }
 
@@ -208,6 +271,7 @@ static partition *fifo_pop(fifo *q)
 /* Moves a partition between stages; under e->lock.  PL_STAGE_COUNT = none. */
 static void set_stage_locked(pl_engine *e, partition *p, pl_stage to)
 {
+    assert(engine_lock_held(e));
     if (p->stage < PL_STAGE_COUNT)
         e->stage_now[p->stage]--;
     p->stage = to;
@@ -217,9 +281,9 @@ static void set_stage_locked(pl_engine *e, partition *p, pl_stage to)
 
 static void set_stage(pl_engine *e, partition *p, pl_stage to)
 {
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     set_stage_locked(e, p, to);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 }
 
 static void release(pl_engine *e, partition *p, uint64_t bytes)
@@ -233,6 +297,7 @@ static void release(pl_engine *e, partition *p, uint64_t bytes)
 /* Under e->lock: the job is complete when every partition is accounted. */
 static void check_done_locked(pl_engine *e, job *j)
 {
+    assert(engine_lock_held(e));
     if (!j->done &&
         j->proved + j->failed + j->skipped == j->spec.n_partitions) {
         j->done = true;
@@ -245,6 +310,7 @@ static void check_done_locked(pl_engine *e, job *j)
 static void stop_job_locked(pl_engine *e, job *j, pl_status st,
                             const pl_error *err)
 {
+    assert(engine_lock_held(e));
     if (!atomic_load(&j->stopped)) {
         atomic_store(&j->stopped, true);
         j->status = st;
@@ -280,7 +346,7 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     uint64_t job_id = j->id;
     size_t part = p->index;
 
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     set_stage_locked(e, p, PL_STAGE_COUNT);
     switch (outcome) {
     case OUTCOME_PROVED:
@@ -298,7 +364,7 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
         break;
     }
     check_done_locked(e, j);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     emit_ids(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
                 : outcome == OUTCOME_FAILED ? PL_EV_FAILED : PL_EV_CANCELLED,
              job_id, part);
@@ -310,13 +376,18 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
 /* Under e->lock: the next partition in admission order, claimed. */
 static job *pick_next_locked(pl_engine *e, size_t *index)
 {
+    assert(engine_lock_held(e));
     job *best = NULL;
+    pl__sched_key best_key = {0, 0, 0};
     for (job *j = e->jobs; j; j = j->next) {
         if (j->done || atomic_load(&j->stopped) ||
             j->next_to_admit >= j->spec.n_partitions)
             continue;
-        if (!best || j->spec.priority > best->spec.priority)
+        pl__sched_key key = {j->spec.priority, j->id, j->next_to_admit};
+        if (!best || pl__sched_before(&key, &best_key)) {
             best = j;
+            best_key = key;
+        }
     }
     if (best)
         *index = best->next_to_admit++;
@@ -360,23 +431,23 @@ static partition *admit_next(pl_engine *e)
     pthread_mutex_lock(&e->admission_lock);
     for (;;) {
         size_t index = 0;
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         job *j = NULL;
         while (!atomic_load(&e->stopping) && !(j = pick_next_locked(e, &index)))
-            pthread_cond_wait(&e->work_changed, &e->lock);
-        pthread_mutex_unlock(&e->lock);
+            engine_wait(e, &e->work_changed);
+        engine_unlock(e);
         if (atomic_load(&e->stopping))
             break;
 
         p = calloc(1, sizeof(*p));
         pl_error err = {0};
         if (!p) { /* a tiny allocation: fail the job rather than stall */
-            pthread_mutex_lock(&e->lock);
+            engine_lock(e);
             j->failed++;
             e->failed++;
             pl__error_set(&err, PL_ENOMEM, "engine: out of memory");
             stop_job_locked(e, j, PL_ENOMEM, &err);
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             continue;
         }
         p->job = j;
@@ -390,11 +461,11 @@ static partition *admit_next(pl_engine *e)
             p = NULL;
             continue;
         }
-        p->abc_share = plan->bytes[PL_BUF_ABC];
-        uint64_t want = wb;
-        for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
-            want += plan->bytes[c];
-        if (want > e->budget.limit) {
+        pl__sched_reservation r;
+        pl__sched_reservation_for(&r, plan, wb);
+        p->abc_share = r.abc_share;
+        uint64_t want = r.total;
+        if (!pl__sched_can_fit(e->budget.limit, want)) {
             pl__error_set(&err, PL_EBUDGET,
                           "partition %zu of job %llu needs %llu bytes but the "
                           "whole budget is %llu bytes", index,
@@ -481,24 +552,25 @@ static void *synth_main(void *arg)
         /* Hand off; the reservation travels with the partition.  A slot
          * is claimed first, so handed_off is logged before any prover can
          * take the partition (and log prove_start). */
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         set_stage_locked(e, p, PL_STAGE_WAITING);
         while (!atomic_load(&e->stopping) &&
-               e->handoff.count + e->handoff.claimed >= e->handoff.capacity)
-            pthread_cond_wait(&e->handoff_changed, &e->lock);
+               !pl__sched_handoff_has_room(e->handoff.count, e->handoff.claimed,
+                                           e->handoff.capacity))
+            engine_wait(e, &e->handoff_changed);
         if (atomic_load(&e->stopping)) {
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
             continue;
         }
         e->handoff.claimed++;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         emit(e, PL_EV_HANDED_OFF, p);
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         e->handoff.claimed--;
         fifo_push(&e->handoff, p);
         pthread_cond_broadcast(&e->handoff_changed);
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
     }
     return NULL;
 }
@@ -510,19 +582,19 @@ static void *prover_main(void *arg)
     pl_engine *e = ((thread_arg *)arg)->engine;
     current_track = ((thread_arg *)arg)->track;
     for (;;) {
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         while (!atomic_load(&e->stopping) && e->handoff.count == 0)
-            pthread_cond_wait(&e->handoff_changed, &e->lock);
+            engine_wait(e, &e->handoff_changed);
         partition *p = fifo_pop(&e->handoff);
         if (!p) { /* stopping and drained */
             e->provers_alive--;
             pthread_cond_broadcast(&e->finish_changed);
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             return NULL;
         }
         set_stage_locked(e, p, PL_STAGE_PROVING);
         pthread_cond_broadcast(&e->handoff_changed);
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
 
         if (atomic_load(&p->job->stopped) || atomic_load(&e->stopping)) {
             retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
@@ -540,13 +612,13 @@ static void *prover_main(void *arg)
             continue;
         }
         emit(e, PL_EV_ABC_FREED, p);
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         set_stage_locked(e, p, PL_STAGE_FINISHING);
         while (e->finishing.count >= e->finishing.capacity)
-            pthread_cond_wait(&e->finish_changed, &e->lock);
+            engine_wait(e, &e->finish_changed);
         fifo_push(&e->finishing, p);
         pthread_cond_broadcast(&e->finish_changed);
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
     }
 }
 
@@ -582,10 +654,10 @@ static void finish_one(pl_engine *e, partition *p)
             retire(e, p, OUTCOME_FAILED, PL_EINTERNAL, &err);
             return;
         }
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         j->verified++;
         e->verified++;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
     }
     if (j->spec.on_proof)
         j->spec.on_proof(j->spec.on_proof_user, j->id, p->index, &proof,
@@ -599,13 +671,13 @@ static void *finisher_main(void *arg)
     pl_engine *e = ((thread_arg *)arg)->engine;
     current_track = ((thread_arg *)arg)->track;
     for (;;) {
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         while (e->finishing.count == 0 &&
                !(atomic_load(&e->stopping) && e->provers_alive == 0))
-            pthread_cond_wait(&e->finish_changed, &e->lock);
+            engine_wait(e, &e->finish_changed);
         partition *p = fifo_pop(&e->finishing);
         pthread_cond_broadcast(&e->finish_changed);
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         if (!p)
             return NULL;
         finish_one(e, p);
@@ -618,11 +690,11 @@ static void *sampler_main(void *arg)
 {
     pl_engine *e = arg;
     unsigned period_ms = e->cfg.sample_ms;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     while (!atomic_load(&e->stopping)) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         emit_ids(e, PL_EV_COUNT, 0, 0);
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += period_ms / 1000;
@@ -632,9 +704,9 @@ static void *sampler_main(void *arg)
             until.tv_nsec -= 1000000000L;
         }
         if (!atomic_load(&e->stopping))
-            pthread_cond_timedwait(&e->sampler_wake, &e->lock, &until);
+            engine_timedwait(e, &e->sampler_wake, &until);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return NULL;
 }
 
@@ -708,7 +780,10 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
         st = pl__error_set(err, PL_ENOMEM, "engine: out of memory");
         goto fail;
     }
-    if ((st = pl__ledger_create(&e->ledger, &e->cfg, err)))
+    pl__ledger_config lc = {e->cfg.log_level, e->cfg.log_stream,
+                            e->cfg.on_event, e->cfg.on_event_user,
+                            e->cfg.record_timeline};
+    if ((st = pl__ledger_create(&e->ledger, &lc, err)))
         goto fail;
     pl__ledger_name_track(e->ledger, TRACK_CALLER, "caller");
     char name[32]; /* Linux keeps 15 characters of a thread's name */
@@ -726,9 +801,9 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
         snprintf(name, sizeof(name), "pl-prove-w%u", i);
         e->thread_args[track] = (thread_arg){e, track};
         pl__ledger_name_track(e->ledger, track, name);
-        pthread_mutex_lock(&e->lock);
+        engine_lock(e);
         e->provers_alive++;
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         if ((st = start_thread(&e->prover_threads[i], prover_main,
                                &e->thread_args[track], name, err))) {
             e->provers_alive--;
@@ -795,7 +870,7 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
 {
     if (!e)
         return PL_OK;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     for (job *j = e->jobs; j; j = j->next)
         if (!j->done) {
             pl_error why;
@@ -807,7 +882,7 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
     pthread_cond_broadcast(&e->handoff_changed);
     pthread_cond_broadcast(&e->finish_changed);
     pthread_cond_broadcast(&e->sampler_wake);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     pl__budget_wake(&e->budget);
 
     for (unsigned i = 0; i < e->n_synth_started; i++)
@@ -855,15 +930,15 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
                                  pl_error *err)
 {
     *out = NULL;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     for (pl_circuit *c = e->circuits; c; c = c->next)
         if (strcmp(c->zkey_path, zkey_path) == 0 && (!r1cs_path || c->r1cs)) {
             c->refs++;
             *out = c;
-            pthread_mutex_unlock(&e->lock);
+            engine_unlock(e);
             return PL_OK;
         }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
 
     pl_status st;
     pl_circuit *c = calloc(1, sizeof(*c));
@@ -904,10 +979,10 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
         (st = pl_vkey_from_zkey(&c->vkey, c->zkey, err)))
         goto fail;
 
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     c->next = e->circuits;
     e->circuits = c;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     *out = c;
     return PL_OK;
 fail:
@@ -920,7 +995,7 @@ void pl_circuit_release(pl_circuit *c)
     if (!c)
         return;
     pl_engine *e = c->engine;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     bool last = --c->refs == 0;
     if (last) {
         pl_circuit **link = &e->circuits;
@@ -928,7 +1003,7 @@ void pl_circuit_release(pl_circuit *c)
             link = &(*link)->next;
         *link = c->next;
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     if (last)
         circuit_free(e, c);
 }
@@ -936,11 +1011,10 @@ void pl_circuit_release(pl_circuit *c)
 void pl_circuit_plan(const pl_circuit *c, uint64_t witness_bytes,
                      uint64_t *partition_bytes, uint64_t *resident_bytes)
 {
-    uint64_t total = witness_bytes;
-    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
-        total += c->plan.bytes[k];
+    pl__sched_reservation r;
+    pl__sched_reservation_for(&r, &c->plan, witness_bytes);
     if (partition_bytes)
-        *partition_bytes = total;
+        *partition_bytes = r.total;
     if (resident_bytes)
         *resident_bytes = c->resident_reserved;
 }
@@ -982,9 +1056,9 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
         }
         j->spec.witness_paths = (const char *const *)j->paths;
     }
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     if (atomic_load(&e->stopping)) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         job_free(j);
         return pl__error_set(err, PL_ECANCELLED, "engine: shutting down");
     }
@@ -996,12 +1070,13 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
     *link = j;
     *job_id = j->id;
     pthread_cond_broadcast(&e->work_changed);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return PL_OK;
 }
 
 static job *find_job_locked(pl_engine *e, uint64_t id)
 {
+    assert(engine_lock_held(e));
     for (job *j = e->jobs; j; j = j->next)
         if (j->id == id)
             return j;
@@ -1024,11 +1099,11 @@ static void fill_status(pl_job_status *out, const job *j)
 pl_status pl_engine_poll(pl_engine *e, uint64_t job_id, pl_job_status *out,
                          pl_error *err)
 {
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     job *j = find_job_locked(e, job_id);
     if (j)
         fill_status(out, j);
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return j ? PL_OK : pl__error_set(err, PL_EUSAGE, "engine: no job %llu",
                                      (unsigned long long)job_id);
 }
@@ -1036,21 +1111,21 @@ pl_status pl_engine_poll(pl_engine *e, uint64_t job_id, pl_job_status *out,
 pl_status pl_engine_wait(pl_engine *e, uint64_t job_id, pl_job_status *out,
                          pl_error *err)
 {
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     job *j = find_job_locked(e, job_id);
     if (!j) {
-        pthread_mutex_unlock(&e->lock);
+        engine_unlock(e);
         return pl__error_set(err, PL_EUSAGE, "engine: no job %llu",
                              (unsigned long long)job_id);
     }
     while (!j->done)
-        pthread_cond_wait(&e->job_done, &e->lock);
+        engine_wait(e, &e->job_done);
     fill_status(out, j);
     job **link = &e->jobs;
     while (*link != j)
         link = &(*link)->next;
     *link = j->next;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     pl_circuit_release(j->circuit);
     job_free(j);
     return PL_OK;
@@ -1058,7 +1133,7 @@ pl_status pl_engine_wait(pl_engine *e, uint64_t job_id, pl_job_status *out,
 
 pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
 {
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     job *j = find_job_locked(e, job_id);
     if (j && !j->done) {
         pl_error why;
@@ -1066,7 +1141,7 @@ pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
                       (unsigned long long)job_id);
         stop_job_locked(e, j, PL_ECANCELLED, &why);
     }
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     return j ? PL_OK : pl__error_set(err, PL_EUSAGE, "engine: no job %llu",
                                      (unsigned long long)job_id);
 }
@@ -1093,7 +1168,7 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->peak_device_untracked_bytes = peaks.device_untracked;
     out->baseline_rss_anon_bytes = peaks.baseline_rss_anon;
     out->events = peaks.events;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     memcpy(out->stage_now, e->stage_now, sizeof(out->stage_now));
     memcpy(out->stage_peak, e->stage_peak, sizeof(out->stage_peak));
     out->proofs = e->proofs;
@@ -1101,7 +1176,7 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->failed = e->failed;
     out->skipped = e->skipped;
     out->trimmed_bytes = e->trimmed_bytes;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
         pl_alloc_stats_read(&out->classes[c], (pl_buffer_class)c, false);
 }
@@ -1112,9 +1187,9 @@ uint64_t pl_engine_trim(pl_engine *e)
     malloc_trim(0);
     uint64_t after = pl__ledger_read_rss(NULL);
     uint64_t given = before > after ? before - after : 0;
-    pthread_mutex_lock(&e->lock);
+    engine_lock(e);
     e->trimmed_bytes = given;
-    pthread_mutex_unlock(&e->lock);
+    engine_unlock(e);
     emit_ids(e, PL_EV_COUNT, 0, 0);
     return given;
 }

@@ -46,9 +46,20 @@ static const char *const event_names[] = {
 #undef PL__EVENT_NAME
 };
 
+static const char *const stage_names[] = {
+#define PL__STAGE_NAME(name, label) label,
+    PL_STAGE_MAP(PL__STAGE_NAME)
+#undef PL__STAGE_NAME
+};
+
 const char *pl_event_name(pl_event event)
 {
     return (unsigned)event < PL_EV_COUNT ? event_names[event] : "sample";
+}
+
+const char *pl_stage_name(pl_stage stage)
+{
+    return (unsigned)stage < PL_STAGE_COUNT ? stage_names[stage] : "unknown";
 }
 
 uint64_t pl__ledger_read_rss(uint64_t *rss_file)
@@ -70,7 +81,7 @@ uint64_t pl__ledger_read_rss(uint64_t *rss_file)
     return (uint64_t)anon * 1024;
 }
 
-pl_status pl__ledger_create(pl__ledger **out, const pl_engine_config *cfg,
+pl_status pl__ledger_create(pl__ledger **out, const pl__ledger_config *cfg,
                             pl_error *err)
 {
     *out = NULL;
@@ -78,11 +89,11 @@ pl_status pl__ledger_create(pl__ledger **out, const pl_engine_config *cfg,
     if (!l)
         return pl__error_set(err, PL_ENOMEM, "ledger: out of memory");
     pthread_mutex_init(&l->lock, NULL);
-    l->level = cfg->log_level;
-    l->log = cfg->log_stream ? cfg->log_stream : stderr;
+    l->level = cfg->level;
+    l->log = cfg->log ? cfg->log : stderr;
     l->on_event = cfg->on_event;
     l->on_event_user = cfg->on_event_user;
-    l->keep = cfg->record_timeline;
+    l->keep = cfg->keep_records;
     l->t0 = pl__now_seconds();
     l->baseline = pl__ledger_read_rss(NULL);
     l->peaks.baseline_rss_anon = l->baseline;

@@ -5,7 +5,10 @@
  * reserved/budget, RssAnon and RssFile, and untracked = RssAnon - tracked -
  * baseline.  It logs one line per event (docs/ledger.md), keeps peaks, and
  * optionally keeps the records for the timeline outputs (trace.c, plot.c).
- * The engine owns one ledger; the ledger never calls back into the engine.
+ * It owns the ledger's vocabulary too: the names of the stages and events
+ * (pl_stage_name, pl_event_name).  The engine owns one ledger; the ledger
+ * never calls back into the engine, and knows nothing of jobs beyond the
+ * numbers in a record.
  */
 #ifndef PL_LEDGER_H
 #define PL_LEDGER_H
@@ -32,7 +35,16 @@ typedef struct pl__ledger_peaks {
     uint64_t events;
 } pl__ledger_peaks;
 
-pl_status pl__ledger_create(pl__ledger **out, const pl_engine_config *cfg,
+/* Where the lines go and what is kept. */
+typedef struct pl__ledger_config {
+    pl_log_level level;
+    FILE *log;             /* NULL: stderr */
+    pl_event_fn on_event;  /* called for every event record, no lock held */
+    void *on_event_user;
+    bool keep_records;     /* for the timeline outputs (trace, plot) */
+} pl__ledger_config;
+
+pl_status pl__ledger_create(pl__ledger **out, const pl__ledger_config *cfg,
                             pl_error *err);
 void pl__ledger_destroy(pl__ledger *ledger);
 void pl__ledger_name_track(pl__ledger *ledger, unsigned track,

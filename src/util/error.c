@@ -69,13 +69,3 @@ pl_status pl__error_errno(pl_error *err, pl_status code, int sys_errno,
     }
     return code;
 }
-
-void pl__error_clear(pl_error *err)
-{
-    if (err) {
-        err->code = PL_OK;
-        err->sys_errno = 0;
-        err->cuda_code = 0;
-        err->msg[0] = '\0';
-    }
-}

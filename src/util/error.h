@@ -21,6 +21,5 @@ pl_status pl__error_set(pl_error *err, pl_status code, const char *fmt, ...)
     PL__PRINTF(3, 4);
 pl_status pl__error_errno(pl_error *err, pl_status code, int sys_errno,
                           const char *fmt, ...) PL__PRINTF(4, 5);
-void pl__error_clear(pl_error *err);
 
 #endif /* PL_UTIL_ERROR_H */

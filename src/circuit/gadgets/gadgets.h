@@ -76,11 +76,8 @@ void pl__u32_const(pl__u32 *out, uint32_t v);
 void pl__u32_alloc(pl_cs *cs, pl__u32 *out, uint32_t v);
 void pl__u32_rotr(pl__u32 *out, const pl__u32 *x, unsigned n);
 void pl__u32_shr(pl__u32 *out, const pl__u32 *x, unsigned n);
-void pl__u32_xor(pl_cs *cs, pl__u32 *out, const pl__u32 *a, const pl__u32 *b);
 void pl__u32_xor3(pl_cs *cs, pl__u32 *out, const pl__u32 *a,
                   const pl__u32 *b, const pl__u32 *c);
-void pl__u32_and(pl_cs *cs, pl__u32 *out, const pl__u32 *a, const pl__u32 *b);
-void pl__u32_not(pl__u32 *out, const pl__u32 *a);
 void pl__u32_ch(pl_cs *cs, pl__u32 *out, const pl__u32 *e, const pl__u32 *f,
                 const pl__u32 *g);
 void pl__u32_maj(pl_cs *cs, pl__u32 *out, const pl__u32 *a, const pl__u32 *b,

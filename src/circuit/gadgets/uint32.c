@@ -41,33 +41,12 @@ void pl__u32_shr(pl__u32 *out, const pl__u32 *x, unsigned n)
     out->value = n < 32 ? x->value >> n : 0;
 }
 
-void pl__u32_xor(pl_cs *cs, pl__u32 *out, const pl__u32 *a, const pl__u32 *b)
-{
-    for (unsigned i = 0; i < 32; i++)
-        out->b[i] = pl__bit_xor(cs, a->b[i], b->b[i]);
-    out->value = a->value ^ b->value;
-}
-
 void pl__u32_xor3(pl_cs *cs, pl__u32 *out, const pl__u32 *a,
                   const pl__u32 *b, const pl__u32 *c)
 {
     for (unsigned i = 0; i < 32; i++)
         out->b[i] = pl__bit_xor3(cs, a->b[i], b->b[i], c->b[i]);
     out->value = a->value ^ b->value ^ c->value;
-}
-
-void pl__u32_and(pl_cs *cs, pl__u32 *out, const pl__u32 *a, const pl__u32 *b)
-{
-    for (unsigned i = 0; i < 32; i++)
-        out->b[i] = pl__bit_and(cs, a->b[i], b->b[i]);
-    out->value = a->value & b->value;
-}
-
-void pl__u32_not(pl__u32 *out, const pl__u32 *a)
-{
-    for (unsigned i = 0; i < 32; i++)
-        out->b[i] = pl__bit_not(a->b[i]);
-    out->value = ~a->value;
 }
 
 void pl__u32_ch(pl_cs *cs, pl__u32 *out, const pl__u32 *e, const pl__u32 *f,
