@@ -11,7 +11,7 @@
 #define PL_ENGINE_SCHED_H
 
 #include "proofline.h"
-#include "backend/backend.h"
+#include "groth16/prover.h" /* pl__prove_plan */
 
 /* What admission orders partitions by: higher priority first, then the
  * older job (smaller sequence number), then the lower partition. */
