@@ -424,3 +424,47 @@ PL_TEST(generated_witnesses)
     pl_circuit_release(c);
     destroy_balanced(e);
 }
+
+/* An event hook that sleeps at every hand-off: it runs between a synthesis
+ * worker's claim of a hand-off slot and its push, which widens the window
+ * in which a destroy can find a claimed slot and an empty queue. */
+static void sleep_at_handoff(void *user, const pl_ledger_record *r)
+{
+    if (r->event == PL_EV_HANDED_OFF) {
+        struct timespec ts = {0, 3 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Destroy (and sometimes cancel first) at random moments of a running
+ * batch: every time, destroy succeeds and every class is back to zero, so
+ * no partition is left in a queue that nobody drains. */
+PL_TEST(destroy_at_random_moments_leaves_nothing)
+{
+    uint64_t rng = 0x5eed;
+    for (int round = 0; round < 40; round++) {
+        uint64_t r;
+        pl_test_random_bytes(&rng, &r, sizeof(r));
+        pl_engine_config cfg;
+        pl_engine_config_init(&cfg);
+        cfg.synth_workers = 2 + (unsigned)(r % 3);
+        cfg.prover_workers = 1 + (unsigned)((r >> 8) % 2);
+        cfg.threads = 2;
+        cfg.on_event = sleep_at_handoff;
+        pl_engine *e;
+        pl_error err = {0};
+        CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &pl__backend_cpu,
+                                                &err), &err);
+        pl_circuit *c;
+        CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL,
+                                        &err), &err);
+        delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+        uint64_t id = submit_copies(e, c, "chain10", 8, &log, 0);
+        struct timespec ts = {0, (long)((r >> 16) % 25) * 1000000L};
+        nanosleep(&ts, NULL);
+        if ((r >> 32) % 3 == 0)
+            CHECK_OK(pl_engine_cancel(e, id, &err), &err);
+        CHECK_OK(pl_engine_destroy(e, &err), &err);
+        CHECK(pl_alloc_all_freed(&err));
+    }
+}

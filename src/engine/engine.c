@@ -583,10 +583,13 @@ static void *prover_main(void *arg)
     current_track = ((thread_arg *)arg)->track;
     for (;;) {
         engine_lock(e);
-        while (!atomic_load(&e->stopping) && e->handoff.count == 0)
+        /* A claimed slot is a partition on its way in: wait for it even
+         * when stopping, or it would be pushed into a queue nobody drains. */
+        while (e->handoff.count == 0 &&
+               !(atomic_load(&e->stopping) && e->handoff.claimed == 0))
             engine_wait(e, &e->handoff_changed);
         partition *p = fifo_pop(&e->handoff);
-        if (!p) { /* stopping and drained */
+        if (!p) { /* stopping, drained, nothing claimed */
             e->provers_alive--;
             pthread_cond_broadcast(&e->finish_changed);
             engine_unlock(e);
