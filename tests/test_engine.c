@@ -442,7 +442,7 @@ static void sleep_at_handoff(void *user, const pl_ledger_record *r)
 PL_TEST(destroy_at_random_moments_leaves_nothing)
 {
     uint64_t rng = 0x5eed;
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 24; round++) {
         uint64_t r;
         pl_test_random_bytes(&rng, &r, sizeof(r));
         pl_engine_config cfg;

@@ -199,3 +199,54 @@ PL_TEST(budget_bounds_waiting_where_unlimited_does_not)
            (unsigned long long)unbounded.max_waiting);
     CHECK(unbounded.max_waiting > bounded.max_waiting);
 }
+
+/* Every counter sample of a trace is later than the one before: the
+ * ledger stamps records under its lock, so however the threads interleave
+ * (four synthesis workers, two provers, a 1 ms sampler) the timeline never
+ * runs backwards. */
+PL_TEST(trace_time_never_runs_backwards)
+{
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 4;
+    cfg.prover_workers = 2;
+    cfg.threads = 2;
+    cfg.sample_ms = 1;
+    cfg.record_timeline = true;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, &cfg, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    const char *paths[12];
+    for (size_t i = 0; i < 12; i++)
+        paths[i] = vector("chain10", "witness.wtns");
+    pl_job_spec spec = {.circuit = c, .n_partitions = 12,
+                        .witness_paths = paths};
+    uint64_t id;
+    pl_job_status js;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    const char *path = pl_test_tmp("monotonic.trace.json");
+    CHECK_OK(pl_engine_write_trace(e, path, &err), &err);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+
+    size_t len;
+    char *text = (char *)pl_test_read_file(path, &len);
+    const char *key = "{\"name\":\"reserved\",\"ph\":\"C\",\"ts\":";
+    double last = -1;
+    size_t samples = 0;
+    for (const char *at = strstr(text, key); at; at = strstr(at + 1, key)) {
+        double ts = strtod(at + strlen(key), NULL);
+        if (ts < last)
+            pl_test_fail(__FILE__, __LINE__, "record %zu at %.1f us follows "
+                         "one at %.1f us", samples, ts, last);
+        last = ts;
+        samples++;
+    }
+    CHECK(samples > 12 * 9); /* every event of every partition, at least */
+    free(text);
+}

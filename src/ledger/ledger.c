@@ -212,7 +212,6 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
     r.job = job;
     r.partition = partition;
     r.track = track;
-    r.t_seconds = pl__now_seconds() - l->t0;
     memcpy(r.stage_now, state->stage_now, sizeof(r.stage_now));
     r.reserved_bytes = state->reserved_bytes;
     r.budget_bytes = state->budget_bytes;
@@ -231,6 +230,9 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
                         (int64_t)l->baseline;
 
     pthread_mutex_lock(&l->lock);
+    /* Stamped under the lock, so records are kept (and "latest" moves) in
+     * time order whatever the threads' interleaving. */
+    r.t_seconds = pl__now_seconds() - l->t0;
     if (r.device_total_bytes) {
         r.device_untracked_bytes = (int64_t)r.device_used_bytes -
                                    (int64_t)r.class_bytes[PL_BUF_DEVICE] -
