@@ -468,3 +468,80 @@ PL_TEST(destroy_at_random_moments_leaves_nothing)
         CHECK(pl_alloc_all_freed(&err));
     }
 }
+
+typedef struct {
+    pl_engine *engine;
+    pthread_barrier_t *start;
+    const char *path;
+    pl_circuit *circuit;
+    pl_status status;
+} opener;
+
+static void *open_after_barrier(void *arg)
+{
+    opener *o = arg;
+    pl_error err = {0};
+    pthread_barrier_wait(o->start);
+    o->status = pl_engine_open_circuit(o->engine, &o->circuit, o->path, NULL,
+                                       &err);
+    return NULL;
+}
+
+/* Two threads open the same zkey at once. */
+static void open_twice_at_once(pl_engine *e, const char *path, opener o[2])
+{
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        o[i] = (opener){e, &start, path, NULL, PL_OK};
+        CHECK_EQ(pthread_create(&t[i], NULL, open_after_barrier, &o[i]), 0);
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&start);
+}
+
+/* Both get the one circuit, and its resident bytes are reserved once (the
+ * second open waits for the first instead of building it again). */
+PL_TEST(concurrent_opens_share_one_circuit)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s", zkey_path("chain10"));
+    for (int round = 0; round < 20; round++) {
+        pl_engine *e = engine_with(0, 1, 1, NULL);
+        opener o[2];
+        open_twice_at_once(e, path, o);
+        CHECK_EQ(o[0].status, PL_OK);
+        CHECK_EQ(o[1].status, PL_OK);
+        CHECK(o[0].circuit == o[1].circuit);
+        uint64_t resident;
+        pl_circuit_plan(o[0].circuit, 0, NULL, &resident);
+        pl_engine_stats st;
+        pl_engine_stats_read(e, &st);
+        CHECK_EQ(st.reserved_bytes, resident);
+        pl_circuit_release(o[0].circuit);
+        pl_circuit_release(o[1].circuit);
+        destroy_balanced(e);
+    }
+}
+
+/* An open that fails fails every open waiting on it, and leaves nothing. */
+PL_TEST(failed_open_fails_every_opener)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s", pl_test_tmp("absent.zkey"));
+    for (int round = 0; round < 10; round++) {
+        pl_engine *e = engine_with(0, 1, 1, NULL);
+        opener o[2];
+        open_twice_at_once(e, path, o);
+        for (int i = 0; i < 2; i++) {
+            CHECK_EQ(o[i].status, PL_EIO);
+            CHECK(o[i].circuit == NULL);
+        }
+        pl_engine_stats st;
+        pl_engine_stats_read(e, &st);
+        CHECK_EQ(st.reserved_bytes, 0);
+        destroy_balanced(e);
+    }
+}

@@ -28,9 +28,12 @@
  * job's partitions not yet admitted are skipped, those in flight are dropped
  * at their next stage, and every byte comes back.
  *
- * Lock order: admission_lock, then lock, then the budget's lock.  No lock
- * is held while proving work runs; the budget's give-up check reads only
- * atomics.
+ * Lock order: admission_lock, then lock, then the budget's lock (and the
+ * ledger's, which takes no other).  No lock is held while proving work
+ * runs; the budget's give-up check reads only atomics.  admission_lock is
+ * held across the stat() of the next witness file: the size is part of the
+ * decision that lock orders, only synthesis workers take it, and `lock`
+ * (which callers and provers need) is not held then.
  */
 #define _GNU_SOURCE
 #include "engine/budget.h"
@@ -73,7 +76,12 @@ struct pl_circuit {
     pl_vkey *vkey;
     pl__prove_plan plan;
     uint64_t resident_reserved;
-    int refs; /* under engine->lock */
+    /* under engine->lock: */
+    int refs;
+    bool wants_r1cs;         /* opened with an r1cs (for witness checks) */
+    bool opening;            /* being built by the thread that published it */
+    pl_status open_status;   /* its outcome, for opens that waited on it */
+    pl_error open_error;
     pl_circuit *next;
 };
 
@@ -129,6 +137,7 @@ struct pl_engine {
     pthread_cond_t finish_changed;
     pthread_cond_t job_done;
     pthread_cond_t sampler_wake;
+    pthread_cond_t circuit_opened; /* a circuit's open finished */
 
     job *jobs; /* in submission order */
     uint64_t next_job_id;
@@ -699,7 +708,7 @@ static void *sampler_main(void *arg)
         emit_ids(e, PL_EV_COUNT, 0, 0);
         engine_lock(e);
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_sec += period_ms / 1000;
         until.tv_nsec += (long)(period_ms % 1000) * 1000000L;
         if (until.tv_nsec >= 1000000000L) {
@@ -769,7 +778,14 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     pthread_cond_init(&e->handoff_changed, NULL);
     pthread_cond_init(&e->finish_changed, NULL);
     pthread_cond_init(&e->job_done, NULL);
-    pthread_cond_init(&e->sampler_wake, NULL);
+    pthread_cond_init(&e->circuit_opened, NULL);
+    /* the sampler's period is measured on the monotonic clock, so a change
+     * of the wall clock neither stalls nor floods it */
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->sampler_wake, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     e->handoff.capacity = e->cfg.handoff_slots;
     e->finishing.capacity = e->cfg.prover_workers;
     e->next_job_id = 1;
@@ -912,6 +928,7 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
         st = PL_EINTERNAL;
     pl__budget_destroy(&e->budget);
     pthread_cond_destroy(&e->sampler_wake);
+    pthread_cond_destroy(&e->circuit_opened);
     pthread_cond_destroy(&e->job_done);
     pthread_cond_destroy(&e->finish_changed);
     pthread_cond_destroy(&e->handoff_changed);
@@ -928,47 +945,29 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
 
 /* ---- circuits ---------------------------------------------------------- */
 
-pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
-                                 const char *zkey_path, const char *r1cs_path,
-                                 pl_error *err)
+/* Opens what a circuit holds: the zkey (and r1cs), its resident bytes
+ * reserved first, the prover, the verification key.  No lock held. */
+static pl_status circuit_build(pl_engine *e, pl_circuit *c,
+                               const char *r1cs_path, pl_error *err)
 {
-    *out = NULL;
-    engine_lock(e);
-    for (pl_circuit *c = e->circuits; c; c = c->next)
-        if (strcmp(c->zkey_path, zkey_path) == 0 && (!r1cs_path || c->r1cs)) {
-            c->refs++;
-            *out = c;
-            engine_unlock(e);
-            return PL_OK;
-        }
-    engine_unlock(e);
-
     pl_status st;
-    pl_circuit *c = calloc(1, sizeof(*c));
-    if (!c || !(c->zkey_path = strdup(zkey_path))) {
-        free(c);
-        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-    }
-    c->engine = e;
-    c->refs = 1;
-    if ((st = pl_zkey_open(&c->zkey, zkey_path, err)))
-        goto fail;
+    if ((st = pl_zkey_open(&c->zkey, c->zkey_path, err)))
+        return st;
     if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
                       (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
-        goto fail;
+        return st;
     pl__prover_plan(c->zkey, e->backend, e->cfg.threads, &c->plan);
     /* Reserve the resident bytes before allocating them. */
     uint64_t resident = c->plan.resident_bytes + pl__vkey_bytes(c->zkey->n_public);
     if (!pl__budget_try_reserve(&e->budget, resident)) {
         uint64_t reserved;
         pl__budget_read(&e->budget, &reserved, NULL);
-        st = pl__error_set(err, PL_EBUDGET,
-                           "%s: the circuit's resident data needs %llu bytes "
-                           "but only %llu of the budget's %llu are free",
-                           zkey_path, (unsigned long long)resident,
-                           (unsigned long long)(e->budget.limit - reserved),
-                           (unsigned long long)e->budget.limit);
-        goto fail;
+        return pl__error_set(err, PL_EBUDGET,
+                             "%s: the circuit's resident data needs %llu bytes "
+                             "but only %llu of the budget's %llu are free",
+                             c->zkey_path, (unsigned long long)resident,
+                             (unsigned long long)(e->budget.limit - reserved),
+                             (unsigned long long)e->budget.limit);
     }
     c->resident_reserved = resident;
     pl_prover_config pc;
@@ -978,18 +977,84 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     pc.on_stage = e->cfg.on_stage;
     pc.on_stage_user = e->cfg.on_stage_user;
     if ((st = pl__prover_create_with_backend(&c->prover, c->zkey, e->backend,
-                                             &pc, err)) ||
-        (st = pl_vkey_from_zkey(&c->vkey, c->zkey, err)))
-        goto fail;
+                                             &pc, err)))
+        return st;
+    return pl_vkey_from_zkey(&c->vkey, c->zkey, err);
+}
 
+static void unlink_circuit_locked(pl_engine *e, pl_circuit *c)
+{
+    assert(engine_lock_held(e));
+    pl_circuit **link = &e->circuits;
+    while (*link != c)
+        link = &(*link)->next;
+    *link = c->next;
+}
+
+/* Opening is published before it is done: a second open of the same
+ * circuit finds it and waits for the first instead of building it again
+ * (and reserving its resident bytes twice). */
+pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
+                                 const char *zkey_path, const char *r1cs_path,
+                                 pl_error *err)
+{
+    *out = NULL;
     engine_lock(e);
+    for (pl_circuit *c = e->circuits; c; c = c->next) {
+        if (strcmp(c->zkey_path, zkey_path) != 0 || (r1cs_path && !c->wants_r1cs))
+            continue;
+        c->refs++;
+        while (c->opening)
+            engine_wait(e, &e->circuit_opened);
+        if (c->open_status == PL_OK) {
+            engine_unlock(e);
+            *out = c;
+            return PL_OK;
+        }
+        /* the first open failed: so does this one, with its reason */
+        pl_status st = c->open_status;
+        if (err)
+            *err = c->open_error;
+        bool last = --c->refs == 0;
+        engine_unlock(e);
+        if (last)
+            circuit_free(e, c);
+        return st;
+    }
+    pl_circuit *c = calloc(1, sizeof(*c));
+    if (!c || !(c->zkey_path = strdup(zkey_path))) {
+        engine_unlock(e);
+        free(c);
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    }
+    c->engine = e;
+    c->refs = 1;
+    c->opening = true;
+    c->wants_r1cs = r1cs_path != NULL;
     c->next = e->circuits;
     e->circuits = c;
     engine_unlock(e);
-    *out = c;
-    return PL_OK;
-fail:
-    circuit_free(e, c);
+
+    pl_error local = {0};
+    pl_status st = circuit_build(e, c, r1cs_path, &local);
+
+    engine_lock(e);
+    c->opening = false;
+    c->open_status = st;
+    c->open_error = local;
+    bool last = false;
+    if (st != PL_OK) {
+        unlink_circuit_locked(e, c);
+        last = --c->refs == 0;
+    }
+    pthread_cond_broadcast(&e->circuit_opened);
+    engine_unlock(e);
+    if (err && st != PL_OK)
+        *err = local;
+    if (st == PL_OK)
+        *out = c;
+    else if (last)
+        circuit_free(e, c);
     return st;
 }
 
@@ -1000,12 +1065,8 @@ void pl_circuit_release(pl_circuit *c)
     pl_engine *e = c->engine;
     engine_lock(e);
     bool last = --c->refs == 0;
-    if (last) {
-        pl_circuit **link = &e->circuits;
-        while (*link != c)
-            link = &(*link)->next;
-        *link = c->next;
-    }
+    if (last)
+        unlink_circuit_locked(e, c);
     engine_unlock(e);
     if (last)
         circuit_free(e, c);

@@ -2,8 +2,11 @@
 /*
  * The ledger's records, log lines and peaks (see ledger.h).  Records are
  * kept, when asked, in chunks well under 1 MiB each (so they are small
- * allocations outside the classes they report on).  One lock, never held
- * while calling the user's event callback.
+ * allocations outside the classes they report on).
+ *
+ * Lock order: lock (records, peaks, tracks), then log_lock (the log
+ * stream).  Neither is held while calling the user's event callback, and
+ * lock is not held while writing a line.
  */
 #define _GNU_SOURCE
 #include "ledger/ledger.h"
@@ -26,6 +29,7 @@ typedef struct chunk {
 
 struct pl__ledger {
     pthread_mutex_t lock;
+    pthread_mutex_t log_lock; /* taken while holding lock, held to write */
     pl_log_level level;
     FILE *log;
     pl_event_fn on_event;
@@ -89,6 +93,7 @@ pl_status pl__ledger_create(pl__ledger **out, const pl__ledger_config *cfg,
     if (!l)
         return pl__error_set(err, PL_ENOMEM, "ledger: out of memory");
     pthread_mutex_init(&l->lock, NULL);
+    pthread_mutex_init(&l->log_lock, NULL);
     l->level = cfg->level;
     l->log = cfg->log ? cfg->log : stderr;
     l->on_event = cfg->on_event;
@@ -112,6 +117,7 @@ void pl__ledger_destroy(pl__ledger *l)
     }
     for (unsigned i = 0; i < MAX_TRACKS; i++)
         free(l->track_names[i]);
+    pthread_mutex_destroy(&l->log_lock);
     pthread_mutex_destroy(&l->lock);
     free(l);
 }
@@ -150,7 +156,8 @@ static const char *format_signed_bytes(char *buf, size_t len, int64_t bytes)
 }
 
 /* The one log line format; docs/ledger.md defines it. */
-static void log_line(FILE *f, const pl_ledger_record *r)
+#define LINE_BYTES 1024
+static void format_line(char line[LINE_BYTES], const pl_ledger_record *r)
 {
     static const struct {
         pl_buffer_class cls;
@@ -158,25 +165,25 @@ static void log_line(FILE *f, const pl_ledger_record *r)
     } shown[] = {{PL_BUF_WITNESS, "witness"}, {PL_BUF_ABC, "abc"},
                  {PL_BUF_H, "h"},             {PL_BUF_MSM_SCRATCH, "msm"},
                  {PL_BUF_PENDING, "pending"}};
-    char line[1024], b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
-    size_t n = (size_t)snprintf(line, sizeof(line),
+    char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
+    size_t n = (size_t)snprintf(line, LINE_BYTES,
                                 "ledger event=%s job=%llu part=%zu | stages",
                                 pl_event_name(r->event),
                                 (unsigned long long)r->job, r->partition);
     for (int s = 0; s < PL_STAGE_COUNT; s++)
-        n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%llu",
+        n += (size_t)snprintf(line + n, LINE_BYTES - n, " %s=%llu",
                               pl_stage_name((pl_stage)s),
                               (unsigned long long)r->stage_now[s]);
-    n += (size_t)snprintf(line + n, sizeof(line) - n, " |");
+    n += (size_t)snprintf(line + n, LINE_BYTES - n, " |");
     for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
-        n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %llu/%s",
+        n += (size_t)snprintf(line + n, LINE_BYTES - n, " %s %llu/%s",
                               shown[i].label,
                               (unsigned long long)r->class_count[shown[i].cls],
                               pl_format_bytes(b1, sizeof(b1),
                                                r->class_bytes[shown[i].cls]));
     uint64_t resident = r->class_bytes[PL_BUF_PARAMS] + r->class_bytes[PL_BUF_CSR];
     n += (size_t)snprintf(
-        line + n, sizeof(line) - n,
+        line + n, LINE_BYTES - n,
         " resident %s | reserved %s/%s rss_anon %s untracked %s",
         pl_format_bytes(b2, sizeof(b2), resident),
         pl_format_bytes(b3, sizeof(b3), r->reserved_bytes),
@@ -188,7 +195,7 @@ static void log_line(FILE *f, const pl_ledger_record *r)
      * anything else on the device). */
     if (r->class_count[PL_BUF_DEVICE] || r->class_count[PL_BUF_PINNED] ||
         r->device_total_bytes)
-        snprintf(line + n, sizeof(line) - n,
+        snprintf(line + n, LINE_BYTES - n,
                  " | gpu0 device %llu/%s pinned %llu/%s used %s/%s "
                  "untracked %s",
                  (unsigned long long)r->class_count[PL_BUF_DEVICE],
@@ -199,7 +206,6 @@ static void log_line(FILE *f, const pl_ledger_record *r)
                  pl_format_bytes(b4, sizeof(b4), r->device_total_bytes),
                  format_signed_bytes(b5, sizeof(b5),
                                      r->device_untracked_bytes));
-    fprintf(f, "%s\n", line);
 }
 
 void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
@@ -265,9 +271,20 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
         if (l->last && l->last->used < RECORDS_PER_CHUNK)
             l->last->records[l->last->used++] = r;
     }
-    if (event < PL_EV_COUNT && l->level >= PL_LOG_INFO)
-        log_line(l->log, &r);
+    bool log = event < PL_EV_COUNT && l->level >= PL_LOG_INFO;
+    char line[LINE_BYTES];
+    if (log) {
+        /* The write happens outside the ledger's lock (a stalled stderr must
+         * not stall every thread that records); taking log_lock before
+         * letting go of lock keeps the lines in record order. */
+        format_line(line, &r);
+        pthread_mutex_lock(&l->log_lock);
+    }
     pthread_mutex_unlock(&l->lock);
+    if (log) {
+        fprintf(l->log, "%s\n", line);
+        pthread_mutex_unlock(&l->log_lock);
+    }
     if (event < PL_EV_COUNT && l->on_event)
         l->on_event(l->on_event_user, &r);
 }
