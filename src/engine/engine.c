@@ -127,6 +127,7 @@ struct pl_engine {
     const pl__backend_ops *backend;
     pl__budget budget;
     pl__ledger *ledger;
+    pl__alloc_scope *scope;  /* counts this engine's buffers (destroy's check) */
     thread_arg *thread_args; /* one per engine thread */
     uint64_t trimmed_bytes;
 
@@ -210,6 +211,16 @@ static bool engine_lock_held(const pl_engine *e)
 /* ---- small helpers ----------------------------------------------------- */
 
 static _Thread_local unsigned current_track = TRACK_CALLER;
+
+/* An engine thread's start: its ledger track, and the engine's accounting
+ * scope for everything it allocates. */
+static pl_engine *enter_thread(void *arg)
+{
+    thread_arg *ta = arg;
+    current_track = ta->track;
+    pl__alloc_scope_enter(ta->engine->scope);
+    return ta->engine;
+}
 
 /* A ledger record of `event` for partition `part` of job `job_id`
  * (PL_EV_COUNT: a timer sample), with the stages and reserved bytes as they
@@ -541,8 +552,7 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
 
 static void *synth_main(void *arg)
 {
-    pl_engine *e = ((thread_arg *)arg)->engine;
-    current_track = ((thread_arg *)arg)->track;
+    pl_engine *e = enter_thread(arg);
     partition *p;
     while ((p = admit_next(e))) {
         set_stage(e, p, PL_STAGE_SYNTH);
@@ -588,8 +598,7 @@ static void *synth_main(void *arg)
 
 static void *prover_main(void *arg)
 {
-    pl_engine *e = ((thread_arg *)arg)->engine;
-    current_track = ((thread_arg *)arg)->track;
+    pl_engine *e = enter_thread(arg);
     for (;;) {
         engine_lock(e);
         /* A claimed slot is a partition on its way in: wait for it even
@@ -680,8 +689,7 @@ static void finish_one(pl_engine *e, partition *p)
 
 static void *finisher_main(void *arg)
 {
-    pl_engine *e = ((thread_arg *)arg)->engine;
-    current_track = ((thread_arg *)arg)->track;
+    pl_engine *e = enter_thread(arg);
     for (;;) {
         engine_lock(e);
         while (e->finishing.count == 0 &&
@@ -790,7 +798,9 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     e->finishing.capacity = e->cfg.prover_workers;
     e->next_job_id = 1;
 
-    pl_status st = PL_OK;
+    pl_status st = pl__alloc_scope_create(&e->scope, err);
+    if (st != PL_OK)
+        goto fail;
     unsigned n_threads = e->cfg.synth_workers + e->cfg.prover_workers + 1;
     e->synth_threads = calloc(e->cfg.synth_workers, sizeof(pthread_t));
     e->prover_threads = calloc(e->cfg.prover_workers, sizeof(pthread_t));
@@ -889,6 +899,7 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
 {
     if (!e)
         return PL_OK;
+    pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
     engine_lock(e);
     for (job *j = e->jobs; j; j = j->next)
         if (!j->done) {
@@ -923,9 +934,13 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
         e->circuits = c->next;
         circuit_free(e, c);
     }
+    /* this engine's buffers only: another engine, or a prover used
+     * directly, may hold buffers of its own */
     pl_status st = PL_OK;
-    if (!pl_alloc_all_freed(err))
+    if (e->scope && !pl__alloc_scope_all_freed(e->scope, err))
         st = PL_EINTERNAL;
+    pl__alloc_scope_enter(outer);
+    pl__alloc_scope_destroy(e->scope);
     pl__budget_destroy(&e->budget);
     pthread_cond_destroy(&e->sampler_wake);
     pthread_cond_destroy(&e->circuit_opened);
@@ -994,9 +1009,9 @@ static void unlink_circuit_locked(pl_engine *e, pl_circuit *c)
 /* Opening is published before it is done: a second open of the same
  * circuit finds it and waits for the first instead of building it again
  * (and reserving its resident bytes twice). */
-pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
-                                 const char *zkey_path, const char *r1cs_path,
-                                 pl_error *err)
+static pl_status open_circuit(pl_engine *e, pl_circuit **out,
+                              const char *zkey_path, const char *r1cs_path,
+                              pl_error *err)
 {
     *out = NULL;
     engine_lock(e);
@@ -1058,11 +1073,20 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
     return st;
 }
 
-void pl_circuit_release(pl_circuit *c)
+pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
+                                 const char *zkey_path, const char *r1cs_path,
+                                 pl_error *err)
 {
-    if (!c)
-        return;
-    pl_engine *e = c->engine;
+    pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
+    pl_status st = open_circuit(e, out, zkey_path, r1cs_path, err);
+    pl__alloc_scope_enter(outer);
+    return st;
+}
+
+/* Drops a reference; the last one frees the circuit (in the engine's
+ * scope, whichever thread lets go). */
+static void circuit_release(pl_engine *e, pl_circuit *c)
+{
     engine_lock(e);
     bool last = --c->refs == 0;
     if (last)
@@ -1070,6 +1094,16 @@ void pl_circuit_release(pl_circuit *c)
     engine_unlock(e);
     if (last)
         circuit_free(e, c);
+}
+
+void pl_circuit_release(pl_circuit *c)
+{
+    if (!c)
+        return;
+    pl_engine *e = c->engine;
+    pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
+    circuit_release(e, c);
+    pl__alloc_scope_enter(outer);
 }
 
 void pl_circuit_plan(const pl_circuit *c, uint64_t witness_bytes,
@@ -1190,7 +1224,9 @@ pl_status pl_engine_wait(pl_engine *e, uint64_t job_id, pl_job_status *out,
         link = &(*link)->next;
     *link = j->next;
     engine_unlock(e);
-    pl_circuit_release(j->circuit);
+    pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
+    circuit_release(e, j->circuit);
+    pl__alloc_scope_enter(outer);
     job_free(j);
     return PL_OK;
 }

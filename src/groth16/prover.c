@@ -65,6 +65,7 @@ struct pl_pending {
     pthread_t g2_thread;
     bool g2_running;
     pl__pool *g2_pool;  /* NULL: the G2 thread alone */
+    pl__alloc_scope *scope; /* the starting thread's, for the G2 scratch */
     pl_status g2_status;
     pl_error g2_err;
     blst_p2 b2;
@@ -321,6 +322,7 @@ static void *g2_thread_main(void *arg)
     pl_pending *pd = arg;
     const pl_prover *p = pd->prover;
     const pl_zkey *zk = p->zkey;
+    pl__alloc_scope_enter(pd->scope);
     pd->g2_status = pl__msm_g2_of_witness(&pd->b2, zk->b2, pd->wtns->values,
                                           zk->n_vars, p->plain_msm,
                                           pd->g2_pool, &pd->g2_err);
@@ -339,6 +341,7 @@ static pl_status pending_begin(pl_prover *p, pl_pending **out,
     pd->prover = p;
     pd->wtns = wtns;
     pd->g2_pool = p->backend->g1_on_host ? NULL : p->pool;
+    pd->scope = pl__alloc_scope_current();
     int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
     if (rc) {
         pl__free(pd);

@@ -23,12 +23,22 @@
 #define MAP_AT_BYTES (1u << 20)
 #define HEADER_MAGIC 0x706c616c6c6f6321ull /* "plalloc!" */
 
+struct pl__alloc_scope {
+    _Atomic uint64_t live_count[PL_BUF_CLASS_COUNT];
+    _Atomic uint64_t live_bytes[PL_BUF_CLASS_COUNT];
+};
+
 typedef struct {
     uint64_t magic;
     uint64_t bytes;
     uint32_t cls;
     uint32_t mapped;
+    pl__alloc_scope *scope; /* counted there too (NULL: none) */
 } block_header;
+
+_Static_assert(sizeof(block_header) <= 64, "the header fits its 64 bytes");
+
+static _Thread_local pl__alloc_scope *current_scope;
 
 typedef struct {
     _Atomic uint64_t live_count, peak_count, live_bytes, high_water, largest,
@@ -65,9 +75,14 @@ bool pl__alloc_class_is_host(pl_buffer_class cls)
 
 /* The process's total (pl_alloc_total) counts host memory only: it is what
  * the ledger reconciles with RSS and what the budget bounds. */
-static void count_alloc(pl_buffer_class cls, uint64_t bytes)
+static void count_alloc(pl__alloc_scope *scope, pl_buffer_class cls,
+                        uint64_t bytes)
 {
     class_counters *c = &counters[cls];
+    if (scope) {
+        atomic_fetch_add(&scope->live_count[cls], 1);
+        atomic_fetch_add(&scope->live_bytes[cls], bytes);
+    }
     atomic_max(&c->peak_count, atomic_fetch_add(&c->live_count, 1) + 1);
     uint64_t live = atomic_fetch_add(&c->live_bytes, bytes) + bytes;
     atomic_max(&c->high_water, live);
@@ -78,9 +93,14 @@ static void count_alloc(pl_buffer_class cls, uint64_t bytes)
                    atomic_fetch_add(&total_live, bytes) + bytes);
 }
 
-static void count_free(pl_buffer_class cls, uint64_t bytes)
+static void count_free(pl__alloc_scope *scope, pl_buffer_class cls,
+                       uint64_t bytes)
 {
     class_counters *c = &counters[cls];
+    if (scope) {
+        atomic_fetch_sub(&scope->live_count[cls], 1);
+        atomic_fetch_sub(&scope->live_bytes[cls], bytes);
+    }
     atomic_fetch_sub(&c->live_count, 1);
     atomic_fetch_sub(&c->live_bytes, bytes);
     atomic_fetch_add(&c->frees, 1);
@@ -129,7 +149,8 @@ void *pl__alloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
     h->bytes = bytes;
     h->cls = (uint32_t)cls;
     h->mapped = mapped;
-    count_alloc(cls, bytes);
+    h->scope = current_scope;
+    count_alloc(h->scope, cls, bytes);
     return (char *)block + HEADER_BYTES;
 }
 
@@ -141,14 +162,14 @@ bool pl__alloc_account(pl_buffer_class cls, uint64_t bytes, pl_error *err)
                       (unsigned long long)bytes, pl_buffer_class_name(cls));
         return false;
     }
-    count_alloc(cls, bytes);
+    count_alloc(current_scope, cls, bytes);
     return true;
 }
 
 void pl__alloc_unaccount(pl_buffer_class cls, uint64_t bytes)
 {
     if ((unsigned)cls < PL_BUF_CLASS_COUNT)
-        count_free(cls, bytes);
+        count_free(current_scope, cls, bytes);
 }
 
 void *pl__calloc(pl_buffer_class cls, uint64_t bytes, pl_error *err)
@@ -168,7 +189,7 @@ void pl__free(void *ptr)
     block_header *h = (block_header *)((char *)ptr - HEADER_BYTES);
     if (h->magic != HEADER_MAGIC || h->cls >= PL_BUF_CLASS_COUNT)
         abort(); /* not ours, or a double free: memory is already corrupt */
-    count_free((pl_buffer_class)h->cls, h->bytes);
+    count_free(h->scope, (pl_buffer_class)h->cls, h->bytes);
     h->magic = 0;
     if (h->mapped) { /* unmapping is the best poison */
         munmap(h, (size_t)(h->bytes + HEADER_BYTES));
@@ -213,12 +234,14 @@ void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes)
         *high_water_bytes = atomic_load(&total_high_water);
 }
 
-bool pl_alloc_all_freed(pl_error *err)
+/* Names the classes with live buffers in err; true when there are none. */
+static bool none_live(const uint64_t live_count[PL_BUF_CLASS_COUNT],
+                      pl_error *err)
 {
     char names[200] = "";
     size_t used = 0;
     for (int cls = 0; cls < PL_BUF_CLASS_COUNT; cls++) {
-        uint64_t n = atomic_load(&counters[cls].live_count);
+        uint64_t n = live_count[cls];
         if (n && used < sizeof(names))
             used += (size_t)snprintf(names + used, sizeof(names) - used,
                                      "%s%s=%llu", used ? " " : "",
@@ -228,4 +251,44 @@ bool pl_alloc_all_freed(pl_error *err)
         return true;
     pl__error_set(err, PL_EINTERNAL, "buffers still live: %s", names);
     return false;
+}
+
+bool pl_alloc_all_freed(pl_error *err)
+{
+    uint64_t live[PL_BUF_CLASS_COUNT];
+    for (int cls = 0; cls < PL_BUF_CLASS_COUNT; cls++)
+        live[cls] = atomic_load(&counters[cls].live_count);
+    return none_live(live, err);
+}
+
+pl_status pl__alloc_scope_create(pl__alloc_scope **out, pl_error *err)
+{
+    *out = calloc(1, sizeof(**out));
+    return *out ? PL_OK
+                : pl__error_set(err, PL_ENOMEM, "allocator: out of memory");
+}
+
+void pl__alloc_scope_destroy(pl__alloc_scope *scope)
+{
+    free(scope);
+}
+
+pl__alloc_scope *pl__alloc_scope_enter(pl__alloc_scope *scope)
+{
+    pl__alloc_scope *previous = current_scope;
+    current_scope = scope;
+    return previous;
+}
+
+pl__alloc_scope *pl__alloc_scope_current(void)
+{
+    return current_scope;
+}
+
+bool pl__alloc_scope_all_freed(pl__alloc_scope *scope, pl_error *err)
+{
+    uint64_t live[PL_BUF_CLASS_COUNT];
+    for (int cls = 0; cls < PL_BUF_CLASS_COUNT; cls++)
+        live[cls] = atomic_load(&scope->live_count[cls]);
+    return none_live(live, err);
 }

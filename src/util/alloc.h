@@ -30,6 +30,27 @@ void pl__alloc_unaccount(pl_buffer_class cls, uint64_t bytes);
  * ledger leaves them out of its reconciliation with RssAnon. */
 bool pl__alloc_class_is_host(pl_buffer_class cls);
 
+/* Accounting scopes: beside the process-wide counters, which every buffer
+ * counts in, a scope counts the live buffers allocated while it was its
+ * thread's current scope: an engine's own buffers, so that its leak check
+ * at destroy is not disturbed by another engine (or a direct prover) in the
+ * same process.  The block remembers its scope, so a free is counted
+ * against it whichever thread frees.  Memory accounted with
+ * pl__alloc_account is unaccounted against the freeing thread's current
+ * scope: free it with the same scope current.  Threads start with none
+ * (NULL); pool workers run tasks with none, so tasks must not allocate
+ * (callers allocate a run's scratch before it, as the MSMs do). */
+typedef struct pl__alloc_scope pl__alloc_scope;
+
+pl_status pl__alloc_scope_create(pl__alloc_scope **out, pl_error *err);
+void pl__alloc_scope_destroy(pl__alloc_scope *scope);
+/* Makes scope (NULL: none) the calling thread's current one and returns the
+ * one it replaces, for restoring. */
+pl__alloc_scope *pl__alloc_scope_enter(pl__alloc_scope *scope);
+pl__alloc_scope *pl__alloc_scope_current(void);
+/* True when no buffer of the scope is live; else names the classes. */
+bool pl__alloc_scope_all_freed(pl__alloc_scope *scope, pl_error *err);
+
 /* Test hook (fault injection): make the n-th accounted allocation from now
  * fail (n = 1 is the next one); 0 disables.  Returns how many allocations
  * were made since the last call, so a test can learn k, then fail 1..k. */

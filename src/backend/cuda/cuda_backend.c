@@ -48,9 +48,13 @@ static pl_status device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
 {
     pl_status st = PL_OK;
     pthread_mutex_lock(&device_lock);
-    if (!device)
+    if (!device) {
+        /* The device object is the process's, shared by every engine: its
+         * pinned buffers belong to no engine's accounting scope. */
+        pl__alloc_scope *outer = pl__alloc_scope_enter(NULL);
         st = pl__gpu_open(&device, impl, 0, err);
-    else if (pl__gpu_impl_of(device) != impl)
+        pl__alloc_scope_enter(outer);
+    } else if (pl__gpu_impl_of(device) != impl)
         st = pl__error_set(err, PL_EUNSUPPORTED,
                            "cuda backend: device 0 is open as %s, not %s",
                            pl__gpu_impl_of(device)->name, impl->name);
