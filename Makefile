@@ -2,8 +2,11 @@
 # Front door: `make` builds, `make test` runs every test, `make demo` runs the
 # main job, `make bench` measures.  The real build is CMake in $(BUILD).
 #   BLST_DIR=/path/to/blst   build against a local blst checkout
-#   SANITIZE=address,undefined   build (in build-san) and test under sanitizers
+#   SANITIZE=address,undefined   build (in build-san-address-undefined) and
+#                            test under sanitizers; SANITIZE=thread likewise
+#                            in build-san-thread
 #   make test-san-fast       the tests not labelled slow, under ASan + UBSan
+#   make test-tsan-fast      the threaded tests, under ThreadSanitizer
 #   make fuzz FUZZ_SECONDS=N  every fuzz target for N s (build-fuzz, clang)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,10 +15,20 @@ SANITIZE ?=
 # fail it too (LeakSanitizer runs at exit).
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# ThreadSanitizer: fail on the first report, with both stacks of a
+# deadlock; the CUDA backend is left out (its runtime is not instrumented).
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+comma := ,
+# Each sanitizer set builds in its own folder, keyed by its value, so an
+# ASan build and a TSan build never share a CMake cache.
 ifneq ($(SANITIZE),)
-BUILD := build-san
+BUILD := build-san-$(subst $(comma),-,$(SANITIZE))
 CMAKE_EXTRA := -DPL_SANITIZE=$(SANITIZE) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 TEST_ENV := $(SAN_ENV)
+ifneq ($(findstring thread,$(SANITIZE)),)
+CMAKE_EXTRA += -DPL_CUDA=OFF
+TEST_ENV := $(TSAN_ENV)
+endif
 endif
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
@@ -23,7 +36,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build deps npm-deps test test-san-fast fuzz fuzz-deps demo bench cuda-smoke clean
+.PHONY: all build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench cuda-smoke clean
 
 all: build
 
@@ -33,7 +46,7 @@ deps:
 # A new build folder reuses the blst tarball another one fetched (its
 # integrity is checked again), so it configures offline.
 $(BUILD)/CMakeCache.txt:
-	@for d in build build-san $(FUZZ_BUILD); do \
+	@for d in build build-san-* $(FUZZ_BUILD); do \
 	  if [ -f $$d/$(BLST_TGZ) ] && [ ! -f $(BUILD)/$(BLST_TGZ) ]; then \
 	    mkdir -p $(BUILD)/_deps && cp $$d/$(BLST_TGZ) $(BUILD)/$(BLST_TGZ); fi; done
 	cmake -S . -B $(BUILD) $(CMAKE_EXTRA)
@@ -48,10 +61,17 @@ test: deps npm-deps build
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
 
 # CI's sanitizer pass: everything but the tests labelled slow (see
-# tests/CMakeLists.txt), under ASan and UBSan, in build-san.
+# tests/CMakeLists.txt), under ASan and UBSan, in build-san-address-undefined.
 test-san-fast: deps npm-deps
 	$(MAKE) build SANITIZE=address,undefined
-	cd build-san && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE slow
+	cd build-san-address-undefined && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE slow
+
+# CI's ThreadSanitizer pass: the tests labelled tsan (the engine, ledger,
+# prover, MSM, NTT and emulated CUDA tests, and CLI batch runs), in
+# build-san-thread.
+test-tsan-fast: deps npm-deps
+	$(MAKE) build SANITIZE=thread
+	cd build-san-thread && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -L tsan
 
 fuzz-deps:
 	@FUZZ_CC=$(FUZZ_CC) sh tests/fuzz/deps.sh
@@ -77,4 +97,4 @@ cuda-smoke: build
 	cd $(BUILD) && ctest -R nvcc_smoke --output-on-failure
 
 clean:
-	rm -rf build build-san $(FUZZ_BUILD)
+	rm -rf build build-san-* $(FUZZ_BUILD)

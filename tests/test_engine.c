@@ -38,8 +38,8 @@ static void on_proof(void *user, uint64_t job, size_t partition,
 
 static const char *wtns_path(const char *vector)
 {
-    static char paths[4][256];
-    static int slot;
+    static _Thread_local char paths[4][256]; /* tests run engines in threads */
+    static _Thread_local int slot;
     char *p = paths[slot++ % 4];
     snprintf(p, 256, "%s/%s/witness.wtns", PL_TEST_VECTORS, vector);
     return p;
@@ -47,7 +47,7 @@ static const char *wtns_path(const char *vector)
 
 static const char *zkey_path(const char *vector)
 {
-    static char path[256];
+    static _Thread_local char path[256];
     snprintf(path, sizeof(path), "%s/%s/circuit.zkey", PL_TEST_VECTORS, vector);
     return path;
 }
