@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * proof.json and public.json, read and written as snarkjs does, and the
- * snarkjs JSON encodings of field elements and points that the
- * verification key code (groth16/vkey.c) shares.  Called by the CLI and by
+ * snarkjs JSON encodings of field elements and points (snarkjs_json.h)
+ * that the verification key code (groth16/vkey.c) shares.  Called by the CLI and by
  * tests; the verifier works on the decoded values.
  *
  * Reading checks the encoding only: decimal strings below the modulus,
@@ -15,7 +15,7 @@
  * null, 1) except that an empty array is "[\n]"; no final newline.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "groth16/vkey.h"
+#include "formats/snarkjs_json.h"
 #include "field/field.h"
 #include "util/error.h"
 

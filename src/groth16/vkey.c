@@ -15,6 +15,7 @@
 #include "groth16/vkey.h"
 #include "field/field.h"
 #include "formats/formats.h"
+#include "formats/snarkjs_json.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
