@@ -9,13 +9,24 @@
  * damage, bad coefficient records and terms.  Each must fail with
  * PL_EFORMAT or PL_EUNSUPPORTED and a message naming the file, never crash
  * (run under -DPL_SANITIZE=address,undefined to see out-of-bounds reads).
+ * Also the output side: pl__output (util/file.c), through which every file
+ * is written (commit, abort, failed writes, planted symlinks, a FIFO).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 
 #include "field/field.h"
 #include "formats/formats.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const vectors[] = {
     "multiplier", "chain10", "nopublic", "pow2exact", "pow2plus1",
@@ -868,4 +879,242 @@ PL_TEST(inspect_refuses)
     t = inspect_to_string(pl_test_vector("bad/plonk.zkey"), PL_EUNSUPPORTED);
     CHECK_HAS(t, "PLONK");
     free(t);
+}
+
+/* ---- output: pl__output (util/file.c), the one way files are written -- */
+
+/* A fresh, empty folder of the scratch area for one case. */
+static const char *fresh_dir(const char *name)
+{
+    static char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", pl_test_tmp(name));
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    CHECK(mkdir(dir, 0777) == 0);
+    return dir;
+}
+
+/* The names in a folder, sorted, joined by spaces ("" when empty). */
+static void dir_listing(char *out, size_t cap, const char *dir)
+{
+    char *names[64];
+    size_t n = 0;
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            CHECK(n < 64);
+            names[n++] = strdup(e->d_name);
+        }
+    closedir(d);
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? " " : "",
+                 names[i]);
+        free(names[i]);
+    }
+}
+
+#define CHECK_LISTING(dir, want)                                              \
+    do {                                                                      \
+        char got_[4096];                                                      \
+        dir_listing(got_, sizeof(got_), (dir));                               \
+        if (strcmp(got_, (want)) != 0)                                        \
+            pl_test_fail(__FILE__, __LINE__, "%s holds \"%s\", wanted "       \
+                         "\"%s\"", (dir), got_, (want));                      \
+    } while (0)
+
+static void check_file_text(const char *path, const char *want)
+{
+    size_t len;
+    char *got = (char *)pl_test_read_file(path, &len);
+    if (len != strlen(want) || memcmp(got, want, len) != 0)
+        pl_test_fail(__FILE__, __LINE__, "%s holds \"%.*s\", wanted \"%s\"",
+                     path, (int)len, got, want);
+    free(got);
+}
+
+PL_TEST(output_commit_publishes)
+{
+    const char *dir = fresh_dir("out_commit");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/a.json", dir);
+    pl_error err = {0};
+    pl__output o;
+    umask(022);
+    CHECK_OK(pl__output_open(&o, path, &err), &err);
+    CHECK(!o.in_place);
+    CHECK(strncmp(o.tmp_path, path, strlen(path)) == 0);
+    CHECK(strncmp(o.tmp_path + strlen(path), ".tmp", 4) == 0);
+    fprintf(o.f, "{\"n\": %d", 1);
+    CHECK_OK(pl__output_write(&o, "}\n", 2, &err), &err);
+    CHECK_EQ(o.written, 2);
+    /* nothing at the target until the commit */
+    CHECK(access(path, F_OK) != 0);
+    CHECK_OK(pl__output_commit(&o, &err), &err);
+    pl__output_abort(&o); /* after a commit: nothing to do */
+    check_file_text(path, "{\"n\": 1}\n");
+    CHECK_LISTING(dir, "a.json");
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    CHECK_EQ(st.st_mode & 0777, 0644); /* 0666 less the umask */
+
+    /* over an existing file, in one call */
+    CHECK_OK(pl__file_write_atomic(path, "new", 3, &err), &err);
+    check_file_text(path, "new");
+    CHECK_LISTING(dir, "a.json");
+}
+
+PL_TEST(output_abort_leaves_nothing)
+{
+    const char *dir = fresh_dir("out_abort");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/k.zkey", dir);
+    pl_test_write_file(path, "old", 3);
+    pl_error err = {0};
+    pl__output o;
+    CHECK_OK(pl__output_open(&o, path, &err), &err);
+    CHECK_OK(pl__output_write(&o, "partial", 7, &err), &err);
+    CHECK(access(o.tmp_path, F_OK) == 0);
+    pl__output_abort(&o);
+    pl__output_abort(&o); /* twice is harmless */
+    check_file_text(path, "old");
+    CHECK_LISTING(dir, "k.zkey");
+    /* staged (written and synced), then abandoned */
+    CHECK_OK(pl__output_stage(&o, path, "staged", 6, &err), &err);
+    CHECK(access(o.tmp_path, F_OK) == 0);
+    pl__output_abort(&o);
+    check_file_text(path, "old");
+    CHECK_LISTING(dir, "k.zkey");
+    /* a folder that does not exist: an error naming the target */
+    char missing[4300];
+    snprintf(missing, sizeof(missing), "%s/no_such_dir/x.json", dir);
+    CHECK_STATUS(pl__file_write_atomic(missing, "x", 1, &err), PL_EIO, &err);
+    CHECK(strstr(err.msg, "no_such_dir/x.json: cannot create a temporary "
+                          "file") != NULL);
+    CHECK_LISTING(dir, "k.zkey");
+}
+
+/* A write that fails (the file size limit, EFBIG) fails the commit, keeps
+ * the old target and leaves no temporary. */
+PL_TEST(output_failed_write_leaves_nothing)
+{
+    const char *dir = fresh_dir("out_fail");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/big.bin", dir);
+    pl_test_write_file(path, "old", 3);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {4096, 4096};
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    static uint8_t block[1 << 16];
+    pl_error err = {0};
+    pl__output o;
+    CHECK_OK(pl__output_open(&o, path, &err), &err);
+    /* through the stream: the error shows at the latest when it is flushed */
+    pl_status st = PL_OK;
+    for (int i = 0; i < 4 && st == PL_OK; i++)
+        st = pl__output_write(&o, block, sizeof(block), &err);
+    if (st == PL_OK)
+        st = pl__output_commit(&o, &err);
+    pl__output_abort(&o);
+    CHECK_EQ(st, PL_EIO);
+    CHECK_EQ(err.sys_errno, EFBIG);
+    CHECK(strstr(err.msg, "big.bin.tmp") != NULL);
+    /* through fprintf: the error shows at the commit */
+    CHECK_OK(pl__output_open(&o, path, &err), &err);
+    for (int i = 0; i < 1000; i++)
+        fprintf(o.f, "%0100d\n", i);
+    CHECK_STATUS(pl__output_commit(&o, &err), PL_EIO, &err);
+    CHECK(strstr(err.msg, "cannot finish writing") != NULL);
+    check_file_text(path, "old");
+    CHECK_LISTING(dir, "big.bin");
+}
+
+/* Names an attacker could predict (the target's, and the fixed temporary
+ * names earlier writers used) hold symlinks to a victim: none is
+ * followed, the victim keeps its bytes, the target becomes a plain file. */
+PL_TEST(output_does_not_follow_planted_symlinks)
+{
+    const char *dir = fresh_dir("out_symlink");
+    char victim[4200], path[4200], link1[4300], link2[4300];
+    snprintf(victim, sizeof(victim), "%s/victim", dir);
+    snprintf(path, sizeof(path), "%s/p.json", dir);
+    snprintf(link1, sizeof(link1), "%s.tmp", path);
+    snprintf(link2, sizeof(link2), "%s.tmp.%ld", path, (long)getpid());
+    pl_test_write_file(victim, "precious", 8);
+    CHECK(symlink(victim, link1) == 0);
+    CHECK(symlink(victim, link2) == 0);
+    CHECK(symlink(victim, path) == 0);
+    pl_error err = {0};
+    CHECK_OK(pl__file_write_atomic(path, "proof", 5, &err), &err);
+    check_file_text(victim, "precious");
+    check_file_text(path, "proof");
+    struct stat st;
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+    CHECK(lstat(link1, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(lstat(link2, &st) == 0 && S_ISLNK(st.st_mode));
+    char want[256];
+    snprintf(want, sizeof(want), "p.json p.json.tmp p.json.tmp.%ld victim",
+             (long)getpid());
+    CHECK_LISTING(dir, want);
+}
+
+typedef struct {
+    const char *path;
+    char got[256];
+    size_t len;
+} fifo_reader;
+
+static void *read_fifo(void *arg)
+{
+    fifo_reader *r = arg;
+    int fd = open(r->path, O_RDONLY);
+    if (fd < 0)
+        return NULL;
+    ssize_t n;
+    while (r->len < sizeof(r->got) &&
+           (n = read(fd, r->got + r->len, sizeof(r->got) - r->len)) > 0)
+        r->len += (size_t)n;
+    close(fd);
+    return NULL;
+}
+
+/* A target that is not a regular file (here a FIFO, as /dev/stdout often
+ * is) is written in place: never renamed over, never removed. */
+PL_TEST(output_fifo_written_in_place)
+{
+    const char *dir = fresh_dir("out_fifo");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/pipe", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    for (int round = 0; round < 2; round++) {
+        fifo_reader r = {path, {0}, 0};
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, read_fifo, &r) == 0);
+        pl_error err = {0};
+        pl__output o;
+        CHECK_OK(pl__output_open(&o, path, &err), &err);
+        CHECK(o.in_place);
+        fprintf(o.f, "line %d\n", round);
+        if (round == 0) {
+            CHECK_OK(pl__output_commit(&o, &err), &err);
+        } else {
+            /* an abort closes it and removes nothing */
+            pl__output_abort(&o);
+        }
+        pthread_join(t, NULL);
+        if (round == 0)
+            CHECK(r.len == 7 && memcmp(r.got, "line 0\n", 7) == 0);
+        struct stat st;
+        CHECK(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+        CHECK_LISTING(dir, "pipe");
+    }
 }

@@ -12,6 +12,7 @@
 #include "field/field.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,26 +21,18 @@
 #include <unistd.h>
 
 typedef struct {
-    FILE *f;
-    const char *path;
-    char tmp[4096 + 32];
+    pl__output out;
 } out_file;
 
 static pl_status out_open(out_file *o, const char *path, pl_error *err)
 {
-    o->path = path;
-    snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot write",
-                               o->tmp);
-    setvbuf(o->f, NULL, _IOFBF, 1 << 16);
-    return PL_OK;
+    return pl__output_open(&o->out, path, err);
 }
 
+/* Errors stay with the stream and show at commit. */
 static void out_put(out_file *o, const void *p, size_t n)
 {
-    fwrite(p, 1, n, o->f);
+    fwrite(p, 1, n, o->out.f);
 }
 
 static void out_u32(out_file *o, uint32_t v)
@@ -57,27 +50,12 @@ static void out_u64(out_file *o, uint64_t v)
 
 static void out_abort(out_file *o)
 {
-    if (o->f)
-        fclose(o->f);
-    o->f = NULL;
-    unlink(o->tmp);
+    pl__output_abort(&o->out);
 }
 
 static pl_status out_commit(out_file *o, pl_error *err)
 {
-    int e = 0;
-    if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0)
-        e = errno ? errno : EIO;
-    if (fclose(o->f) != 0 && !e)
-        e = errno;
-    o->f = NULL;
-    if (!e && rename(o->tmp, o->path) != 0)
-        e = errno;
-    if (e) {
-        unlink(o->tmp);
-        return pl__error_errno(err, PL_EIO, e, "%s: cannot write", o->path);
-    }
-    return PL_OK;
+    return pl__output_commit(&o->out, err);
 }
 
 static pl_status need_frozen(const pl_cs *cs, bool recording, pl_error *err)

@@ -183,27 +183,12 @@ static bool lagrange_values(blst_fr *out, size_t count, const blst_fr *tau,
 
 /* ---- output ------------------------------------------------------------- */
 
-typedef struct {
-    pl__staged_file sf;
-    int fd;
-    bool created;
-} out_file;
+typedef pl__output out_file;
 
 static pl_status out_write(out_file *o, const void *data, size_t len,
                            pl_error *err)
 {
-    const uint8_t *p = data;
-    while (len) {
-        ssize_t n = write(o->fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return pl__error_errno(err, PL_EIO, n < 0 ? errno : EIO,
-                                   "%s: write failed", o->sf.tmp_path);
-        p += n;
-        len -= (size_t)n;
-    }
-    return PL_OK;
+    return pl__output_write(o, data, len, err);
 }
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -358,7 +343,7 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
     blst_fr *qap = NULL;
     uint8_t *buf = NULL;
     pl__fixed_base *fb1 = NULL, *fb2 = NULL;
-    out_file o = {.fd = -1};
+    out_file o;
     secrets sec;
     double t = pl__now_seconds();
 
@@ -367,6 +352,7 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
     else
         pl_setup_config_init(&cfg);
     const char *seed = cfg.seed ? cfg.seed : PL_SETUP_DEV_DEFAULT_SEED;
+    memset(&o, 0, sizeof(o));
 
     if ((st = pl_r1cs_open(&r1cs, r1cs_path, err)))
         goto fail;
@@ -483,19 +469,8 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
     stage_done(&cfg, "tables", &t);
 
     /* ---- the file, streamed to a temporary beside the target */
-    if (strlen(zkey_path) >= sizeof(o.sf.path)) {
-        st = pl__error_set(err, PL_EUSAGE, "%s: path too long", zkey_path);
+    if ((st = pl__output_open(&o, zkey_path, err)))
         goto fail;
-    }
-    snprintf(o.sf.path, sizeof(o.sf.path), "%s", zkey_path);
-    snprintf(o.sf.tmp_path, sizeof(o.sf.tmp_path), "%s.tmpXXXXXX", zkey_path);
-    o.fd = mkstemp(o.sf.tmp_path);
-    if (o.fd < 0) {
-        st = pl__error_errno(err, PL_EIO, errno,
-                             "%s: cannot create a temporary file", zkey_path);
-        goto fail;
-    }
-    o.created = true;
 
     {
         uint8_t h[12 + 12 + 4];
@@ -605,30 +580,10 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
             goto fail;
     }
 
-    /* mkstemp makes 0600; a key is an ordinary file. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(o.fd, 0666 & ~mask) != 0 || fsync(o.fd) != 0) {
-        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot finish writing",
-                             o.sf.tmp_path);
-        goto fail;
-    }
-    int fd = o.fd;
-    o.fd = -1;
-    if (close(fd) != 0) {
-        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot finish writing",
-                             o.sf.tmp_path);
-        goto fail;
-    }
-    o.sf.staged = true;
-    o.created = false; /* commit renames it, or removes it on failure */
-    st = pl__file_commit(&o.sf, err);
+    st = pl__output_commit(&o, err);
     stage_done(&cfg, "sync", &t);
 fail:
-    if (o.fd >= 0)
-        close(o.fd);
-    if (o.created)
-        unlink(o.sf.tmp_path);
+    pl__output_abort(&o);
     pl__free(buf);
     pl__fixed_base_destroy(fb2);
     pl__fixed_base_destroy(fb1);
