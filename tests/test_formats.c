@@ -1118,3 +1118,124 @@ PL_TEST(output_fifo_written_in_place)
         CHECK_LISTING(dir, "pipe");
     }
 }
+
+/* ---- the container writer (formats/container.c) ----------------------- */
+
+/* Three sections, one sized only when it ends, read back by the parser. */
+PL_TEST(container_writer_round_trip)
+{
+    const char *dir = fresh_dir("cw_round");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/c.ptau", dir);
+    pl_error err = {0};
+    pl__output out;
+    pl__container_writer w;
+    uint8_t blob[1000];
+    for (size_t i = 0; i < sizeof(blob); i++)
+        blob[i] = (uint8_t)(i * 7);
+    CHECK_OK(pl__output_open(&out, path, &err), &err);
+    CHECK_OK(pl__container_write_begin(&w, &out, "ptau", 7, 3, &err), &err);
+    CHECK_OK(pl__container_section_begin(&w, 2, 12, &err), &err);
+    CHECK_OK(pl__container_put_u32(&w, 0xa1b2c3d4u, &err), &err);
+    CHECK_OK(pl__container_put_u64(&w, 0x0102030405060708ull, &err), &err);
+    CHECK_OK(pl__container_section_end(&w, &err), &err);
+    CHECK_OK(pl__container_section_begin(&w, 5, PL__SECTION_SIZE_LATER, &err),
+             &err);
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(pl__container_put(&w, blob, sizeof(blob), &err), &err);
+    CHECK_OK(pl__container_section_end(&w, &err), &err);
+    CHECK_OK(pl__container_section_begin(&w, 1, 0, &err), &err);
+    CHECK_OK(pl__container_section_end(&w, &err), &err);
+    CHECK_OK(pl__container_write_end(&w, &err), &err);
+    CHECK_OK(pl__output_commit(&out, &err), &err);
+
+    pl__mapped m;
+    pl__container c;
+    CHECK_OK(pl__file_map(&m, path, &err), &err);
+    CHECK_OK(pl__container_parse(&c, &m, path, "ptau", &err), &err);
+    CHECK_EQ(m.size, 12 + 12 + 12 + 12 + 3000 + 12);
+    CHECK_EQ(c.version, 7);
+    CHECK_EQ(c.n_sections, 3);
+    CHECK_EQ(c.offset[2], 24);
+    CHECK_EQ(c.size[2], 12);
+    CHECK_EQ(pl__le32(m.data + 24), 0xa1b2c3d4u);
+    CHECK_EQ(pl__le64(m.data + 28), 0x0102030405060708ull);
+    CHECK_EQ(c.offset[5], 48);
+    CHECK_EQ(c.size[5], 3000);
+    for (int i = 0; i < 3; i++)
+        CHECK_MEM(m.data + 48 + 1000 * i, blob, sizeof(blob));
+    CHECK_EQ(c.offset[1], 3060);
+    CHECK_EQ(c.size[1], 0);
+    pl__file_unmap(&m);
+    CHECK_LISTING(dir, "c.ptau");
+}
+
+/* A section that does not hold its declared size, a section too many, too
+ * few: PL_EINTERNAL naming the file, section and offset; then sticky. */
+PL_TEST(container_writer_refuses_wrong_sizes)
+{
+    const char *dir = fresh_dir("cw_sizes");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/w.wtns", dir);
+    pl_error err = {0};
+    pl__output out;
+    pl__container_writer w;
+
+    CHECK_OK(pl__output_open(&out, path, &err), &err);
+    CHECK_OK(pl__container_write_begin(&w, &out, "wtns", 2, 2, &err), &err);
+    CHECK_OK(pl__container_section_begin(&w, 1, 8, &err), &err);
+    CHECK_OK(pl__container_put_u32(&w, 1, &err), &err);
+    CHECK_STATUS(pl__container_section_end(&w, &err), PL_EINTERNAL, &err);
+    CHECK(strstr(err.msg, "w.wtns: section 1: 4 bytes written, 8 declared "
+                          "(at byte offset 12)") != NULL);
+    /* sticky: later calls return the first error and write nothing */
+    uint64_t written = out.written;
+    err.msg[0] = '\0';
+    CHECK_STATUS(pl__container_put_u32(&w, 1, &err), PL_EINTERNAL, &err);
+    CHECK_STATUS(pl__container_write_end(&w, &err), PL_EINTERNAL, &err);
+    CHECK_EQ(out.written, written);
+    pl__output_abort(&out);
+
+    CHECK_OK(pl__output_open(&out, path, &err), &err);
+    CHECK_OK(pl__container_write_begin(&w, &out, "wtns", 2, 1, &err), &err);
+    CHECK_OK(pl__container_section_begin(&w, 1, 0, &err), &err);
+    CHECK_OK(pl__container_section_end(&w, &err), &err);
+    CHECK_STATUS(pl__container_section_begin(&w, 2, 0, &err), PL_EINTERNAL,
+                 &err);
+    CHECK(strstr(err.msg, "past the declared count") != NULL);
+    pl__output_abort(&out);
+
+    CHECK_OK(pl__output_open(&out, path, &err), &err);
+    CHECK_OK(pl__container_write_begin(&w, &out, "wtns", 2, 2, &err), &err);
+    CHECK_OK(pl__container_section_begin(&w, 1, 0, &err), &err);
+    CHECK_OK(pl__container_section_end(&w, &err), &err);
+    CHECK_STATUS(pl__container_write_end(&w, &err), PL_EINTERNAL, &err);
+    CHECK(strstr(err.msg, "1 of 2 declared sections written") != NULL);
+    pl__output_abort(&out);
+    CHECK_LISTING(dir, "");
+}
+
+/* A witness written by pl__wtns_write is the file snarkjs wrote. */
+PL_TEST(wtns_writer_matches_snarkjs)
+{
+    const char *dir = fresh_dir("wtns_write");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/w.wtns", dir);
+    pl_error err = {0};
+    for (size_t v = 0; v < N_VECTORS; v++) {
+        pl_wtns *w;
+        CHECK_OK(pl_wtns_open(&w, vec(vectors[v], "witness.wtns"), &err),
+                 &err);
+        CHECK_OK(pl__wtns_write(path, pl_wtns_values(w), pl_wtns_count(w),
+                                &err), &err);
+        size_t a_len, b_len;
+        uint8_t *a = pl_test_read_file(path, &a_len);
+        uint8_t *b = read_vector(vectors[v], "witness.wtns", &b_len);
+        CHECK_EQ(a_len, b_len);
+        CHECK_MEM(a, b, a_len);
+        free(a);
+        free(b);
+        pl_wtns_close(w);
+    }
+    CHECK_LISTING(dir, "w.wtns");
+}

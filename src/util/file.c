@@ -294,6 +294,35 @@ pl_status pl__output_write(pl__output *o, const void *data, size_t len,
     return PL_OK;
 }
 
+pl_status pl__output_patch(pl__output *o, uint64_t at, const void *data,
+                           size_t len, pl_error *err)
+{
+    if (!o->f || at > o->written || len > o->written - at)
+        return pl__error_set(err, PL_EINTERNAL, "%s: patch of %zu bytes at "
+                             "byte offset %llu, outside the %llu written",
+                             o->path, len, (unsigned long long)at,
+                             (unsigned long long)o->written);
+    /* The stream's buffer goes out first; pwrite leaves its position. */
+    if (fflush(o->f) != 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: write failed",
+                               output_name(o));
+    const uint8_t *p = data;
+    while (len) {
+        ssize_t n = pwrite(fileno(o->f), p, len, (off_t)at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return pl__error_errno(err, PL_EIO, n < 0 ? errno : EIO,
+                                   "%s: cannot write back at byte offset "
+                                   "%llu", output_name(o),
+                                   (unsigned long long)at);
+        p += n;
+        len -= (size_t)n;
+        at += (uint64_t)n;
+    }
+    return PL_OK;
+}
+
 pl_status pl__output_finish(pl__output *o, pl_error *err)
 {
     if (!o->f)

@@ -62,6 +62,11 @@ pl_status pl__output_open(pl__output *o, const char *path, pl_error *err);
 /* Writes len bytes; an error names the file and the byte offset. */
 pl_status pl__output_write(pl__output *o, const void *data, size_t len,
                            pl_error *err);
+/* Overwrites len bytes at byte offset `at` of what was written (a size
+ * field known only later).  Needs a file that can seek: not a pipe or a
+ * terminal written in place. */
+pl_status pl__output_patch(pl__output *o, uint64_t at, const void *data,
+                           size_t len, pl_error *err);
 /* Flushes, fsyncs and closes the file (write errors of `f` show here). */
 pl_status pl__output_finish(pl__output *o, pl_error *err);
 /* Finishes if need be, renames the temporary over the target and fsyncs the
