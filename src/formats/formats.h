@@ -94,6 +94,130 @@ pl_status pl__wtns_adopt(pl_wtns **out, pl_scalar *values, size_t n,
  * when out of memory). */
 char *pl__path_dup(const char *path);
 
+/* ---- walking a validated file's records -------------------------------- */
+/*
+ * The one way to walk r1cs constraint terms and zkey coefficient records:
+ * the witness check, the dev setup, the zkey reader's own checks and the
+ * prover's matrices go through these, so the record layouts stay here.
+ * They read in place and check nothing: the reader validated every record
+ * when the file was opened (the zkey's record fields are in bounds, its
+ * values below r; the r1cs's wires below nWires, coefficients below r, and
+ * exactly nConstraints constraints filling section 2).
+ */
+
+/* One term of a linear combination. */
+typedef struct pl__r1cs_term {
+    uint32_t wire;
+    const uint8_t *coef;  /* 32 B, little-endian standard form, < r */
+} pl__r1cs_term;
+
+/* One linear combination of a constraint: n_terms terms in place. */
+typedef struct pl__r1cs_lc {
+    uint32_t n_terms;
+    const uint8_t *terms; /* n_terms x (u32 wire, 32-byte coefficient) */
+} pl__r1cs_lc;
+
+#define PL__R1CS_TERM_BYTES (4u + PL__FR_BYTES)
+
+/* Term t < lc->n_terms of lc. */
+static inline pl__r1cs_term pl__r1cs_lc_term(const pl__r1cs_lc *lc,
+                                             uint32_t t)
+{
+    const uint8_t *p = lc->terms + (uint64_t)t * PL__R1CS_TERM_BYTES;
+    pl__r1cs_term term = {pl__le32(p), p + 4};
+    return term;
+}
+
+/* The constraints of an open r1cs in file order:
+ *     pl__r1cs_iter it;
+ *     pl__r1cs_lc lc[3];
+ *     uint32_t k;
+ *     for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);)
+ *         for (unsigned m = 0; m < 3; m++)          (A, B, C)
+ *             for (uint32_t t = 0; t < lc[m].n_terms; t++)
+ *                 use(k, m, pl__r1cs_lc_term(&lc[m], t));
+ */
+typedef struct pl__r1cs_iter {
+    const uint8_t *next;   /* the next constraint's first byte */
+    uint32_t index, count; /* the next constraint's index; nConstraints */
+} pl__r1cs_iter;
+
+static inline void pl__r1cs_iter_init(pl__r1cs_iter *it, const pl_r1cs *r1cs)
+{
+    it->next = r1cs->constraints;
+    it->index = 0;
+    it->count = r1cs->info.n_constraints;
+}
+
+/* The next constraint's index and its A, B, C; false after the last. */
+static inline bool pl__r1cs_iter_next(pl__r1cs_iter *it, uint32_t *constraint,
+                                      pl__r1cs_lc lc[3])
+{
+    if (it->index == it->count)
+        return false;
+    const uint8_t *p = it->next;
+    for (unsigned m = 0; m < 3; m++) {
+        lc[m].n_terms = pl__le32(p);
+        lc[m].terms = p + 4;
+        p += 4 + (uint64_t)lc[m].n_terms * PL__R1CS_TERM_BYTES;
+    }
+    it->next = p;
+    *constraint = it->index++;
+    return true;
+}
+
+/* One record of a zkey's section 4. */
+typedef struct pl__zkey_coef {
+    uint32_t index;        /* the record's, from 0 */
+    uint32_t matrix;       /* 0 = A, 1 = B */
+    uint32_t constraint;   /* the row, < domainSize */
+    uint32_t signal;       /* the witness index, < nVars */
+    const uint8_t *value;  /* 32 B: coef * R^2 mod r, little-endian, < r:
+                              one Montgomery multiplication by a standard-form
+                              witness value gives Montgomery(coef * w) */
+} pl__zkey_coef;
+
+/* Record i < zk->n_coefs. */
+static inline void pl__zkey_coef_at(pl__zkey_coef *out, const pl_zkey *zk,
+                                    uint32_t i)
+{
+    const uint8_t *rec = zk->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
+    out->index = i;
+    out->matrix = pl__le32(rec);
+    out->constraint = pl__le32(rec + 4);
+    out->signal = pl__le32(rec + 8);
+    out->value = rec + 12;
+}
+
+/* The records in file order (snarkjs: per constraint its A terms, then its
+ * B terms, then the input-consistency rows; readers must not rely on it):
+ *     pl__zkey_coef_iter it;
+ *     pl__zkey_coef c;
+ *     for (pl__zkey_coef_iter_init(&it, zkey); pl__zkey_coef_next(&it, &c);)
+ *         use(c.matrix, c.constraint, c.signal, c.value);
+ * Also safe inside the reader once section 4's size matches nCoef (before
+ * the fields are checked). */
+typedef struct pl__zkey_coef_iter {
+    const pl_zkey *zkey;
+    uint32_t next;
+} pl__zkey_coef_iter;
+
+static inline void pl__zkey_coef_iter_init(pl__zkey_coef_iter *it,
+                                           const pl_zkey *zk)
+{
+    it->zkey = zk;
+    it->next = 0;
+}
+
+static inline bool pl__zkey_coef_next(pl__zkey_coef_iter *it,
+                                      pl__zkey_coef *out)
+{
+    if (it->next == it->zkey->n_coefs)
+        return false;
+    pl__zkey_coef_at(out, it->zkey, it->next++);
+    return true;
+}
+
 /* ---- the zkey's layout, for its writer (the dev setup) ----------------- */
 
 #define PL__ZKEY_SECTIONS 10u

@@ -278,12 +278,12 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
     const uint64_t base = c->offset[4] + 4;
     const uint64_t n_in = (uint64_t)z->n_public + 1;
     uint32_t max_constraint = 0;
-    for (uint32_t i = 0; i < z->n_coefs; i++) {
-        const uint8_t *rec = z->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
+    pl__zkey_coef_iter it;
+    pl__zkey_coef rec;
+    for (pl__zkey_coef_iter_init(&it, z); pl__zkey_coef_next(&it, &rec);) {
+        const uint32_t i = rec.index, matrix = rec.matrix;
+        const uint32_t constraint = rec.constraint, signal = rec.signal;
         uint64_t at = base + (uint64_t)i * PL__COEF_RECORD_BYTES;
-        uint32_t matrix = pl__le32(rec);
-        uint32_t constraint = pl__le32(rec + 4);
-        uint32_t signal = pl__le32(rec + 8);
         if (matrix > 1) {
             st = pl__error_set(err, PL_EFORMAT,
                                "%s: section 4 (coefficients): record %" PRIu32
@@ -309,7 +309,7 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
                                z->path, i, signal, z->n_vars, at + 8);
             goto fail;
         }
-        if (!pl__scalar_is_canonical(rec + 12)) {
+        if (!pl__scalar_is_canonical(rec.value)) {
             st = pl__error_set(err, PL_EFORMAT,
                                "%s: section 4 (coefficients): record %" PRIu32
                                ": value is not below r (at byte offset %"
@@ -332,20 +332,20 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
     /* Every constraint index is below domainSize, so nConstraints + nPublic
      * + 1 <= domainSize holds here: the domain can hold the rows. */
     for (uint64_t s = 0; s < n_in; s++) {
-        uint64_t i = z->n_coefs - n_in + s;
-        const uint8_t *rec = z->coefs + i * PL__COEF_RECORD_BYTES;
-        uint32_t matrix = pl__le32(rec), constraint = pl__le32(rec + 4);
-        uint32_t signal = pl__le32(rec + 8);
+        uint32_t i = (uint32_t)(z->n_coefs - n_in + s);
+        pl__zkey_coef_at(&rec, z, i);
+        const uint32_t matrix = rec.matrix, constraint = rec.constraint;
+        const uint32_t signal = rec.signal;
         if (matrix != 0 || constraint != z->n_constraints + s || signal != s) {
             st = pl__error_set(err, PL_EFORMAT,
-                               "%s: section 4 (coefficients): record %" PRIu64
+                               "%s: section 4 (coefficients): record %" PRIu32
                                " is {matrix %" PRIu32 ", constraint %" PRIu32
                                ", signal %" PRIu32 "}, but the input rows "
                                "end the section as {0, %" PRIu64 ", %" PRIu64
                                "} (at byte offset %" PRIu64 ")", z->path, i,
                                matrix, constraint, signal,
                                z->n_constraints + s, s,
-                               base + i * PL__COEF_RECORD_BYTES);
+                               base + (uint64_t)i * PL__COEF_RECORD_BYTES);
             goto fail;
         }
     }
