@@ -895,6 +895,15 @@ static const char *fresh_dir(const char *name)
     return dir;
 }
 
+/* path = <fresh folder dir_name>/file; returns the folder. */
+static const char *fresh_path(char path[4200], const char *dir_name,
+                              const char *file)
+{
+    const char *dir = fresh_dir(dir_name);
+    snprintf(path, 4200, "%s/%s", dir, file);
+    return dir;
+}
+
 /* The names in a folder, sorted, joined by spaces ("" when empty). */
 static void dir_listing(char *out, size_t cap, const char *dir)
 {
@@ -944,9 +953,8 @@ static void check_file_text(const char *path, const char *want)
 
 PL_TEST(output_commit_publishes)
 {
-    const char *dir = fresh_dir("out_commit");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/a.json", dir);
+    const char *dir = fresh_path(path, "out_commit", "a.json");
     pl_error err = {0};
     pl__output o;
     umask(022);
@@ -975,9 +983,8 @@ PL_TEST(output_commit_publishes)
 
 PL_TEST(output_abort_leaves_nothing)
 {
-    const char *dir = fresh_dir("out_abort");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/k.zkey", dir);
+    const char *dir = fresh_path(path, "out_abort", "k.zkey");
     pl_test_write_file(path, "old", 3);
     pl_error err = {0};
     pl__output o;
@@ -1007,9 +1014,8 @@ PL_TEST(output_abort_leaves_nothing)
  * the old target and leaves no temporary. */
 PL_TEST(output_failed_write_leaves_nothing)
 {
-    const char *dir = fresh_dir("out_fail");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/big.bin", dir);
+    const char *dir = fresh_path(path, "out_fail", "big.bin");
     pl_test_write_file(path, "old", 3);
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit lim = {4096, 4096};
@@ -1091,9 +1097,8 @@ static void *read_fifo(void *arg)
  * is) is written in place: never renamed over, never removed. */
 PL_TEST(output_fifo_written_in_place)
 {
-    const char *dir = fresh_dir("out_fifo");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/pipe", dir);
+    const char *dir = fresh_path(path, "out_fifo", "pipe");
     CHECK(mkfifo(path, 0600) == 0);
     for (int round = 0; round < 2; round++) {
         fifo_reader r = {path, {0}, 0};
@@ -1121,20 +1126,29 @@ PL_TEST(output_fifo_written_in_place)
 
 /* ---- the container writer (formats/container.c) ----------------------- */
 
+/* An output at path with a container header begun on it. */
+static void begin_container(pl__output *out, pl__container_writer *w,
+                            const char *path, const char magic[4],
+                            uint32_t version, uint32_t n_sections)
+{
+    pl_error err = {0};
+    CHECK_OK(pl__output_open(out, path, &err), &err);
+    CHECK_OK(pl__container_write_begin(w, out, magic, version, n_sections,
+                                       &err), &err);
+}
+
 /* Three sections, one sized only when it ends, read back by the parser. */
 PL_TEST(container_writer_round_trip)
 {
-    const char *dir = fresh_dir("cw_round");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/c.ptau", dir);
+    const char *dir = fresh_path(path, "cw_round", "c.ptau");
     pl_error err = {0};
     pl__output out;
     pl__container_writer w;
     uint8_t blob[1000];
     for (size_t i = 0; i < sizeof(blob); i++)
         blob[i] = (uint8_t)(i * 7);
-    CHECK_OK(pl__output_open(&out, path, &err), &err);
-    CHECK_OK(pl__container_write_begin(&w, &out, "ptau", 7, 3, &err), &err);
+    begin_container(&out, &w, path, "ptau", 7, 3);
     CHECK_OK(pl__container_section_begin(&w, 2, 12, &err), &err);
     CHECK_OK(pl__container_put_u32(&w, 0xa1b2c3d4u, &err), &err);
     CHECK_OK(pl__container_put_u64(&w, 0x0102030405060708ull, &err), &err);
@@ -1174,15 +1188,13 @@ PL_TEST(container_writer_round_trip)
  * few: PL_EINTERNAL naming the file, section and offset; then sticky. */
 PL_TEST(container_writer_refuses_wrong_sizes)
 {
-    const char *dir = fresh_dir("cw_sizes");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/w.wtns", dir);
+    const char *dir = fresh_path(path, "cw_sizes", "w.wtns");
     pl_error err = {0};
     pl__output out;
     pl__container_writer w;
 
-    CHECK_OK(pl__output_open(&out, path, &err), &err);
-    CHECK_OK(pl__container_write_begin(&w, &out, "wtns", 2, 2, &err), &err);
+    begin_container(&out, &w, path, "wtns", 2, 2);
     CHECK_OK(pl__container_section_begin(&w, 1, 8, &err), &err);
     CHECK_OK(pl__container_put_u32(&w, 1, &err), &err);
     CHECK_STATUS(pl__container_section_end(&w, &err), PL_EINTERNAL, &err);
@@ -1196,8 +1208,7 @@ PL_TEST(container_writer_refuses_wrong_sizes)
     CHECK_EQ(out.written, written);
     pl__output_abort(&out);
 
-    CHECK_OK(pl__output_open(&out, path, &err), &err);
-    CHECK_OK(pl__container_write_begin(&w, &out, "wtns", 2, 1, &err), &err);
+    begin_container(&out, &w, path, "wtns", 2, 1);
     CHECK_OK(pl__container_section_begin(&w, 1, 0, &err), &err);
     CHECK_OK(pl__container_section_end(&w, &err), &err);
     CHECK_STATUS(pl__container_section_begin(&w, 2, 0, &err), PL_EINTERNAL,
@@ -1205,8 +1216,7 @@ PL_TEST(container_writer_refuses_wrong_sizes)
     CHECK(strstr(err.msg, "past the declared count") != NULL);
     pl__output_abort(&out);
 
-    CHECK_OK(pl__output_open(&out, path, &err), &err);
-    CHECK_OK(pl__container_write_begin(&w, &out, "wtns", 2, 2, &err), &err);
+    begin_container(&out, &w, path, "wtns", 2, 2);
     CHECK_OK(pl__container_section_begin(&w, 1, 0, &err), &err);
     CHECK_OK(pl__container_section_end(&w, &err), &err);
     CHECK_STATUS(pl__container_write_end(&w, &err), PL_EINTERNAL, &err);
@@ -1218,9 +1228,8 @@ PL_TEST(container_writer_refuses_wrong_sizes)
 /* A witness written by pl__wtns_write is the file snarkjs wrote. */
 PL_TEST(wtns_writer_matches_snarkjs)
 {
-    const char *dir = fresh_dir("wtns_write");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/w.wtns", dir);
+    const char *dir = fresh_path(path, "wtns_write", "w.wtns");
     pl_error err = {0};
     for (size_t v = 0; v < N_VECTORS; v++) {
         pl_wtns *w;
@@ -1316,9 +1325,8 @@ PL_TEST(zkey_coef_iter_visits_every_record)
  * the same header and constraints, byte for byte. */
 PL_TEST(r1cs_writer_round_trip)
 {
-    const char *dir = fresh_dir("r1cs_write");
     char path[4200];
-    snprintf(path, sizeof(path), "%s/c.r1cs", dir);
+    const char *dir = fresh_path(path, "r1cs_write", "c.r1cs");
     pl_error err = {0};
     for (size_t v = 0; v < N_VECTORS; v++) {
         pl_r1cs *r, *back;

@@ -237,7 +237,7 @@ pl_status pl__container_write_end(pl__container_writer *w, pl_error *err)
     return PL_OK;
 }
 
-/* ---- the prime of a file --------------------------------------------------- */
+/* ---- the prime of a file ------------------------------------------------ */
 
 pl_status pl__check_prime(const char *path, const char *field, const char *kind,
                           bool scalar, uint32_t n8, const uint8_t *p,

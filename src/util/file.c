@@ -2,8 +2,9 @@
 /*
  * File helpers: memory maps, small reads, output (pl__output: temporary
  * file, fsync, rename, fsync of the folder; used by every writer in the
- * library and the CLI) and a text buffer.  Mapped files are file-backed pages, not heap: they are not
- * allocations of the accounted allocator (the ledger reports them apart).
+ * library and the CLI) and a text buffer.  Mapped files are file-backed
+ * pages, not heap: they are not allocations of the accounted allocator
+ * (the ledger reports them apart).
  */
 #define _GNU_SOURCE
 #include "util/file.h"
@@ -174,7 +175,8 @@ static void random_suffix(char out[TMP_RANDOM + 1])
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     static _Atomic uint64_t counter;
     uint64_t bits = 0;
-    if (getrandom(&bits, sizeof(bits), GRND_NONBLOCK) != (ssize_t)sizeof(bits)) {
+    if (getrandom(&bits, sizeof(bits), GRND_NONBLOCK) !=
+        (ssize_t)sizeof(bits)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         bits = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
