@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define R1CS_VERSION 1u
-#define TERM_BYTES (4u + PL__FR_BYTES) /* u32 wire, coefficient */
+#define TERM_BYTES PL__R1CS_TERM_BYTES /* u32 wire, coefficient */
 /* After n8 and the prime: nWires, nPubOut, nPubIn, nPrvIn (u32),
  * nLabels (u64), nConstraints (u32). */
 #define COUNTS_BYTES 28u
