@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "util/file.h" /* pl__output, for write_report */
 
 #include <errno.h>
 #include <pthread.h>
@@ -120,14 +121,11 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
                               const pl_engine_config *cfg, bool balanced,
                               pl_error *err)
 {
-    char tmp[4096 + 8];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err->msg, sizeof(err->msg), "%.200s: cannot write: %s", tmp,
-                 strerror(errno));
-        return PL_EIO;
-    }
+    pl__output out;
+    pl_status ost = pl__output_open(&out, path, err);
+    if (ost != PL_OK)
+        return ost;
+    FILE *f = out.f;
     fprintf(f, "{\n  \"proofs\": %zu,\n  \"verified\": %zu,\n  \"failed\": %zu,\n"
             "  \"skipped\": %zu,\n  \"wall_seconds\": %.3f,\n",
             js->proved, js->verified, js->failed, js->skipped, wall);
@@ -158,15 +156,7 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
                 (unsigned long long)st->stage_peak[s]);
     fprintf(f, "\n    },\n    \"balanced\": %s\n  }\n}\n",
             balanced ? "true" : "false");
-    bool ok = !ferror(f);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err->msg, sizeof(err->msg), "%.200s: cannot write: %s", path,
-                 strerror(errno));
-        unlink(tmp);
-        return PL_EIO;
-    }
-    return PL_OK;
+    return pl__output_commit(&out, err);
 }
 
 /* The slot of an option that takes a string, or NULL. */

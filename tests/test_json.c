@@ -8,6 +8,7 @@
  */
 #include "harness.h"
 #include "formats/json.h"
+#include "formats/snarkjs_json.h"
 #include "groth16/vkey.h"
 
 #include <unistd.h>

@@ -2,83 +2,21 @@
 /*
  * A frozen constraint system out to the snarkjs formats (FORMATS.md): the
  * .r1cs (version 1, sections 1 header, 2 constraints, 3 wire labels) and
- * the .wtns (version 2), each streamed to a temporary file beside the
- * target, fsynced, then renamed, so a failed write leaves nothing.  Also
- * the evaluation of A, B, C from the recorded rows (pl__cs_eval, the
- * reference the prover's CSR path is tested against) and pl_cs_check.
+ * the .wtns (version 2), in the layouts of the format writers
+ * (formats/r1cs.c, formats/wtns.c) through pl__output (a temporary file,
+ * fsynced, renamed), so a failed write leaves nothing.  Also the
+ * evaluation of A, B, C from the recorded rows (pl__cs_eval, the reference
+ * the prover's CSR path is tested against) and pl_cs_check.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "circuit/cs.h"
 #include "field/field.h"
+#include "formats/formats.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-typedef struct {
-    FILE *f;
-    const char *path;
-    char tmp[4096 + 32];
-} out_file;
-
-static pl_status out_open(out_file *o, const char *path, pl_error *err)
-{
-    o->path = path;
-    snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
-    if (!o->f)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot write",
-                               o->tmp);
-    setvbuf(o->f, NULL, _IOFBF, 1 << 16);
-    return PL_OK;
-}
-
-static void out_put(out_file *o, const void *p, size_t n)
-{
-    fwrite(p, 1, n, o->f);
-}
-
-static void out_u32(out_file *o, uint32_t v)
-{
-    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-                    (uint8_t)(v >> 24)};
-    out_put(o, b, 4);
-}
-
-static void out_u64(out_file *o, uint64_t v)
-{
-    out_u32(o, (uint32_t)v);
-    out_u32(o, (uint32_t)(v >> 32));
-}
-
-static void out_abort(out_file *o)
-{
-    if (o->f)
-        fclose(o->f);
-    o->f = NULL;
-    unlink(o->tmp);
-}
-
-static pl_status out_commit(out_file *o, pl_error *err)
-{
-    int e = 0;
-    if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0)
-        e = errno ? errno : EIO;
-    if (fclose(o->f) != 0 && !e)
-        e = errno;
-    o->f = NULL;
-    if (!e && rename(o->tmp, o->path) != 0)
-        e = errno;
-    if (e) {
-        unlink(o->tmp);
-        return pl__error_errno(err, PL_EIO, e, "%s: cannot write", o->path);
-    }
-    return PL_OK;
-}
 
 static pl_status need_frozen(const pl_cs *cs, bool recording, pl_error *err)
 {
@@ -96,53 +34,49 @@ static pl_status need_frozen(const pl_cs *cs, bool recording, pl_error *err)
 pl_status pl_cs_write_r1cs(const pl_cs *cs, const char *path, pl_error *err)
 {
     pl_status st = need_frozen(cs, true, err);
+    pl__output out;
+    pl__container_writer w;
+    uint8_t *le = NULL;
+    memset(&out, 0, sizeof(out));
     if (st != PL_OK)
-        return st;
+        goto fail;
     uint64_t n_wires = pl_cs_n_wires(cs), nc = cs->n_constraints;
-    if (nc > UINT32_MAX)
-        return pl__error_set(err, PL_EUNSUPPORTED, "%s: %" PRIu64 " "
-                             "constraints do not fit an r1cs", path, nc);
+    if (nc > UINT32_MAX) {
+        st = pl__error_set(err, PL_EUNSUPPORTED, "%s: %" PRIu64 " "
+                           "constraints do not fit an r1cs", path, nc);
+        goto fail;
+    }
     /* The coefficients in the file's encoding, once. */
-    uint8_t *le = pl__alloc(PL_BUF_CSR, (uint64_t)cs->n_coeffs * 32, err);
-    if (!le)
-        return PL_ENOMEM;
+    le = pl__alloc(PL_BUF_CSR, (uint64_t)cs->n_coeffs * PL__FR_BYTES, err);
+    if (!le) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
     for (uint32_t i = 0; i < cs->n_coeffs; i++)
-        pl__fr_to_le(le + 32 * (uint64_t)i, &cs->coeffs[i]);
-    out_file o = {0};
-    if ((st = out_open(&o, path, err)) != PL_OK)
-        goto done;
-    out_put(&o, "r1cs", 4);
-    out_u32(&o, 1);
-    out_u32(&o, 3);
-    out_u32(&o, 1);
-    out_u64(&o, 4 + 32 + 28);
-    out_u32(&o, 32);
-    out_put(&o, pl__fr_modulus_le, 32);
-    out_u32(&o, (uint32_t)n_wires);
-    out_u32(&o, 0);                       /* nPubOut */
-    out_u32(&o, (uint32_t)cs->n_public);  /* nPubIn */
-    out_u32(&o, 0);                       /* nPrvIn */
-    out_u64(&o, n_wires);                 /* nLabels */
-    out_u32(&o, (uint32_t)nc);
-    out_u32(&o, 2);
-    out_u64(&o, 12 * nc + 36 * cs->n_terms);
-    for (uint64_t k = 0; k < nc; k++)
+        pl__fr_to_le(le + PL__FR_BYTES * (uint64_t)i, &cs->coeffs[i]);
+    /* Every variable is a public input or a private wire; labels are the
+     * wire indices. */
+    const pl_r1cs_info info = {
+        .n_wires = (uint32_t)n_wires, .n_pub_out = 0,
+        .n_pub_in = (uint32_t)cs->n_public, .n_prv_in = 0,
+        .n_labels = n_wires, .n_constraints = (uint32_t)nc};
+    if ((st = pl__output_open(&out, path, err)) != PL_OK)
+        goto fail;
+    pl__r1cs_write_begin(&w, &out, &info, cs->n_terms, err);
+    for (uint64_t k = 0; k < nc && w.status == PL_OK; k++)
         for (unsigned m = 0; m < 3; m++) {
             uint64_t t0 = cs->rows[3 * k + m], t1 = cs->rows[3 * k + m + 1];
-            out_u32(&o, (uint32_t)(t1 - t0));
-            for (uint64_t t = t0; t < t1; t++) {
-                out_u32(&o, cs->terms[t].var);
-                out_put(&o, le + 32 * (uint64_t)cs->terms[t].coeff, 32);
-            }
+            pl__r1cs_put_lc(&w, (uint32_t)(t1 - t0), err);
+            for (uint64_t t = t0; t < t1; t++)
+                pl__r1cs_put_term(&w, cs->terms[t].var,
+                                  le + PL__FR_BYTES *
+                                           (uint64_t)cs->terms[t].coeff,
+                                  err);
         }
-    out_u32(&o, 3);
-    out_u64(&o, 8 * n_wires);
-    for (uint64_t w = 0; w < n_wires; w++)
-        out_u64(&o, w);
-    st = out_commit(&o, err);
-done:
-    if (st != PL_OK)
-        out_abort(&o);
+    if ((st = pl__r1cs_write_end(&w, &info, err)) == PL_OK)
+        st = pl__output_commit(&out, err);
+fail:
+    pl__output_abort(&out);
     pl__free(le);
     return st;
 }
@@ -152,24 +86,7 @@ pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path, pl_error *err)
     pl_status st = need_frozen(cs, false, err);
     if (st != PL_OK)
         return st;
-    uint64_t n = pl_cs_n_wires(cs);
-    out_file o = {0};
-    if ((st = out_open(&o, path, err)) != PL_OK)
-        return st;
-    out_put(&o, "wtns", 4);
-    out_u32(&o, 2);
-    out_u32(&o, 2);
-    out_u32(&o, 1);
-    out_u64(&o, 4 + 32 + 4);
-    out_u32(&o, 32);
-    out_put(&o, pl__fr_modulus_le, 32);
-    out_u32(&o, (uint32_t)n);
-    out_u32(&o, 2);
-    out_u64(&o, 32 * n);
-    out_put(&o, cs->values, 32 * n);
-    if ((st = out_commit(&o, err)) != PL_OK)
-        out_abort(&o);
-    return st;
+    return pl__wtns_write(path, cs->values, pl_cs_n_wires(cs), err);
 }
 
 /* The witness in Montgomery form (class witness): the caller frees it. */

@@ -6,8 +6,10 @@
  * of a mapped file once, checking that every section lies inside the file,
  * so that the format readers (zkey.c, wtns.c, r1cs.c) only have to check
  * payload sizes against their declared counts.  It does not check versions
- * or section contents: each reader knows its own.  Also here: the check of
- * a declared prime, shared by the three readers.
+ * or section contents: each reader knows its own.  pl__container_writer is
+ * the other way, used by the format writers (zkey.c, wtns.c, r1cs.c) for
+ * the dev setup and the circuit export.  Also here: the check of a
+ * declared prime, shared by the three readers.
  */
 #include "formats/formats.h"
 #include "field/field.h"
@@ -28,8 +30,8 @@ static const uint8_t bn254_r_le[32] = {
     0x79, 0x48, 0xe8, 0x33, 0x28, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45,
     0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
 
-#define HEADER_BYTES 12u          /* magic, version, nSections */
-#define SECTION_HEADER_BYTES 12u  /* id, size */
+#define HEADER_BYTES PL__CONTAINER_HEADER_BYTES
+#define SECTION_HEADER_BYTES PL__SECTION_HEADER_BYTES
 
 /* The magic as printable text for messages: a binary file's first bytes
  * would otherwise garble the terminal. */
@@ -122,6 +124,120 @@ fail:
     memset(out, 0, sizeof(*out));
     return st;
 }
+
+/* ---- writing ------------------------------------------------------------ */
+
+pl_status pl__container_write_begin(pl__container_writer *w, pl__output *out,
+                                    const char magic[4], uint32_t version,
+                                    uint32_t n_sections, pl_error *err)
+{
+    uint8_t h[HEADER_BYTES];
+    memset(w, 0, sizeof(*w));
+    w->out = out;
+    w->n_sections = n_sections;
+    memcpy(h, magic, 4);
+    pl__put_le32(h + 4, version);
+    pl__put_le32(h + 8, n_sections);
+    return pl__container_put(w, h, sizeof(h), err);
+}
+
+/* Records the first error: the writer is sticky from then on. */
+static pl_status writer_fail(pl__container_writer *w, pl_status st)
+{
+    if (w->status == PL_OK)
+        w->status = st;
+    return st;
+}
+
+pl_status pl__container_put(pl__container_writer *w, const void *data,
+                            size_t len, pl_error *err)
+{
+    if (w->status != PL_OK)
+        return w->status;
+    return writer_fail(w, pl__output_write(w->out, data, len, err));
+}
+
+pl_status pl__container_put_u32(pl__container_writer *w, uint32_t v,
+                                pl_error *err)
+{
+    uint8_t b[4];
+    pl__put_le32(b, v);
+    return pl__container_put(w, b, sizeof(b), err);
+}
+
+pl_status pl__container_put_u64(pl__container_writer *w, uint64_t v,
+                                pl_error *err)
+{
+    uint8_t b[8];
+    pl__put_le64(b, v);
+    return pl__container_put(w, b, sizeof(b), err);
+}
+
+pl_status pl__container_section_begin(pl__container_writer *w, uint32_t id,
+                                      uint64_t size, pl_error *err)
+{
+    if (w->status != PL_OK)
+        return w->status;
+    if (w->in_section || w->n_begun == w->n_sections)
+        return writer_fail(w, pl__error_set(
+            err, PL_EINTERNAL, "%s: section %" PRIu32 " begun %s (at byte "
+            "offset %" PRIu64 ")", w->out->path, id,
+            w->in_section ? "inside another" : "past the declared count",
+            w->out->written));
+    uint8_t h[SECTION_HEADER_BYTES];
+    pl__put_le32(h, id);
+    /* a size to come is written as 0 until section_end knows it */
+    pl__put_le64(h + 4, size == PL__SECTION_SIZE_LATER ? 0 : size);
+    pl_status st = pl__container_put(w, h, sizeof(h), err);
+    if (st != PL_OK)
+        return st;
+    w->n_begun++;
+    w->in_section = true;
+    w->id = id;
+    w->declared = size;
+    w->start = w->out->written;
+    return PL_OK;
+}
+
+pl_status pl__container_section_end(pl__container_writer *w, pl_error *err)
+{
+    if (w->status != PL_OK)
+        return w->status;
+    uint64_t size = w->out->written - w->start;
+    if (!w->in_section)
+        return writer_fail(w, pl__error_set(
+            err, PL_EINTERNAL, "%s: section end outside a section (at byte "
+            "offset %" PRIu64 ")", w->out->path, w->out->written));
+    w->in_section = false;
+    if (w->declared == PL__SECTION_SIZE_LATER) {
+        uint8_t b[8];
+        pl__put_le64(b, size);
+        return writer_fail(w, pl__output_patch(w->out, w->start - 8, b,
+                                               sizeof(b), err));
+    }
+    if (size != w->declared)
+        return writer_fail(w, pl__error_set(
+            err, PL_EINTERNAL, "%s: section %" PRIu32 ": %" PRIu64 " bytes "
+            "written, %" PRIu64 " declared (at byte offset %" PRIu64 ")",
+            w->out->path, w->id, size, w->declared,
+            w->start - SECTION_HEADER_BYTES));
+    return PL_OK;
+}
+
+pl_status pl__container_write_end(pl__container_writer *w, pl_error *err)
+{
+    if (w->status != PL_OK)
+        return w->status;
+    if (w->in_section || w->n_begun != w->n_sections)
+        return writer_fail(w, pl__error_set(
+            err, PL_EINTERNAL, "%s: %" PRIu32 " of %" PRIu32 " declared "
+            "sections written%s (at byte offset %" PRIu64 ")", w->out->path,
+            w->n_begun, w->n_sections,
+            w->in_section ? ", the last not ended" : "", w->out->written));
+    return PL_OK;
+}
+
+/* ---- the prime of a file ------------------------------------------------ */
 
 pl_status pl__check_prime(const char *path, const char *field, const char *kind,
                           bool scalar, uint32_t n8, const uint8_t *p,

@@ -14,6 +14,7 @@
 #define PL_FORMATS_H
 
 #include "proofline.h"
+#include "formats/container.h"
 #include "util/file.h"
 
 #define PL__G1_BYTES 96u
@@ -97,42 +98,214 @@ pl_status pl__r1cs_parse(pl_r1cs **out, const uint8_t *data, size_t len,
 pl_status pl__wtns_adopt(pl_wtns **out, pl_scalar *values, size_t n,
                          const char *name, pl_error *err);
 
-/* The container (.zkey .wtns .r1cs .ptau): a section table filled once. */
-#define PL__MAX_SECTION_ID 16
-typedef struct pl__container {
-    char magic[5];
-    uint32_t version;
-    uint32_t n_sections;
-    /* by id (1..PL__MAX_SECTION_ID): payload offset and size; offset 0 = absent */
-    uint64_t offset[PL__MAX_SECTION_ID + 1];
-    uint64_t size[PL__MAX_SECTION_ID + 1];
-} pl__container;
-
-/* Parses the header and section table of a mapped file; `magic` is the
- * expected 4-byte magic. Every section must lie inside the file; duplicate
- * ids are an error. */
-pl_status pl__container_parse(pl__container *out, const pl__mapped *m,
-                              const char *path, const char *magic,
-                              pl_error *err);
-
-/* The 4 bytes at p as text for messages, non-printables as \xNN. */
-void pl__magic_text(char out[17], const uint8_t *p);
-
 /* A malloc'd copy of a path, kept by an open file for its messages (NULL
  * when out of memory). */
 char *pl__path_dup(const char *path);
 
-/* Little-endian loads from a mapped file (any alignment, any host order);
- * the caller has checked that the bytes lie inside the file. */
-static inline uint32_t pl__le32(const uint8_t *p)
+/* ---- walking a validated file's records -------------------------------- */
+/*
+ * The one way to walk r1cs constraint terms and zkey coefficient records:
+ * the witness check, the dev setup, the zkey reader's own checks and the
+ * prover's matrices go through these, so the record layouts stay here.
+ * They read in place and check nothing: the reader validated every record
+ * when the file was opened (the zkey's record fields are in bounds, its
+ * values below r; the r1cs's wires below nWires, coefficients below r, and
+ * exactly nConstraints constraints filling section 2).
+ */
+
+/* One term of a linear combination. */
+typedef struct pl__r1cs_term {
+    uint32_t wire;
+    const uint8_t *coef;  /* 32 B, little-endian standard form, < r */
+} pl__r1cs_term;
+
+/* One linear combination of a constraint: n_terms terms in place. */
+typedef struct pl__r1cs_lc {
+    uint32_t n_terms;
+    const uint8_t *terms; /* n_terms x (u32 wire, 32-byte coefficient) */
+} pl__r1cs_lc;
+
+#define PL__R1CS_TERM_BYTES (4u + PL__FR_BYTES)
+
+/* Term t < lc->n_terms of lc. */
+static inline pl__r1cs_term pl__r1cs_lc_term(const pl__r1cs_lc *lc,
+                                             uint32_t t)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    const uint8_t *p = lc->terms + (uint64_t)t * PL__R1CS_TERM_BYTES;
+    pl__r1cs_term term = {pl__le32(p), p + 4};
+    return term;
 }
-static inline uint64_t pl__le64(const uint8_t *p)
+
+/* The constraints of an open r1cs in file order:
+ *     pl__r1cs_iter it;
+ *     pl__r1cs_lc lc[3];
+ *     uint32_t k;
+ *     for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);)
+ *         for (unsigned m = 0; m < 3; m++)          (A, B, C)
+ *             for (uint32_t t = 0; t < lc[m].n_terms; t++)
+ *                 use(k, m, pl__r1cs_lc_term(&lc[m], t));
+ */
+typedef struct pl__r1cs_iter {
+    const uint8_t *next;   /* the next constraint's first byte */
+    uint32_t index, count; /* the next constraint's index; nConstraints */
+} pl__r1cs_iter;
+
+static inline void pl__r1cs_iter_init(pl__r1cs_iter *it, const pl_r1cs *r1cs)
 {
-    return (uint64_t)pl__le32(p) | (uint64_t)pl__le32(p + 4) << 32;
+    it->next = r1cs->constraints;
+    it->index = 0;
+    it->count = r1cs->info.n_constraints;
 }
+
+/* The next constraint's index and its A, B, C; false after the last. */
+static inline bool pl__r1cs_iter_next(pl__r1cs_iter *it, uint32_t *constraint,
+                                      pl__r1cs_lc lc[3])
+{
+    if (it->index == it->count)
+        return false;
+    const uint8_t *p = it->next;
+    for (unsigned m = 0; m < 3; m++) {
+        lc[m].n_terms = pl__le32(p);
+        lc[m].terms = p + 4;
+        p += 4 + (uint64_t)lc[m].n_terms * PL__R1CS_TERM_BYTES;
+    }
+    it->next = p;
+    *constraint = it->index++;
+    return true;
+}
+
+/* One record of a zkey's section 4. */
+typedef struct pl__zkey_coef {
+    uint32_t index;        /* the record's, from 0 */
+    uint32_t matrix;       /* 0 = A, 1 = B */
+    uint32_t constraint;   /* the row, < domainSize */
+    uint32_t signal;       /* the witness index, < nVars */
+    const uint8_t *value;  /* 32 B: coef * R^2 mod r, little-endian, < r:
+                              one Montgomery multiplication by a standard-form
+                              witness value gives Montgomery(coef * w) */
+} pl__zkey_coef;
+
+/* Record i < zk->n_coefs. */
+static inline void pl__zkey_coef_at(pl__zkey_coef *out, const pl_zkey *zk,
+                                    uint32_t i)
+{
+    const uint8_t *rec = zk->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
+    out->index = i;
+    out->matrix = pl__le32(rec);
+    out->constraint = pl__le32(rec + 4);
+    out->signal = pl__le32(rec + 8);
+    out->value = rec + 12;
+}
+
+/* The records in file order (snarkjs: per constraint its A terms, then its
+ * B terms, then the input-consistency rows; readers must not rely on it):
+ *     pl__zkey_coef_iter it;
+ *     pl__zkey_coef c;
+ *     for (pl__zkey_coef_iter_init(&it, zkey); pl__zkey_coef_next(&it, &c);)
+ *         use(c.matrix, c.constraint, c.signal, c.value);
+ * Also safe inside the reader once section 4's size matches nCoef (before
+ * the fields are checked). */
+typedef struct pl__zkey_coef_iter {
+    const pl_zkey *zkey;
+    uint32_t next;
+} pl__zkey_coef_iter;
+
+static inline void pl__zkey_coef_iter_init(pl__zkey_coef_iter *it,
+                                           const pl_zkey *zk)
+{
+    it->zkey = zk;
+    it->next = 0;
+}
+
+static inline bool pl__zkey_coef_next(pl__zkey_coef_iter *it,
+                                      pl__zkey_coef *out)
+{
+    if (it->next == it->zkey->n_coefs)
+        return false;
+    pl__zkey_coef_at(out, it->zkey, it->next++);
+    return true;
+}
+
+/* ---- the zkey's layout, for its writer (the dev setup) ----------------- */
+
+#define PL__ZKEY_SECTIONS 10u
+#define PL__ZKEY_HASH_BYTES 64u /* csHash, a contribution's transcript */
+#define PL__ZKEY_NAME_MAX 64u   /* snarkjs keeps 64 bytes of a name */
+
+/* Zkey sections 3..9 hold `fixed` bytes (section 4: the u32 nCoef), then
+ * `count` items of `unit` bytes (`what` names them in messages): the
+ * reader checks sizes and the writer declares them from this one table. */
+typedef struct pl__section_shape {
+    uint64_t fixed, count, unit;
+    const char *what;
+} pl__section_shape;
+void pl__zkey_section_shape(pl__section_shape *out, unsigned id,
+                            uint32_t n_vars, uint32_t n_public,
+                            uint32_t domain_size, uint32_t n_coefs);
+
+/* What the writer needs for sections 1-2 and the sizes of 3-9. */
+typedef struct pl__zkey_header {
+    uint32_t n_vars, n_public, domain_size;
+    uint32_t n_coefs;                        /* section 4's count */
+    const uint8_t *alpha1, *beta1, *delta1;  /* G1, 96 B each */
+    const uint8_t *beta2, *gamma2, *delta2;  /* G2, 192 B each */
+} pl__zkey_header;
+
+/* Starts a Groth16 zkey (version 1, 10 sections) on an open output and
+ * writes sections 1 (protocol) and 2 (the groth16 header).  Then, in
+ * order: pl__zkey_section_begin for each of 3..9, its items put, the
+ * section ended; section 10 last (pl__zkey_write_contributions). */
+pl_status pl__zkey_write_header(pl__container_writer *w, pl__output *out,
+                                const pl__zkey_header *h, pl_error *err);
+/* Begins section id (3..9) with the size its shape gives (section 4: and
+ * writes nCoef).  The caller puts the points or records, then calls
+ * pl__container_section_end, which checks the size. */
+pl_status pl__zkey_section_begin(pl__container_writer *w, unsigned id,
+                                 const pl__zkey_header *h, pl_error *err);
+/* One section 4 record: matrix (0 = A, 1 = B), constraint, signal, value
+ * (32 bytes, coef * R^2 mod r little-endian; FORMATS.md). */
+void pl__zkey_coef_encode(uint8_t rec[PL__COEF_RECORD_BYTES], uint32_t matrix,
+                          uint32_t constraint, uint32_t signal,
+                          const uint8_t value[PL__FR_BYTES]);
+
+/* One contribution record in snarkjs 0.7.6's layout (zkey_utils.js
+ * readContribution). */
+typedef struct pl__zkey_contribution {
+    const uint8_t *cs_hash;      /* 64 B; NULL: zeros (no circuit hash) */
+    const uint8_t *delta_after;  /* G1 */
+    const uint8_t *g1_s, *g1_sx; /* G1 */
+    const uint8_t *g2_spx;       /* G2 */
+    const uint8_t *transcript;   /* 64 B */
+    uint32_t type;               /* 0: a contribution, 1: a beacon */
+    const char *name;            /* at most PL__ZKEY_NAME_MAX bytes */
+} pl__zkey_contribution;
+
+/* Section 10: the csHash and the one contribution c. */
+pl_status pl__zkey_write_contributions(pl__container_writer *w,
+                                       const pl__zkey_contribution *c,
+                                       pl_error *err);
+
+/* ---- the r1cs and wtns writers (the circuit export) ------------------- */
+
+/* Starts an r1cs (version 1, sections 1-3) on an open output: section 1
+ * from info, then section 2 begun for info->n_constraints constraints of
+ * n_terms terms in all.  The caller puts, per constraint, A, B and C: each
+ * pl__r1cs_put_lc(its term count), then its terms; pl__r1cs_write_end ends
+ * section 2 (checking the count) and writes section 3 (wire i labelled i). */
+pl_status pl__r1cs_write_begin(pl__container_writer *w, pl__output *out,
+                               const pl_r1cs_info *info, uint64_t n_terms,
+                               pl_error *err);
+pl_status pl__r1cs_put_lc(pl__container_writer *w, uint32_t n_terms,
+                          pl_error *err);
+/* coef: 32 bytes, little-endian standard form. */
+pl_status pl__r1cs_put_term(pl__container_writer *w, uint32_t wire,
+                            const uint8_t coef[PL__FR_BYTES], pl_error *err);
+pl_status pl__r1cs_write_end(pl__container_writer *w,
+                             const pl_r1cs_info *info, pl_error *err);
+
+/* A whole .wtns (version 2) of n values at path, through pl__output. */
+pl_status pl__wtns_write(const char *path, const pl_scalar *values, size_t n,
+                         pl_error *err);
 
 /* Checks the prime field a file declares: n8 bytes at p (file offset `at`,
  * `avail` bytes left in its section) must be BLS12-381's r (scalar) or q.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * proof.json and public.json, read and written as snarkjs does, and the
- * snarkjs JSON encodings of field elements and points that the
- * verification key code (groth16/vkey.c) shares.  Called by the CLI and by
+ * snarkjs JSON encodings of field elements and points (snarkjs_json.h)
+ * that the verification key code (groth16/vkey.c) shares.  Called by the CLI and by
  * tests; the verifier works on the decoded values.
  *
  * Reading checks the encoding only: decimal strings below the modulus,
@@ -15,7 +15,7 @@
  * null, 1) except that an empty array is "[\n]"; no final newline.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "groth16/vkey.h"
+#include "formats/snarkjs_json.h"
 #include "field/field.h"
 #include "util/error.h"
 
@@ -479,8 +479,10 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
 {
     pl_status st = PL_OK;
     pl__strbuf ptext = {0}, qtext = {0};
-    pl__staged_file pf = {0}, qf = {0};
+    pl__output pf, qf;
 
+    memset(&pf, 0, sizeof(pf));
+    memset(&qf, 0, sizeof(qf));
     if (!proof || !proof_path || (count && !publics)) {
         st = pl__error_set(err, PL_EUSAGE, "pl_proof_write_json: missing "
                            "proof, path or public inputs");
@@ -501,22 +503,24 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
     }
     /* Both files are staged (written and fsynced) before either replaces
      * its target, so a failure while writing leaves the old files alone. */
-    if ((st = pl__file_stage(&pf, proof_path, ptext.data, ptext.len, err)))
+    if ((st = pl__output_stage(&pf, proof_path, ptext.data, ptext.len, err)))
         goto fail;
     if (public_path &&
-        (st = pl__file_stage(&qf, public_path, qtext.data, qtext.len, err)))
+        (st = pl__output_stage(&qf, public_path, qtext.data, qtext.len, err)))
         goto fail;
-    if ((st = pl__file_commit(&pf, err)))
+    if ((st = pl__output_commit(&pf, err)))
         goto fail;
-    if (public_path && (st = pl__file_commit(&qf, err))) {
+    if (public_path && (st = pl__output_commit(&qf, err))) {
         /* The new proof is in place but its public inputs are not: remove
-         * it rather than leave it paired with an older public.json. */
-        unlink(proof_path);
+         * it rather than leave it paired with an older public.json (a
+         * proof written in place, to a device or a pipe, is gone already). */
+        if (!pf.in_place)
+            unlink(proof_path);
         goto fail;
     }
 fail:
-    pl__file_abort(&pf);
-    pl__file_abort(&qf);
+    pl__output_abort(&pf);
+    pl__output_abort(&qf);
     pl__strbuf_free(&ptext);
     pl__strbuf_free(&qtext);
     return st;

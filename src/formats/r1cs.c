@@ -6,7 +6,9 @@
  * trust every term: a wire index below nWires and a coefficient below r,
  * and exactly nConstraints constraints filling the section.  The section 3
  * label map is only size-checked; circom's custom-gate sections (4, 5) are
- * refused, since the prover has no meaning for them.
+ * refused, since the prover has no meaning for them.  The writer of the
+ * same layout (pl__r1cs_write_begin ...) serves the circuit export
+ * (circuit/export.c).
  */
 #include "formats/formats.h"
 #include "field/field.h"
@@ -17,7 +19,7 @@
 #include <string.h>
 
 #define R1CS_VERSION 1u
-#define TERM_BYTES (4u + PL__FR_BYTES) /* u32 wire, coefficient */
+#define TERM_BYTES PL__R1CS_TERM_BYTES /* u32 wire, coefficient */
 /* After n8 and the prime: nWires, nPubOut, nPubIn, nPrvIn (u32),
  * nLabels (u64), nConstraints (u32). */
 #define COUNTS_BYTES 28u
@@ -260,4 +262,50 @@ void pl_r1cs_close(pl_r1cs *r1cs)
 void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out)
 {
     *out = r1cs->info;
+}
+
+/* ---- writing (the circuit export) -------------------------------------- */
+
+pl_status pl__r1cs_write_begin(pl__container_writer *w, pl__output *out,
+                               const pl_r1cs_info *info, uint64_t n_terms,
+                               pl_error *err)
+{
+    pl__container_write_begin(w, out, "r1cs", R1CS_VERSION, 3, err);
+    pl__container_section_begin(w, 1, 4 + PL__FR_BYTES + COUNTS_BYTES, err);
+    pl__container_put_u32(w, PL__FR_BYTES, err);
+    pl__container_put(w, pl__fr_modulus_le, PL__FR_BYTES, err);
+    pl__container_put_u32(w, info->n_wires, err);
+    pl__container_put_u32(w, info->n_pub_out, err);
+    pl__container_put_u32(w, info->n_pub_in, err);
+    pl__container_put_u32(w, info->n_prv_in, err);
+    pl__container_put_u64(w, info->n_labels, err);
+    pl__container_put_u32(w, info->n_constraints, err);
+    pl__container_section_end(w, err);
+    /* three nTerms per constraint, then the terms */
+    return pl__container_section_begin(
+        w, 2, 12 * (uint64_t)info->n_constraints + TERM_BYTES * n_terms, err);
+}
+
+pl_status pl__r1cs_put_lc(pl__container_writer *w, uint32_t n_terms,
+                          pl_error *err)
+{
+    return pl__container_put_u32(w, n_terms, err);
+}
+
+pl_status pl__r1cs_put_term(pl__container_writer *w, uint32_t wire,
+                            const uint8_t coef[PL__FR_BYTES], pl_error *err)
+{
+    pl__container_put_u32(w, wire, err);
+    return pl__container_put(w, coef, PL__FR_BYTES, err);
+}
+
+pl_status pl__r1cs_write_end(pl__container_writer *w,
+                             const pl_r1cs_info *info, pl_error *err)
+{
+    pl__container_section_end(w, err);
+    pl__container_section_begin(w, 3, 8 * (uint64_t)info->n_wires, err);
+    for (uint64_t i = 0; i < info->n_wires && w->status == PL_OK; i++)
+        pl__container_put_u64(w, i, err);
+    pl__container_section_end(w, err);
+    return pl__container_write_end(w, err);
 }

@@ -26,23 +26,19 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Evaluates one linear combination at *pos and moves *pos past it.  The
- * section was walked at open, so the terms are in bounds. */
-static void eval_lc(blst_fr *out, const uint8_t *lc, uint64_t *pos,
+/* The value of one linear combination on the witness. */
+static void eval_lc(blst_fr *out, const pl__r1cs_lc *lc,
                     const uint8_t *witness)
 {
-    uint32_t n_terms = pl__le32(lc + *pos);
-    uint64_t p = *pos + 4;
     memset(out, 0, sizeof(*out)); /* zero in Montgomery form is zero */
-    for (uint32_t t = 0; t < n_terms; t++, p += 4 + PL__FR_BYTES) {
-        uint32_t wire = pl__le32(lc + p);
+    for (uint32_t t = 0; t < lc->n_terms; t++) {
+        pl__r1cs_term term = pl__r1cs_lc_term(lc, t);
         blst_fr coef, value;
-        pl__fr_from_le(&coef, lc + p + 4);
-        pl__fr_from_le(&value, witness + (uint64_t)wire * PL__FR_BYTES);
+        pl__fr_from_le(&coef, term.coef);
+        pl__fr_from_le(&value, witness + (uint64_t)term.wire * PL__FR_BYTES);
         blst_fr_mul(&value, &value, &coef);
         blst_fr_add(out, out, &value);
     }
-    *pos = p;
 }
 
 /* (r - 1) / 2, little-endian: values above it print as negatives. */
@@ -82,12 +78,14 @@ pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
                            r1cs->info.n_wires);
         goto fail;
     }
-    uint64_t pos = 0;
-    for (uint32_t k = 0; k < r1cs->info.n_constraints; k++) {
+    pl__r1cs_iter it;
+    pl__r1cs_lc lc[3];
+    uint32_t k;
+    for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);) {
         blst_fr a, b, c, ab;
-        eval_lc(&a, r1cs->constraints, &pos, wtns->values);
-        eval_lc(&b, r1cs->constraints, &pos, wtns->values);
-        eval_lc(&c, r1cs->constraints, &pos, wtns->values);
+        eval_lc(&a, &lc[0], wtns->values);
+        eval_lc(&b, &lc[1], wtns->values);
+        eval_lc(&c, &lc[2], wtns->values);
         blst_fr_mul(&ab, &a, &b);
         if (memcmp(&ab, &c, sizeof(ab)) != 0) {
             char da[80], db[80], dc[80];

@@ -5,7 +5,8 @@
  * BLS12-381's r, that section 2 holds exactly nWitness 32-byte values and
  * that each value is below r, then hands out the values in place.  The
  * prover and the witness check read them without copying.  It does not check
- * the values against a circuit: that is pl_witness_check.
+ * the values against a circuit: that is pl_witness_check.  pl__wtns_write
+ * writes the same layout (for the circuit export).
  */
 #include "formats/formats.h"
 #include "field/field.h"
@@ -225,6 +226,29 @@ void pl_wtns_close(pl_wtns *wtns)
         pl__file_unmap(&wtns->map);
     free(wtns->path);
     free(wtns);
+}
+
+pl_status pl__wtns_write(const char *path, const pl_scalar *values, size_t n,
+                         pl_error *err)
+{
+    pl__output out;
+    pl__container_writer w;
+    pl_status st = pl__output_open(&out, path, err);
+    if (st != PL_OK)
+        return st;
+    pl__container_write_begin(&w, &out, "wtns", WTNS_VERSION, 2, err);
+    pl__container_section_begin(&w, 1, 4 + PL__FR_BYTES + 4, err);
+    pl__container_put_u32(&w, PL__FR_BYTES, err);
+    pl__container_put(&w, pl__fr_modulus_le, PL__FR_BYTES, err);
+    pl__container_put_u32(&w, (uint32_t)n, err);
+    pl__container_section_end(&w, err);
+    pl__container_section_begin(&w, 2, (uint64_t)n * PL__FR_BYTES, err);
+    pl__container_put(&w, values, n * PL__FR_BYTES, err);
+    pl__container_section_end(&w, err);
+    if ((st = pl__container_write_end(&w, err)) == PL_OK)
+        st = pl__output_commit(&out, err);
+    pl__output_abort(&out);
+    return st;
 }
 
 size_t pl_wtns_count(const pl_wtns *wtns)

@@ -14,11 +14,18 @@
  * pl_zkey_check_points does, on request (`proofline prove --check-params`).
  * PLONK and FFLONK zkeys and zkeys for other curves are refused with
  * PL_EUNSUPPORTED.  pl__zkey_parse reads the same from memory (fuzzers).
+ *
+ * The writer is here too, so that the layout is known in one place: the
+ * header (sections 1, 2) from the same offsets, sections 3..9 sized by the
+ * table the reader checks them with (pl__zkey_section_shape), the
+ * coefficient records and the contributions section.  The dev setup
+ * (setup/dev_setup.c) writes its keys with it.
  */
 #include "formats/formats.h"
 #include "field/field.h"
 #include "util/error.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,16 +64,16 @@ static pl_status need_section(const pl_zkey *z, const pl__container *c,
                          z->path, id, section_names[id]);
 }
 
-/* A section must hold `fixed` bytes then exactly `count` items of `unit`
- * bytes.  count < 2^33 and unit <= 192, so the product cannot wrap. */
+/* A section must hold its shape's fixed bytes then exactly count items of
+ * unit bytes.  count < 2^33 and unit <= 192, so the product cannot wrap. */
 static pl_status need_size(const pl_zkey *z, const pl__container *c,
-                           unsigned id, uint64_t fixed, uint64_t count,
-                           uint64_t unit, const char *what, pl_error *err)
+                           unsigned id, const pl__section_shape *shape,
+                           pl_error *err)
 {
     pl_status st = need_section(z, c, id, err);
     if (st != PL_OK)
         return st;
-    uint64_t want = fixed + count * unit;
+    uint64_t want = shape->fixed + shape->count * shape->unit;
     if (c->size[id] == want)
         return PL_OK;
     return pl__error_set(err, PL_EFORMAT,
@@ -74,8 +81,9 @@ static pl_status need_size(const pl_zkey *z, const pl__container *c,
                          PRIu64 " %s of %" PRIu64 " bytes need %" PRIu64
                          " (at byte offset %" PRIu64 ")", z->path, id,
                          section_names[id], c->size[id],
-                         fixed ? "a 4-byte count and " : "", count, what,
-                         unit, want, c->offset[id] - 12);
+                         shape->fixed ? "a 4-byte count and " : "",
+                         shape->count, shape->what, shape->unit, want,
+                         c->offset[id] - 12);
 }
 
 static pl_status read_protocol(const pl_zkey *z, const pl__container *c,
@@ -193,40 +201,61 @@ fail:
     return st;
 }
 
+void pl__zkey_section_shape(pl__section_shape *out, unsigned id,
+                            uint32_t n_vars, uint32_t n_public,
+                            uint32_t domain_size, uint32_t n_coefs)
+{
+    static const struct {
+        uint64_t fixed, unit;
+        const char *what;
+    } shapes[10] = {
+        [3] = {0, PL__G1_BYTES, "G1 points"},
+        [4] = {4, PL__COEF_RECORD_BYTES, "records"},
+        [5] = {0, PL__G1_BYTES, "G1 points"},
+        [6] = {0, PL__G1_BYTES, "G1 points"},
+        [7] = {0, PL__G2_BYTES, "G2 points"},
+        [8] = {0, PL__G1_BYTES, "G1 points"},
+        [9] = {0, PL__G1_BYTES, "G1 points"},
+    };
+    const uint64_t counts[10] = {
+        [3] = (uint64_t)n_public + 1, [4] = n_coefs,
+        [5] = n_vars, [6] = n_vars, [7] = n_vars,
+        [8] = (uint64_t)n_vars - n_public - 1, [9] = domain_size,
+    };
+    assert(id >= 3 && id <= 9 && (uint64_t)n_public + 1 <= n_vars);
+    out->fixed = shapes[id].fixed;
+    out->count = counts[id];
+    out->unit = shapes[id].unit;
+    out->what = shapes[id].what;
+}
+
 /* Sections 3..9 against the header's counts.  Sections have been checked
  * to lie inside the file, so once these sizes match, the counts are bounded
  * by the file size. */
 static pl_status check_sizes(pl_zkey *z, const pl__container *c, pl_error *err)
 {
     const uint8_t *d = z->map.data;
-    uint64_t n_vars = z->n_vars, n_public = z->n_public;
     pl_status st;
-    if ((st = need_size(z, c, 3, 0, n_public + 1, PL__G1_BYTES, "G1 points",
-                        err)) != PL_OK)
-        goto fail;
-    if ((st = need_section(z, c, 4, err)) != PL_OK)
-        goto fail;
-    if (c->size[4] < 4) {
-        st = pl__error_set(err, PL_EFORMAT,
-                           "%s: section 4 (coefficients): size %" PRIu64
-                           " is too small for nCoef (at byte offset %" PRIu64
-                           ")", z->path, c->size[4], c->offset[4]);
-        goto fail;
+    for (unsigned id = 3; id <= 9; id++) {
+        pl__section_shape shape;
+        if (id == 4) { /* its count is its first field */
+            if ((st = need_section(z, c, 4, err)) != PL_OK)
+                goto fail;
+            if (c->size[4] < 4) {
+                st = pl__error_set(err, PL_EFORMAT,
+                                   "%s: section 4 (coefficients): size %"
+                                   PRIu64 " is too small for nCoef (at byte "
+                                   "offset %" PRIu64 ")", z->path, c->size[4],
+                                   c->offset[4]);
+                goto fail;
+            }
+            z->n_coefs = pl__le32(d + c->offset[4]);
+        }
+        pl__zkey_section_shape(&shape, id, z->n_vars, z->n_public,
+                               z->domain_size, z->n_coefs);
+        if ((st = need_size(z, c, id, &shape, err)) != PL_OK)
+            goto fail;
     }
-    z->n_coefs = pl__le32(d + c->offset[4]);
-    if ((st = need_size(z, c, 4, 4, z->n_coefs, PL__COEF_RECORD_BYTES,
-                        "records", err)) != PL_OK ||
-        (st = need_size(z, c, 5, 0, n_vars, PL__G1_BYTES, "G1 points",
-                        err)) != PL_OK ||
-        (st = need_size(z, c, 6, 0, n_vars, PL__G1_BYTES, "G1 points",
-                        err)) != PL_OK ||
-        (st = need_size(z, c, 7, 0, n_vars, PL__G2_BYTES, "G2 points",
-                        err)) != PL_OK ||
-        (st = need_size(z, c, 8, 0, n_vars - n_public - 1, PL__G1_BYTES,
-                        "G1 points", err)) != PL_OK ||
-        (st = need_size(z, c, 9, 0, z->domain_size, PL__G1_BYTES,
-                        "G1 points", err)) != PL_OK)
-        goto fail;
     z->ic = d + c->offset[3];
     z->coefs = d + c->offset[4] + 4;
     z->a = d + c->offset[5];
@@ -249,12 +278,12 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
     const uint64_t base = c->offset[4] + 4;
     const uint64_t n_in = (uint64_t)z->n_public + 1;
     uint32_t max_constraint = 0;
-    for (uint32_t i = 0; i < z->n_coefs; i++) {
-        const uint8_t *rec = z->coefs + (uint64_t)i * PL__COEF_RECORD_BYTES;
+    pl__zkey_coef_iter it;
+    pl__zkey_coef rec;
+    for (pl__zkey_coef_iter_init(&it, z); pl__zkey_coef_next(&it, &rec);) {
+        const uint32_t i = rec.index, matrix = rec.matrix;
+        const uint32_t constraint = rec.constraint, signal = rec.signal;
         uint64_t at = base + (uint64_t)i * PL__COEF_RECORD_BYTES;
-        uint32_t matrix = pl__le32(rec);
-        uint32_t constraint = pl__le32(rec + 4);
-        uint32_t signal = pl__le32(rec + 8);
         if (matrix > 1) {
             st = pl__error_set(err, PL_EFORMAT,
                                "%s: section 4 (coefficients): record %" PRIu32
@@ -280,7 +309,7 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
                                z->path, i, signal, z->n_vars, at + 8);
             goto fail;
         }
-        if (!pl__scalar_is_canonical(rec + 12)) {
+        if (!pl__scalar_is_canonical(rec.value)) {
             st = pl__error_set(err, PL_EFORMAT,
                                "%s: section 4 (coefficients): record %" PRIu32
                                ": value is not below r (at byte offset %"
@@ -303,20 +332,20 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
     /* Every constraint index is below domainSize, so nConstraints + nPublic
      * + 1 <= domainSize holds here: the domain can hold the rows. */
     for (uint64_t s = 0; s < n_in; s++) {
-        uint64_t i = z->n_coefs - n_in + s;
-        const uint8_t *rec = z->coefs + i * PL__COEF_RECORD_BYTES;
-        uint32_t matrix = pl__le32(rec), constraint = pl__le32(rec + 4);
-        uint32_t signal = pl__le32(rec + 8);
+        uint32_t i = (uint32_t)(z->n_coefs - n_in + s);
+        pl__zkey_coef_at(&rec, z, i);
+        const uint32_t matrix = rec.matrix, constraint = rec.constraint;
+        const uint32_t signal = rec.signal;
         if (matrix != 0 || constraint != z->n_constraints + s || signal != s) {
             st = pl__error_set(err, PL_EFORMAT,
-                               "%s: section 4 (coefficients): record %" PRIu64
+                               "%s: section 4 (coefficients): record %" PRIu32
                                " is {matrix %" PRIu32 ", constraint %" PRIu32
                                ", signal %" PRIu32 "}, but the input rows "
                                "end the section as {0, %" PRIu64 ", %" PRIu64
                                "} (at byte offset %" PRIu64 ")", z->path, i,
                                matrix, constraint, signal,
                                z->n_constraints + s, s,
-                               base + i * PL__COEF_RECORD_BYTES);
+                               base + (uint64_t)i * PL__COEF_RECORD_BYTES);
             goto fail;
         }
     }
@@ -395,6 +424,91 @@ void pl_zkey_close(pl_zkey *zkey)
         pl__file_unmap(&zkey->map);
     free(zkey->path);
     free(zkey);
+}
+
+/* ---- writing (the dev setup) ------------------------------------------- */
+
+pl_status pl__zkey_write_header(pl__container_writer *w, pl__output *out,
+                                const pl__zkey_header *h, pl_error *err)
+{
+    uint8_t hdr[HDR_BYTES];
+    pl__put_le32(hdr, PL__FP_BYTES);
+    memcpy(hdr + 4, pl__fp_modulus_le, PL__FP_BYTES);
+    pl__put_le32(hdr + 52, PL__FR_BYTES);
+    memcpy(hdr + 56, pl__fr_modulus_le, PL__FR_BYTES);
+    pl__put_le32(hdr + HDR_NVARS, h->n_vars);
+    pl__put_le32(hdr + HDR_NPUBLIC, h->n_public);
+    pl__put_le32(hdr + HDR_DOMAIN, h->domain_size);
+    memcpy(hdr + HDR_ALPHA1, h->alpha1, PL__G1_BYTES);
+    memcpy(hdr + HDR_BETA1, h->beta1, PL__G1_BYTES);
+    memcpy(hdr + HDR_BETA2, h->beta2, PL__G2_BYTES);
+    memcpy(hdr + HDR_GAMMA2, h->gamma2, PL__G2_BYTES);
+    memcpy(hdr + HDR_DELTA1, h->delta1, PL__G1_BYTES);
+    memcpy(hdr + HDR_DELTA2, h->delta2, PL__G2_BYTES);
+    pl__container_write_begin(w, out, "zkey", ZKEY_VERSION, PL__ZKEY_SECTIONS,
+                              err);
+    pl__container_section_begin(w, 1, 4, err);
+    pl__container_put_u32(w, PROTOCOL_GROTH16, err);
+    pl__container_section_end(w, err);
+    pl__container_section_begin(w, 2, HDR_BYTES, err);
+    pl__container_put(w, hdr, sizeof(hdr), err);
+    return pl__container_section_end(w, err); /* the first error, if any */
+}
+
+pl_status pl__zkey_section_begin(pl__container_writer *w, unsigned id,
+                                 const pl__zkey_header *h, pl_error *err)
+{
+    pl__section_shape shape;
+    pl__zkey_section_shape(&shape, id, h->n_vars, h->n_public, h->domain_size,
+                           h->n_coefs);
+    pl__container_section_begin(w, id, shape.fixed + shape.count * shape.unit,
+                                err);
+    if (id == 4)
+        pl__container_put_u32(w, h->n_coefs, err);
+    return w->status;
+}
+
+void pl__zkey_coef_encode(uint8_t rec[PL__COEF_RECORD_BYTES], uint32_t matrix,
+                          uint32_t constraint, uint32_t signal,
+                          const uint8_t value[PL__FR_BYTES])
+{
+    pl__put_le32(rec, matrix);
+    pl__put_le32(rec + 4, constraint);
+    pl__put_le32(rec + 8, signal);
+    memcpy(rec + 12, value, PL__FR_BYTES);
+}
+
+pl_status pl__zkey_write_contributions(pl__container_writer *w,
+                                       const pl__zkey_contribution *c,
+                                       pl_error *err)
+{
+    static const uint8_t zero_hash[PL__ZKEY_HASH_BYTES];
+    size_t name_len = strlen(c->name);
+    if (name_len > PL__ZKEY_NAME_MAX)
+        return pl__error_set(err, PL_EINTERNAL, "%s: section 10 "
+                             "(contributions): a name of %zu bytes, snarkjs "
+                             "keeps %u", w->out->path, name_len,
+                             PL__ZKEY_NAME_MAX);
+    /* csHash, n, then the record: deltaAfter, g1_s, g1_sx, g2_spx,
+     * transcript, type, paramsLength, params (id 1 = name, length, name) */
+    uint32_t params = 2 + (uint32_t)name_len;
+    uint64_t size = PL__ZKEY_HASH_BYTES + 4 + 3 * PL__G1_BYTES + PL__G2_BYTES +
+                    PL__ZKEY_HASH_BYTES + 4 + 4 + params;
+    uint8_t param_head[2] = {1, (uint8_t)name_len};
+    pl__container_section_begin(w, 10, size, err);
+    pl__container_put(w, c->cs_hash ? c->cs_hash : zero_hash,
+                      PL__ZKEY_HASH_BYTES, err);
+    pl__container_put_u32(w, 1, err);
+    pl__container_put(w, c->delta_after, PL__G1_BYTES, err);
+    pl__container_put(w, c->g1_s, PL__G1_BYTES, err);
+    pl__container_put(w, c->g1_sx, PL__G1_BYTES, err);
+    pl__container_put(w, c->g2_spx, PL__G2_BYTES, err);
+    pl__container_put(w, c->transcript, PL__ZKEY_HASH_BYTES, err);
+    pl__container_put_u32(w, c->type, err);
+    pl__container_put_u32(w, params, err);
+    pl__container_put(w, param_head, sizeof(param_head), err);
+    pl__container_put(w, c->name, name_len, err);
+    return pl__container_section_end(w, err);
 }
 
 /* ---- the parameter check (pl_zkey_check_points) ----------------------- */

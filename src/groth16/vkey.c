@@ -15,6 +15,7 @@
 #include "groth16/vkey.h"
 #include "field/field.h"
 #include "formats/formats.h"
+#include "formats/snarkjs_json.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -346,7 +347,6 @@ pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
 {
     pl_status st = PL_OK;
     pl__strbuf sb = {0};
-    pl__staged_file sf = {0};
 
     if (!vkey || !path) {
         st = pl__error_set(err, PL_EUSAGE, "pl_vkey_write_json: no key or "
@@ -378,11 +378,8 @@ pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
         st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
         goto fail;
     }
-    if ((st = pl__file_stage(&sf, path, sb.data, sb.len, err)) ||
-        (st = pl__file_commit(&sf, err)))
-        goto fail;
+    st = pl__file_write_atomic(path, sb.data, sb.len, err);
 fail:
-    pl__file_abort(&sf);
     pl__strbuf_free(&sb);
     return st;
 }

@@ -8,12 +8,11 @@
  */
 #include "ledger/ledger.h"
 #include "util/error.h"
+#include "util/file.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define W 1000.0
 #define H 520.0
@@ -159,14 +158,14 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
         free(times);
         return pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
     }
-    char tmp[4096 + 8];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
+    pl__output out;
+    pl_status st = pl__output_open(&out, path, err);
+    if (st != PL_OK) {
         free(lower);
         free(times);
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot write", tmp);
+        return st;
     }
+    FILE *f = out.f;
     draw_ctx d = {f, &x, 0, 0, lower, 0, nice_max(x.y_max)};
     char b[24];
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -243,13 +242,5 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     fputs("</svg>\n", f);
     free(lower);
     free(times);
-    bool ok = !ferror(f);
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return pl__error_errno(err, PL_EIO, e, "%s: cannot write the plot",
-                               path);
-    }
-    return PL_OK;
+    return pl__output_commit(&out, err);
 }

@@ -5,16 +5,17 @@
  * the thread that ran them, deliver on the finisher's, and async spans
  * waiting (synthesized, in the hand-off) and finishing (started, waiting
  * for or in prove_finish), which cross threads.  Counter tracks: bytes per
- * class, reserved and budget, RSS.  Written to a temporary file and renamed,
- * so the file is valid JSON whatever happened to the run.
+ * class, reserved and budget, RSS.  Written through pl__output (a
+ * temporary file, fsynced, renamed), so the file is valid JSON whatever
+ * happened to the run.
  */
 #include "ledger/ledger.h"
 #include "util/error.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct {
     uint64_t job;
@@ -138,11 +139,11 @@ static void async_span(trace_ctx *ctx, const partition_times *p,
 pl_status pl__ledger_write_trace(pl__ledger *l, const char *path,
                                  pl_error *err)
 {
-    char tmp[4096 + 8];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot write", tmp);
+    pl__output out;
+    pl_status st = pl__output_open(&out, path, err);
+    if (st != PL_OK)
+        return st;
+    FILE *f = out.f;
     trace_ctx ctx = {f, {NULL, 0, 0, false}, true};
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
     for (unsigned t = 0; t < pl__ledger_track_count(l); t++) {
@@ -161,13 +162,10 @@ pl_status pl__ledger_write_trace(pl__ledger *l, const char *path,
     }
     fputs("\n]}\n", f);
     free(ctx.times.items);
-    bool ok = !ferror(f) && !ctx.times.failed;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return pl__error_errno(err, PL_EIO, ok ? e : ENOMEM,
+    if (ctx.times.failed) {
+        pl__output_abort(&out);
+        return pl__error_errno(err, PL_EIO, ENOMEM,
                                "%s: cannot write the trace", path);
     }
-    return PL_OK;
+    return pl__output_commit(&out, err);
 }

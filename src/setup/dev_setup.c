@@ -40,10 +40,13 @@
  *    section 10.
  *
  * Any correct computation of the same field values gives the same bytes
- * (affine coordinates are unique), so the work is organised for speed: the
- * Lagrange values in O(n) with one inversion, the points by a fixed-base
- * comb (fixed_base.c) over a thread pool, streamed chunk by chunk to a
- * temporary file beside the target, fsynced and renamed into place.
+ * (affine coordinates are unique), so the work is organised for speed, in
+ * two steps.  compute_key: the secrets, the Lagrange values in O(n) with
+ * one inversion, the QAP scalars A, B, C and the H scalars, the fixed-base
+ * tables.  write_key: the points by a fixed-base comb (fixed_base.c) over a
+ * thread pool, streamed chunk by chunk through the zkey writer
+ * (formats/zkey.c, which owns the layout) into a pl__output: a temporary
+ * file beside the target, fsynced and renamed into place.
  *
  * Memory (class params): L (n scalars, reused for H), A, B, C (nVars
  * scalars each) in one allocation; the G1 and G2 tables; one output chunk.
@@ -60,39 +63,21 @@
 #include "util/file.h"
 #include "util/pool.h"
 
-#include <assert.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 /* The prover's NTT stops at 2^28; a larger key could not be used. */
 #define MAX_LOG2_DOMAIN 28u
 /* Points per chunk written: 32 Ki G2 points are 6 MiB of output buffer. */
 #define CHUNK ((size_t)1 << 15)
 #define CHUNK_BYTES (CHUNK * PL__G2_BYTES)
-#define ZKEY_VERSION 1u
-#define ZKEY_SECTIONS 10u
-#define GROTH16_PROTOCOL 1u
-#define HEADER_BYTES 964u  /* section 2 */
 /* The one contribution's name.  snarkjs writes at most 64 characters of a
  * name (zkey_utils.js writeContribution), so a longer one would be cut
  * when a snarkjs tool rewrites the section. */
 #define CONTRIBUTION_NAME \
     "proofline setup --dev: TOXIC WASTE KNOWN; tests/benchmarks only"
-#define NAME_BYTES (sizeof(CONTRIBUTION_NAME) - 1)
-_Static_assert(NAME_BYTES <= 64, "snarkjs keeps 64 bytes of a name");
-/* Section 10: csHash, nContributions, then the record: deltaAfter, g1_s,
- * g1_sx, g2_spx, transcript, type, paramsLength, params (id, len, name). */
-#define CS_HASH_BYTES 64u
-#define TRANSCRIPT_BYTES 64u
-#define PARAMS_BYTES (2u + NAME_BYTES)
-#define MPC_BYTES (CS_HASH_BYTES + 4u + 3u * PL__G1_BYTES + PL__G2_BYTES + \
-                   TRANSCRIPT_BYTES + 4u + 4u + PARAMS_BYTES)
+_Static_assert(sizeof(CONTRIBUTION_NAME) - 1 <= PL__ZKEY_NAME_MAX,
+               "snarkjs keeps 64 bytes of a name");
 
 void pl_setup_config_init(pl_setup_config *cfg)
 {
@@ -181,171 +166,421 @@ static bool lagrange_values(blst_fr *out, size_t count, const blst_fr *tau,
     return true;
 }
 
-/* ---- output ------------------------------------------------------------- */
-
-typedef struct {
-    pl__staged_file sf;
-    int fd;
-    bool created;
-} out_file;
-
-static pl_status out_write(out_file *o, const void *data, size_t len,
-                           pl_error *err)
-{
-    const uint8_t *p = data;
-    while (len) {
-        ssize_t n = write(o->fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return pl__error_errno(err, PL_EIO, n < 0 ? errno : EIO,
-                                   "%s: write failed", o->sf.tmp_path);
-        p += n;
-        len -= (size_t)n;
-    }
-    return PL_OK;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (unsigned i = 0; i < 4; i++, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    put_le32(p, (uint32_t)v);
-    put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
-static pl_status section_start(out_file *o, uint32_t id, uint64_t bytes,
-                               pl_error *err)
-{
-    uint8_t h[12];
-    put_le32(h, id);
-    put_le64(h + 4, bytes);
-    return out_write(o, h, sizeof(h), err);
-}
-
-/* scalars[i] * G for i < n, written in chunks through buf. */
-static pl_status write_points(out_file *o, const pl__fixed_base *fb,
-                              const blst_fr *scalars, size_t n, uint8_t *buf,
-                              pl__pool *pool, pl_error *err)
-{
-    pl_status st = PL_OK;
-    size_t point_bytes = pl__fixed_base_point_bytes(fb);
-    for (size_t i = 0; i < n && st == PL_OK; i += CHUNK) {
-        size_t m = n - i < CHUNK ? n - i : CHUNK;
-        pl__fixed_base_mul(fb, buf, scalars + i, m, pool);
-        st = out_write(o, buf, m * point_bytes, err);
-    }
-    return st;
-}
-
-/* The coefficients section's records, in the reference's order. */
-static pl_status write_coefs(out_file *o, const pl_r1cs *r1cs,
-                             uint32_t n_public, uint8_t *buf, pl_error *err)
-{
-    pl_status st = PL_OK;
-    const uint32_t n_constraints = r1cs->info.n_constraints;
-    const size_t per_flush = CHUNK_BYTES / PL__COEF_RECORD_BYTES;
-    size_t fill = 0;
-    /* value = coef * R^2: R is the integer in one's Montgomery limbs */
-    blst_fr one, r_fr, r2, v;
-    blst_scalar r_int;
-    fr_set_u64(&one, 1);
-    memcpy(r_int.b, &one, sizeof(r_int.b));
-    blst_fr_from_scalar(&r_fr, &r_int);
-    blst_fr_sqr(&r2, &r_fr);
-
-    const uint8_t *p = r1cs->constraints;
-    for (uint64_t k = 0; k < (uint64_t)n_constraints + n_public + 1; k++) {
-        bool extra = k >= n_constraints;
-        for (uint32_t mat = 0; mat < (extra ? 1u : 3u); mat++) {
-            uint32_t terms = extra ? 1 : pl__le32(p);
-            if (!extra)
-                p += 4;
-            for (uint32_t t = 0; t < terms; t++) {
-                if (mat == 2) { /* C terms are not stored */
-                    p += 4 + PL__FR_BYTES;
-                    continue;
-                }
-                if (fill == per_flush) {
-                    if ((st = out_write(o, buf, fill * PL__COEF_RECORD_BYTES,
-                                        err)))
-                        goto fail;
-                    fill = 0;
-                }
-                uint8_t *rec = buf + fill++ * PL__COEF_RECORD_BYTES;
-                put_le32(rec, mat);
-                put_le32(rec + 4, (uint32_t)k);
-                if (extra) {
-                    put_le32(rec + 8, (uint32_t)(k - n_constraints));
-                    v = r2;
-                } else {
-                    memcpy(rec + 8, p, 4);
-                    pl__fr_from_le(&v, p + 4);
-                    blst_fr_mul(&v, &v, &r2);
-                    p += 4 + PL__FR_BYTES;
-                }
-                pl__fr_to_le(rec + 12, &v);
-            }
-        }
-    }
-    st = out_write(o, buf, fill * PL__COEF_RECORD_BYTES, err);
-fail:
-    return st;
-}
-
-/* ---- the setup ---------------------------------------------------------- */
+/* ---- compute: the key in field elements ---------------------------------- */
 
 typedef struct {
     blst_fr tau, alpha, beta, delta, delta_inv;
 } secrets;
 
-/* Section 10's payload (MPC_BYTES): the zero csHash and one contribution
- * record saying the toxic waste is known; see the top of the file. */
-static void write_contribution(uint8_t *out, const secrets *sec,
-                               const char *seed, const pl__fixed_base *fb1,
-                               const pl__fixed_base *fb2, pl__pool *pool)
+/* What compute_key works out and write_key turns into the file. */
+typedef struct {
+    const pl_r1cs *r1cs;
+    const char *seed;
+    pl__zkey_header header;  /* counts only: the points come in write_key */
+    unsigned log2n;
+    uint64_t n_priv;
+    secrets sec;
+    blst_fr r2;              /* coefficient values are coef * r2 */
+    /* One accounted allocation (class params): H (n scalars, the Lagrange
+     * values first), then A, B, C (nVars each); C ends as IC for the
+     * public signals and the C section's scalars for the private ones. */
+    blst_fr *qap;
+    blst_fr *h, *a, *b, *c;
+    pl__fixed_base *fb1, *fb2;
+} dev_key;
+
+/* The domain: n = 2^log2n rows for the constraints, then one input row per
+ * public signal and ONE. */
+static pl_status key_shape(dev_key *key, const char *r1cs_path,
+                           pl_error *err)
+{
+    const pl_r1cs_info *info = &key->r1cs->info;
+    key->header.n_vars = info->n_wires;
+    key->header.n_public = info->n_pub_out + info->n_pub_in;
+    const uint64_t rows = (uint64_t)info->n_constraints +
+                          key->header.n_public + 1;
+    key->log2n = 0;
+    while (((uint64_t)1 << key->log2n) < rows)
+        key->log2n++;
+    if (key->log2n > MAX_LOG2_DOMAIN)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "%s: %" PRIu32 " constraints + %" PRIu32 " public "
+                             "+ 1 need a domain of 2^%u; the prover stops at "
+                             "2^%u", r1cs_path, info->n_constraints,
+                             key->header.n_public, key->log2n,
+                             MAX_LOG2_DOMAIN);
+    key->header.domain_size = (uint32_t)1 << key->log2n;
+    key->n_priv = (uint64_t)key->header.n_vars - key->header.n_public - 1;
+    return PL_OK;
+}
+
+static pl_status derive_secrets(secrets *sec, const char *seed, pl_error *err)
+{
+    derive_secret(&sec->tau, seed, "tau");
+    derive_secret(&sec->alpha, seed, "alpha");
+    derive_secret(&sec->beta, seed, "beta");
+    derive_secret(&sec->delta, seed, "delta");
+    if (fr_is_zero(&sec->delta))
+        return pl__error_set(err, PL_EUSAGE, "seed '%s' gives delta = 0; "
+                             "choose another seed", seed);
+    blst_fr_inverse(&sec->delta_inv, &sec->delta);
+    return PL_OK;
+}
+
+/* L_k(tau) into key->h: the Lagrange basis of the n-point domain. */
+static pl_status lagrange_at_tau(dev_key *key, pl_error *err)
+{
+    const size_t n = key->header.domain_size;
+    blst_fr one, zero, w, num, inv_n;
+    fr_set_u64(&one, 1);
+    fr_set_u64(&zero, 0);
+    pl__fr_root_of_unity(&w, key->log2n);
+    pl__fr_pow(&num, &key->sec.tau, n);
+    blst_fr_sub(&num, &num, &one);
+    fr_set_u64(&inv_n, n);
+    blst_fr_inverse(&inv_n, &inv_n);
+    blst_fr_mul(&num, &num, &inv_n);
+    if (!lagrange_values(key->h, n, &key->sec.tau, &one, &w, &num, &zero))
+        return pl__error_set(err, PL_EUSAGE, "seed '%s' puts tau on the "
+                             "domain; choose another seed", key->seed);
+    return PL_OK;
+}
+
+/* A_s, B_s, C_s = sum of coef * L_k over the matrices' terms (s, k, coef),
+ * plus L_{nConstraints + s} in A for the input rows; counts the A and B
+ * terms (the coefficient records) on the way. */
+static pl_status qap_at_tau(dev_key *key, const char *r1cs_path,
+                            pl_error *err)
+{
+    const blst_fr *L = key->h;
+    blst_fr *acc[3] = {key->a, key->b, key->c};
+    const uint32_t n_constraints = key->r1cs->info.n_constraints;
+    uint64_t n_coefs = (uint64_t)key->header.n_public + 1;
+    pl__r1cs_iter it;
+    pl__r1cs_lc lc[3];
+    uint32_t k;
+    blst_fr coef;
+    for (pl__r1cs_iter_init(&it, key->r1cs); pl__r1cs_iter_next(&it, &k, lc);)
+        for (unsigned m = 0; m < 3; m++) {
+            if (m < 2)
+                n_coefs += lc[m].n_terms;
+            for (uint32_t t = 0; t < lc[m].n_terms; t++) {
+                pl__r1cs_term term = pl__r1cs_lc_term(&lc[m], t);
+                pl__fr_from_le(&coef, term.coef);
+                blst_fr_mul(&coef, &coef, &L[k]);
+                blst_fr_add(&acc[m][term.wire], &acc[m][term.wire], &coef);
+            }
+        }
+    for (uint32_t s = 0; s <= key->header.n_public; s++)
+        blst_fr_add(&key->a[s], &key->a[s], &L[n_constraints + s]);
+    if (n_coefs > UINT32_MAX)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "%s: %" PRIu64 " A and B terms do not fit the "
+                             "zkey's u32 count", r1cs_path, n_coefs);
+    key->header.n_coefs = (uint32_t)n_coefs;
+
+    /* C becomes beta A + alpha B + C: IC as is (gamma = 1), over delta for
+     * the private signals. */
+    for (uint32_t s = 0; s < key->header.n_vars; s++) {
+        blst_fr u;
+        blst_fr_mul(&u, &key->sec.beta, &key->a[s]);
+        blst_fr_add(&key->c[s], &key->c[s], &u);
+        blst_fr_mul(&u, &key->sec.alpha, &key->b[s]);
+        blst_fr_add(&key->c[s], &key->c[s], &u);
+        if (s > key->header.n_public)
+            blst_fr_mul(&key->c[s], &key->c[s], &key->sec.delta_inv);
+    }
+    return PL_OK;
+}
+
+/* H over L's storage (L is spent): x_i = g omega_n^i = omega_2n^(2i+1),
+ * num = (tau^2n - 1) / (2n), less tau^(2n-1) / (2n) (the prepare-phase-2
+ * truncation), all over delta. */
+static pl_status h_at_tau(dev_key *key, pl_error *err)
+{
+    const uint64_t n = key->header.domain_size;
+    const secrets *sec = &key->sec;
+    blst_fr one, g, w, num, sub, inv_2n;
+    fr_set_u64(&one, 1);
+    pl__fr_root_of_unity(&g, key->log2n + 1);
+    pl__fr_root_of_unity(&w, key->log2n);
+    fr_set_u64(&inv_2n, 2 * n);
+    blst_fr_inverse(&inv_2n, &inv_2n);
+    pl__fr_pow(&num, &sec->tau, 2 * n);
+    blst_fr_sub(&num, &num, &one);
+    blst_fr_mul(&num, &num, &inv_2n);
+    blst_fr_mul(&num, &num, &sec->delta_inv);
+    pl__fr_pow(&sub, &sec->tau, 2 * n - 1);
+    blst_fr_mul(&sub, &sub, &inv_2n);
+    blst_fr_mul(&sub, &sub, &sec->delta_inv);
+    if (!lagrange_values(key->h, n, &sec->tau, &g, &w, &num, &sub))
+        return pl__error_set(err, PL_EUSAGE, "seed '%s' puts tau on the "
+                             "2n-point domain; choose another seed",
+                             key->seed);
+    return PL_OK;
+}
+
+/* Everything but the points: the shape, the secrets, the QAP and H scalars
+ * (stage "qap"), the fixed-base tables (stage "tables").  Fails before any
+ * file is touched. */
+static pl_status compute_key(dev_key *key, const char *r1cs_path,
+                             unsigned workers, const pl_setup_config *cfg,
+                             double *t, pl_error *err)
+{
+    pl_status st;
+    if ((st = key_shape(key, r1cs_path, err)) ||
+        (st = derive_secrets(&key->sec, key->seed, err)))
+        return st;
+
+    /* value = coef * R^2: R is the integer in one's Montgomery limbs */
+    blst_fr one, r_fr;
+    blst_scalar r_int;
+    fr_set_u64(&one, 1);
+    memcpy(r_int.b, &one, sizeof(r_int.b));
+    blst_fr_from_scalar(&r_fr, &r_int);
+    blst_fr_sqr(&key->r2, &r_fr);
+
+    const uint64_t n = key->header.domain_size, n_vars = key->header.n_vars;
+    key->qap = pl__calloc(PL_BUF_PARAMS, (n + 3 * n_vars) * sizeof(blst_fr),
+                          err);
+    if (!key->qap)
+        return PL_ENOMEM;
+    key->h = key->qap;
+    key->a = key->h + n;
+    key->b = key->a + n_vars;
+    key->c = key->b + n_vars;
+    if ((st = lagrange_at_tau(key, err)) ||
+        (st = qap_at_tau(key, r1cs_path, err)) ||
+        (st = h_at_tau(key, err)))
+        return st;
+    stage_done(cfg, "qap", t);
+
+    /* Products per group: header, IC, A, B1, C, H in G1 (and section 10's
+     * three); header, B2 in G2 */
+    const uint64_t n_public = key->header.n_public;
+    unsigned w1 = pl__fixed_base_window(4 + n_public + 2 * n_vars +
+                                        key->n_priv + n);
+    unsigned w2 = pl__fixed_base_window(3 + n_vars);
+    if ((st = pl__fixed_base_create(&key->fb1, false, w1, workers, err)) ||
+        (st = pl__fixed_base_create(&key->fb2, true, w2, workers, err)))
+        return st;
+    stage_done(cfg, "tables", t);
+    return PL_OK;
+}
+
+static void key_free(dev_key *key)
+{
+    pl__fixed_base_destroy(key->fb2);
+    pl__fixed_base_destroy(key->fb1);
+    pl__free(key->qap);
+    memset(&key->sec, 0, sizeof(key->sec));
+}
+
+/* ---- write: the points, streamed into the container ---------------------- */
+
+/* scalars[i] * G for i < n, written in chunks through buf. */
+static pl_status put_points(pl__container_writer *w, const pl__fixed_base *fb,
+                            const blst_fr *scalars, size_t n, uint8_t *buf,
+                            pl__pool *pool, pl_error *err)
+{
+    size_t point_bytes = pl__fixed_base_point_bytes(fb);
+    for (size_t i = 0; i < n && w->status == PL_OK; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        pl__fixed_base_mul(fb, buf, scalars + i, m, pool);
+        pl__container_put(w, buf, m * point_bytes, err);
+    }
+    return w->status;
+}
+
+/* A point section (3, 5..9): begun, filled, ended (its size checked). */
+static pl_status write_point_section(pl__container_writer *w, unsigned id,
+                                     const dev_key *key,
+                                     const pl__fixed_base *fb,
+                                     const blst_fr *scalars, size_t n,
+                                     uint8_t *buf, pl__pool *pool,
+                                     pl_error *err)
+{
+    pl__zkey_section_begin(w, id, &key->header, err);
+    put_points(w, fb, scalars, n, buf, pool, err);
+    return pl__container_section_end(w, err);
+}
+
+/* The coefficient records, batched through buf. */
+typedef struct {
+    pl__container_writer *w;
+    uint8_t *buf;
+    size_t fill, cap;
+} record_batch;
+
+static void put_record(record_batch *rb, uint32_t matrix, uint32_t constraint,
+                       uint32_t signal, const blst_fr *value, pl_error *err)
+{
+    uint8_t le[PL__FR_BYTES];
+    if (rb->fill == rb->cap) {
+        pl__container_put(rb->w, rb->buf, rb->fill * PL__COEF_RECORD_BYTES,
+                          err);
+        rb->fill = 0;
+    }
+    pl__fr_to_le(le, value);
+    pl__zkey_coef_encode(rb->buf + rb->fill++ * PL__COEF_RECORD_BYTES, matrix,
+                         constraint, signal, le);
+}
+
+/* Section 4 in the reference's order: per constraint its A terms, then its
+ * B terms (C terms are not stored), then the input rows {A, nConstraints +
+ * s, s, 1}; each value coef * R^2. */
+static pl_status write_coefs(pl__container_writer *w, const dev_key *key,
+                             uint8_t *buf, pl_error *err)
+{
+    record_batch rb = {w, buf, 0, CHUNK_BYTES / PL__COEF_RECORD_BYTES};
+    pl__r1cs_iter it;
+    pl__r1cs_lc lc[3];
+    uint32_t k;
+    blst_fr v;
+    pl__zkey_section_begin(w, 4, &key->header, err);
+    for (pl__r1cs_iter_init(&it, key->r1cs);
+         pl__r1cs_iter_next(&it, &k, lc) && w->status == PL_OK;)
+        for (uint32_t m = 0; m < 2; m++)
+            for (uint32_t t = 0; t < lc[m].n_terms; t++) {
+                pl__r1cs_term term = pl__r1cs_lc_term(&lc[m], t);
+                pl__fr_from_le(&v, term.coef);
+                blst_fr_mul(&v, &v, &key->r2);
+                put_record(&rb, m, k, term.wire, &v, err);
+            }
+    const uint32_t n_constraints = key->r1cs->info.n_constraints;
+    for (uint32_t s = 0; s <= key->header.n_public; s++)
+        put_record(&rb, 0, n_constraints + s, s, &key->r2, err);
+    pl__container_put(w, buf, rb.fill * PL__COEF_RECORD_BYTES, err);
+    return pl__container_section_end(w, err);
+}
+
+/* Sections 1 and 2: alpha_1, beta_1, delta_1; beta_2, gamma_2 (the
+ * generator), delta_2. */
+static pl_status write_header(pl__container_writer *w, pl__output *out,
+                              dev_key *key, pl__pool *pool, pl_error *err)
+{
+    blst_fr g1s[3] = {key->sec.alpha, key->sec.beta, key->sec.delta};
+    blst_fr g2s[3];
+    uint8_t p1[3 * PL__G1_BYTES], p2[3 * PL__G2_BYTES];
+    g2s[0] = key->sec.beta;
+    fr_set_u64(&g2s[1], 1);
+    g2s[2] = key->sec.delta;
+    pl__fixed_base_mul(key->fb1, p1, g1s, 3, pool);
+    pl__fixed_base_mul(key->fb2, p2, g2s, 3, pool);
+    key->header.alpha1 = p1;
+    key->header.beta1 = p1 + PL__G1_BYTES;
+    key->header.delta1 = p1 + 2 * PL__G1_BYTES;
+    key->header.beta2 = p2;
+    key->header.gamma2 = p2 + PL__G2_BYTES;
+    key->header.delta2 = p2 + 2 * PL__G2_BYTES;
+    pl_status st = pl__zkey_write_header(w, out, &key->header, err);
+    /* the points lived on this stack frame */
+    key->header.alpha1 = key->header.beta1 = key->header.delta1 = NULL;
+    key->header.beta2 = key->header.gamma2 = key->header.delta2 = NULL;
+    memset(g1s, 0, sizeof(g1s));
+    memset(g2s, 0, sizeof(g2s));
+    return st;
+}
+
+/* Section 10: the zero csHash and one contribution record saying the toxic
+ * waste is known; see the top of the file. */
+static pl_status write_contribution(pl__container_writer *w,
+                                    const dev_key *key, pl__pool *pool,
+                                    pl_error *err)
 {
     blst_fr s, t, g1s[3], g2s[1];
-    derive_secret(&s, seed, "contribution g1_s");
-    derive_secret(&t, seed, "contribution g2_sp");
-    g1s[0] = sec->delta;                         /* deltaAfter */
-    g1s[1] = s;                                  /* g1_s */
-    blst_fr_mul(&g1s[2], &s, &sec->delta);       /* g1_sx */
-    blst_fr_mul(&g2s[0], &t, &sec->delta);       /* g2_spx */
-
-    uint8_t *p = out;
-    memset(p, 0, CS_HASH_BYTES); /* as fast_zkey: no circuit hash */
-    p += CS_HASH_BYTES;
-    put_le32(p, 1);
-    p += 4;
-    uint8_t *g1 = p;
-    pl__fixed_base_mul(fb1, p, g1s, 3, pool);
-    p += 3 * PL__G1_BYTES;
-    pl__fixed_base_mul(fb2, p, g2s, 1, pool);
-    p += PL__G2_BYTES;
+    uint8_t g1[3 * PL__G1_BYTES], g2[PL__G2_BYTES];
+    uint8_t transcript[PL__ZKEY_HASH_BYTES];
+    static const uint8_t cs_hash[PL__ZKEY_HASH_BYTES]; /* as fast_zkey */
+    derive_secret(&s, key->seed, "contribution g1_s");
+    derive_secret(&t, key->seed, "contribution g2_sp");
+    g1s[0] = key->sec.delta;                        /* deltaAfter */
+    g1s[1] = s;                                     /* g1_s */
+    blst_fr_mul(&g1s[2], &s, &key->sec.delta);      /* g1_sx */
+    blst_fr_mul(&g2s[0], &t, &key->sec.delta);      /* g2_spx */
+    pl__fixed_base_mul(key->fb1, g1, g1s, 3, pool);
+    pl__fixed_base_mul(key->fb2, g2, g2s, 1, pool);
     pl__sha512_ctx ctx;
     pl__sha512_init(&ctx);
-    pl__sha512_update(&ctx, out, CS_HASH_BYTES);
+    pl__sha512_update(&ctx, cs_hash, sizeof(cs_hash));
     pl__sha512_update(&ctx, g1 + PL__G1_BYTES, 2 * PL__G1_BYTES);
-    pl__sha512_final(&ctx, p);
-    p += TRANSCRIPT_BYTES;
-    put_le32(p, 0); /* type: a contribution, not a beacon */
-    p += 4;
-    put_le32(p, PARAMS_BYTES);
-    p += 4;
-    *p++ = 1; /* param id: name */
-    *p++ = (uint8_t)NAME_BYTES;
-    memcpy(p, CONTRIBUTION_NAME, NAME_BYTES);
-    p += NAME_BYTES;
-    assert((size_t)(p - out) == MPC_BYTES);
+    pl__sha512_final(&ctx, transcript);
+    const pl__zkey_contribution c = {
+        .cs_hash = cs_hash,
+        .delta_after = g1,
+        .g1_s = g1 + PL__G1_BYTES,
+        .g1_sx = g1 + 2 * PL__G1_BYTES,
+        .g2_spx = g2,
+        .transcript = transcript,
+        .type = 0, /* a contribution, not a beacon */
+        .name = CONTRIBUTION_NAME,
+    };
+    pl_status st = pl__zkey_write_contributions(w, &c, err);
     memset(&s, 0, sizeof(s));
     memset(&t, 0, sizeof(t));
     memset(g1s, 0, sizeof(g1s));
     memset(g2s, 0, sizeof(g2s));
+    return st;
+}
+
+/* The file: every section in order through the container writer into a
+ * temporary beside the target, then committed (stages "ic" .. "h", then
+ * "sync"). */
+static pl_status write_key(dev_key *key, const char *zkey_path,
+                           pl__pool *pool, const pl_setup_config *cfg,
+                           double *t, pl_error *err)
+{
+    pl_status st = PL_OK;
+    pl__output out;
+    pl__container_writer w;
+    const uint32_t n_vars = key->header.n_vars;
+    const uint32_t n_in = key->header.n_public + 1;
+    memset(&out, 0, sizeof(out));
+    /* the chunk buffer before the file, so that running out of memory
+     * leaves no file */
+    uint8_t *buf = pl__alloc(PL_BUF_PARAMS, CHUNK_BYTES, err);
+    if (!buf) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    if ((st = pl__output_open(&out, zkey_path, err)) ||
+        (st = write_header(&w, &out, key, pool, err)) ||
+        (st = write_point_section(&w, 3, key, key->fb1, key->c, n_in, buf,
+                                  pool, err)))
+        goto fail;
+    stage_done(cfg, "ic", t);
+    if ((st = write_coefs(&w, key, buf, err)))
+        goto fail;
+    stage_done(cfg, "coefs", t);
+    if ((st = write_point_section(&w, 5, key, key->fb1, key->a, n_vars, buf,
+                                  pool, err)))
+        goto fail;
+    stage_done(cfg, "a", t);
+    if ((st = write_point_section(&w, 6, key, key->fb1, key->b, n_vars, buf,
+                                  pool, err)))
+        goto fail;
+    stage_done(cfg, "b1", t);
+    if ((st = write_point_section(&w, 7, key, key->fb2, key->b, n_vars, buf,
+                                  pool, err)))
+        goto fail;
+    stage_done(cfg, "b2", t);
+    if ((st = write_point_section(&w, 8, key, key->fb1, key->c + n_in,
+                                  key->n_priv, buf, pool, err)))
+        goto fail;
+    stage_done(cfg, "c", t);
+    if ((st = write_point_section(&w, 9, key, key->fb1, key->h,
+                                  key->header.domain_size, buf, pool, err)))
+        goto fail;
+    stage_done(cfg, "h", t);
+    if ((st = write_contribution(&w, key, pool, err)) ||
+        (st = pl__container_write_end(&w, err)) ||
+        (st = pl__output_commit(&out, err)))
+        goto fail;
+    stage_done(cfg, "sync", t);
+fail:
+    pl__output_abort(&out);
+    pl__free(buf);
+    return st;
 }
 
 pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
@@ -355,286 +590,27 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
     pl_setup_config cfg;
     pl_r1cs *r1cs = NULL;
     pl__pool *pool = NULL;
-    blst_fr *qap = NULL;
-    uint8_t *buf = NULL;
-    pl__fixed_base *fb1 = NULL, *fb2 = NULL;
-    out_file o = {.fd = -1};
-    secrets sec;
+    dev_key key;
     double t = pl__now_seconds();
 
+    memset(&key, 0, sizeof(key));
     if (cfg_in)
         cfg = *cfg_in;
     else
         pl_setup_config_init(&cfg);
-    const char *seed = cfg.seed ? cfg.seed : PL_SETUP_DEV_DEFAULT_SEED;
+    key.seed = cfg.seed ? cfg.seed : PL_SETUP_DEV_DEFAULT_SEED;
 
     if ((st = pl_r1cs_open(&r1cs, r1cs_path, err)))
         goto fail;
-    const pl_r1cs_info *info = &r1cs->info;
-    const uint32_t n_vars = info->n_wires;
-    const uint32_t n_public = info->n_pub_out + info->n_pub_in;
-    const uint64_t rows = (uint64_t)info->n_constraints + n_public + 1;
-    unsigned log2n = 0;
-    while (((uint64_t)1 << log2n) < rows)
-        log2n++;
-    if (log2n > MAX_LOG2_DOMAIN) {
-        st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "%s: %" PRIu32 " constraints + %" PRIu32 " public "
-                           "+ 1 need a domain of 2^%u; the prover stops at "
-                           "2^%u", r1cs_path, info->n_constraints, n_public,
-                           log2n, MAX_LOG2_DOMAIN);
+    key.r1cs = r1cs;
+    if ((st = pl__pool_create(&pool, cfg.threads, "pl-setup", err)) ||
+        (st = compute_key(&key, r1cs_path, pl__pool_size(pool), &cfg, &t,
+                          err)) ||
+        (st = write_key(&key, zkey_path, pool, &cfg, &t, err)))
         goto fail;
-    }
-    const size_t n = (size_t)1 << log2n;
-    const uint64_t n_priv = (uint64_t)n_vars - n_public - 1;
-
-    derive_secret(&sec.tau, seed, "tau");
-    derive_secret(&sec.alpha, seed, "alpha");
-    derive_secret(&sec.beta, seed, "beta");
-    derive_secret(&sec.delta, seed, "delta");
-    if (fr_is_zero(&sec.delta)) {
-        st = pl__error_set(err, PL_EUSAGE, "seed '%s' gives delta = 0; "
-                           "choose another seed", seed);
-        goto fail;
-    }
-    blst_fr_inverse(&sec.delta_inv, &sec.delta);
-
-    if ((st = pl__pool_create(&pool, cfg.threads, "pl-setup", err)))
-        goto fail;
-
-    /* ---- QAP at tau: L (n), then A, B, C (nVars each) */
-    qap = pl__calloc(PL_BUF_PARAMS,
-                     ((uint64_t)n + 3 * (uint64_t)n_vars) * sizeof(blst_fr),
-                     err);
-    if (!qap) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
-    blst_fr *L = qap, *A = qap + n, *B = A + n_vars, *C = B + n_vars;
-    {
-        blst_fr one, zero, w, num, inv_n;
-        fr_set_u64(&one, 1);
-        fr_set_u64(&zero, 0);
-        pl__fr_root_of_unity(&w, log2n);
-        pl__fr_pow(&num, &sec.tau, n);
-        blst_fr_sub(&num, &num, &one);
-        fr_set_u64(&inv_n, n);
-        blst_fr_inverse(&inv_n, &inv_n);
-        blst_fr_mul(&num, &num, &inv_n);
-        if (!lagrange_values(L, n, &sec.tau, &one, &w, &num, &zero)) {
-            st = pl__error_set(err, PL_EUSAGE, "seed '%s' puts tau on the "
-                               "domain; choose another seed", seed);
-            goto fail;
-        }
-    }
-    uint64_t n_coefs = n_public + 1;
-    {
-        blst_fr *acc[3] = {A, B, C};
-        const uint8_t *p = r1cs->constraints;
-        blst_fr coef;
-        for (uint32_t k = 0; k < info->n_constraints; k++)
-            for (unsigned mat = 0; mat < 3; mat++) {
-                uint32_t terms = pl__le32(p);
-                p += 4;
-                if (mat < 2)
-                    n_coefs += terms;
-                for (uint32_t i = 0; i < terms; i++, p += 4 + PL__FR_BYTES) {
-                    uint32_t s = pl__le32(p);
-                    pl__fr_from_le(&coef, p + 4);
-                    blst_fr_mul(&coef, &coef, &L[k]);
-                    blst_fr_add(&acc[mat][s], &acc[mat][s], &coef);
-                }
-            }
-        for (uint32_t s = 0; s <= n_public; s++)
-            blst_fr_add(&A[s], &A[s], &L[info->n_constraints + s]);
-    }
-    if (n_coefs > UINT32_MAX) {
-        st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "%s: %" PRIu64 " A and B terms do not fit the "
-                           "zkey's u32 count", r1cs_path, n_coefs);
-        goto fail;
-    }
-    /* C becomes beta A + alpha B + C: IC as is (gamma = 1), over delta for
-     * the private signals. */
-    for (uint32_t s = 0; s < n_vars; s++) {
-        blst_fr u;
-        blst_fr_mul(&u, &sec.beta, &A[s]);
-        blst_fr_add(&C[s], &C[s], &u);
-        blst_fr_mul(&u, &sec.alpha, &B[s]);
-        blst_fr_add(&C[s], &C[s], &u);
-        if (s > n_public)
-            blst_fr_mul(&C[s], &C[s], &sec.delta_inv);
-    }
-    stage_done(&cfg, "qap", &t);
-
-    unsigned workers = pl__pool_size(pool);
-    /* Products per group: header, IC, A, B1, C, H in G1; header, B2 in G2 */
-    unsigned w1 = pl__fixed_base_window(4 + (uint64_t)n_public +
-                                        2 * (uint64_t)n_vars + n_priv + n);
-    unsigned w2 = pl__fixed_base_window(3 + (uint64_t)n_vars);
-    if ((st = pl__fixed_base_create(&fb1, false, w1, workers, err)) ||
-        (st = pl__fixed_base_create(&fb2, true, w2, workers, err)))
-        goto fail;
-    buf = pl__alloc(PL_BUF_PARAMS, CHUNK_BYTES, err);
-    if (!buf) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
-    stage_done(&cfg, "tables", &t);
-
-    /* ---- the file, streamed to a temporary beside the target */
-    if (strlen(zkey_path) >= sizeof(o.sf.path)) {
-        st = pl__error_set(err, PL_EUSAGE, "%s: path too long", zkey_path);
-        goto fail;
-    }
-    snprintf(o.sf.path, sizeof(o.sf.path), "%s", zkey_path);
-    snprintf(o.sf.tmp_path, sizeof(o.sf.tmp_path), "%s.tmpXXXXXX", zkey_path);
-    o.fd = mkstemp(o.sf.tmp_path);
-    if (o.fd < 0) {
-        st = pl__error_errno(err, PL_EIO, errno,
-                             "%s: cannot create a temporary file", zkey_path);
-        goto fail;
-    }
-    o.created = true;
-
-    {
-        uint8_t h[12 + 12 + 4];
-        memcpy(h, "zkey", 4);
-        put_le32(h + 4, ZKEY_VERSION);
-        put_le32(h + 8, ZKEY_SECTIONS);
-        put_le32(h + 12, 1);
-        put_le64(h + 16, 4);
-        put_le32(h + 24, GROTH16_PROTOCOL);
-        if ((st = out_write(&o, h, sizeof(h), err)))
-            goto fail;
-    }
-    {
-        /* Header: n8q, q, n8r, r, nVars, nPublic, domainSize, then alpha_1,
-         * beta_1, beta_2, gamma_2 (the generator), delta_1, delta_2. */
-        uint8_t h[4 + 48 + 4 + 32 + 12];
-        put_le32(h, PL__FP_BYTES);
-        memcpy(h + 4, pl__fp_modulus_le, 48);
-        put_le32(h + 52, PL__FR_BYTES);
-        memcpy(h + 56, pl__fr_modulus_le, 32);
-        put_le32(h + 88, n_vars);
-        put_le32(h + 92, n_public);
-        put_le32(h + 96, (uint32_t)n);
-        blst_fr g1s[3] = {sec.alpha, sec.beta, sec.delta};
-        blst_fr g2s[3];
-        g2s[0] = sec.beta;
-        fr_set_u64(&g2s[1], 1);
-        g2s[2] = sec.delta;
-        uint8_t pts[3 * PL__G1_BYTES + 3 * PL__G2_BYTES];
-        uint8_t *p1 = pts, *p2 = pts + 3 * PL__G1_BYTES;
-        pl__fixed_base_mul(fb1, p1, g1s, 3, pool);
-        pl__fixed_base_mul(fb2, p2, g2s, 3, pool);
-        if ((st = section_start(&o, 2, HEADER_BYTES, err)) ||
-            (st = out_write(&o, h, sizeof(h), err)) ||
-            (st = out_write(&o, p1, 2 * PL__G1_BYTES, err)) ||      /* alpha, beta */
-            (st = out_write(&o, p2, 2 * PL__G2_BYTES, err)) ||      /* beta, gamma */
-            (st = out_write(&o, p1 + 2 * PL__G1_BYTES, PL__G1_BYTES, err)) ||
-            (st = out_write(&o, p2 + 2 * PL__G2_BYTES, PL__G2_BYTES, err)))
-            goto fail;
-    }
-    if ((st = section_start(&o, 3, (uint64_t)(n_public + 1) * PL__G1_BYTES,
-                            err)) ||
-        (st = write_points(&o, fb1, C, n_public + 1, buf, pool, err)))
-        goto fail;
-    stage_done(&cfg, "ic", &t);
-    if ((st = section_start(&o, 4, 4 + n_coefs * PL__COEF_RECORD_BYTES,
-                            err)))
-        goto fail;
-    {
-        uint8_t c4[4];
-        put_le32(c4, (uint32_t)n_coefs);
-        if ((st = out_write(&o, c4, 4, err)) ||
-            (st = write_coefs(&o, r1cs, n_public, buf, err)))
-            goto fail;
-    }
-    stage_done(&cfg, "coefs", &t);
-    if ((st = section_start(&o, 5, (uint64_t)n_vars * PL__G1_BYTES, err)) ||
-        (st = write_points(&o, fb1, A, n_vars, buf, pool, err)))
-        goto fail;
-    stage_done(&cfg, "a", &t);
-    if ((st = section_start(&o, 6, (uint64_t)n_vars * PL__G1_BYTES, err)) ||
-        (st = write_points(&o, fb1, B, n_vars, buf, pool, err)))
-        goto fail;
-    stage_done(&cfg, "b1", &t);
-    if ((st = section_start(&o, 7, (uint64_t)n_vars * PL__G2_BYTES, err)) ||
-        (st = write_points(&o, fb2, B, n_vars, buf, pool, err)))
-        goto fail;
-    stage_done(&cfg, "b2", &t);
-    if ((st = section_start(&o, 8, n_priv * PL__G1_BYTES, err)) ||
-        (st = write_points(&o, fb1, C + n_public + 1, n_priv, buf, pool,
-                           err)))
-        goto fail;
-    stage_done(&cfg, "c", &t);
-
-    /* H over L's storage: x_i = g omega_n^i = omega_2n^(2i+1), num =
-     * (tau^2n - 1) / (2n), less tau^(2n-1) / (2n) (the prepare-phase-2
-     * truncation), all over delta. */
-    {
-        blst_fr one, g, w, num, sub, inv_2n;
-        fr_set_u64(&one, 1);
-        pl__fr_root_of_unity(&g, log2n + 1);
-        pl__fr_root_of_unity(&w, log2n);
-        fr_set_u64(&inv_2n, 2 * (uint64_t)n);
-        blst_fr_inverse(&inv_2n, &inv_2n);
-        pl__fr_pow(&num, &sec.tau, 2 * (uint64_t)n);
-        blst_fr_sub(&num, &num, &one);
-        blst_fr_mul(&num, &num, &inv_2n);
-        blst_fr_mul(&num, &num, &sec.delta_inv);
-        pl__fr_pow(&sub, &sec.tau, 2 * (uint64_t)n - 1);
-        blst_fr_mul(&sub, &sub, &inv_2n);
-        blst_fr_mul(&sub, &sub, &sec.delta_inv);
-        if (!lagrange_values(L, n, &sec.tau, &g, &w, &num, &sub)) {
-            st = pl__error_set(err, PL_EUSAGE, "seed '%s' puts tau on the "
-                               "2n-point domain; choose another seed", seed);
-            goto fail;
-        }
-    }
-    if ((st = section_start(&o, 9, (uint64_t)n * PL__G1_BYTES, err)) ||
-        (st = write_points(&o, fb1, L, n, buf, pool, err)))
-        goto fail;
-    stage_done(&cfg, "h", &t);
-    {
-        uint8_t mpc[MPC_BYTES];
-        write_contribution(mpc, &sec, seed, fb1, fb2, pool);
-        if ((st = section_start(&o, 10, MPC_BYTES, err)) ||
-            (st = out_write(&o, mpc, sizeof(mpc), err)))
-            goto fail;
-    }
-
-    /* mkstemp makes 0600; a key is an ordinary file. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(o.fd, 0666 & ~mask) != 0 || fsync(o.fd) != 0) {
-        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot finish writing",
-                             o.sf.tmp_path);
-        goto fail;
-    }
-    int fd = o.fd;
-    o.fd = -1;
-    if (close(fd) != 0) {
-        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot finish writing",
-                             o.sf.tmp_path);
-        goto fail;
-    }
-    o.sf.staged = true;
-    o.created = false; /* commit renames it, or removes it on failure */
-    st = pl__file_commit(&o.sf, err);
-    stage_done(&cfg, "sync", &t);
 fail:
-    if (o.fd >= 0)
-        close(o.fd);
-    if (o.created)
-        unlink(o.sf.tmp_path);
-    pl__free(buf);
-    pl__fixed_base_destroy(fb2);
-    pl__fixed_base_destroy(fb1);
-    pl__free(qap);
+    key_free(&key);
     pl__pool_destroy(pool);
     pl_r1cs_close(r1cs);
-    memset(&sec, 0, sizeof(sec));
     return st;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * File helpers: memory maps, small reads, staged (temp + rename) writes and
- * a text buffer.  Mapped files are file-backed pages, not heap: they are not
- * allocations of the accounted allocator (the ledger reports them apart).
+ * File helpers: memory maps, small reads, output (pl__output: temporary
+ * file, fsync, rename, fsync of the folder; used by every writer in the
+ * library and the CLI) and a text buffer.  Mapped files are file-backed
+ * pages, not heap: they are not allocations of the accounted allocator
+ * (the ledger reports them apart).
  */
 #define _GNU_SOURCE
 #include "util/file.h"
@@ -16,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err)
@@ -153,67 +157,279 @@ pl_status pl__file_read_small(char **out, size_t *size, const char *path,
     return PL_OK;
 }
 
-pl_status pl__file_stage(pl__staged_file *sf, const char *path,
-                         const void *data, size_t len, pl_error *err)
+/* ---- output ------------------------------------------------------------ */
+
+/* Output buffer: big enough that the zkey writer's chunks go straight
+ * through, small enough not to matter beside them. */
+#define OUTPUT_BUFFER_BYTES ((size_t)1 << 16)
+#define TMP_SUFFIX ".tmp"
+#define TMP_RANDOM 6
+#define TMP_TRIES 100
+
+/* Six characters for a temporary file's name.  getrandom can fail (old
+ * kernels, seccomp); the clock and a counter then keep names apart, and
+ * O_EXCL keeps even a guessed name safe. */
+static void random_suffix(char out[TMP_RANDOM + 1])
 {
-    sf->staged = false;
-    if (strlen(path) >= sizeof(sf->path))
-        return pl__error_set(err, PL_EUSAGE, "%s: path too long", path);
-    snprintf(sf->path, sizeof(sf->path), "%s", path);
-    snprintf(sf->tmp_path, sizeof(sf->tmp_path), "%s.tmpXXXXXX", path);
-    int fd = mkstemp(sf->tmp_path);
+    static const char alphabet[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static _Atomic uint64_t counter;
+    uint64_t bits = 0;
+    if (getrandom(&bits, sizeof(bits), GRND_NONBLOCK) !=
+        (ssize_t)sizeof(bits)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        bits = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+               ((uint64_t)getpid() << 40) ^ (++counter * 0x9e3779b97f4a7c15ull);
+    }
+    for (unsigned i = 0; i < TMP_RANDOM; i++, bits /= 62)
+        out[i] = alphabet[bits % 62];
+    out[TMP_RANDOM] = '\0';
+}
+
+/* The target itself when it exists and is neither a regular file nor a
+ * folder: -1 (errno 0) when it is not such a target, -1 with errno on
+ * failure.  Opened without O_CREAT or O_TRUNC: a device or a FIFO is
+ * written as a shell redirection would.  Checked again on the open file,
+ * so a target replaced by a regular file in between is not written in
+ * place. */
+static int open_in_place(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+        errno = 0;
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return pl__error_errno(err, PL_EIO, errno,
-                               "%s: cannot create a temporary file", path);
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t n = write(fd, p, left);
+        return -1;
+    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+        close(fd);
+        errno = 0;
+        return -1;
+    }
+    return fd;
+}
+
+/* The temporary beside the target: O_EXCL never opens an existing name,
+ * so a symlink planted at any name is never followed; mode 0666 lets the
+ * umask decide, as for any ordinary file (mkstemp would make 0600, and
+ * changing the umask to read it races with other threads). */
+static int create_temporary(pl__output *o)
+{
+    for (unsigned tries = 0; tries < TMP_TRIES; tries++) {
+        char suffix[TMP_RANDOM + 1];
+        random_suffix(suffix);
+        snprintf(o->tmp_path, sizeof(o->tmp_path), "%s" TMP_SUFFIX "%s",
+                 o->path, suffix);
+        int fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+                                       O_NOFOLLOW, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+pl_status pl__output_open(pl__output *o, const char *path, pl_error *err)
+{
+    pl_status st = PL_OK;
+    int fd = -1;
+    memset(o, 0, sizeof(*o));
+    if (strlen(path) >= sizeof(o->path)) {
+        st = pl__error_set(err, PL_EUSAGE, "%s: path too long", path);
+        goto fail;
+    }
+    snprintf(o->path, sizeof(o->path), "%s", path);
+    fd = open_in_place(path);
+    if (fd < 0 && errno != 0) {
+        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot open for "
+                             "writing", path);
+        goto fail;
+    }
+    if (fd >= 0) {
+        o->in_place = true;
+    } else {
+        fd = create_temporary(o);
+        if (fd < 0) {
+            st = pl__error_errno(err, PL_EIO, errno, "%s: cannot create a "
+                                 "temporary file", path);
+            goto fail;
+        }
+        o->created = true;
+    }
+    o->f = fdopen(fd, "wb");
+    if (!o->f) {
+        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot open for "
+                             "writing", path);
+        goto fail;
+    }
+    fd = -1;
+    setvbuf(o->f, NULL, _IOFBF, OUTPUT_BUFFER_BYTES);
+    return PL_OK;
+
+fail:
+    if (fd >= 0)
+        close(fd);
+    pl__output_abort(o);
+    return st;
+}
+
+/* The file being written, for messages. */
+static const char *output_name(const pl__output *o)
+{
+    return o->in_place ? o->path : o->tmp_path;
+}
+
+pl_status pl__output_write(pl__output *o, const void *data, size_t len,
+                           pl_error *err)
+{
+    if (!o->f)
+        return pl__error_set(err, PL_EINTERNAL, "%s: not open for writing",
+                             o->path);
+    if (len && fwrite(data, 1, len, o->f) != len)
+        return pl__error_errno(err, PL_EIO, errno ? errno : EIO,
+                               "%s: write failed (at byte offset %llu)",
+                               output_name(o),
+                               (unsigned long long)o->written);
+    o->written += len;
+    return PL_OK;
+}
+
+pl_status pl__output_patch(pl__output *o, uint64_t at, const void *data,
+                           size_t len, pl_error *err)
+{
+    if (!o->f || at > o->written || len > o->written - at)
+        return pl__error_set(err, PL_EINTERNAL, "%s: patch of %zu bytes at "
+                             "byte offset %llu, outside the %llu written",
+                             o->path, len, (unsigned long long)at,
+                             (unsigned long long)o->written);
+    /* The stream's buffer goes out first; pwrite leaves its position. */
+    if (fflush(o->f) != 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: write failed",
+                               output_name(o));
+    const uint8_t *p = data;
+    while (len) {
+        ssize_t n = pwrite(fileno(o->f), p, len, (off_t)at);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            close(fd);
-            unlink(sf->tmp_path);
-            return pl__error_errno(err, PL_EIO, e, "%s: write failed",
-                                   sf->tmp_path);
-        }
+        if (n <= 0)
+            return pl__error_errno(err, PL_EIO, n < 0 ? errno : EIO,
+                                   "%s: cannot write back at byte offset "
+                                   "%llu", output_name(o),
+                                   (unsigned long long)at);
         p += n;
-        left -= (size_t)n;
+        len -= (size_t)n;
+        at += (uint64_t)n;
     }
-    /* mkstemp makes 0600; outputs are ordinary files. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
-        unlink(sf->tmp_path);
+    return PL_OK;
+}
+
+pl_status pl__output_finish(pl__output *o, pl_error *err)
+{
+    if (!o->f)
+        return o->created || o->in_place
+                   ? PL_OK
+                   : pl__error_set(err, PL_EINTERNAL, "%s: not open for "
+                                   "writing", o->path);
+    FILE *f = o->f;
+    o->f = NULL;
+    int e = 0;
+    errno = 0;
+    if (fflush(f) != 0 || ferror(f))
+        e = errno ? errno : EIO;
+    /* A pipe, a terminal or a device may not sync (EINVAL, ENOTSUP, EROFS):
+     * that is their nature, not a failed write. */
+    if (!e && fsync(fileno(f)) != 0 &&
+        !(o->in_place && (errno == EINVAL || errno == ENOTSUP ||
+                          errno == EROFS)))
+        e = errno;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (e)
         return pl__error_errno(err, PL_EIO, e, "%s: cannot finish writing",
-                               sf->tmp_path);
-    }
-    sf->staged = true;
+                               output_name(o));
     return PL_OK;
 }
 
-pl_status pl__file_commit(pl__staged_file *sf, pl_error *err)
+/* fsyncs the folder holding path, so that the rename itself is durable. */
+static int sync_folder(const char *path)
 {
-    if (!sf->staged)
-        return pl__error_set(err, PL_EINTERNAL, "%s: nothing staged",
-                             sf->path);
-    if (rename(sf->tmp_path, sf->path) != 0) {
-        int e = errno;
-        pl__file_abort(sf);
-        return pl__error_errno(err, PL_EIO, e, "%s: cannot rename into place",
-                               sf->path);
-    }
-    sf->staged = false;
-    return PL_OK;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int e = 0;
+    /* Some file systems cannot sync a folder (EINVAL): nothing to wait for. */
+    if (fsync(fd) != 0 && errno != EINVAL)
+        e = errno;
+    close(fd);
+    return e;
 }
 
-void pl__file_abort(pl__staged_file *sf)
+pl_status pl__output_commit(pl__output *o, pl_error *err)
 {
-    if (sf->staged)
-        unlink(sf->tmp_path);
-    sf->staged = false;
+    pl_status st = pl__output_finish(o, err);
+    if (st != PL_OK)
+        goto fail;
+    if (o->in_place)
+        goto fail; /* written: nothing to publish */
+    if (!o->created) {
+        st = pl__error_set(err, PL_EINTERNAL, "%s: nothing to commit",
+                           o->path);
+        goto fail;
+    }
+    if (rename(o->tmp_path, o->path) != 0) {
+        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot rename into "
+                             "place", o->path);
+        goto fail;
+    }
+    o->created = false;
+    int e = sync_folder(o->path);
+    if (e)
+        st = pl__error_errno(err, PL_EIO, e, "%s: written, but its folder "
+                             "cannot be synced", o->path);
+fail:
+    pl__output_abort(o);
+    return st;
+}
+
+void pl__output_abort(pl__output *o)
+{
+    if (o->f)
+        fclose(o->f);
+    o->f = NULL;
+    if (o->created)
+        unlink(o->tmp_path);
+    o->created = false;
+}
+
+pl_status pl__output_stage(pl__output *o, const char *path, const void *data,
+                           size_t len, pl_error *err)
+{
+    pl_status st = pl__output_open(o, path, err);
+    if (st == PL_OK && (st = pl__output_write(o, data, len, err)) == PL_OK)
+        st = pl__output_finish(o, err);
+    if (st != PL_OK)
+        pl__output_abort(o);
+    return st;
+}
+
+pl_status pl__file_write_atomic(const char *path, const void *data,
+                                size_t len, pl_error *err)
+{
+    pl__output o;
+    pl_status st = pl__output_stage(&o, path, data, len, err);
+    if (st == PL_OK)
+        st = pl__output_commit(&o, err);
+    return st;
 }
 
 void pl__strbuf_printf(pl__strbuf *sb, const char *fmt, ...)

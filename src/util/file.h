@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Files: read-only memory maps for the big inputs (.zkey, .wtns, .r1cs),
- * whole-file reads for small JSON inputs, and atomic output: data goes to a
- * temporary file beside the target, then a rename publishes it, so a failed
- * run never leaves a half-written file.
+ * whole-file reads for small JSON inputs, and output (pl__output, the one
+ * way files are written): data goes to a temporary file beside the target,
+ * then a rename publishes it, so a failed run never leaves a half-written
+ * file.
  */
 #ifndef PL_UTIL_FILE_H
 #define PL_UTIL_FILE_H
 
 #include "proofline.h"
+
+#include <stdio.h>
 
 typedef struct pl__mapped {
     const uint8_t *data;
@@ -28,18 +31,56 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,
                               size_t max_bytes, pl_error *err);
 
-/* Output in two steps: stage writes a temporary file beside `path` and
- * fsyncs it; commit renames it into place; abort removes it. */
-typedef struct pl__staged_file {
+/*
+ * Output, written one way: every file proofline writes goes through a
+ * pl__output.  Open creates a temporary file beside the target, named
+ * "<target>.tmp" and six random characters, with O_CREAT | O_EXCL (so a
+ * name planted in the folder, a symlink included, is never opened: another
+ * name is drawn) and mode 0666 less the umask, as an ordinary file gets.
+ * The caller writes through `f` (fprintf) or pl__output_write.  Finish
+ * flushes, fsyncs and closes it; commit (finishing first if need be)
+ * renames it over the target and fsyncs the folder, so the target is the
+ * old file or the complete new one, never a part.  Abort (safe after any
+ * step, and after a failed one) closes and removes the temporary file:
+ * a failed write leaves nothing behind.
+ *
+ * An existing target that is not a regular file or a folder (a device, a
+ * FIFO, /dev/stdout on a terminal or a pipe) is written in place instead:
+ * opened for writing, never renamed over or removed; `in_place` says so.
+ * A pl__output is used by one thread.
+ */
+typedef struct pl__output {
+    FILE *f;             /* open between open and finish */
     char path[4096];
     char tmp_path[4096 + 16];
-    bool staged;
-} pl__staged_file;
+    uint64_t written;    /* bytes through pl__output_write */
+    bool in_place;       /* the target itself is open: no temporary */
+    bool created;        /* the temporary exists and is ours to remove */
+} pl__output;
 
-pl_status pl__file_stage(pl__staged_file *sf, const char *path,
-                         const void *data, size_t len, pl_error *err);
-pl_status pl__file_commit(pl__staged_file *sf, pl_error *err);
-void pl__file_abort(pl__staged_file *sf);
+pl_status pl__output_open(pl__output *o, const char *path, pl_error *err);
+/* Writes len bytes; an error names the file and the byte offset. */
+pl_status pl__output_write(pl__output *o, const void *data, size_t len,
+                           pl_error *err);
+/* Overwrites len bytes at byte offset `at` of what was written (a size
+ * field known only later).  Needs a file that can seek: not a pipe or a
+ * terminal written in place. */
+pl_status pl__output_patch(pl__output *o, uint64_t at, const void *data,
+                           size_t len, pl_error *err);
+/* Flushes, fsyncs and closes the file (write errors of `f` show here). */
+pl_status pl__output_finish(pl__output *o, pl_error *err);
+/* Finishes if need be, renames the temporary over the target and fsyncs the
+ * folder.  On failure the temporary is removed. */
+pl_status pl__output_commit(pl__output *o, pl_error *err);
+void pl__output_abort(pl__output *o);
+
+/* A whole buffer in one call: open, write, finish (commit or abort it
+ * later: a caller with two files stages both before it commits either). */
+pl_status pl__output_stage(pl__output *o, const char *path, const void *data,
+                           size_t len, pl_error *err);
+/* Stage and commit: path holds data, or (on failure) what it held before. */
+pl_status pl__file_write_atomic(const char *path, const void *data,
+                                size_t len, pl_error *err);
 
 /* Growable text buffer for writers. */
 typedef struct pl__strbuf {
