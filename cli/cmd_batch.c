@@ -98,27 +98,10 @@ static char *witness_name(const char *path)
     return name;
 }
 
-static void json_classes(FILE *f, const pl_engine_stats *st)
-{
-    fprintf(f, "    \"classes\": {");
-    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
-        const pl_alloc_stats *a = &st->classes[c];
-        fprintf(f, "%s\n      \"%s\": {\"peak_count\": %llu, \"peak_bytes\": "
-                "%llu, \"allocs\": %llu, \"frees\": %llu, \"live_bytes\": %llu}",
-                c ? "," : "", pl_buffer_class_name((pl_buffer_class)c),
-                (unsigned long long)a->peak_count,
-                (unsigned long long)a->high_water_bytes,
-                (unsigned long long)a->total_allocs,
-                (unsigned long long)a->total_frees,
-                (unsigned long long)a->live_bytes);
-    }
-    fprintf(f, "\n    },\n");
-}
-
+/* Writes the report through a temporary file renamed into place. */
 static pl_status write_report(const char *path, const pl_engine_stats *st,
-                              const pl_job_status *js, double wall,
-                              const pl_engine_config *cfg, bool balanced,
-                              pl_error *err)
+                              const pl_job_status *js,
+                              const pl_run_facts *run, pl_error *err)
 {
     char tmp[4096 + 8];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -128,36 +111,7 @@ static pl_status write_report(const char *path, const pl_engine_stats *st,
                  strerror(errno));
         return PL_EIO;
     }
-    fprintf(f, "{\n  \"proofs\": %zu,\n  \"verified\": %zu,\n  \"failed\": %zu,\n"
-            "  \"skipped\": %zu,\n  \"wall_seconds\": %.3f,\n",
-            js->proved, js->verified, js->failed, js->skipped, wall);
-    fprintf(f, "  \"config\": {\"pw\": %u, \"workers\": %u, \"threads\": %u, "
-            "\"budget_bytes\": %llu, \"backend\": \"%s\"},\n",
-            cfg->synth_workers, cfg->prover_workers, cfg->threads,
-            (unsigned long long)st->budget_bytes,
-            st->backend);
-    fprintf(f, "  \"memory\": {\n    \"budget_bytes\": %llu,\n"
-            "    \"peak_reserved_bytes\": %llu,\n"
-            "    \"peak_tracked_bytes\": %llu,\n"
-            "    \"peak_rss_anon_bytes\": %llu,\n"
-            "    \"baseline_rss_anon_bytes\": %llu,\n"
-            "    \"peak_untracked_bytes\": %lld,\n"
-            "    \"trimmed_bytes\": %llu,\n",
-            (unsigned long long)st->budget_bytes,
-            (unsigned long long)st->peak_reserved_bytes,
-            (unsigned long long)st->peak_tracked_bytes,
-            (unsigned long long)st->peak_rss_anon_bytes,
-            (unsigned long long)st->baseline_rss_anon_bytes,
-            (long long)st->peak_untracked_bytes,
-            (unsigned long long)st->trimmed_bytes);
-    json_classes(f, st);
-    fprintf(f, "    \"stages\": {");
-    for (int s = 0; s < PL_STAGE_COUNT; s++)
-        fprintf(f, "%s\n      \"%s\": {\"peak\": %llu}", s ? "," : "",
-                pl_stage_name((pl_stage)s),
-                (unsigned long long)st->stage_peak[s]);
-    fprintf(f, "\n    },\n    \"balanced\": %s\n  }\n}\n",
-            balanced ? "true" : "false");
+    pl_engine_write_report(f, st, js, run);
     bool ok = !ferror(f);
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
@@ -335,9 +289,9 @@ int cli_batch(int argc, char **argv)
     pl_engine_trim(engine);
     pl_engine_stats es;
     pl_engine_stats_read(engine, &es);
-    pl_error unbalanced = {0};
-    bool balanced = pl_alloc_all_freed(&unbalanced);
-    cfg.threads = cfg.threads ? cfg.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    pl_run_facts run = {wall, cfg.synth_workers, cfg.prover_workers,
+                        cfg.threads ? cfg.threads
+                                    : (unsigned)sysconf(_SC_NPROCESSORS_ONLN)};
     if (!quiet) {
         fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu "
                 "skipped in %.2f s (%.1f proofs/hour)\n", js.proved,
@@ -348,8 +302,7 @@ int cli_batch(int argc, char **argv)
     pl_status out_st;
     if ((trace && (out_st = pl_engine_write_trace(engine, trace, &err))) ||
         (plot && (out_st = pl_engine_write_plot(engine, plot, &err))) ||
-        (report && (out_st = write_report(report, &es, &js, wall, &cfg,
-                                          balanced, &err)))) {
+        (report && (out_st = write_report(report, &es, &js, &run, &err)))) {
         st = out_st;
         goto done;
     }

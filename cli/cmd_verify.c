@@ -52,7 +52,7 @@ int cli_verify(int argc, char **argv)
     }
 done:
     pl_vkey_destroy(vkey);
-    free(publics);
+    pl_public_free(publics);
     if (st == PL_OK) {
         puts("OK");
         return 0;

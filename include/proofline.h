@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,7 +55,7 @@ typedef enum {
 typedef struct pl_error {
     pl_status code;
     int sys_errno;    /* errno at the failure, 0 if none */
-    int cuda_code;    /* cudaError_t at the failure, 0 if none */
+    int cuda_code;    /* the cudaError_t of a failed CUDA call, 0 otherwise */
     char msg[256];    /* names the file, the section or field, the offset */
 } pl_error;
 
@@ -70,13 +71,11 @@ int pl_status_exit_code(pl_status status);
     X(PL_BUF_CSR,         "csr")         /* constraint matrices */           \
     X(PL_BUF_WITNESS,     "witness")                                          \
     X(PL_BUF_ABC,         "abc")         /* a, b, c evaluations */           \
-    X(PL_BUF_ASSIGNMENT,  "assignment")  /* scalars fed to the MSMs */       \
     X(PL_BUF_H,           "h")           /* NTT work and h coefficients */   \
     X(PL_BUF_MSM_SCRATCH, "msm_scratch")                                      \
     X(PL_BUF_PENDING,     "pending")     /* kept from start to finish */     \
-    X(PL_BUF_PROOF,       "proof")                                            \
-    X(PL_BUF_PINNED,      "pinned")                                           \
-    X(PL_BUF_DEVICE,      "device")
+    X(PL_BUF_PINNED,      "pinned")      /* page-locked host staging */      \
+    X(PL_BUF_DEVICE,      "device")      /* GPU memory, not in the RSS */
 
 typedef enum {
 #define PL__BUF_ENUM(name, label) name,
@@ -96,13 +95,25 @@ typedef struct pl_alloc_stats {
 } pl_alloc_stats;
 
 const char *pl_buffer_class_name(pl_buffer_class cls);
+/*
+ * The counters are process-wide: one set per class for the whole process,
+ * shared by every engine, every prover used directly and every other
+ * accounted allocation in it.  With one engine in a process (the CLI, the
+ * service) they are that engine's.  With two or more (tests may make
+ * several), each engine's view (pl_engine_stats.classes, its ledger lines,
+ * its summary) includes the other engines' buffers, a reset restarts the
+ * high-water marks for all of them, and pl_engine_destroy's leak check,
+ * which reads these counters, fails while any other engine or prover still
+ * holds a buffer, naming that buffer's class.
+ */
 /* Reads one class's counters; with reset, the high-water mark restarts at
  * the live bytes (as sqlite3_status64 does). */
 void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
-/* True when every class has no live buffer; else names them in err. */
+/* True when every class has no live buffer in the process; else names
+ * them in err. */
 bool pl_alloc_all_freed(pl_error *err);
 /* Live bytes over the host classes now (all but device: GPU memory is not
- * in the process's RSS), and their high-water mark. */
+ * in the process's RSS), and their high-water mark; process-wide too. */
 void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes);
 
 /* ---- plain values ------------------------------------------------------ */
@@ -162,7 +173,7 @@ void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);
 
 /* Writes the header facts of a zkey, wtns or r1cs (chosen by its magic) as
  * `key: value` lines. */
-pl_status pl_inspect(const char *path, void *file_stream, pl_error *err);
+pl_status pl_inspect(const char *path, FILE *stream, pl_error *err);
 
 /* ---- verification keys, proofs and public inputs (JSON) ---------------- */
 
@@ -176,9 +187,13 @@ size_t pl_vkey_n_public(const pl_vkey *vkey);
 void pl_vkey_destroy(pl_vkey *vkey);
 
 pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err);
-/* The public inputs are < r (checked); *out is released with free(). */
+/* The public inputs are < r (checked).  *out holds *count values (a valid
+ * pointer even for none) and is released with pl_public_free; on failure
+ * *out is NULL. */
 pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
                               pl_error *err);
+/* Releases what pl_public_read_json returned; NULL is a no-op. */
+void pl_public_free(pl_scalar *publics);
 
 /* Writes proof.json and public.json together: both files appear, or neither
  * (each is written to a temporary file, then both are renamed).  public_path
@@ -336,7 +351,7 @@ typedef struct pl_engine_config {
     void *on_stage_user;
     /* the ledger */
     pl_log_level log_level;  /* one line per event at INFO (default QUIET) */
-    void *log_stream;        /* a FILE *; NULL: stderr */
+    FILE *log_stream;        /* NULL: stderr */
     pl_event_fn on_event;    /* optional, on the thread of the event */
     void *on_event_user;
     bool record_timeline;    /* keep records for trace/plot output */
@@ -349,7 +364,9 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
                            pl_error *err);
 /* Cancels what is left, joins every thread, closes the circuits; then
  * checks that every buffer class is back to zero (PL_EINTERNAL naming the
- * classes if not).  NULL is a no-op. */
+ * classes if not).  The check reads the process-wide counters (see
+ * pl_alloc_stats_read): buffers another engine or prover still holds fail
+ * it too.  NULL is a no-op. */
 pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
 
 /* Opens a circuit (cached by path: opening it again shares it) and reserves
@@ -422,7 +439,7 @@ typedef struct pl_engine_stats {
     uint64_t rss_anon_bytes, peak_rss_anon_bytes, baseline_rss_anon_bytes;
     uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
     uint64_t proofs, verified, failed, skipped;
-    pl_alloc_stats classes[PL_BUF_CLASS_COUNT];
+    pl_alloc_stats classes[PL_BUF_CLASS_COUNT]; /* process-wide */
     /* The GPU (all 0 without one): used and total by its driver now, and
      * the peak of used bytes outside class device (see pl_ledger_record). */
     uint64_t device_used_bytes, device_total_bytes;
@@ -437,8 +454,26 @@ uint64_t pl_engine_trim(pl_engine *engine);
 /* The end-of-run table: per class (peak count, peak bytes, allocations,
  * frees, live now), per stage (peak partitions), budget, peak reserved,
  * peak RSS, peak untracked, then "ledger balanced" or the classes that are
- * not.  Returns whether the ledger is balanced.  stream is a FILE *. */
-bool pl_engine_write_summary(pl_engine *engine, void *stream);
+ * not.  Returns whether the ledger is balanced.  stream NULL: stderr. */
+bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
+
+/* What a run's report says beyond the engine's counters. */
+typedef struct pl_run_facts {
+    double wall_seconds;
+    unsigned synth_workers, prover_workers; /* as configured (not 0) */
+    unsigned threads;                       /* per prover (not 0) */
+} pl_run_facts;
+
+/* The run's figures as one JSON object (the format of `proofline batch
+ * --report`, docs/ledger.md): the job's counts, wall time and
+ * configuration, then `memory` with exact bytes: budget, peaks (reserved,
+ * tracked, RssAnon, untracked), baseline, trimmed, per class, per stage,
+ * and `balanced` (no class holds a buffer).  From public data alone, so it
+ * can be written from any snapshot of the stats; the caller owns the
+ * stream and checks it for write errors. */
+void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,
+                            const pl_job_status *job,
+                            const pl_run_facts *run);
 /* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
  * partition per stage on its thread's track, counters for every class,
  * reserved, budget and RSS.  Needs record_timeline. */
