@@ -9,6 +9,9 @@
 #define PL_CLI_H
 
 #include "proofline.h"
+#include "porep.h"
+
+#include <stdio.h>
 
 #define CLI_PROG "proofline"
 
@@ -60,8 +63,8 @@ int cli_demo(int argc, char **argv);
 bool cli_parse_constraints(const char *text, uint64_t *out);
 /* The smallest k with 2^k >= n. */
 unsigned cli_log2_ceil(uint64_t n);
-/* One line describing the demo circuit's shape (f is a FILE *). */
-void cli_describe_porep(void *f, const pl_porep_params *p, size_t nc,
-                        size_t np, size_t nw);
+/* One line describing the demo circuit's shape. */
+void cli_describe_porep(FILE *f, const porep_params *p, size_t nc, size_t np,
+                        size_t nw);
 
 #endif /* PL_CLI_H */

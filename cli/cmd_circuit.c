@@ -68,8 +68,8 @@ unsigned cli_log2_ceil(uint64_t n)
     return k;
 }
 
-void cli_describe_porep(void *f, const pl_porep_params *p, size_t nc,
-                        size_t np, size_t nw)
+void cli_describe_porep(FILE *f, const porep_params *p, size_t nc, size_t np,
+                        size_t nw)
 {
     fprintf(f, "circuit: %u opening%s of depth %u in a SHA-256 tree%s: %zu "
             "constraints, %zu public, %zu wires, domain 2^%u\n", p->openings,
@@ -134,12 +134,12 @@ int cli_circuit(int argc, char **argv)
 
     pl_error err = {0};
     pl_status st;
-    pl_porep_params params;
+    porep_params params;
     size_t nc, np, nw;
-    pl_porep_inputs *in = NULL;
+    porep_inputs *in = NULL;
     pl_cs *cs = NULL;
-    if ((st = pl_porep_params_for(&params, target, depth, &err)) ||
-        (st = pl_porep_shape(&params, &nc, &np, &nw, &err)))
+    if ((st = porep_params_for(&params, target, depth, &err)) ||
+        (st = porep_shape(&params, &nc, &np, &nw, &err)))
         goto done;
     if (!do_export) {
         printf("openings=%u\ndepth=%u\nrounds=%u\nconstraints=%zu\npublic=%zu"
@@ -158,25 +158,25 @@ int cli_circuit(int argc, char **argv)
     char path[4096];
     double t0 = cli_now();
     snprintf(path, sizeof(path), "%s/circuit.r1cs", out_dir);
-    if ((st = pl_porep_inputs_create(&in, &params, seed, 0, &err)) ||
+    if ((st = porep_inputs_create(&in, &params, seed, 0, &err)) ||
         (st = pl_cs_create_recording(&cs, &err)) ||
-        (st = pl_cs_run(cs, pl_porep_circuit, in, &err)) ||
+        (st = pl_cs_run(cs, porep_circuit, in, &err)) ||
         (st = pl_cs_write_r1cs(cs, path, &err)))
         goto done;
     double t_record = cli_now() - t0;
     pl_cs_destroy(cs);
     cs = NULL;
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     in = NULL;
     double t_witness = 0;
     for (unsigned p = 0; p < partitions; p++) {
         t0 = cli_now();
-        if ((st = pl_porep_inputs_create(&in, &params, seed, p, &err)))
+        if ((st = porep_inputs_create(&in, &params, seed, p, &err)))
             goto done;
         if ((long)p == corrupt)
-            pl_porep_inputs_corrupt_sibling(in, 0, 0);
+            porep_inputs_corrupt_sibling(in, 0, 0);
         if ((st = pl_cs_create_witness_only(&cs, np, nw, NULL, &err)) ||
-            (st = pl_cs_run(cs, pl_porep_circuit, in, &err)))
+            (st = pl_cs_run(cs, porep_circuit, in, &err)))
             goto done;
         t_witness += cli_now() - t0;
         snprintf(path, sizeof(path), "%s/p%u.wtns", out_dir, p);
@@ -184,7 +184,7 @@ int cli_circuit(int argc, char **argv)
             goto done;
         pl_cs_destroy(cs);
         cs = NULL;
-        pl_porep_inputs_destroy(in);
+        porep_inputs_destroy(in);
         in = NULL;
     }
     printf("openings=%u\ndepth=%u\nrounds=%u\nconstraints=%zu\npublic=%zu\n"
@@ -194,6 +194,6 @@ int cli_circuit(int argc, char **argv)
            partitions, t_record, t_witness / partitions);
 done:
     pl_cs_destroy(cs);
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     return st == PL_OK ? 0 : cli_fail("circuit", st, &err);
 }

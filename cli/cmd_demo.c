@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `proofline demo`: the main job on built-in defaults.  The PoRep-like
- * circuit (pl_porep_*) is recorded once and given a development key
+ * circuit (porep_*) is recorded once and given a development key
  * (pl_setup_dev), both cached in a directory; then a job of N partitions
  * runs through the engine, each partition's witness computed by the
  * circuit in witness-only mode inside the engine's `generate` callback (on
@@ -64,7 +64,7 @@ static const char demo_help[] =
     "  -h, --help         this text\n";
 
 typedef struct {
-    pl_porep_params params;
+    porep_params params;
     const char *seed;
     size_t n_public, n_wires;
     char proof_dir[4096];
@@ -84,16 +84,16 @@ static pl_status generate(void *user, size_t partition, pl_scalar *out,
 {
     demo_state *d = user;
     double t0 = cli_now();
-    pl_porep_inputs *in = NULL;
+    porep_inputs *in = NULL;
     pl_cs *cs = NULL;
-    pl_status st = pl_porep_inputs_create(&in, &d->params, d->seed,
+    pl_status st = porep_inputs_create(&in, &d->params, d->seed,
                                           partition, err);
     if (st == PL_OK)
         st = pl_cs_create_witness_only(&cs, d->n_public, n, out, err);
     if (st == PL_OK)
-        st = pl_cs_run(cs, pl_porep_circuit, in, err);
+        st = pl_cs_run(cs, porep_circuit, in, err);
     pl_cs_destroy(cs);
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     double t = cli_now() - t0;
     pthread_mutex_lock(&d->lock);
     d->witness_seconds += t;
@@ -195,15 +195,15 @@ static pl_status build_cache(const char *dir, demo_state *d, unsigned threads,
     snprintf(zkey, sizeof(zkey), "%s/circuit.zkey", dir);
     snprintf(vk, sizeof(vk), "%s/verification_key.json", dir);
     snprintf(mp, sizeof(mp), "%s/meta.txt", dir);
-    pl_porep_inputs *in = NULL;
+    porep_inputs *in = NULL;
     pl_cs *cs = NULL;
     pl_zkey *zk = NULL;
     pl_vkey *vkey = NULL;
     pl_status st;
     double t0 = cli_now();
-    if ((st = pl_porep_inputs_create(&in, &d->params, d->seed, 0, err)) ||
+    if ((st = porep_inputs_create(&in, &d->params, d->seed, 0, err)) ||
         (st = pl_cs_create_recording(&cs, err)) ||
-        (st = pl_cs_run(cs, pl_porep_circuit, in, err)))
+        (st = pl_cs_run(cs, porep_circuit, in, err)))
         goto done;
     meta->record_seconds = cli_now() - t0;
     if ((st = pl_cs_write_r1cs(cs, r1cs, err)))
@@ -232,7 +232,7 @@ done:
     pl_vkey_destroy(vkey);
     pl_zkey_close(zk);
     pl_cs_destroy(cs);
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     return st;
 }
 
@@ -323,8 +323,8 @@ int cli_demo(int argc, char **argv)
     size_t nc;
     char dir[4096], run_dir[4000], r1cs[4200], zkey[4200], meta_path[4200];
     char trace[4200], plot[4200];
-    if ((st = pl_porep_params_for(&d.params, target, depth, &err)) ||
-        (st = pl_porep_shape(&d.params, &nc, &d.n_public, &d.n_wires, &err)))
+    if ((st = porep_params_for(&d.params, target, depth, &err)) ||
+        (st = porep_shape(&d.params, &nc, &d.n_public, &d.n_wires, &err)))
         goto done;
     unsigned log2 = cli_log2_ceil((uint64_t)nc + d.n_public + 1);
     /* A directory per shape and seed; the seed's odd characters dropped. */
