@@ -27,8 +27,8 @@ finish() {
 expect_exit() {
     local want=$1 rc=0; shift
     "$@" >"$work/stdout" 2>"$work/log" || rc=$?
-    [ "$rc" = "$want" ] ||
-        fail "${*/#"$PROOFLINE"/proofline}: exit $rc, wanted $want ($(cat "$work/log"))"
+    [ "$rc" = "$want" ] || fail "${*/#"$PROOFLINE"/proofline}: exit $rc," \
+        "wanted $want ($(cat "$work/log"))"
     return 0
 }
 
@@ -43,5 +43,6 @@ require_snarkjs() {
 }
 # snarkjs prints "OK!" and exits 0 on success; anything else is a rejection.
 snarkjs_accepts() {
-    "$snarkjs" groth16 verify "$@" >"$work/sj.log" 2>&1 && grep -q "OK" "$work/sj.log"
+    "$snarkjs" groth16 verify "$@" >"$work/sj.log" 2>&1 &&
+        grep -q "OK" "$work/sj.log"
 }
