@@ -434,15 +434,23 @@ static int join_waiter(waiter *w, pthread_t t)
     return atomic_load(&w->result);
 }
 
+/* A budget of 100 with 80 reserved, and a thread waiting for 50 more. */
+static pthread_t start_waiter(pl__budget *b, waiter *w)
+{
+    pl__budget_init(b, 100);
+    CHECK(pl__budget_try_reserve(b, 80));
+    *w = (waiter){.budget = b, .bytes = 50, .result = -1};
+    pthread_t t;
+    CHECK_EQ(pthread_create(&t, NULL, waiter_main, w), 0);
+    wait_for_calls(w, 1);
+    return t;
+}
+
 PL_TEST(budget_waiter_woken_by_release)
 {
     pl__budget b;
-    pl__budget_init(&b, 100);
-    CHECK(pl__budget_try_reserve(&b, 80));
-    waiter w = {.budget = &b, .bytes = 50, .result = -1};
-    pthread_t t;
-    CHECK_EQ(pthread_create(&t, NULL, waiter_main, &w), 0);
-    wait_for_calls(&w, 1);
+    waiter w;
+    pthread_t t = start_waiter(&b, &w);
     sleep_ms(20);
     CHECK_EQ(atomic_load(&w.result), -1); /* 80 + 50 > 100: still waiting */
     pl__budget_release(&b, 20); /* 60 + 50 > 100: wakes, waits again */
@@ -461,12 +469,8 @@ PL_TEST(budget_waiter_woken_by_release)
 PL_TEST(budget_wake_lets_a_waiter_give_up)
 {
     pl__budget b;
-    pl__budget_init(&b, 100);
-    CHECK(pl__budget_try_reserve(&b, 80));
-    waiter w = {.budget = &b, .bytes = 50, .result = -1};
-    pthread_t t;
-    CHECK_EQ(pthread_create(&t, NULL, waiter_main, &w), 0);
-    wait_for_calls(&w, 1);
+    waiter w;
+    pthread_t t = start_waiter(&b, &w);
     pl__budget_wake(&b); /* nothing changed: it waits on */
     wait_for_calls(&w, 2);
     CHECK_EQ(atomic_load(&w.result), -1);
