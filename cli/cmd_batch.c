@@ -4,86 +4,66 @@
  * proved by the engine under a byte budget.  Writes DIR/<name>.proof.json
  * and DIR/<name>.public.json per witness (<name> = the witness file's name
  * without .wtns) as each proof is finished; shows progress on a terminal;
- * --report writes the run's figures as JSON.
+ * --report writes the run's figures as JSON (pl_engine_write_report).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util/file.h" /* pl__output, for write_report */
+#include "job.h"
+#include "options.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-static const char batch_help[] =
+static const cli_command batch_cmd = {
+    "batch",
     "Usage: proofline batch --zkey C.zkey --out DIR [options] W1.wtns "
     "[W2.wtns ...]\n"
     "\n"
     "Proves every witness of one circuit as the partitions of one job, with\n"
     "synthesis overlapping proving and every large buffer reserved from a\n"
     "byte budget before it is allocated.  For each witness NAME.wtns it writes\n"
-    "DIR/NAME.proof.json and DIR/NAME.public.json.\n"
-    "\n"
-    "Options:\n"
-    "  --zkey FILE        the circuit's Groth16 zkey (required)\n"
-    "  --out DIR          where the proofs go (required; created if missing)\n"
-    "  --pw N             synthesis workers (default 2)\n"
-    "  --workers N        prover workers (default 1)\n"
-    "  --budget SIZE      memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM)\n"
-    "  --threads N        threads per prover (default: one per core)\n"
-    "  --backend B        auto (default: CUDA when a GPU is found, else the\n"
-    "                     CPU), cpu or cuda\n"
-    "  --verify           verify every proof before writing it\n"
-    "  --check-witness    check every constraint first (needs --r1cs)\n"
-    "  --r1cs FILE        the circuit's .r1cs\n"
-    "  --report FILE      write the run's figures as JSON\n"
-    "  --trace FILE       write a Chrome trace (Perfetto, chrome://tracing)\n"
-    "  --plot FILE        write an SVG of memory over time, by buffer class\n"
-    "  --log-level L      ledger lines on stderr: info (default) or quiet\n"
-    "  --quiet            no progress line, no ledger lines, no summary\n"
-    "  --print-plan       print the bytes one partition and the circuit reserve,\n"
-    "                     as key=value lines, and exit\n"
-    "  -h, --help         this text\n"
+    "DIR/NAME.proof.json and DIR/NAME.public.json.\n",
     "\n"
     "Exit codes: 0 all proved, 2 bad usage or input (a failed partition fails\n"
-    "the job), 3 internal error.\n";
+    "the job), 3 internal error.\n",
+    21};
 
 typedef struct {
-    const char *out_dir;
-    char **names; /* per partition */
-    pthread_mutex_t lock;
-    pl_status write_status;
-    pl_error write_error;
-} batch_output;
+    const char *zkey, *out_dir, *r1cs, *report, *trace, *plot;
+    bool verify, check, print_plan;
+    cli_engine_options engine;
+    const char *const *witnesses; /* n, in argv */
+    size_t n;
+} batch_options;
 
-static void write_proof(void *user, uint64_t job, size_t partition,
-                        const pl_proof *proof, const pl_scalar *publics,
-                        size_t n_public)
-{
-    batch_output *out = user;
-    char proof_path[4096], public_path[4096];
-    snprintf(proof_path, sizeof(proof_path), "%s/%s.proof.json", out->out_dir,
-             out->names[partition]);
-    snprintf(public_path, sizeof(public_path), "%s/%s.public.json",
-             out->out_dir, out->names[partition]);
-    pl_error err = {0};
-    pl_status st = pl_proof_write_json(proof, proof_path, publics, n_public,
-                                       public_path, &err);
-    if (st != PL_OK) {
-        pthread_mutex_lock(&out->lock);
-        if (out->write_status == PL_OK) {
-            out->write_status = st;
-            out->write_error = err;
-        }
-        pthread_mutex_unlock(&out->lock);
-    }
-}
+#define O(field) offsetof(batch_options, field)
+static const cli_opt batch_opts[] = {
+    {"--zkey", "FILE", CLI_STRING, O(zkey),
+     .help = "the circuit's Groth16 zkey (required)"},
+    {"--out", "DIR", CLI_STRING, O(out_dir),
+     .help = "where the proofs go (required; created if missing)"},
+    {"--verify", NULL, CLI_FLAG, O(verify),
+     .help = "verify every proof before writing it"},
+    {"--check-witness", NULL, CLI_FLAG, O(check),
+     .help = "check every constraint first (needs --r1cs)"},
+    {"--r1cs", "FILE", CLI_STRING, O(r1cs), .help = "the circuit's .r1cs"},
+    {"--report", "FILE", CLI_STRING, O(report),
+     .help = "write the run's figures as JSON"},
+    {"--trace", "FILE", CLI_STRING, O(trace),
+     .help = "write a Chrome trace (Perfetto, chrome://tracing)"},
+    {"--plot", "FILE", CLI_STRING, O(plot),
+     .help = "write an SVG of memory over time, by buffer class"},
+    {"--print-plan", NULL, CLI_FLAG, O(print_plan),
+     .help = "print the bytes one partition and the circuit reserve,\n"
+             "as key=value lines, and exit"},
+    {NULL},
+};
 
-/* "dir/x.wtns" -> "x" */
+/* "dir/x.wtns" -> "x" (malloc'd) */
 static char *witness_name(const char *path)
 {
     const char *base = strrchr(path, '/');
@@ -99,263 +79,130 @@ static char *witness_name(const char *path)
     return name;
 }
 
-static void json_classes(FILE *f, const pl_engine_stats *st)
+/* The output name of each witness (*names: n, each freed by the caller
+ * even on failure); two witnesses that would write one file are refused. */
+static pl_status output_names(char ***names, const char *const *witnesses,
+                              size_t n, pl_error *err)
 {
-    fprintf(f, "    \"classes\": {");
-    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
-        const pl_alloc_stats *a = &st->classes[c];
-        fprintf(f, "%s\n      \"%s\": {\"peak_count\": %llu, \"peak_bytes\": "
-                "%llu, \"allocs\": %llu, \"frees\": %llu, \"live_bytes\": %llu}",
-                c ? "," : "", pl_buffer_class_name((pl_buffer_class)c),
-                (unsigned long long)a->peak_count,
-                (unsigned long long)a->high_water_bytes,
-                (unsigned long long)a->total_allocs,
-                (unsigned long long)a->total_frees,
-                (unsigned long long)a->live_bytes);
+    if (!(*names = calloc(n, sizeof(char *))))
+        return PL_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (!((*names)[i] = witness_name(witnesses[i])))
+            return PL_ENOMEM;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp((*names)[k], (*names)[i]) == 0) {
+                snprintf(err->msg, sizeof(err->msg), "%.70s and %.70s would "
+                         "both write %.40s.proof.json", witnesses[k],
+                         witnesses[i], (*names)[i]);
+                return PL_EUSAGE;
+            }
     }
-    fprintf(f, "\n    },\n");
+    return PL_OK;
 }
 
-static pl_status write_report(const char *path, const pl_engine_stats *st,
-                              const pl_job_status *js, double wall,
-                              const pl_engine_config *cfg, bool balanced,
-                              pl_error *err)
+/* --print-plan: the bytes one partition (with the first witness's file
+ * size) and the circuit reserve. */
+static void print_plan(const pl_circuit *circuit, const char *witness)
 {
-    pl__output out;
-    pl_status ost = pl__output_open(&out, path, err);
-    if (ost != PL_OK)
-        return ost;
-    FILE *f = out.f;
-    fprintf(f, "{\n  \"proofs\": %zu,\n  \"verified\": %zu,\n  \"failed\": %zu,\n"
-            "  \"skipped\": %zu,\n  \"wall_seconds\": %.3f,\n",
-            js->proved, js->verified, js->failed, js->skipped, wall);
-    fprintf(f, "  \"config\": {\"pw\": %u, \"workers\": %u, \"threads\": %u, "
-            "\"budget_bytes\": %llu, \"backend\": \"%s\"},\n",
-            cfg->synth_workers, cfg->prover_workers, cfg->threads,
-            (unsigned long long)st->budget_bytes,
-            st->backend);
-    fprintf(f, "  \"memory\": {\n    \"budget_bytes\": %llu,\n"
-            "    \"peak_reserved_bytes\": %llu,\n"
-            "    \"peak_tracked_bytes\": %llu,\n"
-            "    \"peak_rss_anon_bytes\": %llu,\n"
-            "    \"baseline_rss_anon_bytes\": %llu,\n"
-            "    \"peak_untracked_bytes\": %lld,\n"
-            "    \"trimmed_bytes\": %llu,\n",
-            (unsigned long long)st->budget_bytes,
-            (unsigned long long)st->peak_reserved_bytes,
-            (unsigned long long)st->peak_tracked_bytes,
-            (unsigned long long)st->peak_rss_anon_bytes,
-            (unsigned long long)st->baseline_rss_anon_bytes,
-            (long long)st->peak_untracked_bytes,
-            (unsigned long long)st->trimmed_bytes);
-    json_classes(f, st);
-    fprintf(f, "    \"stages\": {");
-    for (int s = 0; s < PL_STAGE_COUNT; s++)
-        fprintf(f, "%s\n      \"%s\": {\"peak\": %llu}", s ? "," : "",
-                pl_stage_name((pl_stage)s),
-                (unsigned long long)st->stage_peak[s]);
-    fprintf(f, "\n    },\n    \"balanced\": %s\n  }\n}\n",
-            balanced ? "true" : "false");
-    return pl__output_commit(&out, err);
+    struct stat sb;
+    uint64_t part, resident;
+    pl_circuit_plan(circuit, stat(witness, &sb) == 0 ? (uint64_t)sb.st_size : 0,
+                    &part, &resident);
+    printf("partition_bytes=%llu\nresident_bytes=%llu\n",
+           (unsigned long long)part, (unsigned long long)resident);
 }
 
-/* The slot of an option that takes a string, or NULL. */
-static const char **string_option(const char *a, const char **zkey,
-                                  const char **out, const char **r1cs,
-                                  const char **report, const char **trace,
-                                  const char **plot, const char **log_level,
-                                  const char **backend)
+
+/* After the job: the totals and the summary (unless --quiet), then the
+ * trace, the plot and the report that were asked for. */
+static pl_status batch_outputs(const batch_options *o, pl_engine *engine,
+                               const pl_engine_stats *es,
+                               const pl_job_status *js, double wall,
+                               pl_error *err)
 {
-    static const char *const names[] = {"--zkey",  "--out",   "--r1cs",
-                                         "--report", "--trace", "--plot",
-                                         "--log-level", "--backend"};
-    const char **slots[] = {zkey, out, r1cs, report, trace, plot, log_level,
-                            backend};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (strcmp(a, names[i]) == 0)
-            return slots[i];
-    return NULL;
+    const pl_engine_config *cfg = &o->engine.cfg;
+    pl_run_facts run = {wall, cfg->synth_workers, cfg->prover_workers,
+                        cli_threads(cfg->threads)};
+    pl_status st = PL_OK;
+    if (!o->engine.quiet) {
+        fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu "
+                "skipped in %.2f s (%.1f proofs/hour)\n", js->proved,
+                js->verified, js->failed, js->skipped, wall,
+                cli_per_hour(js->proved, wall));
+        pl_engine_write_summary(engine, stderr);
+    }
+    if (o->trace)
+        st = pl_engine_write_trace(engine, o->trace, err);
+    if (st == PL_OK && o->plot)
+        st = pl_engine_write_plot(engine, o->plot, err);
+    if (st == PL_OK && o->report)
+        st = pl_engine_write_report_file(o->report, es, js, &run, err);
+    return st;
+}
+
+static int batch_run(batch_options *o)
+{
+    pl_error err = {0};
+    pl_engine *engine = NULL;
+    pl_circuit *circuit = NULL;
+    char **names = NULL;
+    cli_proof_writer out;
+    pl_status st;
+    if ((st = output_names(&names, o->witnesses, o->n, &err)) ||
+        (st = cli_make_dir(o->out_dir, false, &err)))
+        goto done;
+    cli_proof_writer_init(&out, o->out_dir, names);
+    double t0 = cli_now();
+    if ((st = cli_engine_open(&engine, &circuit, &o->engine.cfg, o->zkey,
+                              o->r1cs, &err)))
+        goto done;
+    if (o->print_plan) {
+        print_plan(circuit, o->witnesses[0]);
+        goto done;
+    }
+    pl_job_spec spec = {.circuit = circuit, .n_partitions = o->n,
+                        .witness_paths = o->witnesses,
+                        .check_witness = o->check, .verify = o->verify,
+                        .on_proof = cli_write_proof, .on_proof_user = &out};
+    pl_job_status js;
+    pl_engine_stats es;
+    /* the ledger lines are the progress when they are on */
+    if ((st = cli_run_job(engine, &spec, "batch", !o->engine.quiet &&
+                          o->engine.cfg.log_level == PL_LOG_QUIET, t0, &js,
+                          &err)))
+        goto done;
+    double wall = cli_now() - t0;
+    cli_job_end(engine, &circuit, &es);
+    if ((st = batch_outputs(o, engine, &es, &js, wall, &err)) == PL_OK)
+        st = cli_job_result(&js, &out, &err);
+done:
+    cli_engine_close(engine, circuit, &st, &err);
+    for (size_t i = 0; names && i < o->n; i++)
+        free(names[i]);
+    free(names);
+    return cli_exit("batch", st, &err);
 }
 
 int cli_batch(int argc, char **argv)
 {
-    const char *zkey = NULL, *out_dir = NULL, *r1cs = NULL, *report = NULL;
-    const char *trace = NULL, *plot = NULL, *log_level = "info";
-    pl_engine_config cfg;
-    pl_engine_config_init(&cfg);
-    cfg.synth_workers = 2;
-    cfg.prover_workers = 1;
-    cfg.backend = "auto";
-    bool verify = false, check = false, quiet = false, print_plan = false;
-    const char **witnesses = calloc((size_t)argc + 1, sizeof(char *));
-    size_t n = 0;
-    if (!witnesses)
-        return 3;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned *count = NULL;
-        if (cli_is_help(a)) {
-            fputs(batch_help, stdout);
-            free(witnesses);
-            return 0;
-        } else if (string_option(a, &zkey, &out_dir, &r1cs, &report, &trace,
-                                 &plot, &log_level, &cfg.backend)) {
-            if (!val) {
-                free(witnesses);
-                return cli_usage_error("batch", "%s needs a value", a);
-            }
-            *string_option(a, &zkey, &out_dir, &r1cs, &report, &trace, &plot,
-                           &log_level, &cfg.backend) = val;
-            i++;
-        } else if (strcmp(a, "--pw") == 0) {
-            count = &cfg.synth_workers;
-        } else if (strcmp(a, "--workers") == 0) {
-            count = &cfg.prover_workers;
-        } else if (strcmp(a, "--threads") == 0) {
-            count = &cfg.threads;
-        } else if (strcmp(a, "--budget") == 0) {
-            if (!val || !pl_parse_size(val, &cfg.budget_bytes)) {
-                free(witnesses);
-                return cli_usage_error("batch", "--budget needs a size such as "
-                                       "512MiB or 4GiB, not '%s'",
-                                       val ? val : "");
-            }
-            i++;
-        } else if (strcmp(a, "--verify") == 0) {
-            verify = true;
-        } else if (strcmp(a, "--check-witness") == 0) {
-            check = true;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--print-plan") == 0) {
-            print_plan = true;
-        } else if (a[0] == '-' && a[1]) {
-            free(witnesses);
-            return cli_usage_error("batch", "unknown option %s", a);
-        } else {
-            witnesses[n++] = a;
-        }
-        if (count) {
-            if (!val || !cli_parse_count(val, count)) {
-                free(witnesses);
-                return cli_usage_error("batch", "%s needs a count from 1 to "
-                                       "4096", a);
-            }
-            i++;
-        }
+    batch_options o = {0};
+    cli_engine_options_init(&o.engine, 2, PL_LOG_INFO);
+    const cli_table tables[] = {{batch_opts, &o},
+                                {cli_pipeline_opts, &o.engine},
+                                {cli_engine_opts, &o.engine}};
+    int npos = 0;
+    int rc = cli_parse(&batch_cmd, tables, 3, argc, argv, &npos);
+    if (rc == CLI_RUN && (!o.zkey || !o.out_dir || npos == 0))
+        rc = cli_usage_error("batch", "needs --zkey, --out and at least one "
+                             "witness");
+    else if (rc == CLI_RUN && o.check && !o.r1cs)
+        rc = cli_usage_error("batch", "--check-witness needs --r1cs FILE");
+    if (rc == CLI_RUN) {
+        o.witnesses = (const char *const *)argv;
+        o.n = (size_t)npos;
+        cli_engine_options_finish(&o.engine);
+        o.engine.cfg.record_timeline = o.trace || o.plot;
+        rc = batch_run(&o);
     }
-    if (!zkey || !out_dir || n == 0) {
-        free(witnesses);
-        return cli_usage_error("batch", "needs --zkey, --out and at least one "
-                               "witness%s", "");
-    }
-    if (strcmp(log_level, "info") != 0 && strcmp(log_level, "quiet") != 0) {
-        free(witnesses);
-        return cli_usage_error("batch", "--log-level is info or quiet, not "
-                               "'%s'", log_level);
-    }
-    cfg.log_level = quiet || strcmp(log_level, "quiet") == 0 ? PL_LOG_QUIET
-                                                             : PL_LOG_INFO;
-    cfg.record_timeline = trace || plot;
-    if (check && !r1cs) {
-        free(witnesses);
-        return cli_usage_error("batch", "--check-witness needs --r1cs FILE%s",
-                               "");
-    }
-
-    pl_error err = {0};
-    pl_status st = PL_OK;
-    pl_engine *engine = NULL;
-    pl_circuit *circuit = NULL;
-    batch_output out = {out_dir, calloc(n, sizeof(char *)),
-                        PTHREAD_MUTEX_INITIALIZER, PL_OK, {0}};
-    if (!out.names) {
-        st = PL_ENOMEM;
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!(out.names[i] = witness_name(witnesses[i]))) {
-            st = PL_ENOMEM;
-            goto done;
-        }
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(out.names[k], out.names[i]) == 0) {
-                st = PL_EUSAGE;
-                snprintf(err.msg, sizeof(err.msg), "%.70s and %.70s would "
-                         "both write %.40s.proof.json", witnesses[k],
-                         witnesses[i], out.names[i]);
-                goto done;
-            }
-    }
-    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
-        st = PL_EIO;
-        snprintf(err.msg, sizeof(err.msg), "%s: cannot create: %s", out_dir,
-                 strerror(errno));
-        goto done;
-    }
-    double t0 = cli_now();
-    if ((st = pl_engine_create(&engine, &cfg, &err)) ||
-        (st = pl_engine_open_circuit(engine, &circuit, zkey, r1cs, &err)))
-        goto done;
-    if (print_plan) {
-        struct stat sb;
-        uint64_t part, resident;
-        pl_circuit_plan(circuit, stat(witnesses[0], &sb) == 0
-                                     ? (uint64_t)sb.st_size : 0,
-                        &part, &resident);
-        printf("partition_bytes=%llu\nresident_bytes=%llu\n",
-               (unsigned long long)part, (unsigned long long)resident);
-        goto done;
-    }
-    pl_job_spec spec = {.circuit = circuit, .n_partitions = n,
-                        .witness_paths = witnesses, .check_witness = check,
-                        .verify = verify, .on_proof = write_proof,
-                        .on_proof_user = &out};
-    /* the ledger lines are the progress when they are on */
-    pl_job_status js;
-    if ((st = cli_run_job(engine, &spec, "batch",
-                           !quiet && cfg.log_level == PL_LOG_QUIET, t0, &js,
-                           &err)))
-        goto done;
-    double wall = cli_now() - t0;
-    pl_circuit_release(circuit);
-    circuit = NULL;
-
-    pl_engine_trim(engine);
-    pl_engine_stats es;
-    pl_engine_stats_read(engine, &es);
-    pl_error unbalanced = {0};
-    bool balanced = pl_alloc_all_freed(&unbalanced);
-    cfg.threads = cfg.threads ? cfg.threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-    if (!quiet) {
-        fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu "
-                "skipped in %.2f s (%.1f proofs/hour)\n", js.proved,
-                js.verified, js.failed, js.skipped, wall,
-                wall > 0 ? (double)js.proved * 3600.0 / wall : 0.0);
-        pl_engine_write_summary(engine, stderr);
-    }
-    pl_status out_st;
-    if ((trace && (out_st = pl_engine_write_trace(engine, trace, &err))) ||
-        (plot && (out_st = pl_engine_write_plot(engine, plot, &err))) ||
-        (report && (out_st = write_report(report, &es, &js, wall, &cfg,
-                                          balanced, &err)))) {
-        st = out_st;
-        goto done;
-    }
-    if ((st = js.status) != PL_OK)
-        err = js.error;
-    else if ((st = out.write_status) != PL_OK)
-        err = out.write_error;
-done:
-    pl_circuit_release(circuit);
-    cli_engine_close(engine, &st, &err);
-    if (out.names)
-        for (size_t i = 0; i < n; i++)
-            free(out.names[i]);
-    free(out.names);
-    free(witnesses);
-    if (st == PL_ENOMEM && !err.msg[0])
-        snprintf(err.msg, sizeof(err.msg), "out of memory");
-    return st == PL_OK ? 0 : cli_fail("batch", st, &err);
+    return rc;
 }

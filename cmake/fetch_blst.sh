@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Fetches blst (the source carried in the npm tarball @chainsafe/blst@0.2.11),
 # checks the tarball's sha512 integrity, and builds libblst.a with blst's own
-# build.sh.  Called by CMake at configure time; the result is cached under
+# build.sh.  @chainsafe/blst 0.2.11 carries blst 0.3.10 (its
+# blst/bindings/rust/Cargo.toml says so); CMakeLists.txt records that as
+# PL_BLST_VERSION, so a new pin changes both.  Called by CMake at configure time; the result is cached under
 # $1, so a second configure neither refetches nor rebuilds.
 #
 #   fetch_blst.sh <deps-dir>        output: <deps-dir>/blst/{libblst.a,bindings/}

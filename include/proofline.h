@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * proofline.h: the one public header of proofline, a Groth16 proving engine
- * for BLS12-381 that reads and writes the circom/snarkjs formats.
+ * proofline.h: the public header of proofline, a Groth16 proving engine
+ * for BLS12-381 that reads and writes the circom/snarkjs formats.  Circuits
+ * written in C have their own header beside it, proofline_circuit.h (the
+ * constraint-system builder).
  *
  * Conventions (see docs/ and shared STYLE notes):
  *  - names read pl_module_verb; handles are opaque, with create/destroy
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,7 +57,7 @@ typedef enum {
 typedef struct pl_error {
     pl_status code;
     int sys_errno;    /* errno at the failure, 0 if none */
-    int cuda_code;    /* cudaError_t at the failure, 0 if none */
+    int cuda_code;    /* the cudaError_t of a failed CUDA call, 0 otherwise */
     char msg[256];    /* names the file, the section or field, the offset */
 } pl_error;
 
@@ -70,13 +73,11 @@ int pl_status_exit_code(pl_status status);
     X(PL_BUF_CSR,         "csr")         /* constraint matrices */           \
     X(PL_BUF_WITNESS,     "witness")                                          \
     X(PL_BUF_ABC,         "abc")         /* a, b, c evaluations */           \
-    X(PL_BUF_ASSIGNMENT,  "assignment")  /* scalars fed to the MSMs */       \
     X(PL_BUF_H,           "h")           /* NTT work and h coefficients */   \
     X(PL_BUF_MSM_SCRATCH, "msm_scratch")                                      \
     X(PL_BUF_PENDING,     "pending")     /* kept from start to finish */     \
-    X(PL_BUF_PROOF,       "proof")                                            \
-    X(PL_BUF_PINNED,      "pinned")                                           \
-    X(PL_BUF_DEVICE,      "device")
+    X(PL_BUF_PINNED,      "pinned")      /* page-locked host staging */      \
+    X(PL_BUF_DEVICE,      "device")      /* GPU memory, not in the RSS */
 
 typedef enum {
 #define PL__BUF_ENUM(name, label) name,
@@ -96,13 +97,25 @@ typedef struct pl_alloc_stats {
 } pl_alloc_stats;
 
 const char *pl_buffer_class_name(pl_buffer_class cls);
+/*
+ * The counters are process-wide: one set per class for the whole process,
+ * shared by every engine, every prover used directly and every other
+ * accounted allocation in it.  With one engine in a process (the CLI, the
+ * service) they are that engine's.  With two or more (tests may make
+ * several), each engine's view (pl_engine_stats.classes, its ledger lines,
+ * its summary) includes the other engines' buffers, a reset restarts the
+ * high-water marks for all of them, and pl_engine_destroy's leak check,
+ * which reads these counters, fails while any other engine or prover still
+ * holds a buffer, naming that buffer's class.
+ */
 /* Reads one class's counters; with reset, the high-water mark restarts at
  * the live bytes (as sqlite3_status64 does). */
 void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
-/* True when every class has no live buffer; else names them in err. */
+/* True when every class has no live buffer in the process; else names
+ * them in err. */
 bool pl_alloc_all_freed(pl_error *err);
 /* Live bytes over the host classes now (all but device: GPU memory is not
- * in the process's RSS), and their high-water mark. */
+ * in the process's RSS), and their high-water mark; process-wide too. */
 void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes);
 
 /* ---- plain values ------------------------------------------------------ */
@@ -162,7 +175,7 @@ void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);
 
 /* Writes the header facts of a zkey, wtns or r1cs (chosen by its magic) as
  * `key: value` lines. */
-pl_status pl_inspect(const char *path, void *file_stream, pl_error *err);
+pl_status pl_inspect(const char *path, FILE *stream, pl_error *err);
 
 /* ---- verification keys, proofs and public inputs (JSON) ---------------- */
 
@@ -176,9 +189,13 @@ size_t pl_vkey_n_public(const pl_vkey *vkey);
 void pl_vkey_destroy(pl_vkey *vkey);
 
 pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err);
-/* The public inputs are < r (checked); *out is released with free(). */
+/* The public inputs are < r (checked).  *out holds *count values (a valid
+ * pointer even for none) and is released with pl_public_free; on failure
+ * *out is NULL. */
 pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
                               pl_error *err);
+/* Releases what pl_public_read_json returned; NULL is a no-op. */
+void pl_public_free(pl_scalar *publics);
 
 /* Writes proof.json and public.json together: both files appear, or neither
  * (each is written to a temporary file, then both are renamed).  public_path
@@ -340,7 +357,7 @@ typedef struct pl_engine_config {
     void *on_stage_user;
     /* the ledger */
     pl_log_level log_level;  /* one line per event at INFO (default QUIET) */
-    void *log_stream;        /* a FILE *; NULL: stderr */
+    FILE *log_stream;        /* NULL: stderr */
     pl_event_fn on_event;    /* optional, on the thread of the event */
     void *on_event_user;
     bool record_timeline;    /* keep records for trace/plot output */
@@ -353,7 +370,9 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
                            pl_error *err);
 /* Cancels what is left, joins every thread, closes the circuits; then
  * checks that every buffer class is back to zero (PL_EINTERNAL naming the
- * classes if not).  NULL is a no-op. */
+ * classes if not).  The check reads the process-wide counters (see
+ * pl_alloc_stats_read): buffers another engine or prover still holds fail
+ * it too.  NULL is a no-op. */
 pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
 
 /* Opens a circuit (cached by path: opening it again shares it) and reserves
@@ -426,7 +445,7 @@ typedef struct pl_engine_stats {
     uint64_t rss_anon_bytes, peak_rss_anon_bytes, baseline_rss_anon_bytes;
     uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
     uint64_t proofs, verified, failed, skipped;
-    pl_alloc_stats classes[PL_BUF_CLASS_COUNT];
+    pl_alloc_stats classes[PL_BUF_CLASS_COUNT]; /* process-wide */
     /* The GPU (all 0 without one): used and total by its driver now, and
      * the peak of used bytes outside class device (see pl_ledger_record). */
     uint64_t device_used_bytes, device_total_bytes;
@@ -441,8 +460,32 @@ uint64_t pl_engine_trim(pl_engine *engine);
 /* The end-of-run table: per class (peak count, peak bytes, allocations,
  * frees, live now), per stage (peak partitions), budget, peak reserved,
  * peak RSS, peak untracked, then "ledger balanced" or the classes that are
- * not.  Returns whether the ledger is balanced.  stream is a FILE *. */
-bool pl_engine_write_summary(pl_engine *engine, void *stream);
+ * not.  Returns whether the ledger is balanced.  stream NULL: stderr. */
+bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
+
+/* What a run's report says beyond the engine's counters. */
+typedef struct pl_run_facts {
+    double wall_seconds;
+    unsigned synth_workers, prover_workers; /* as configured (not 0) */
+    unsigned threads;                       /* per prover (not 0) */
+} pl_run_facts;
+
+/* The run's figures as one JSON object (the format of `proofline batch
+ * --report`, docs/ledger.md): the job's counts, wall time and
+ * configuration, then `memory` with exact bytes: budget, peaks (reserved,
+ * tracked, RssAnon, untracked), baseline, trimmed, per class, per stage,
+ * and `balanced` (no class holds a buffer).  From public data alone, so it
+ * can be written from any snapshot of the stats; the caller owns the
+ * stream and checks it for write errors. */
+void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,
+                            const pl_job_status *job,
+                            const pl_run_facts *run);
+/* The same report as a file: written to a temporary file beside path,
+ * then renamed into place (see pl_engine_write_trace). */
+pl_status pl_engine_write_report_file(const char *path,
+                                      const pl_engine_stats *stats,
+                                      const pl_job_status *job,
+                                      const pl_run_facts *run, pl_error *err);
 /* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
  * partition per stage on its thread's track, counters for every class,
  * reserved, budget and RSS.  Needs record_timeline. */
@@ -481,161 +524,6 @@ void pl_setup_config_init(pl_setup_config *cfg);
  * only.  The file appears complete or not at all. */
 pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
                        const pl_setup_config *cfg, pl_error *err);
-
-/* ---- circuits built in C: the constraint-system builder --------------- */
-/*
- * A circuit is a C function (pl_cs_fn) that, given its inputs, allocates
- * variables, builds linear combinations and enforces A * B = C, computing
- * every variable's value as it goes.  The same function runs in two modes:
- *
- *  - recording (pl_cs_create_recording): every constraint is kept.  After
- *    the run, pl_cs_freeze fixes the wire order, and the system can be
- *    written as an .r1cs (for pl_setup_dev, snarkjs) with its .wtns, or
- *    checked.  Do this once per circuit shape.
- *  - witness-only (pl_cs_create_witness_only): only values are kept, in
- *    wire order, straight into the caller's buffer; constraints are
- *    counted, not stored.  This is the per-proof path: the engine already
- *    evaluates A, B, C from the zkey's matrices, so a job's `generate`
- *    callback (pl_witness_fn) runs the circuit in this mode.
- *
- * Wire order is circom's: wire 0 is the constant ONE, then the public
- * variables in the order they were allocated, then the private ones in
- * theirs.  Public and private variables have separate index spaces, so a
- * circuit may allocate its publics at any point; the mapping is fixed at
- * freeze (recording) or known from the shape (witness-only).  The r1cs
- * declares every public variable a public input (nPubOut = 0, nPrvIn = 0).
- * A circuit must allocate the same variables and constraints, in the same
- * order, for every input of one shape.
- *
- * Values cross the API as pl_scalar (little-endian, standard form, < r).
- * Errors are sticky: after the first failure (out of memory, a value not
- * below r, allocating past the shape) every later call does nothing and
- * pl_cs_enforce, pl_cs_alloc_*, pl_cs_freeze and pl_cs_status return that
- * first error, so a circuit may check only where convenient.  Storage
- * (values: class witness; constraints: class csr) is accounted.
- * A pl_cs is used by one thread at a time.
- */
-
-typedef struct pl_cs pl_cs;
-typedef struct pl_lc pl_lc;
-/* A variable of one pl_cs.  The constant ONE is pl_cs_one(). */
-typedef struct pl_var { uint32_t id; } pl_var;
-
-/* The circuit: records or fills `cs` from `inputs`. */
-typedef pl_status (*pl_cs_fn)(pl_cs *cs, const void *inputs, pl_error *err);
-
-pl_status pl_cs_create_recording(pl_cs **out, pl_error *err);
-/* n_public (without ONE) and n_wires (with it) give the shape, as in the
- * r1cs (1 + nPubOut + nPubIn + private wires = nWires).  `values` is the
- * caller's buffer of n_wires scalars, written as the circuit runs (NULL:
- * the cs keeps its own); read it after pl_cs_freeze succeeds. */
-pl_status pl_cs_create_witness_only(pl_cs **out, size_t n_public,
-                                    size_t n_wires, pl_scalar *values,
-                                    pl_error *err);
-void pl_cs_destroy(pl_cs *cs);
-
-/* Runs circuit(cs, inputs, err), then pl_cs_freeze. */
-pl_status pl_cs_run(pl_cs *cs, pl_cs_fn circuit, const void *inputs,
-                    pl_error *err);
-/* Ends the run.  Recording: fixes the wire order; no more variables or
- * constraints.  Witness-only: checks that the circuit allocated exactly the
- * shape's variables (PL_EFORMAT naming the counts if not). */
-pl_status pl_cs_freeze(pl_cs *cs, pl_error *err);
-/* The first error so far (PL_OK if none), copied into err. */
-pl_status pl_cs_status(const pl_cs *cs, pl_error *err);
-bool pl_cs_is_recording(const pl_cs *cs);
-/* With check on, each enforce also evaluates its constraint and fails with
- * PL_EUNSAT naming it when the values do not satisfy it (for debugging a
- * circuit; off by default, so an unsatisfied witness can still be
- * exported and checked elsewhere). */
-void pl_cs_set_check(pl_cs *cs, bool check);
-
-pl_var pl_cs_one(void);
-pl_status pl_cs_alloc_public(pl_cs *cs, pl_var *out, const pl_scalar *value,
-                             pl_error *err);
-pl_status pl_cs_alloc_private(pl_cs *cs, pl_var *out, const pl_scalar *value,
-                              pl_error *err);
-/* The value of a variable of this cs. */
-void pl_cs_value(const pl_cs *cs, pl_scalar *out, pl_var var);
-
-/* Linear combinations sum_i coeff_i * var_i; a constant c is c * ONE.
- * An lc belongs to its cs and must not outlive it.  In witness-only mode it
- * keeps only its value. */
-pl_status pl_lc_create(pl_cs *cs, pl_lc **out, pl_error *err);
-void pl_lc_destroy(pl_lc *lc);
-void pl_lc_clear(pl_lc *lc);
-/* coeff NULL means 1. */
-void pl_lc_add(pl_lc *lc, pl_var var, const pl_scalar *coeff);
-void pl_lc_add_i64(pl_lc *lc, pl_var var, int64_t coeff);
-void pl_lc_add_constant(pl_lc *lc, const pl_scalar *constant);
-void pl_lc_value(const pl_lc *lc, pl_scalar *out);
-
-/* Enforces a * b = c (the lcs are read, not consumed). */
-pl_status pl_cs_enforce(pl_cs *cs, const pl_lc *a, const pl_lc *b,
-                        const pl_lc *c, pl_error *err);
-
-size_t pl_cs_n_constraints(const pl_cs *cs); /* witness-only: counted */
-size_t pl_cs_n_public(const pl_cs *cs);
-size_t pl_cs_n_private(const pl_cs *cs);
-size_t pl_cs_n_wires(const pl_cs *cs);       /* 1 + public + private */
-
-/* After freeze: the witness in wire order (n must be pl_cs_n_wires). */
-pl_status pl_cs_witness(const pl_cs *cs, pl_scalar *out, size_t n,
-                        pl_error *err);
-/* Recording, after freeze: every constraint holds for the witness, else
- * PL_EUNSAT naming the first that does not, with its A, B, C values. */
-pl_status pl_cs_check(const pl_cs *cs, pl_error *err);
-/* Recording, after freeze: a snarkjs-readable .r1cs, version 1, sections
- * 1-3 (labels are the wire indices).  Written to a temporary file, renamed
- * into place. */
-pl_status pl_cs_write_r1cs(const pl_cs *cs, const char *path, pl_error *err);
-/* After freeze: the witness as a .wtns, version 2. */
-pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path, pl_error *err);
-
-/* ---- the PoRep-like demo circuit (built on the builder) --------------- */
-/*
- * One partition proves `openings` Merkle openings in one binary tree of
- * `depth` levels: the public inputs are the root, then each opening's leaf
- * index; the leaves and the siblings are private.  A node is the SHA-256
- * compression function of the standard IV over the 64-byte block
- * left || right (the input has a fixed length, so no padding block), its
- * 32 output bytes read as a little-endian integer with the top two bits
- * cleared: 254 bits, one field element (leaves likewise).  Partitions whose
- * constraint target is below one compression use fewer rounds (`rounds` <
- * 64): toy sizes for tests, not SHA-256.  Inputs (tree, indices, leaves)
- * are derived from (seed, partition) alone, so any process can regenerate a
- * partition's witness.  src/circuit/porep.c gives the details.
- */
-typedef struct pl_porep_params {
-    unsigned openings; /* K */
-    unsigned depth;    /* levels per opening, 1..32 */
-    unsigned rounds;   /* compression rounds per node: 64, or fewer (toy) */
-} pl_porep_params;
-
-/* The largest circuit whose constraints + public inputs + 1 stay within
- * `constraints` (so its domain is at most the next power of two; pass one,
- * e.g. 1 << 16): depth as given, or (0) chosen with the openings to make
- * openings x depth largest (depth <= 32, fewer openings on ties).  Below
- * one full compression: one opening with as many rounds as fit.
- * PL_EUSAGE if not even one round of one node fits. */
-pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
-                              unsigned depth, pl_error *err);
-/* Counts of the circuit for these parameters (from a counting run). */
-pl_status pl_porep_shape(const pl_porep_params *params, size_t *n_constraints,
-                         size_t *n_public, size_t *n_wires, pl_error *err);
-
-typedef struct pl_porep_inputs pl_porep_inputs;
-pl_status pl_porep_inputs_create(pl_porep_inputs **out,
-                                 const pl_porep_params *params,
-                                 const char *seed, uint64_t partition,
-                                 pl_error *err);
-void pl_porep_inputs_destroy(pl_porep_inputs *inputs);
-/* Test hook: flips one bit of a sibling, so the path no longer leads to the
- * root and the witness does not satisfy the circuit. */
-void pl_porep_inputs_corrupt_sibling(pl_porep_inputs *inputs,
-                                     unsigned opening, unsigned level);
-/* The circuit, as a pl_cs_fn: inputs is a const pl_porep_inputs *. */
-pl_status pl_porep_circuit(pl_cs *cs, const void *inputs, pl_error *err);
 
 #ifdef __cplusplus
 }

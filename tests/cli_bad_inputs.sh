@@ -9,12 +9,7 @@
 #   with --check-params; verify with each JSON file malformed, cut, for
 #   another curve, with a point off the curve or an input >= r; inspect of
 #   cut and damaged r1cs files; vkey from a bad zkey.
-set -euo pipefail
-: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
-work=$(mktemp -d "$TMPROOT/bad.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 zkey="$VECTORS/multiplier/circuit.zkey"
 wtns="$VECTORS/multiplier/witness.wtns"
 
@@ -79,10 +74,8 @@ expect_refused "unsatisfied witness" unsat.wtns "$zkey" "$VECTORS/bad/unsat.wtns
 grep -q "constraint" "$work/log" || fail "unsat: message does not name the constraint: $(cat "$work/log")"
 
 # verify: bad input is 2, invalid is 1
-rc=0; "$PROOFLINE" verify "$work/none.json" "$VECTORS/multiplier/public.json" "$VECTORS/multiplier/proof_snarkjs.json" >/dev/null 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "verify with a missing key: exit $rc, wanted 2"
-rc=0; "$PROOFLINE" prove --bogus >/dev/null 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "unknown option: exit $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" verify "$work/none.json" "$VECTORS/multiplier/public.json" "$VECTORS/multiplier/proof_snarkjs.json"
+expect_exit 2 "$PROOFLINE" prove --bogus
 
 # ---- --check-params: zkey points checked before proving ------------------
 # patch_zkey <in> <out> <section id> <byte offset in the payload> <hex bytes>
@@ -114,9 +107,7 @@ expect_refused "alpha_1 at infinity (--check-params)" alpha.zkey \
 grep -q "alpha_1 is the point at infinity" "$work/log" ||
     fail "--check-params: alpha message: $(cat "$work/log")"
 # a good zkey passes the check and proves
-rc=0
-"$PROOFLINE" prove "$zkey" "$wtns" "$work/ok.proof.json" "$work/ok.public.json" --check-params >"$work/log" 2>&1 || rc=$?
-[ "$rc" = 0 ] || fail "--check-params on a good zkey: exit $rc ($(cat "$work/log"))"
+expect_exit 0 "$PROOFLINE" prove "$zkey" "$wtns" "$work/ok.proof.json" "$work/ok.public.json" --check-params
 rm -f "$work"/ok.*
 
 # ---- verify: each JSON file bad in turn ------------------------------------
@@ -173,8 +164,7 @@ expect_verify_refused "public.json an object" obj.pub.json "expected an array" "
 # two inputs for a one-input key: the count is named (the verifier sees
 # values, not files, so the message names the public inputs, not the path)
 printf '["33", "1"]' >"$work/two.pub.json"
-rc=0; "$PROOFLINE" verify "$vk" "$work/two.pub.json" "$prf" >/dev/null 2>"$work/log" || rc=$?
-[ "$rc" = 2 ] || fail "verify, input count: exit $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" verify "$vk" "$work/two.pub.json" "$prf"
 grep -q "public inputs: 2 given" "$work/log" || fail "verify, input count: $(cat "$work/log")"
 replace "$prf" "$work/curve.prf.json" '"bls12381"' '"bn128"'
 expect_verify_refused "proof for bn128" curve.prf.json bn128 "$vk" "$pub" "$work/curve.prf.json"
@@ -228,12 +218,9 @@ expect_inspect_refused "BN254 witness" bn254.wtns "BN254" "$VECTORS/bad/bn254.wt
 # ---- vkey: a bad zkey leaves no output ------------------------------------
 for bad in "$work/magic.zkey" "$work/alpha.zkey" "$VECTORS/bad/bn254.zkey"; do
     rm -f "$work"/out.*
-    rc=0
-    "$PROOFLINE" vkey "$bad" "$work/out.vkey.json" >"$work/log" 2>&1 || rc=$?
-    [ "$rc" = 2 ] || fail "vkey $(basename "$bad"): exit $rc, wanted 2 ($(cat "$work/log"))"
+    expect_exit 2 "$PROOFLINE" vkey "$bad" "$work/out.vkey.json"
     grep -qF "$(basename "$bad")" "$work/log" || fail "vkey $(basename "$bad"): message does not name the file"
     ls "$work"/out.* >/dev/null 2>&1 && fail "vkey $(basename "$bad"): left an output file: $(ls "$work"/out.*)"
 done
 
-[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "bad inputs: all refused cleanly"
+finish "bad inputs: all refused cleanly"

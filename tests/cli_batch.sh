@@ -3,13 +3,7 @@
 # `proofline batch` end to end: proofs written per witness name and accepted
 # by snarkjs and by us, a report that balances, a budget too small for one
 # partition refused at admission, a failing partition failing the job.
-set -euo pipefail
-: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
-work=$(mktemp -d "$TMPROOT/batch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-snarkjs="$VECTORS/node_modules/.bin/snarkjs"
+. "$(dirname "$0")/lib.sh"
 v="$VECTORS/chain10"
 for i in 1 2 3 4; do ln -s "$v/witness.wtns" "$work/w$i.wtns"; done
 
@@ -20,7 +14,7 @@ for i in 1 2 3 4; do
     "$PROOFLINE" verify "$v/verification_key.json" "$work/out/w$i.public.json" "$work/out/w$i.proof.json" >/dev/null \
         || fail "w$i: we reject the proof"
 done
-if [ -x "$snarkjs" ]; then
+if have_snarkjs; then
     "$snarkjs" groth16 verify "$v/verification_key.json" "$work/out/w1.public.json" "$work/out/w1.proof.json" \
         | grep -q OK || fail "snarkjs rejects a batch proof"
 fi
@@ -32,22 +26,16 @@ node -e '
     r.memory.classes.abc.live_bytes === 0 && typeof r.memory.stages.waiting.peak === "number";
   if (!ok) { console.error(JSON.stringify(r)); process.exit(1); }' "$work/report.json" || fail "report.json content"
 
-rc=0; "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/small" --budget 100000 --quiet "$work/w1.wtns" \
-    >"$work/log" 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "tiny budget: exit $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/small" --budget 100000 --quiet "$work/w1.wtns"
 grep -q "budget" "$work/log" || fail "tiny budget: message does not name the budget: $(cat "$work/log")"
 
 m="$VECTORS/multiplier"
 ln -s "$m/witness.wtns" "$work/good.wtns"
-rc=0; "$PROOFLINE" batch --zkey "$m/circuit.zkey" --r1cs "$m/circuit.r1cs" --check-witness --out "$work/unsat" \
-    --pw 1 --quiet "$VECTORS/bad/unsat.wtns" "$work/good.wtns" >"$work/log" 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "unsat partition: exit $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" batch --zkey "$m/circuit.zkey" --r1cs "$m/circuit.r1cs" --check-witness --out "$work/unsat" \
+    --pw 1 --quiet "$VECTORS/bad/unsat.wtns" "$work/good.wtns"
 grep -q "constraint" "$work/log" || fail "unsat: message does not name the constraint: $(cat "$work/log")"
 [ -e "$work/unsat/unsat.proof.json" ] && fail "unsat: a proof was written for the failing partition"
 
-rc=0; "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/dup" --quiet "$work/w1.wtns" "$work/w1.wtns" \
-    >"$work/log" 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "duplicate names: exit $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/dup" --quiet "$work/w1.wtns" "$work/w1.wtns"
 
-[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "batch: ok"
+finish "batch: ok"

@@ -11,23 +11,15 @@
 #    for pl_witness_check (prove --check-witness) and for snarkjs.
 # Without tests/vectors/node_modules the snarkjs steps are skipped (77 if
 # nothing else ran).
-set -euo pipefail
-: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
-work=$(mktemp -d "$TMPROOT/circuit.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-snarkjs="$VECTORS/node_modules/.bin/snarkjs"
+. "$(dirname "$0")/lib.sh"
 
 "$PROOFLINE" circuit info --constraints 2^16 >"$work/info" || fail "circuit info exit $?"
 grep -q '^rounds=64$' "$work/info" && grep -q '^domain=65536$' "$work/info" \
     || fail "info at 2^16: $(cat "$work/info")"
-rc=0; "$PROOFLINE" circuit info --constraints 2^99 2>/dev/null || rc=$?
-[ "$rc" = 2 ] || fail "--constraints 2^99 exited $rc, wanted 2"
-rc=0; "$PROOFLINE" circuit info --constraints 100 2>"$work/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "cannot hold" "$work/err" || fail "100 constraints: exit $rc: $(cat "$work/err")"
-rc=0; "$PROOFLINE" circuit export --constraints 2^12 2>/dev/null || rc=$?
-[ "$rc" = 2 ] || fail "export without --out exited $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" circuit info --constraints 2^99
+expect_exit 2 "$PROOFLINE" circuit info --constraints 100
+grep -q "cannot hold" "$work/log" || fail "100 constraints: $(cat "$work/log")"
+expect_exit 2 "$PROOFLINE" circuit export --constraints 2^12
 
 d="$work/c"
 "$PROOFLINE" circuit export --constraints 2^12 --partitions 3 --x-corrupt-sibling 2 --out "$d" \
@@ -41,13 +33,11 @@ for f in circuit.r1cs p0.wtns p1.wtns p2.wtns; do [ -f "$d/$f" ] || fail "export
 [ "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).length)' "$d/public.json")" = 2 ] \
     || fail "public.json does not hold the root and one index: $(cat "$d/public.json")"
 
-rc=0; "$PROOFLINE" prove "$d/circuit.zkey" "$d/p2.wtns" "$d/bad.json" "$d/badpub.json" --check-witness \
-    >"$work/log" 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "the broken path: prove --check-witness exited $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" prove "$d/circuit.zkey" "$d/p2.wtns" "$d/bad.json" "$d/badpub.json" --check-witness
 grep -q "constraint [0-9]* is not satisfied" "$work/log" || fail "the broken path: $(cat "$work/log")"
 [ -e "$d/bad.json" ] && fail "a proof was written for the broken path"
 
-if [ -x "$snarkjs" ]; then
+if have_snarkjs; then
     "$snarkjs" r1cs info "$d/circuit.r1cs" >"$work/sj" 2>&1 && grep -q "# of Constraints" "$work/sj" \
         || fail "snarkjs r1cs info: $(cat "$work/sj")"
     "$snarkjs" wtns check "$d/circuit.r1cs" "$d/p0.wtns" >"$work/sj" 2>&1 && grep -qi "WITNESS IS CORRECT" "$work/sj" \
@@ -60,5 +50,4 @@ else
     echo "note: $snarkjs missing: snarkjs checks skipped"
 fi
 
-[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "circuit: ok"
+finish "circuit: ok"

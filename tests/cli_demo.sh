@@ -4,13 +4,7 @@
 # The first run records the circuit and makes the key; every proof is
 # verified, the ledger balances, the trace, the plot and the proofs are
 # written (and snarkjs accepts one); a second run reuses the cache.
-set -euo pipefail
-: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
-work=$(mktemp -d "$TMPROOT/demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-snarkjs="$VECTORS/node_modules/.bin/snarkjs"
+. "$(dirname "$0")/lib.sh"
 run() { "$PROOFLINE" demo --partitions 2 --constraints 2^12 --pw 2 --budget 256MiB --cache "$work/cache" \
     --log-level quiet >"$work/out" 2>"$work/err"; }
 
@@ -26,7 +20,7 @@ done
 vk=$(ls "$work"/cache/porep-*/verification_key.json)
 "$PROOFLINE" verify "$vk" "$work/cache/last-run/proofs/p1.public.json" "$work/cache/last-run/proofs/p1.proof.json" \
     >/dev/null || fail "proofline verify rejects p1"
-if [ -x "$snarkjs" ]; then
+if have_snarkjs; then
     "$snarkjs" groth16 verify "$vk" "$work/cache/last-run/proofs/p0.public.json" \
         "$work/cache/last-run/proofs/p0.proof.json" | grep -q OK || fail "snarkjs rejects p0"
 fi
@@ -35,8 +29,6 @@ run || fail "second demo exit $?: $(cat "$work/out" "$work/err")"
 grep -q "(reused" "$work/out" || fail "second run did not reuse the cache: $(cat "$work/out")"
 grep -q "^demo: 2 proved, 2 verified" "$work/out" || fail "second run: $(cat "$work/out")"
 
-rc=0; "$PROOFLINE" demo --partitions 0 >/dev/null 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "--partitions 0 exited $rc, wanted 2"
+expect_exit 2 "$PROOFLINE" demo --partitions 0
 
-[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "demo: ok"
+finish "demo: ok"

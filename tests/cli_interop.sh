@@ -8,17 +8,9 @@
 #    circuit are rejected by both verifiers.
 # Needs tests/vectors/node_modules (make test runs npm ci); exits 77 (skip)
 # without it.
-set -euo pipefail
-: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
-snarkjs="$VECTORS/node_modules/.bin/snarkjs"
-[ -x "$snarkjs" ] || { echo "SKIP: $snarkjs missing (run make npm-deps)"; exit 77; }
-work=$(mktemp -d "$TMPROOT/interop.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+require_snarkjs
 
-# snarkjs prints "OK!" and exits 0 on success; anything else is a rejection.
-snarkjs_accepts() { "$snarkjs" groth16 verify "$@" >"$work/sj.log" 2>&1 && grep -q "OK" "$work/sj.log"; }
 ours_accepts() { "$PROOFLINE" verify "$@" >"$work/pl.log" 2>&1; }
 ours_rejects() { local rc=0; "$PROOFLINE" verify "$@" >"$work/pl.log" 2>&1 || rc=$?; [ "$rc" = 1 ]; }
 
@@ -82,5 +74,4 @@ else
         || fail "we accept a proof of another circuit"
 fi
 
-[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
-echo "interop: all vectors pass"
+finish "interop: all vectors pass"

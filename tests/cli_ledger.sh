@@ -4,11 +4,8 @@
 # partition in the stable format, trace.json that parses and holds spans and
 # counter tracks for every partition, memory.svg that is well-formed XML
 # with one series per class that was live, and a balanced summary.
-set -euo pipefail
-: "${PROOFLINE:?} ${VECTORS:?} ${TMPROOT:?}"
+. "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-work=$(mktemp -d "$TMPROOT/ledger.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 v="$VECTORS/chain10"
 for i in 1 2 3 4 5; do ln -s "$v/witness.wtns" "$work/p$i.wtns"; done
 "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/out" --budget 3MiB \

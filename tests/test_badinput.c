@@ -646,7 +646,7 @@ PL_TEST(public_inputs_not_below_r)
         CHECK_OK(pl__public_parse_json(&pubs, &n, text, strlen(text), "ok",
                                        &err), &err);
         CHECK_EQ(n, 3);
-        free(pubs);
+        pl_public_free(pubs);
     }
 }
 

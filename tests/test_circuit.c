@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The circuit builder and the PoRep-like demo circuit:
+ * The circuit builder (proofline_circuit.h) and the PoRep-like demo
+ * circuit (examples/porep, linked into this test):
  *  - the public API on a small circuit: wire order with publics allocated
  *    after privates, constants through ONE, r1cs/wtns written and read
  *    back by our readers and pl_witness_check, sticky errors;
@@ -15,6 +16,7 @@
  *  - the sizing at 2^12 .. 2^20.
  */
 #include "harness.h"
+#include "porep.h"
 #include "circuit/cs.h"
 #include "formats/formats.h"
 #include "groth16/prover.h"
@@ -197,33 +199,33 @@ PL_TEST(builder_errors)
 
 /* ---- the demo circuit -------------------------------------------------- */
 
-static pl_cs *record_porep(const pl_porep_params *p, uint64_t partition,
+static pl_cs *record_porep(const porep_params *p, uint64_t partition,
                            int corrupt_level)
 {
     pl_error err = {0};
-    pl_porep_inputs *in;
-    CHECK_OK(pl_porep_inputs_create(&in, p, SEED, partition, &err), &err);
+    porep_inputs *in;
+    CHECK_OK(porep_inputs_create(&in, p, SEED, partition, &err), &err);
     if (corrupt_level >= 0)
-        pl_porep_inputs_corrupt_sibling(in, 0, (unsigned)corrupt_level);
+        porep_inputs_corrupt_sibling(in, 0, (unsigned)corrupt_level);
     pl_cs *cs;
     CHECK_OK(pl_cs_create_recording(&cs, &err), &err);
-    CHECK_OK(pl_cs_run(cs, pl_porep_circuit, in, &err), &err);
-    pl_porep_inputs_destroy(in);
+    CHECK_OK(pl_cs_run(cs, porep_circuit, in, &err), &err);
+    porep_inputs_destroy(in);
     return cs;
 }
 
 /* The witness of a partition, witness-only, into values (n wires). */
-static void witness_porep(pl_scalar *values, const pl_porep_params *p,
+static void witness_porep(pl_scalar *values, const porep_params *p,
                           uint64_t partition, size_t n_public, size_t n)
 {
     pl_error err = {0};
-    pl_porep_inputs *in;
-    CHECK_OK(pl_porep_inputs_create(&in, p, SEED, partition, &err), &err);
+    porep_inputs *in;
+    CHECK_OK(porep_inputs_create(&in, p, SEED, partition, &err), &err);
     pl_cs *cs;
     CHECK_OK(pl_cs_create_witness_only(&cs, n_public, n, values, &err), &err);
-    CHECK_OK(pl_cs_run(cs, pl_porep_circuit, in, &err), &err);
+    CHECK_OK(pl_cs_run(cs, porep_circuit, in, &err), &err);
     pl_cs_destroy(cs);
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
 }
 
 PL_TEST(porep_sizes)
@@ -231,11 +233,11 @@ PL_TEST(porep_sizes)
     pl_error err = {0};
     static const unsigned logs[] = {12, 14, 16, 18, 20};
     for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
-        pl_porep_params p;
+        porep_params p;
         uint64_t target = 1ull << logs[i];
-        CHECK_OK(pl_porep_params_for(&p, target, 0, &err), &err);
+        CHECK_OK(porep_params_for(&p, target, 0, &err), &err);
         size_t nc, np, nw;
-        CHECK_OK(pl_porep_shape(&p, &nc, &np, &nw, &err), &err);
+        CHECK_OK(porep_shape(&p, &nc, &np, &nw, &err), &err);
         printf("target=2^%u openings=%u depth=%u rounds=%u constraints=%zu "
                "public=%zu wires=%zu fill=%.3f\n", logs[i], p.openings,
                p.depth, p.rounds, nc, np, nw,
@@ -245,9 +247,9 @@ PL_TEST(porep_sizes)
         CHECK_EQ(np, 1 + p.openings);
         CHECK(logs[i] < 16 || p.rounds == 64);
     }
-    pl_porep_params p;
-    CHECK_STATUS(pl_porep_params_for(&p, 100, 0, &err), PL_EUSAGE, &err);
-    CHECK_OK(pl_porep_params_for(&p, 1u << 18, 3, &err), &err);
+    porep_params p;
+    CHECK_STATUS(porep_params_for(&p, 100, 0, &err), PL_EUSAGE, &err);
+    CHECK_OK(porep_params_for(&p, 1u << 18, 3, &err), &err);
     CHECK_EQ(p.depth, 3);
     CHECK(p.openings >= 2);
 }
@@ -255,8 +257,8 @@ PL_TEST(porep_sizes)
 PL_TEST(recording_matches_witness_only_and_csr)
 {
     pl_error err = {0};
-    pl_porep_params p;
-    CHECK_OK(pl_porep_params_for(&p, 1u << 12, 0, &err), &err);
+    porep_params p;
+    CHECK_OK(porep_params_for(&p, 1u << 12, 0, &err), &err);
     pl_cs *cs = record_porep(&p, 3, -1);
     CHECK_OK(pl_cs_check(cs, &err), &err);
     size_t n = pl_cs_n_wires(cs), nc = pl_cs_n_constraints(cs);
@@ -324,8 +326,8 @@ PL_TEST(recording_matches_witness_only_and_csr)
 PL_TEST(corrupt_sibling_is_unsatisfied)
 {
     pl_error err = {0};
-    pl_porep_params p;
-    CHECK_OK(pl_porep_params_for(&p, 1u << 12, 0, &err), &err);
+    porep_params p;
+    CHECK_OK(porep_params_for(&p, 1u << 12, 0, &err), &err);
     pl_cs *cs = record_porep(&p, 0, 0);
     size_t nc = pl_cs_n_constraints(cs);
     CHECK_STATUS(pl_cs_check(cs, &err), PL_EUNSAT, &err);
@@ -363,7 +365,7 @@ PL_TEST(corrupt_sibling_is_unsatisfied)
 /* ---- a job through the engine ------------------------------------------ */
 
 typedef struct {
-    pl_porep_params params;
+    porep_params params;
     size_t n_public;
     pl_scalar roots[2];
     int delivered;
@@ -373,16 +375,16 @@ static pl_status generate(void *user, size_t partition, pl_scalar *out,
                           size_t n, pl_error *err)
 {
     demo_ctx *ctx = user;
-    pl_porep_inputs *in = NULL;
+    porep_inputs *in = NULL;
     pl_cs *cs = NULL;
     pl_status st;
-    if ((st = pl_porep_inputs_create(&in, &ctx->params, SEED, partition,
-                                     err)) == PL_OK &&
+    if ((st = porep_inputs_create(&in, &ctx->params, SEED, partition,
+                                  err)) == PL_OK &&
         (st = pl_cs_create_witness_only(&cs, ctx->n_public, n, out, err)) ==
             PL_OK)
-        st = pl_cs_run(cs, pl_porep_circuit, in, err);
+        st = pl_cs_run(cs, porep_circuit, in, err);
     pl_cs_destroy(cs);
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     return st;
 }
 
@@ -400,7 +402,7 @@ PL_TEST(demo_job_through_engine)
 {
     pl_error err = {0};
     demo_ctx ctx = {0};
-    CHECK_OK(pl_porep_params_for(&ctx.params, 1u << 12, 0, &err), &err);
+    CHECK_OK(porep_params_for(&ctx.params, 1u << 12, 0, &err), &err);
     pl_cs *cs = record_porep(&ctx.params, 0, -1);
     ctx.n_public = pl_cs_n_public(cs);
     char r1cs_path[4096], zkey_path[4096];
@@ -454,8 +456,8 @@ PL_TEST(recorded_lcs_are_canonical)
      * a term, so each lc must list distinct wires (sorted here) and no
      * zero coefficient. */
     pl_error err = {0};
-    pl_porep_params p;
-    CHECK_OK(pl_porep_params_for(&p, 1u << 16, 0, &err), &err);
+    porep_params p;
+    CHECK_OK(porep_params_for(&p, 1u << 16, 0, &err), &err);
     p.depth = 1;
     pl_cs *cs = record_porep(&p, 0, -1);
     uint64_t n_wires = pl_cs_n_wires(cs), ones = 0;
@@ -482,10 +484,10 @@ PL_TEST(allocation_failures)
      * run with its own buffer) in turn: an error every time, nothing
      * leaked. */
     pl_error err = {0};
-    pl_porep_params p;
-    CHECK_OK(pl_porep_params_for(&p, 1u << 12, 0, &err), &err);
-    pl_porep_inputs *in;
-    CHECK_OK(pl_porep_inputs_create(&in, &p, SEED, 0, &err), &err);
+    porep_params p;
+    CHECK_OK(porep_params_for(&p, 1u << 12, 0, &err), &err);
+    porep_inputs *in;
+    CHECK_OK(porep_inputs_create(&in, &p, SEED, 0, &err), &err);
     size_t np = 0, nw = 0;
     for (int mode = 0; mode < 2; mode++) {
         pl__alloc_fail_at(0);
@@ -494,7 +496,7 @@ PL_TEST(allocation_failures)
             CHECK_OK(pl_cs_create_recording(&cs, &err), &err);
         else
             CHECK_OK(pl_cs_create_witness_only(&cs, np, nw, NULL, &err), &err);
-        CHECK_OK(pl_cs_run(cs, pl_porep_circuit, in, &err), &err);
+        CHECK_OK(pl_cs_run(cs, porep_circuit, in, &err), &err);
         if (mode == 0)
             CHECK_OK(pl_cs_write_r1cs(cs, pl_test_tmp("fail.r1cs"), &err),
                      &err);
@@ -509,7 +511,7 @@ PL_TEST(allocation_failures)
                                      : pl_cs_create_witness_only(
                                            &cs, np, nw, NULL, &err);
             if (st == PL_OK) {
-                st = pl_cs_run(cs, pl_porep_circuit, in, &err);
+                st = pl_cs_run(cs, porep_circuit, in, &err);
                 if (st == PL_OK && mode == 0)
                     st = pl_cs_write_r1cs(cs, pl_test_tmp("fail.r1cs"), &err);
                 pl_cs_destroy(cs);
@@ -524,5 +526,5 @@ PL_TEST(allocation_failures)
         printf("mode=%s allocations=%" PRIu64 "\n",
                mode ? "witness-only" : "recording", k);
     }
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
 }

@@ -415,8 +415,8 @@ PL_TEST(proof_json_roundtrip)
             CHECK_EQ(n2, n);
             if (n)
                 CHECK_MEM(pubs2, pubs, n * sizeof(*pubs));
-            free(pubs);
-            free(pubs2);
+            pl_public_free(pubs);
+            pl_public_free(pubs2);
             pubs = pubs2 = NULL;
         }
     }
@@ -450,7 +450,7 @@ PL_TEST(public_json_rejects)
     write_text("pub_empty.json", "[]", p);
     CHECK_OK(pl_public_read_json(&pubs, &n, p, &err), &err);
     CHECK(pubs != NULL && n == 0);
-    free(pubs);
+    pl_public_free(pubs);
     CHECK_STATUS(pl_public_read_json(&pubs, &n, pl_test_tmp("nonexistent"),
                                      &err),
                  PL_EIO, &err);

@@ -39,7 +39,7 @@ static void load(case_t *c, const char *vec, const char *proof_name)
 static void unload(case_t *c)
 {
     pl_vkey_destroy(c->vk);
-    free(c->pubs);
+    pl_public_free(c->pubs);
     memset(c, 0, sizeof(*c));
 }
 

@@ -18,7 +18,7 @@
 #ifndef PL_CIRCUIT_CS_H
 #define PL_CIRCUIT_CS_H
 
-#include "proofline.h"
+#include "proofline_circuit.h"
 #include "blst.h"
 
 #define PL__VAR_ONE 0u

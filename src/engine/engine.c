@@ -43,6 +43,7 @@
 #include "groth16/prover.h"
 #include "groth16/vkey.h"
 #include "ledger/ledger.h"
+#include "ledger/report.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -1313,67 +1314,9 @@ pl_status pl_engine_write_plot(pl_engine *e, const char *path, pl_error *err)
     return pl__ledger_write_plot(e->ledger, path, err);
 }
 
-bool pl_engine_write_summary(pl_engine *e, void *stream)
+bool pl_engine_write_summary(pl_engine *e, FILE *stream)
 {
-    FILE *f = stream ? stream : stderr;
     pl_engine_stats st;
     pl_engine_stats_read(e, &st);
-    char a[24], b[24], c[24], d[24], e5[24], e6[24];
-    fprintf(f, "ledger summary: %llu proofs, %llu verified, %llu failed, %llu "
-            "skipped\n", (unsigned long long)st.proofs,
-            (unsigned long long)st.verified, (unsigned long long)st.failed,
-            (unsigned long long)st.skipped);
-    fprintf(f, "  %-12s %10s %12s %8s %8s %12s\n", "class", "peak count",
-            "peak bytes", "allocs", "frees", "live now");
-    bool balanced = true;
-    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++) {
-        const pl_alloc_stats *s = &st.classes[k];
-        if (s->live_count)
-            balanced = false;
-        if (!s->total_allocs)
-            continue;
-        fprintf(f, "  %-12s %10llu %12s %8llu %8llu %12s\n",
-                pl_buffer_class_name((pl_buffer_class)k),
-                (unsigned long long)s->peak_count,
-                pl_format_bytes(a, sizeof(a), s->high_water_bytes),
-                (unsigned long long)s->total_allocs,
-                (unsigned long long)s->total_frees,
-                pl_format_bytes(b, sizeof(b), s->live_bytes));
-    }
-    fprintf(f, "  stages (peak partitions):");
-    for (int s = 0; s < PL_STAGE_COUNT; s++)
-        fprintf(f, " %s=%llu", pl_stage_name((pl_stage)s),
-                (unsigned long long)st.stage_peak[s]);
-    int64_t un = st.peak_untracked_bytes;
-    fprintf(f, "\n  budget %s, peak reserved %s, peak tracked %s, peak "
-            "rss_anon %s (baseline %s), peak untracked %s\n",
-            pl_format_bytes(a, sizeof(a), st.budget_bytes),
-            pl_format_bytes(b, sizeof(b), st.peak_reserved_bytes),
-            pl_format_bytes(c, sizeof(c), st.peak_tracked_bytes),
-            pl_format_bytes(d, sizeof(d), st.peak_rss_anon_bytes),
-            pl_format_bytes(e5, sizeof(e5), st.baseline_rss_anon_bytes),
-            pl_format_bytes(e6, sizeof(e6), (uint64_t)(un > 0 ? un : 0)));
-    if (st.device_total_bytes) {
-        int64_t du = st.peak_device_untracked_bytes;
-        fprintf(f, "  backend %s: gpu0 used %s of %s now, peak untracked %s\n",
-                st.backend, pl_format_bytes(a, sizeof(a), st.device_used_bytes),
-                pl_format_bytes(b, sizeof(b), st.device_total_bytes),
-                pl_format_bytes(c, sizeof(c), (uint64_t)(du > 0 ? du : 0)));
-    }
-    if (st.trimmed_bytes)
-        fprintf(f, "  malloc_trim returned %s to the OS\n",
-                pl_format_bytes(a, sizeof(a), st.trimmed_bytes));
-    if (balanced) {
-        fprintf(f, "ledger balanced\n");
-    } else {
-        fprintf(f, "ledger NOT balanced:");
-        for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
-            if (st.classes[k].live_count)
-                fprintf(f, " %s %llu buffers %llu bytes",
-                        pl_buffer_class_name((pl_buffer_class)k),
-                        (unsigned long long)st.classes[k].live_count,
-                        (unsigned long long)st.classes[k].live_bytes);
-        fprintf(f, "\n");
-    }
-    return balanced;
+    return pl__report_write_summary(stream ? stream : stderr, &st);
 }

@@ -136,7 +136,7 @@ fail:
     return st;
 }
 
-pl_status pl_inspect(const char *path, void *file_stream, pl_error *err)
+pl_status pl_inspect(const char *path, FILE *file_stream, pl_error *err)
 {
     FILE *f = file_stream;
     pl__mapped m = {0};

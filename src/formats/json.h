@@ -112,7 +112,8 @@ const char *pl__json_type_name(pl__json_type type);
 
 /* pl_proof_read_json and pl_public_read_json on len bytes of text in
  * memory (for the fuzzers and tests), `name` standing for the path in
- * messages (implemented in proof_json.c). */
+ * messages (implemented in proof_json.c); publics are released with
+ * pl_public_free. */
 pl_status pl__proof_parse_json(pl_proof *out, const char *text, size_t len,
                                const char *name, pl_error *err);
 pl_status pl__public_parse_json(pl_scalar **out, size_t *count,

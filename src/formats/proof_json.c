@@ -421,6 +421,11 @@ pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
     return st;
 }
 
+void pl_public_free(pl_scalar *publics)
+{
+    free(publics);
+}
+
 pl_status pl__public_parse_json(pl_scalar **out, size_t *count,
                                 const char *text, size_t len,
                                 const char *name, pl_error *err)

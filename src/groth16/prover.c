@@ -82,13 +82,6 @@ void pl__prover_set_zero_blinding(pl_prover *prover, bool zero)
     prover->zero_blinding = zero;
 }
 
-static uint32_t read_u32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 /* ---- the constraint matrices ------------------------------------------ */
 
 static uint64_t matrices_bytes(const pl_zkey *zk)
@@ -113,19 +106,17 @@ static pl_status build_matrices(constraint_matrices *m, const pl_zkey *zk,
     m->row_start = m->columns + nnz;
     uint32_t *starts = m->row_start;
     memset(starts, 0, 2 * (rows + 1) * sizeof(uint32_t));
-    for (uint64_t i = 0; i < nnz; i++) {
-        const uint8_t *rec = zk->coefs + i * PL__COEF_RECORD_BYTES;
-        starts[read_u32(rec) * (rows + 1) + read_u32(rec + 4) + 1]++;
-    }
+    pl__zkey_coef_iter it;
+    pl__zkey_coef c;
+    for (pl__zkey_coef_iter_init(&it, zk); pl__zkey_coef_next(&it, &c);)
+        starts[c.matrix * (rows + 1) + c.constraint + 1]++;
     /* one running sum over both matrices: B's entries follow A's */
     for (uint64_t i = 1; i < 2 * (rows + 1); i++)
         starts[i] += starts[i - 1];
-    for (uint64_t i = 0; i < nnz; i++) {
-        const uint8_t *rec = zk->coefs + i * PL__COEF_RECORD_BYTES;
-        uint32_t *slot = &starts[read_u32(rec) * (rows + 1) + read_u32(rec + 4)];
-        uint32_t at = (*slot)++;
-        m->columns[at] = read_u32(rec + 8);
-        memcpy(&m->values[at], rec + 12, sizeof(blst_fr));
+    for (pl__zkey_coef_iter_init(&it, zk); pl__zkey_coef_next(&it, &c);) {
+        uint32_t at = starts[c.matrix * (rows + 1) + c.constraint]++;
+        m->columns[at] = c.signal;
+        memcpy(&m->values[at], c.value, sizeof(blst_fr));
     }
     /* the fill advanced each start to the next row's: shift back */
     for (uint64_t i = 2 * (rows + 1) - 1; i > 0; i--)

@@ -21,9 +21,13 @@
 #define TOP 40.0
 #define BOTTOM 80.0
 
+/* One per class, in the order of PL_BUFFER_CLASS_MAP. */
 static const char *const class_colors[] = {
-    "#8dd3c7", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69",
-    "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+    "#8dd3c7", "#bebada", "#fb8072", "#80b1d3", "#b3de69", "#fccde5",
+    "#d9d9d9", "#ccebc5", "#ffed6f"};
+_Static_assert(sizeof(class_colors) / sizeof(class_colors[0]) ==
+                   PL_BUF_CLASS_COUNT,
+               "a colour for every buffer class");
 
 typedef struct {
     double t_max;

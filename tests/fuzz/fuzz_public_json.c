@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     PL_FUZZ_ASSERT(n * 4 <= size + 2, "%zu inputs in %zu bytes", n, size);
     for (size_t i = 0; i < n; i++)
         PL_FUZZ_ASSERT(pl__scalar_is_canonical(vals[i].b), "input %zu >= r", i);
-    free(vals);
+    pl_public_free(vals);
     pl_fuzz_end(size);
     return 0;
 }

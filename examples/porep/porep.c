@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The PoRep-like demo circuit (proofline.h, "the PoRep-like demo
- * circuit"): one partition opens K leaves of one SHA-256 Merkle tree.
+ * The PoRep-like demo circuit (porep.h): one partition opens K leaves of
+ * one SHA-256 Merkle tree.  An example outside the library: it builds on
+ * the builder's internal term interface and the gadgets (src/circuit/),
+ * which are not public API yet, so it compiles with src/ on its include
+ * path; `proofline demo`, `proofline circuit` and tests/test_circuit.c link
+ * it.
  *
  * Public inputs, in wire order: the root, then the K leaf indices.
  * Private: the K leaves and their siblings.  Per opening the circuit
@@ -20,12 +24,13 @@
  * bottom-up, shared between openings that meet, so all K paths lead to
  * the one root.
  *
- * Sizing (pl_porep_params_for): three counting runs (K, depth) = (1, 1),
+ * Sizing (porep_params_for): three counting runs (K, depth) = (1, 1),
  * (1, 2), (2, 1) give the cost of a level, of an opening and of the rest;
  * the largest K * depth that fits the target is chosen and then confirmed
  * by an exact count.  Below one full compression the rounds are cut
  * instead (a toy hash for tests, labelled as such).
  */
+#include "porep.h"
 #include "circuit/gadgets/gadgets.h"
 #include "util/error.h"
 
@@ -35,15 +40,15 @@
 #define MAX_DEPTH 32u
 #define MAX_OPENINGS 4096u
 
-struct pl_porep_inputs {
-    pl_porep_params p;
+struct porep_inputs {
+    porep_params p;
     uint8_t root[32];
     uint64_t *index;     /* openings */
     uint8_t (*leaf)[32]; /* openings */
     uint8_t (*sib)[32];  /* openings x depth: sib[k * depth + level] */
 };
 
-static pl_status check_params(const pl_porep_params *p, pl_error *err)
+static pl_status check_params(const porep_params *p, pl_error *err)
 {
     if (p->openings < 1 || p->openings > MAX_OPENINGS || p->depth < 1 ||
         p->depth > MAX_DEPTH || p->rounds < 1 || p->rounds > 64)
@@ -54,9 +59,9 @@ static pl_status check_params(const pl_porep_params *p, pl_error *err)
     return PL_OK;
 }
 
-static pl_porep_inputs *inputs_new(const pl_porep_params *p)
+static porep_inputs *inputs_new(const porep_params *p)
 {
-    pl_porep_inputs *in = calloc(1, sizeof(*in));
+    porep_inputs *in = calloc(1, sizeof(*in));
     if (!in)
         return NULL;
     in->p = *p;
@@ -64,13 +69,13 @@ static pl_porep_inputs *inputs_new(const pl_porep_params *p)
     in->leaf = calloc(p->openings, sizeof(*in->leaf));
     in->sib = calloc((size_t)p->openings * p->depth, sizeof(*in->sib));
     if (!in->index || !in->leaf || !in->sib) {
-        pl_porep_inputs_destroy(in);
+        porep_inputs_destroy(in);
         return NULL;
     }
     return in;
 }
 
-void pl_porep_inputs_destroy(pl_porep_inputs *in)
+void porep_inputs_destroy(porep_inputs *in)
 {
     if (!in)
         return;
@@ -101,10 +106,10 @@ static void prf(uint8_t out[32], prf_state *s, char tag, uint64_t a,
     pl__sha256_native(out, s->buf, s->seed_len + 9 + 17);
 }
 
-pl_status pl_porep_inputs_create(pl_porep_inputs **out,
-                                 const pl_porep_params *params,
-                                 const char *seed, uint64_t partition,
-                                 pl_error *err)
+pl_status porep_inputs_create(porep_inputs **out,
+                              const porep_params *params,
+                              const char *seed, uint64_t partition,
+                              pl_error *err)
 {
     *out = NULL;
     pl_status st = check_params(params, err);
@@ -115,7 +120,7 @@ pl_status pl_porep_inputs_create(pl_porep_inputs **out,
     const unsigned K = params->openings, D = params->depth;
     size_t seed_len = strlen(seed);
     prf_state s = {malloc(seed_len + 9 + 17), seed_len};
-    pl_porep_inputs *in = inputs_new(params);
+    porep_inputs *in = inputs_new(params);
     uint8_t (*cur)[32] = malloc((size_t)K * 32);
     uint8_t (*next)[32] = malloc((size_t)K * 32);
     uint64_t *pos = malloc((size_t)K * sizeof(uint64_t));
@@ -169,7 +174,7 @@ pl_status pl_porep_inputs_create(pl_porep_inputs **out,
     *out = in;
     in = NULL;
 done:
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     free(s.buf);
     free(cur);
     free(next);
@@ -177,16 +182,16 @@ done:
     return st;
 }
 
-void pl_porep_inputs_corrupt_sibling(pl_porep_inputs *in, unsigned opening,
-                                     unsigned level)
+void porep_inputs_corrupt_sibling(porep_inputs *in, unsigned opening,
+                                  unsigned level)
 {
     if (opening < in->p.openings && level < in->p.depth)
         in->sib[(size_t)opening * in->p.depth + level][0] ^= 1;
 }
 
-pl_status pl_porep_circuit(pl_cs *cs, const void *inputs, pl_error *err)
+pl_status porep_circuit(pl_cs *cs, const void *inputs, pl_error *err)
 {
-    const pl_porep_inputs *in = inputs;
+    const porep_inputs *in = inputs;
     const unsigned K = in->p.openings, D = in->p.depth;
     uint32_t *idx = malloc((size_t)K * sizeof(uint32_t));
     pl__u32 (*sib)[8] = malloc((size_t)D * sizeof(*sib));
@@ -218,20 +223,20 @@ pl_status pl_porep_circuit(pl_cs *cs, const void *inputs, pl_error *err)
     return pl_cs_status(cs, err);
 }
 
-pl_status pl_porep_shape(const pl_porep_params *params, size_t *n_constraints,
-                         size_t *n_public, size_t *n_wires, pl_error *err)
+pl_status porep_shape(const porep_params *params, size_t *n_constraints,
+                      size_t *n_public, size_t *n_wires, pl_error *err)
 {
     pl_status st = check_params(params, err);
     if (st != PL_OK)
         return st;
-    pl_porep_inputs *in = inputs_new(params);
+    porep_inputs *in = inputs_new(params);
     pl_cs *cs = NULL;
     if (!in) {
         st = pl__error_set(err, PL_ENOMEM, "porep: out of memory");
         goto done;
     }
     if ((st = pl__cs_create_counting(&cs, err)) != PL_OK ||
-        (st = pl_cs_run(cs, pl_porep_circuit, in, err)) != PL_OK)
+        (st = pl_cs_run(cs, porep_circuit, in, err)) != PL_OK)
         goto done;
     if (n_constraints)
         *n_constraints = pl_cs_n_constraints(cs);
@@ -241,29 +246,29 @@ pl_status pl_porep_shape(const pl_porep_params *params, size_t *n_constraints,
         *n_wires = pl_cs_n_wires(cs);
 done:
     pl_cs_destroy(cs);
-    pl_porep_inputs_destroy(in);
+    porep_inputs_destroy(in);
     return st;
 }
 
 /* The domain's share of a shape: constraints + publics + ONE. */
-static pl_status footprint(const pl_porep_params *p, uint64_t *out,
+static pl_status footprint(const porep_params *p, uint64_t *out,
                            pl_error *err)
 {
     size_t nc, np;
-    pl_status st = pl_porep_shape(p, &nc, &np, NULL, err);
+    pl_status st = porep_shape(p, &nc, &np, NULL, err);
     *out = (uint64_t)nc + np + 1;
     return st;
 }
 
-pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
-                              unsigned depth, pl_error *err)
+pl_status porep_params_for(porep_params *out, uint64_t constraints,
+                           unsigned depth, pl_error *err)
 {
     if (depth > MAX_DEPTH)
         return pl__error_set(err, PL_EUSAGE, "porep: depth %u: at most %u",
                              depth, MAX_DEPTH);
     pl_status st;
     unsigned d0 = depth ? depth : 1;
-    pl_porep_params p = {1, d0, 64};
+    porep_params p = {1, d0, 64};
     uint64_t n11;
     if ((st = footprint(&p, &n11, err)) != PL_OK)
         return st;
@@ -272,7 +277,7 @@ pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
         unsigned lo = 0, hi = 63; /* lo fits (0: none yet), hi + 1 does not */
         while (lo < hi) {
             unsigned mid = (lo + hi + 1) / 2;
-            pl_porep_params q = {1, d0, mid};
+            porep_params q = {1, d0, mid};
             uint64_t n;
             if ((st = footprint(&q, &n, err)) != PL_OK)
                 return st;
@@ -282,7 +287,7 @@ pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
                 hi = mid - 1;
         }
         if (lo == 0) {
-            pl_porep_params q = {1, d0, 1};
+            porep_params q = {1, d0, 1};
             uint64_t n = 0;
             footprint(&q, &n, NULL);
             return pl__error_set(err, PL_EUSAGE,
@@ -297,7 +302,7 @@ pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
         return PL_OK;
     }
     /* total(K, d) = base + K * (opening + (d - 1) * level) */
-    pl_porep_params p11 = {1, 1, 64}, p12 = {1, 2, 64}, p21 = {2, 1, 64};
+    porep_params p11 = {1, 1, 64}, p12 = {1, 2, 64}, p21 = {2, 1, 64};
     uint64_t n12, n21;
     if ((st = footprint(&p11, &n11, err)) != PL_OK ||
         (st = footprint(&p12, &n12, err)) != PL_OK ||
@@ -332,7 +337,7 @@ pl_status pl_porep_params_for(pl_porep_params *out, uint64_t constraints,
     if (best_k == 0)
         return pl__error_set(err, PL_EINTERNAL, "porep: no size fits %llu "
                              "constraints", (unsigned long long)constraints);
-    pl_porep_params q = {best_k, best_d, 64};
+    porep_params q = {best_k, best_d, 64};
     for (;;) {
         uint64_t n;
         if ((st = footprint(&q, &n, err)) != PL_OK)
