@@ -104,9 +104,9 @@ const char *pl_buffer_class_name(pl_buffer_class cls);
  * service) they are that engine's.  With two or more (tests may make
  * several), each engine's view (pl_engine_stats.classes, its ledger lines,
  * its summary) includes the other engines' buffers, a reset restarts the
- * high-water marks for all of them, and pl_engine_destroy's leak check,
- * which reads these counters, fails while any other engine or prover still
- * holds a buffer, naming that buffer's class.
+ * high-water marks for all of them.  pl_engine_destroy's leak check does
+ * not read them: each engine also counts its own buffers apart, so one
+ * engine's destroy is not failed by another's buffers.
  */
 /* Reads one class's counters; with reset, the high-water mark restarts at
  * the live bytes (as sqlite3_status64 does). */
@@ -270,6 +270,23 @@ pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
  * the prover workers (prove_start), which pass the pending state to a
  * finisher (prove_finish).  Bytes are released only after they are freed.
  * See docs/ARCHITECTURE.md.
+ *
+ * Callbacks, the threads they run on, and what they may call:
+ *  - on_event (pl_event_fn): on the engine thread of the event (a
+ *    synthesis worker, a prover worker, the finisher) or the caller's for
+ *    records made inside an engine call; no engine lock is held.  It may
+ *    read the record and call pl_engine_stats_read; it must not wait for a
+ *    job or destroy the engine (the thread it runs on would wait for
+ *    itself), and it delays the partition it reports on.
+ *  - on_stage (pl_stage_fn): on the prover worker (start) or the finisher
+ *    (finish) of the proof it times; no lock held; the same rules.
+ *  - generate (pl_witness_fn): on a synthesis worker, once per partition,
+ *    concurrently for different partitions (up to synth_workers at once);
+ *    no lock held; it may allocate and do any work of its own.
+ *  - on_proof (pl_proof_fn): on the finisher, one proof at a time in
+ *    completion order; no lock held; it may submit, poll or cancel jobs,
+ *    but not wait for one (the finisher would wait for itself) nor
+ *    destroy the engine.
  */
 
 typedef struct pl_engine pl_engine;
@@ -369,10 +386,11 @@ void pl_engine_config_init(pl_engine_config *cfg);
 pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
                            pl_error *err);
 /* Cancels what is left, joins every thread, closes the circuits; then
- * checks that every buffer class is back to zero (PL_EINTERNAL naming the
- * classes if not).  The check reads the process-wide counters (see
- * pl_alloc_stats_read): buffers another engine or prover still holds fail
- * it too.  NULL is a no-op. */
+ * checks that every buffer this engine allocated is freed (PL_EINTERNAL
+ * naming the classes if not).  The check counts this engine's own buffers
+ * only (an accounting scope per engine): buffers another engine or a
+ * direct prover holds do not fail it, though the process-wide counters
+ * (pl_alloc_stats_read, the summary) include them.  NULL is a no-op. */
 pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
 
 /* Opens a circuit (cached by path: opening it again shares it) and reserves

@@ -287,3 +287,51 @@ PL_TEST(trace_time_never_runs_backwards)
     CHECK(samples > 12 * 9); /* every event of every partition, at least */
     free(text);
 }
+
+/* The plot and the trace written while the engine runs, with the sampler
+ * appending a record every millisecond: each output walks one snapshot of
+ * the records (the plot sizes its arrays from the first pass), so every
+ * file is complete and nothing is read or written past its arrays (the
+ * sanitizer pass would report it). */
+PL_TEST(plot_and_trace_while_sampling)
+{
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 2;
+    cfg.threads = 2;
+    cfg.sample_ms = 1;
+    cfg.record_timeline = true;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, &cfg, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    const char *paths[MAX_PARTS];
+    for (size_t i = 0; i < MAX_PARTS; i++)
+        paths[i] = vector("chain10", "witness.wtns");
+    pl_job_spec spec = {.circuit = c, .n_partitions = MAX_PARTS,
+                        .witness_paths = paths};
+    uint64_t id;
+    pl_job_status js;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    char plot[4096], trace[4096]; /* pl_test_tmp's buffer is shared */
+    snprintf(plot, sizeof(plot), "%s", pl_test_tmp("while_sampling.svg"));
+    snprintf(trace, sizeof(trace), "%s",
+             pl_test_tmp("while_sampling.trace.json"));
+    for (int k = 0; k < 12; k++) {
+        CHECK_OK(pl_engine_write_plot(e, plot, &err), &err);
+        CHECK_OK(pl_engine_write_trace(e, trace, &err), &err);
+        size_t len;
+        char *text = (char *)pl_test_read_file(plot, &len);
+        CHECK(len > 7 && strcmp(text + len - 7, "</svg>\n") == 0);
+        free(text);
+        text = (char *)pl_test_read_file(trace, &len);
+        CHECK(strstr(text, "]") != NULL);
+        free(text);
+    }
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+}

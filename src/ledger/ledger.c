@@ -40,6 +40,7 @@ struct pl__ledger {
     pl__ledger_peaks peaks;
     pl_ledger_record latest;
     chunk *first, *last;
+    size_t n_kept;          /* records in the chunks */
     char *track_names[MAX_TRACKS];
     unsigned n_tracks;
 };
@@ -268,8 +269,10 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
                 l->last = c;
             }
         }
-        if (l->last && l->last->used < RECORDS_PER_CHUNK)
+        if (l->last && l->last->used < RECORDS_PER_CHUNK) {
             l->last->records[l->last->used++] = r;
+            l->n_kept++;
+        }
     }
     bool log = event < PL_EV_COUNT && l->level >= PL_LOG_INFO;
     char line[LINE_BYTES];
@@ -303,20 +306,32 @@ void pl__ledger_latest(pl__ledger *l, pl_ledger_record *out)
     pthread_mutex_unlock(&l->lock);
 }
 
-void pl__ledger_each(pl__ledger *l, pl__record_visit fn, void *ctx)
+size_t pl__ledger_count(pl__ledger *l)
 {
-    /* Records are only appended; the chunks seen are stable. */
+    pthread_mutex_lock(&l->lock);
+    size_t n = l->n_kept;
+    pthread_mutex_unlock(&l->lock);
+    return n;
+}
+
+void pl__ledger_each(pl__ledger *l, size_t count, pl__record_visit fn,
+                     void *ctx)
+{
+    /* Records are only appended, and a chunk's first `used` records never
+     * change: the first `count` can be read without the lock, chunk by
+     * chunk, while the sampler keeps appending behind them. */
     pthread_mutex_lock(&l->lock);
     chunk *c = l->first;
-    size_t used = c ? c->used : 0;
     pthread_mutex_unlock(&l->lock);
-    while (c) {
-        for (size_t i = 0; i < used; i++)
+    for (size_t seen = 0; c && seen < count;) {
+        size_t n = count - seen < RECORDS_PER_CHUNK ? count - seen
+                                                    : RECORDS_PER_CHUNK;
+        for (size_t i = 0; i < n; i++)
             if (!fn(ctx, &c->records[i]))
                 return;
+        seen += n;
         pthread_mutex_lock(&l->lock);
         c = c->next;
-        used = c ? c->used : 0;
         pthread_mutex_unlock(&l->lock);
     }
 }

@@ -58,9 +58,15 @@ void pl__ledger_read_peaks(pl__ledger *ledger, pl__ledger_peaks *out);
 /* The latest record (RSS now, untracked now). */
 void pl__ledger_latest(pl__ledger *ledger, pl_ledger_record *out);
 
-/* Iterates the kept records in time order; fn returns false to stop. */
+/* The records kept so far.  Writers read it once and walk that many in
+ * every pass: the sampler may append meanwhile, and a snapshot keeps the
+ * passes (and the arrays sized from the first) consistent. */
+size_t pl__ledger_count(pl__ledger *ledger);
+/* Iterates the first `count` kept records in time order; fn returns false
+ * to stop. */
 typedef bool (*pl__record_visit)(void *ctx, const pl_ledger_record *record);
-void pl__ledger_each(pl__ledger *ledger, pl__record_visit fn, void *ctx);
+void pl__ledger_each(pl__ledger *ledger, size_t count, pl__record_visit fn,
+                     void *ctx);
 const char *pl__ledger_track_name(pl__ledger *ledger, unsigned track);
 unsigned pl__ledger_track_count(pl__ledger *ledger);
 

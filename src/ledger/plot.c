@@ -154,7 +154,8 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
 {
     extent x;
     memset(&x, 0, sizeof(x));
-    pl__ledger_each(l, measure, &x);
+    size_t count = pl__ledger_count(l); /* every pass walks these */
+    pl__ledger_each(l, count, measure, &x);
     double *lower = calloc(x.n ? x.n : 1, sizeof(double));
     double *times = calloc(x.n ? x.n : 1, sizeof(double));
     if (!lower || !times) {
@@ -208,15 +209,15 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
                 "fill-opacity=\"0.85\" stroke=\"none\" points=\"",
                 pl_buffer_class_name((pl_buffer_class)c), class_colors[c]);
         d.i = 0;
-        pl__ledger_each(l, stack_edge, &d);
+        pl__ledger_each(l, count, stack_edge, &d);
         back_ctx bc = {&d, times};
         d.i = 0;
-        pl__ledger_each(l, collect_times, &bc);
+        pl__ledger_each(l, count, collect_times, &bc);
         for (size_t i = x.n; i-- > 0;)
             fprintf(f, " %.1f,%.1f", px(&x, times[i]), py(&d, lower[i]));
         fputs("\"/>\n", f);
         d.i = 0;
-        pl__ledger_each(l, stack_advance, &d);
+        pl__ledger_each(l, count, stack_advance, &d);
         fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" "
                 "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
                 W - RIGHT + 14, legend_y, class_colors[c], W - RIGHT + 32,
@@ -234,7 +235,7 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
         fprintf(f, "<polyline class=\"line\" data-line=\"%s\" fill=\"none\" "
                 "stroke-width=\"1.5\" %s points=\"", line_names[k],
                 line_styles[k]);
-        pl__ledger_each(l, line_point, &d);
+        pl__ledger_each(l, count, line_point, &d);
         fprintf(f, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\""
                 " stroke-width=\"1.5\" %s/><text x=\"%.0f\" y=\"%.0f\">%s"
                 "</text>\n", W - RIGHT + 14, legend_y + 6, W - RIGHT + 26,
@@ -242,7 +243,7 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
                 line_names[k]);
         legend_y += 18;
     }
-    pl__ledger_each(l, event_tick, &d);
+    pl__ledger_each(l, count, event_tick, &d);
     fputs("</svg>\n", f);
     free(lower);
     free(times);

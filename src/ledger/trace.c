@@ -151,7 +151,7 @@ pl_status pl__ledger_write_trace(pl__ledger *l, const char *path,
         fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
                 "\"args\":{\"name\":\"%s\"}}", t, pl__ledger_track_name(l, t));
     }
-    pl__ledger_each(l, emit_record, &ctx);
+    pl__ledger_each(l, pl__ledger_count(l), emit_record, &ctx);
     for (size_t i = 0; i < ctx.times.n; i++) {
         const partition_times *p = &ctx.times.items[i];
         span(&ctx, p, "synth", PL_EV_SYNTH_START, PL_EV_SYNTH_DONE);
