@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The real device of gpu.h: the CUDA runtime calls and the kernels.  Each
- * kernel is a thin wrapper that computes its thread's index and calls the
- * thread body from kernels/ntt.h or kernels/msm.h, the code the host
- * emulation (gpu_emu.c) runs in make test; the launch order here is the
- * emulation's loop order.  Compiled by nvcc when the build finds it
+ * The real device of gpu.h: the CUDA runtime calls, CUB's radix sort and
+ * scan, and the kernels.  Each kernel is a thin wrapper that computes its
+ * thread's index and calls the thread body from kernels/ntt.h or
+ * kernels/msm.h, the code the host emulation (gpu_emu.c) runs in make
+ * test; which kernels run in which order over which buffers is gpu.c's
+ * business (the schedules both implementations run), so this file has no
+ * loop over stages or MSM steps.  Compiled by nvcc when the build finds it
  * (CMakeLists.txt: sm_90 code plus compute_90 PTX), linked with the static
  * CUDA runtime, so a machine without a driver or device runs the binary and
  * gets "no device" from cudaGetDeviceCount.
@@ -49,13 +51,16 @@ static pl_status cuda_fail(pl_error *err, const char *call, int line,
             return cuda_fail(err, #call, __LINE__, cu_status_);               \
     } while (0)
 
-/* A launch of `threads` threads in blocks of `block`, checked. */
-#define CU_LAUNCH(kernel, threads, block, shared, stream, ...)                \
+/* A launch of `threads` threads in blocks of `block` on one of dev's
+ * streams, checked. */
+#define CU_LAUNCH(dev, stream, kernel, threads, block, shared, ...)           \
     do {                                                                      \
         uint64_t cu_threads_ = (threads);                                     \
         if (cu_threads_) {                                                    \
+            CU_ENTER(dev);                                                    \
             kernel<<<(unsigned)((cu_threads_ + (block) - 1) / (block)),       \
-                     (block), (shared), (stream)>>>(__VA_ARGS__);             \
+                     (block), (shared), as_dev(dev)->stream[stream]>>>(       \
+                __VA_ARGS__);                                                 \
             CU_TRY(cudaGetLastError());                                       \
         }                                                                     \
     } while (0)
@@ -68,15 +73,18 @@ static cuda_device *as_dev(void *dev)
 /* The worker threads that call in may never have chosen a device. */
 #define CU_ENTER(dev) CU_TRY(cudaSetDevice(as_dev(dev)->ordinal))
 
-/* ---- kernels -------------------------------------------------------------- */
+/* ---- kernels ----------------------------------------------------------------- */
 
-/* Stages of one direction in shared memory: the tile of 2^tile_log
- * elements is loaded once, and each thread does one butterfly per stage;
- * descending: spans 2^(tile_log-1) down to 1 (the inverse's last stages),
- * else up (the forward's first). */
+/* Thread t of a launch; threads past the count return at once. */
+#define THREAD_INDEX (blockIdx.x * blockDim.x + threadIdx.x)
+
+/* Stages [0, tile_log) of one direction in shared memory: the block's
+ * tile of 2^tile_log elements is loaded once, and each of its tile/2
+ * threads does one butterfly per stage; spans descending when inverse (the
+ * inverse's last stages), else ascending (the forward's first). */
 __global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
-    k_ntt_tile(pl__cu_fr *data, const pl__cu_fr *twiddles, unsigned log2n,
-               unsigned tile_log, bool inverse)
+    k_ntt_tiles(pl__cu_fr *data, const pl__cu_fr *twiddles, unsigned log2n,
+                unsigned tile_log, bool inverse)
 {
     extern __shared__ pl__cu_fr tile[];
     uint32_t size = (uint32_t)1 << tile_log;
@@ -96,13 +104,12 @@ __global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
         base[i] = tile[i];
 }
 
-/* One stage over the whole array. */
-__global__ void k_ntt_stage(pl__cu_fr *data, const pl__cu_fr *twiddles,
-                            unsigned log2n, unsigned s, uint32_t half_n,
-                            bool inverse)
+__global__ void k_ntt_stage(uint32_t threads, pl__cu_fr *data,
+                            const pl__cu_fr *twiddles, unsigned log2n,
+                            unsigned s, bool inverse)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= half_n)
+    uint32_t t = THREAD_INDEX;
+    if (t >= threads)
         return;
     if (inverse)
         pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
@@ -110,48 +117,51 @@ __global__ void k_ntt_stage(pl__cu_fr *data, const pl__cu_fr *twiddles,
         pl__cu_ntt_dit_thread(data, twiddles, log2n, s, t);
 }
 
-__global__ void k_ntt_shift(pl__cu_fr *data, unsigned log2n,
+__global__ void k_ntt_shift(uint32_t threads, pl__cu_fr *data, unsigned log2n,
                             const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                            const pl__cu_fr *g_hi, unsigned lo_log, uint32_t n)
+                            const pl__cu_fr *g_hi, unsigned lo_log)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < n)
+    uint32_t p = THREAD_INDEX;
+    if (p < threads)
         pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
 }
 
-__global__ void k_coset_h(const pl__cu_fr *a, const pl__cu_fr *b,
-                          pl__cu_fr *c, uint32_t n)
+__global__ void k_coset_h(uint32_t threads, const pl__cu_fr *a,
+                          const pl__cu_fr *b, pl__cu_fr *c)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
+    uint32_t i = THREAD_INDEX;
+    if (i < threads)
         pl__cu_h_thread(a, b, c, i);
 }
 
-__global__ void k_msm_digits(pl__cu_msm_cfg cfg, const uint32_t *scalars,
-                             uint32_t *keys, uint32_t *values)
+__global__ void k_msm_digits(uint32_t threads, pl__cu_msm_cfg cfg,
+                             const uint32_t *scalars, uint32_t *keys,
+                             uint32_t *values)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < cfg.n)
+    uint32_t i = THREAD_INDEX;
+    if (i < threads)
         pl__cu_msm_digits_thread(&cfg, scalars, keys, values, i);
 }
 
-__global__ void k_msm_bounds(pl__cu_msm_cfg cfg, const uint32_t *keys,
-                             uint32_t *start, uint32_t *end)
+__global__ void k_msm_bounds(uint32_t threads, pl__cu_msm_cfg cfg,
+                             const uint32_t *keys, uint32_t *start,
+                             uint32_t *end)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < cfg.windows * cfg.n)
+    uint32_t p = THREAD_INDEX;
+    if (p < threads)
         pl__cu_msm_bounds_thread(&cfg, keys, start, end, p);
 }
 
-__global__ void k_msm_count(pl__cu_msm_cfg cfg, const uint32_t *from,
-                            const uint32_t *to, uint32_t *count)
+__global__ void k_msm_count(uint32_t threads, pl__cu_msm_cfg cfg,
+                            const uint32_t *from, const uint32_t *to,
+                            uint32_t *count)
 {
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b <= cfg.buckets)
+    uint32_t b = THREAD_INDEX;
+    if (b < threads)
         pl__cu_msm_count_thread(&cfg, from, to, count, b);
 }
 
-__global__ void k_msm_accumulate_points(pl__cu_msm_cfg cfg,
+__global__ void k_msm_accumulate_points(uint32_t threads, pl__cu_msm_cfg cfg,
                                         const pl__cu_g1_affine *points,
                                         const uint32_t *values,
                                         const uint32_t *start,
@@ -159,29 +169,31 @@ __global__ void k_msm_accumulate_points(pl__cu_msm_cfg cfg,
                                         const uint32_t *offsets,
                                         pl__cu_g1_xyzz *partials)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < cfg.max_partials)
+    uint32_t t = THREAD_INDEX;
+    if (t < threads)
         pl__cu_msm_accumulate_points_thread(&cfg, points, values, start, end,
                                             offsets, partials, t);
 }
 
-__global__ void k_msm_accumulate_partials(pl__cu_msm_cfg cfg,
+__global__ void k_msm_accumulate_partials(uint32_t threads,
+                                          pl__cu_msm_cfg cfg,
                                           const pl__cu_g1_xyzz *in,
                                           const uint32_t *prev,
                                           const uint32_t *offsets,
                                           pl__cu_g1_xyzz *out)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < cfg.max_partials)
+    uint32_t t = THREAD_INDEX;
+    if (t < threads)
         pl__cu_msm_accumulate_partials_thread(&cfg, in, prev, offsets, out, t);
 }
 
-__global__ void k_msm_reduce(pl__cu_msm_cfg cfg, const pl__cu_g1_xyzz *partials,
+__global__ void k_msm_reduce(uint32_t threads, pl__cu_msm_cfg cfg,
+                             const pl__cu_g1_xyzz *partials,
                              const uint32_t *offsets,
                              pl__cu_g1_xyzz *chunk_sums)
 {
-    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < cfg.windows * cfg.chunks)
+    uint32_t j = THREAD_INDEX;
+    if (j < threads)
         pl__cu_msm_reduce_thread(&cfg, partials, offsets, chunk_sums, j);
 }
 
@@ -348,130 +360,192 @@ static pl_status cu_stream_sync(void *dev, int stream, pl_error *err)
     return PL_OK;
 }
 
-/* ---- NTT and H ---------------------------------------------------------------- */
+/* ---- CUB: the radix sort and the scan ------------------------------------------ */
 
-#define BLOCK 256u
+/* The counts go to CUB as 32-bit unsigned (CUB then uses 32-bit offsets,
+ * its fast path); larger ones are refused here. */
+#define CU_COUNT32(count, what)                                               \
+    do {                                                                      \
+        if ((count) > UINT32_MAX)                                             \
+            return pl__error_set(err, PL_EUNSUPPORTED,                        \
+                                 "CUDA: %s of %llu items: more than 2^32 - 1", \
+                                 what, (unsigned long long)(count));          \
+    } while (0)
 
-/* The tiled stages of one direction (see k_ntt_tile). */
-static pl_status ntt_tiles(cudaStream_t s, pl__cu_fr *data,
-                           const pl__cu_fr *twiddles, unsigned log2n,
-                           bool inverse, pl_error *err)
+static pl_status cu_sort_temp_bytes(void *dev, uint64_t count,
+                                    unsigned key_bits, uint64_t *bytes,
+                                    pl_error *err)
 {
-    uint32_t n = (uint32_t)1 << log2n;
-    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
+    CU_COUNT32(count, "sort");
+    CU_ENTER(dev);
+    size_t temp = 0;
+    cub::DoubleBuffer<uint32_t> keys(NULL, NULL), values(NULL, NULL);
+    CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, temp, keys, values,
+                                           (uint32_t)count, 0, (int)key_bits));
+    *bytes = temp;
+    return PL_OK;
+}
+
+/* DoubleBuffer: CUB sorts between the two buffers of each pair and says
+ * which holds the result, instead of allocating a copy of the input inside
+ * its temporary storage as the out-of-place form does (2 GiB at 2^24). */
+static pl_status cu_sort_pairs(void *dev, int stream, void *temp,
+                               uint64_t temp_bytes, uint32_t *keys[2],
+                               uint32_t *values[2], unsigned *current,
+                               uint64_t count, unsigned key_bits,
+                               pl_error *err)
+{
+    CU_COUNT32(count, "sort");
+    CU_ENTER(dev);
+    size_t temp_size = (size_t)temp_bytes;
+    cub::DoubleBuffer<uint32_t> k(keys[*current], keys[*current ^ 1]);
+    cub::DoubleBuffer<uint32_t> v(values[*current], values[*current ^ 1]);
+    CU_TRY(cub::DeviceRadixSort::SortPairs(temp, temp_size, k, v,
+                                           (uint32_t)count, 0, (int)key_bits,
+                                           as_dev(dev)->stream[stream]));
+    *current = k.Current() == keys[1];
+    if (v.Current() != values[*current])
+        return pl__error_set(err, PL_EINTERNAL,
+                             "CUDA: the sort left keys and values in "
+                             "different buffers");
+    return PL_OK;
+}
+
+static pl_status cu_scan_temp_bytes(void *dev, uint64_t count,
+                                    uint64_t *bytes, pl_error *err)
+{
+    CU_COUNT32(count, "scan");
+    CU_ENTER(dev);
+    size_t temp = 0;
+    CU_TRY(cub::DeviceScan::ExclusiveSum(NULL, temp, (const uint32_t *)NULL,
+                                         (uint32_t *)NULL, (uint32_t)count));
+    *bytes = temp;
+    return PL_OK;
+}
+
+static pl_status cu_exclusive_scan(void *dev, int stream, void *temp,
+                                   uint64_t temp_bytes, const uint32_t *in,
+                                   uint32_t *out, uint64_t count,
+                                   pl_error *err)
+{
+    CU_COUNT32(count, "scan");
+    CU_ENTER(dev);
+    size_t temp_size = (size_t)temp_bytes;
+    CU_TRY(cub::DeviceScan::ExclusiveSum(temp, temp_size, in, out,
+                                         (uint32_t)count,
+                                         as_dev(dev)->stream[stream]));
+    return PL_OK;
+}
+
+/* ---- the launches ------------------------------------------------------------- */
+
+/* Threads per block: 256 for the light kernels; the point additions are
+ * register-heavy (100-160 registers a thread), so they run in smaller
+ * blocks. */
+#define BLOCK 256u
+#define BLOCK_EC 128u
+#define BLOCK_REDUCE 64u
+
+static pl_status cu_ntt_stage(void *dev, int stream, uint32_t threads,
+                              pl__cu_fr *data, const pl__cu_fr *twiddles,
+                              unsigned log2n, unsigned s, bool inverse,
+                              pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_ntt_stage, threads, BLOCK, 0, threads, data,
+              twiddles, log2n, s, inverse);
+    return PL_OK;
+}
+
+/* One block per tile, a thread per butterfly of the tile. */
+static pl_status cu_ntt_tiles(void *dev, int stream, uint32_t threads,
+                              pl__cu_fr *data, const pl__cu_fr *twiddles,
+                              unsigned log2n, unsigned tile_log, bool inverse,
+                              pl_error *err)
+{
     uint32_t tile = (uint32_t)1 << tile_log;
-    CU_LAUNCH(k_ntt_tile, (uint64_t)(n / tile) * (tile / 2), tile / 2,
-              tile * sizeof(pl__cu_fr), s, data, twiddles, log2n, tile_log,
+    CU_LAUNCH(dev, stream, k_ntt_tiles, threads, tile / 2,
+              tile * sizeof(pl__cu_fr), data, twiddles, log2n, tile_log,
               inverse);
     return PL_OK;
 }
 
-/* The launch order of gpu_emu.c's emu_to_odd_coset. */
-static pl_status cu_to_odd_coset(void *dev, void *data,
-                                 const pl__gpu_ntt_tables *tb, pl_error *err)
+static pl_status cu_ntt_shift(void *dev, int stream, uint32_t threads,
+                              pl__cu_fr *data, unsigned log2n,
+                              const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
+                              const pl__cu_fr *g_hi, unsigned lo_log,
+                              pl_error *err)
 {
-    unsigned log2n = tb->log2n;
-    if (log2n == 0)
-        return PL_OK;
-    CU_ENTER(dev);
-    cudaStream_t s = as_dev(dev)->stream[PL_GPU_COMPUTE];
-    pl__cu_fr *d = (pl__cu_fr *)data;
-    const pl__cu_fr *tw = (const pl__cu_fr *)tb->twiddles;
-    uint32_t n = (uint32_t)1 << log2n;
-    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
-    pl_status st;
-    for (unsigned k = log2n; k-- > tile_log;)
-        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, true);
-    if ((st = ntt_tiles(s, d, tw, log2n, true, err)))
-        return st;
-    CU_LAUNCH(k_ntt_shift, n, BLOCK, 0, s, d, log2n,
-              (const pl__cu_fr *)tb->n_inv, (const pl__cu_fr *)tb->g_lo,
-              (const pl__cu_fr *)tb->g_hi, tb->lo_log, n);
-    if ((st = ntt_tiles(s, d, tw, log2n, false, err)))
-        return st;
-    for (unsigned k = tile_log; k < log2n; k++)
-        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, false);
+    CU_LAUNCH(dev, stream, k_ntt_shift, threads, BLOCK, 0, threads, data,
+              log2n, n_inv, g_lo, g_hi, lo_log);
     return PL_OK;
 }
 
-static pl_status cu_coset_h(void *dev, const void *a, const void *b, void *c,
-                            uint32_t n, pl_error *err)
+static pl_status cu_coset_h(void *dev, int stream, uint32_t threads,
+                            const pl__cu_fr *a, const pl__cu_fr *b,
+                            pl__cu_fr *c, pl_error *err)
 {
-    CU_ENTER(dev);
-    CU_LAUNCH(k_coset_h, n, BLOCK, 0, as_dev(dev)->stream[PL_GPU_COMPUTE],
-              (const pl__cu_fr *)a, (const pl__cu_fr *)b, (pl__cu_fr *)c, n);
+    CU_LAUNCH(dev, stream, k_coset_h, threads, BLOCK, 0, threads, a, b, c);
     return PL_OK;
 }
 
-/* ---- MSM ------------------------------------------------------------------------ */
-
-static size_t cub_temp_bytes(const pl__cu_msm_cfg *cfg)
+static pl_status cu_msm_digits(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg,
+                               const uint32_t *scalars, uint32_t *keys,
+                               uint32_t *values, pl_error *err)
 {
-    size_t sort = 0, scan = 0;
-    int entries = (int)(cfg->windows * cfg->n);
-    cub::DeviceRadixSort::SortPairs(NULL, sort, (const uint32_t *)NULL,
-                                    (uint32_t *)NULL, (const uint32_t *)NULL,
-                                    (uint32_t *)NULL, entries, 0,
-                                    (int)cfg->key_bits);
-    cub::DeviceScan::ExclusiveSum(NULL, scan, (const uint32_t *)NULL,
-                                  (uint32_t *)NULL, (int)cfg->buckets + 1);
-    return sort > scan ? sort : scan;
+    CU_LAUNCH(dev, stream, k_msm_digits, threads, BLOCK, 0, threads, *cfg,
+              scalars, keys, values);
+    return PL_OK;
 }
 
-static uint64_t cu_msm_scratch_bytes(void *dev, const pl__cu_msm_cfg *cfg)
+static pl_status cu_msm_bounds(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg, const uint32_t *keys,
+                               uint32_t *start, uint32_t *end, pl_error *err)
 {
-    return pl__cu_msm_layout(cfg, cub_temp_bytes(cfg), NULL, NULL);
+    CU_LAUNCH(dev, stream, k_msm_bounds, threads, BLOCK, 0, threads, *cfg,
+              keys, start, end);
+    return PL_OK;
 }
 
-static pl_status cu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
-                           const void *points, const void *scalars,
-                           void *scratch, uint64_t scratch_bytes,
-                           void *pinned_chunks, pl_error *err)
+static pl_status cu_msm_count(void *dev, int stream, uint32_t threads,
+                              const pl__cu_msm_cfg *cfg, const uint32_t *from,
+                              const uint32_t *to, uint32_t *count,
+                              pl_error *err)
 {
-    CU_ENTER(dev);
-    cudaStream_t s = as_dev(dev)->stream[PL_GPU_COMPUTE];
-    pl__cu_msm_scratch m;
-    pl__cu_msm_layout(cfg, cub_temp_bytes(cfg), scratch, &m);
-    size_t temp_bytes = (size_t)m.temp_bytes;
-    uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
-    const pl__cu_g1_affine *pts = (const pl__cu_g1_affine *)points;
+    CU_LAUNCH(dev, stream, k_msm_count, threads, BLOCK, 0, threads, *cfg,
+              from, to, count);
+    return PL_OK;
+}
 
-    CU_LAUNCH(k_msm_digits, cfg->n, BLOCK, 0, s, *cfg,
-              (const uint32_t *)scalars, m.keys[0], m.values[0]);
-    CU_TRY(cub::DeviceRadixSort::SortPairs(
-        m.temp, temp_bytes, m.keys[0], m.keys[1], m.values[0], m.values[1],
-        (int)entries, 0, (int)cfg->key_bits, s));
-    CU_TRY(cudaMemsetAsync(m.start, 0, (size_t)nb * 4, s));
-    CU_TRY(cudaMemsetAsync(m.end, 0, (size_t)nb * 4, s));
-    CU_LAUNCH(k_msm_bounds, entries, BLOCK, 0, s, *cfg, m.keys[1], m.start,
-              m.end);
+static pl_status cu_msm_accumulate_points(
+    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+    const pl__cu_g1_affine *points, const uint32_t *values,
+    const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
+    pl__cu_g1_xyzz *partials, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_msm_accumulate_points, threads, BLOCK_EC, 0,
+              threads, *cfg, points, values, start, end, offsets, partials);
+    return PL_OK;
+}
 
-    int cur = 0;
-    CU_LAUNCH(k_msm_count, nb + 1, BLOCK, 0, s, *cfg, m.start, m.end, m.count);
-    CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, temp_bytes, m.count,
-                                         m.offsets[cur], (int)nb + 1, s));
-    /* point additions are register-heavy: smaller blocks */
-    CU_LAUNCH(k_msm_accumulate_points, cfg->max_partials, 128u, 0, s, *cfg,
-              pts, m.values[1], m.start, m.end, m.offsets[cur],
-              m.partials[cur]);
-    for (unsigned level = 1; level < cfg->levels; level++) {
-        int prev = cur;
-        cur ^= 1;
-        CU_LAUNCH(k_msm_count, nb + 1, BLOCK, 0, s, *cfg, m.offsets[prev],
-                  m.offsets[prev] + 1, m.count);
-        CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, temp_bytes, m.count,
-                                             m.offsets[cur], (int)nb + 1, s));
-        CU_LAUNCH(k_msm_accumulate_partials, cfg->max_partials, 128u, 0, s,
-                  *cfg, m.partials[prev], m.offsets[prev], m.offsets[cur],
-                  m.partials[cur]);
-    }
-    CU_LAUNCH(k_msm_reduce, (uint64_t)cfg->windows * cfg->chunks, 64u, 0, s,
-              *cfg, m.partials[cur], m.offsets[cur], m.chunks);
-    CU_TRY(cudaMemcpyAsync(pinned_chunks, m.chunks,
-                           (size_t)cfg->windows * cfg->chunks *
-                               sizeof(pl__cu_g1_xyzz),
-                           cudaMemcpyDeviceToHost, s));
-    CU_TRY(cudaStreamSynchronize(s));
+static pl_status cu_msm_accumulate_partials(
+    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+    const pl__cu_g1_xyzz *in, const uint32_t *prev, const uint32_t *offsets,
+    pl__cu_g1_xyzz *out, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_msm_accumulate_partials, threads, BLOCK_EC, 0,
+              threads, *cfg, in, prev, offsets, out);
+    return PL_OK;
+}
+
+static pl_status cu_msm_reduce(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg,
+                               const pl__cu_g1_xyzz *partials,
+                               const uint32_t *offsets,
+                               pl__cu_g1_xyzz *chunk_sums, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_msm_reduce, threads, BLOCK_REDUCE, 0, threads,
+              *cfg, partials, offsets, chunk_sums);
     return PL_OK;
 }
 
@@ -492,8 +566,18 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_event_sync,
     cu_stream_wait,
     cu_stream_sync,
-    cu_to_odd_coset,
+    cu_sort_temp_bytes,
+    cu_sort_pairs,
+    cu_scan_temp_bytes,
+    cu_exclusive_scan,
+    cu_ntt_stage,
+    cu_ntt_tiles,
+    cu_ntt_shift,
     cu_coset_h,
-    cu_msm_scratch_bytes,
-    cu_msm_g1,
+    cu_msm_digits,
+    cu_msm_bounds,
+    cu_msm_count,
+    cu_msm_accumulate_points,
+    cu_msm_accumulate_partials,
+    cu_msm_reduce,
 };

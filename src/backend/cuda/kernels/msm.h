@@ -2,8 +2,9 @@
 /*
  * The bodies of the CUDA backend's G1 MSM kernels (the bucket method), one
  * function per thread with the thread's index as an argument, shared by
- * kernels.cu (on the GPU) and gpu_emu.c (the host emulation make test runs
- * against blst).  See ntt.h for why the bodies live here.
+ * gpu_cuda.cu (on the GPU) and gpu_emu.c (the host emulation make test runs
+ * against blst); gpu.c's pl__gpu_msm_g1 runs the steps below over either.
+ * See ntt.h for why the bodies live here.
  *
  * sum_i s_i P_i for canonical 255-bit scalars s_i (bit 255 ignored, as the
  * CPU MSM does) and affine points P_i in blst's layout:
@@ -17,7 +18,8 @@
  *                 gets the key NB = W 2^(c-1), which sorts last and is
  *                 never read.
  *  2. sort:       entries by key (CUB's radix sort on the GPU, stable;
- *                 a stable sort on the host).
+ *                 a stable counting sort on the host), between the two
+ *                 key/value buffers, into whichever the sort chooses.
  *  3. bounds:     each bucket's run [start, end) of sorted entries.
  *  4. accumulate: level 0 sums each bucket's run in segments of at most
  *                 S entries, one thread per segment, into XYZZ partial
@@ -88,7 +90,7 @@ PL_DEVICE_FN void pl__cu_msm_config(pl__cu_msm_cfg *cfg, uint32_t n)
 
 /* The device buffers of one MSM, cut from one scratch allocation. */
 typedef struct {
-    uint32_t *keys[2], *values[2]; /* W n each: digits, then sorted */
+    uint32_t *keys[2], *values[2]; /* W n each: the sort's double buffers */
     uint32_t *start, *end;         /* NB: bucket runs */
     uint32_t *count;               /* NB + 1: segments per bucket */
     uint32_t *offsets[2];          /* NB + 1 each: this level's, the last's */
