@@ -200,6 +200,22 @@ PL_TEST(msm_matches_cpu_on_device)
     msm_cases(true);
 }
 
+/* A failed CUDA call says which call, where, and CUDA's code. */
+PL_TEST(errors_name_the_cuda_call_on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(true);
+    pl_error err = {0};
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    uint64_t total = 0, free_bytes = 0;
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_bytes, &total, &err), &err);
+    CHECK(pl__gpu_alloc(gpu, 4 * total, &err) == NULL);
+    CHECK_EQ(err.code, PL_ENOMEM);
+    CHECK_EQ(err.cuda_code, 2); /* cudaErrorMemoryAllocation */
+    CHECK(strstr(err.msg, "cudaMalloc") && strstr(err.msg, "gpu_cuda.cu:"));
+    pl__gpu_close(gpu);
+}
+
 /* ---- NTT ------------------------------------------------------------------ */
 
 static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)

@@ -34,14 +34,18 @@ typedef struct {
     cudaEvent_t event[PL_GPU_EVENTS];
 } cuda_device;
 
+/* The failure of a runtime call: its expression, this file's line, CUDA's
+ * error by name and text, and the code in err->cuda_code. */
 static pl_status cuda_fail(pl_error *err, const char *call, int line,
                            cudaError_t e)
 {
-    return pl__error_set(err,
-                         e == cudaErrorMemoryAllocation ? PL_ENOMEM
-                                                        : PL_EINTERNAL,
-                         "CUDA: %s failed (gpu_cuda.cu:%d): %s: %s", call, line,
-                         cudaGetErrorName(e), cudaGetErrorString(e));
+    pl_status st = pl__error_set(
+        err, e == cudaErrorMemoryAllocation ? PL_ENOMEM : PL_EINTERNAL,
+        "CUDA: %s failed (gpu_cuda.cu:%d): %s: %s", call, line,
+        cudaGetErrorName(e), cudaGetErrorString(e));
+    if (err)
+        err->cuda_code = (int)e;
+    return st;
 }
 
 #define CU_TRY(call)                                                          \
