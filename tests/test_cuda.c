@@ -200,6 +200,52 @@ PL_TEST(msm_matches_cpu_on_device)
     msm_cases(true);
 }
 
+/* Scalars all 1 put every point in bucket 1 of window 0, the longest run
+ * an MSM of n points can have: the accumulate levels must fold it to one
+ * sum.  4096 = 64^2 takes 2 levels exactly, 4097 and 4159 3 (the ends of
+ * the first range where levels counted by floor division left two sums
+ * and the reduction read one: issue 21.1), 262145 = 64^3 + 1 takes 4. */
+static void msm_longest_runs(bool on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(on_device);
+    static const size_t sizes[] = {4096, 4097, 4159, 262145};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        check_msm(impl, sizes[i], SCALARS_ONES, 0);
+}
+
+/* The level count itself, for every n up to 2^25 (cheap: no MSM runs):
+ * the longest run, n entries, folded by ceil(run / S) per level, ends at
+ * one sum, and one level fewer would not do (no idle level). */
+PL_TEST(msm_levels_fold_every_run)
+{
+    for (uint32_t n = 1; n <= (1u << 25); n++) {
+        pl__cu_msm_cfg cfg;
+        pl__cu_msm_config(&cfg, n);
+        uint64_t run = n, before_last = n;
+        for (unsigned level = 0; level < cfg.levels; level++) {
+            before_last = run;
+            run = (run + cfg.segment - 1) / cfg.segment;
+        }
+        if (run > 1 || (cfg.levels > 1 && before_last <= 1))
+            pl_test_fail(__FILE__, __LINE__,
+                         "n = %u: %u levels of segments of %u leave %llu "
+                         "sums in a bucket of n entries (%llu before the "
+                         "last level)",
+                         n, cfg.levels, cfg.segment, (unsigned long long)run,
+                         (unsigned long long)before_last);
+    }
+}
+
+PL_TEST(msm_longest_runs_emulated)
+{
+    msm_longest_runs(false);
+}
+
+PL_TEST(msm_longest_runs_on_device)
+{
+    msm_longest_runs(true);
+}
+
 /* A failed CUDA call says which call, where, and CUDA's code. */
 PL_TEST(errors_name_the_cuda_call_on_device)
 {

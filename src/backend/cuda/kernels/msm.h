@@ -25,9 +25,10 @@
  *                 S entries, one thread per segment, into XYZZ partial
  *                 sums; level k > 0 does the same over level k-1's
  *                 partials, until every bucket has at most one (levels are
- *                 fixed in advance: ceil(log_S(n)) of them).  A bucket with
- *                 many points (witness scalars are mostly 1) is thus spread
- *                 over many threads instead of one.  Segment offsets are an
+ *                 fixed in advance for the longest possible run, n: the
+ *                 least L >= 1 with n <= S^L).  A bucket with many points
+ *                 (witness scalars are mostly 1) is thus spread over many
+ *                 threads instead of one.  Segment offsets are an
  *                 exclusive scan of per-bucket segment counts, and a thread
  *                 finds its bucket by binary search in them.
  *  5. reduce:     per window, sum_b b B_b by running sums over chunks of L
@@ -77,9 +78,11 @@ PL_DEVICE_FN void pl__cu_msm_config(pl__cu_msm_cfg *cfg, uint32_t n)
     cfg->buckets = (uint32_t)cfg->windows << (c - 1);
     cfg->key_bits = pl__cu_log2_ceil((uint64_t)cfg->buckets + 1);
     cfg->segment = 64;
-    /* each level divides the longest run by S, which starts at most n */
+    /* each level cuts a bucket's run of r entries (at most n: a point has
+     * one digit per window) into ceil(r / S) sums; the last must leave one */
     cfg->levels = 1;
-    for (uint64_t run = n; run > cfg->segment; run /= cfg->segment)
+    for (uint64_t run = n; run > cfg->segment;
+         run = (run + cfg->segment - 1) / cfg->segment)
         cfg->levels++;
     /* chunks of at least 16 buckets, so the multiplication by the chunk's
      * first bucket number (16 doublings) stays a small share of a thread */
