@@ -111,7 +111,8 @@ static uint32_t private_count(const pl_zkey *zk)
     return zk->n_vars > first_private ? zk->n_vars - first_private : 0;
 }
 
-static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
+static pl_status layout_for(const pl_zkey *zk, pl__gpu *gpu,
+                            device_layout *out, pl_error *err)
 {
     uint64_t n = zk->domain_size;
     uint32_t msm_max = zk->domain_size > zk->n_vars ? zk->domain_size
@@ -124,7 +125,8 @@ static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
     out->bytes[BUF_CONSTANTS] = pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
     out->bytes[BUF_ABC] = 3 * n * sizeof(blst_fr);
     out->bytes[BUF_WITNESS] = ((uint64_t)zk->n_vars + 1) * PL__FR_BYTES;
-    out->bytes[BUF_MSM_SCRATCH] = pl__gpu_msm_scratch_bytes(gpu, msm_max);
+    return pl__gpu_msm_scratch_bytes(gpu, &out->bytes[BUF_MSM_SCRATCH],
+                                     msm_max, err);
 }
 
 static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
@@ -183,10 +185,11 @@ static pl_status open_with(void **instance, pl_prover *prover,
         free(ci);
         return st;
     }
-    layout_for(zk, ci->gpu, &ci->layout);
 
     /* all of it or nothing, checked before the first byte */
     uint64_t need = 0, free_bytes = 0, total_bytes = 0;
+    if ((st = layout_for(zk, ci->gpu, &ci->layout, err)))
+        goto fail;
     for (int i = 0; i < BUF_COUNT; i++)
         need += ci->layout.bytes[i];
     if ((st = pl__gpu_mem_info(ci->gpu, &free_bytes, &total_bytes, err)))

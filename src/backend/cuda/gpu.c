@@ -291,14 +291,15 @@ static pl_status msm_temp_bytes(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
     return st;
 }
 
-uint64_t pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint32_t n)
+pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
+                                    pl_error *err)
 {
     pl__cu_msm_cfg cfg;
     uint64_t temp;
-    pl_error ignored;
     pl__cu_msm_config(&cfg, n);
-    msm_temp_bytes(gpu, &cfg, &temp, &ignored);
-    return pl__cu_msm_layout(&cfg, temp, NULL, NULL);
+    pl_status st = msm_temp_bytes(gpu, &cfg, &temp, err);
+    *bytes = st == PL_OK ? pl__cu_msm_layout(&cfg, temp, NULL, NULL) : 0;
+    return st;
 }
 
 /* Steps 1-5 of kernels/msm.h on the compute stream, then the W T chunk

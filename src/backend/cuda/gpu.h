@@ -83,6 +83,9 @@ typedef struct pl__gpu_impl {
     pl_status (*mem_info)(void *dev, uint64_t *free_bytes,
                           uint64_t *total_bytes, pl_error *err);
     pl_status (*alloc)(void *dev, void **ptr, uint64_t bytes, pl_error *err);
+    /* free and host_unregister (and close) check what they call, but have
+     * no caller that could act on a failure: a failure is cleared, so that
+     * no later call reports it as its own. */
     void (*free)(void *dev, void *ptr);
     /* Page-locks host memory that the accounted allocator gave (class
      * pinned), so copies from it are DMA; and undoes it before the free. */
@@ -240,8 +243,10 @@ pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
  * scratch of at least pl__gpu_msm_scratch_bytes(n) bytes (the buffers of
  * kernels/msm.h and the sort's and scan's storage): steps 1-5 on the compute
  * stream, the window's chunk sums copied to pinned memory, and step 6 on
- * the host; returns when the sum is in out. */
-uint64_t pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint32_t n);
+ * the host; returns when the sum is in out.  The size query asks the
+ * device (CUB's storage), and fails when it does. */
+pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
+                                    pl_error *err);
 pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
                          const void *scalars, uint32_t n, void *scratch,
                          uint64_t scratch_bytes, pl_error *err);

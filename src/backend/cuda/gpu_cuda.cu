@@ -35,10 +35,14 @@ typedef struct {
 } cuda_device;
 
 /* The failure of a runtime call: its expression, this file's line, CUDA's
- * error by name and text, and the code in err->cuda_code. */
+ * error by name and text, and the code in err->cuda_code.  The runtime
+ * keeps the error for cudaGetLastError too: it is read here, so that a
+ * later launch's check cannot return it as the launch's own (a sticky
+ * error, a device fault, stays and fails every later call, as it should). */
 static pl_status cuda_fail(pl_error *err, const char *call, int line,
                            cudaError_t e)
 {
+    cudaGetLastError();
     pl_status st = pl__error_set(
         err, e == cudaErrorMemoryAllocation ? PL_ENOMEM : PL_EINTERNAL,
         "CUDA: %s failed (gpu_cuda.cu:%d): %s: %s", call, line,
@@ -55,8 +59,18 @@ static pl_status cuda_fail(pl_error *err, const char *call, int line,
             return cuda_fail(err, #call, __LINE__, cu_status_);               \
     } while (0)
 
+/* A release (free, unregister, destroy) where nobody can act on a
+ * failure: its status is checked and a failure cleared like cuda_fail's,
+ * so that it is not read later as another call's. */
+#define CU_RELEASE(call)                                                      \
+    do {                                                                      \
+        if ((call) != cudaSuccess)                                            \
+            cudaGetLastError();                                               \
+    } while (0)
+
 /* A launch of `threads` threads in blocks of `block` on one of dev's
- * streams, checked. */
+ * streams, checked: every earlier call's failure was read where it
+ * happened, so an error here is this launch's (or a device fault's). */
 #define CU_LAUNCH(dev, stream, kernel, threads, block, shared, ...)           \
     do {                                                                      \
         uint64_t cu_threads_ = (threads);                                     \
@@ -222,13 +236,13 @@ static void cu_close(void *dev)
     cuda_device *d = as_dev(dev);
     if (!d)
         return;
-    cudaSetDevice(d->ordinal);
+    CU_RELEASE(cudaSetDevice(d->ordinal));
     for (int i = 0; i < PL_GPU_EVENTS; i++)
         if (d->event[i])
-            cudaEventDestroy(d->event[i]);
+            CU_RELEASE(cudaEventDestroy(d->event[i]));
     for (int i = 0; i < PL_GPU_STREAMS; i++)
         if (d->stream[i])
-            cudaStreamDestroy(d->stream[i]);
+            CU_RELEASE(cudaStreamDestroy(d->stream[i]));
     free(d);
 }
 
@@ -287,8 +301,8 @@ static pl_status cu_alloc(void *dev, void **ptr, uint64_t bytes, pl_error *err)
 
 static void cu_free(void *dev, void *ptr)
 {
-    cudaSetDevice(as_dev(dev)->ordinal);
-    cudaFree(ptr);
+    CU_RELEASE(cudaSetDevice(as_dev(dev)->ordinal));
+    CU_RELEASE(cudaFree(ptr));
 }
 
 static pl_status cu_host_register(void *dev, void *ptr, uint64_t bytes,
@@ -301,8 +315,8 @@ static pl_status cu_host_register(void *dev, void *ptr, uint64_t bytes,
 
 static void cu_host_unregister(void *dev, void *ptr)
 {
-    cudaSetDevice(as_dev(dev)->ordinal);
-    cudaHostUnregister(ptr);
+    CU_RELEASE(cudaSetDevice(as_dev(dev)->ordinal));
+    CU_RELEASE(cudaHostUnregister(ptr));
 }
 
 static pl_status cu_memset_zero(void *dev, int stream, void *ptr,
