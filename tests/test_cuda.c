@@ -238,6 +238,33 @@ PL_TEST(msm_levels_fold_every_run)
     }
 }
 
+/* Every index the kernels keep in 32 bits fits for the largest MSM the
+ * plan takes, and the next size is refused when it is planned and when
+ * it is run (issue 21.6: W n overflowed 32 bits from 2^28 points). */
+PL_TEST(msm_sizes_beyond_32_bits_refused_emulated)
+{
+    pl__cu_msm_cfg cfg;
+    pl__cu_msm_config(&cfg, PL_CU_MSM_MAX_POINTS);
+    CHECK((uint64_t)cfg.windows * cfg.n <= UINT32_MAX);
+    CHECK(cfg.max_partials <= UINT32_MAX);
+    CHECK(2 * (uint64_t)cfg.n - 1 <= UINT32_MAX); /* a value: 2 i + sign */
+
+    pl_error err = {0};
+    pl__gpu *gpu;
+    uint64_t bytes;
+    CHECK_OK(pl__gpu_open(&gpu, &pl__gpu_impl_emulated, 0, &err), &err);
+    CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, &bytes, PL_CU_MSM_MAX_POINTS,
+                                       &err), &err);
+    CHECK(bytes > ((uint64_t)1 << 32)); /* sized in 64 bits */
+    CHECK_EQ(pl__gpu_msm_scratch_bytes(gpu, &bytes, PL_CU_MSM_MAX_POINTS + 1,
+                                       &err), PL_EUNSUPPORTED);
+    CHECK(strstr(err.msg, "2^28 - 1") != NULL);
+    blst_p1 sum;
+    CHECK_EQ(pl__gpu_msm_g1(gpu, &sum, NULL, NULL, PL_CU_MSM_MAX_POINTS + 1,
+                            NULL, UINT64_MAX, &err), PL_EUNSUPPORTED);
+    pl__gpu_close(gpu);
+}
+
 PL_TEST(msm_longest_runs_emulated)
 {
     msm_longest_runs(false);

@@ -276,18 +276,27 @@ pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
 
 /* ---- the G1 MSM ---------------------------------------------------------- */
 
-/* The sort's and the scan's storage for this shape (one region serves
- * both: they run one after the other). */
-static pl_status msm_temp_bytes(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
-                                uint64_t *bytes, pl_error *err)
+/* The shape of an MSM of n points and the bytes of the sort's and the
+ * scan's storage (one region serves both: they run one after the other);
+ * refuses n beyond what the kernels index in 32 bits. */
+static pl_status msm_plan(pl__gpu *gpu, pl__cu_msm_cfg *cfg, uint64_t *temp,
+                          uint32_t n, pl_error *err)
 {
     uint64_t sort = 0, scan = 0;
+    *temp = 0;
+    if (n > PL_CU_MSM_MAX_POINTS)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "gpu: an MSM of %u points is more than the CUDA "
+                             "backend takes (2^28 - 1: its sort entries, W "
+                             "per point, are indexed in 32 bits)",
+                             n);
+    pl__cu_msm_config(cfg, n);
     pl_status st = gpu->impl->sort_temp_bytes(
         gpu->dev, (uint64_t)cfg->windows * cfg->n, cfg->key_bits, &sort, err);
     if (!st)
         st = gpu->impl->scan_temp_bytes(gpu->dev, (uint64_t)cfg->buckets + 1,
                                         &scan, err);
-    *bytes = sort > scan ? sort : scan;
+    *temp = sort > scan ? sort : scan;
     return st;
 }
 
@@ -296,8 +305,7 @@ pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
 {
     pl__cu_msm_cfg cfg;
     uint64_t temp;
-    pl__cu_msm_config(&cfg, n);
-    pl_status st = msm_temp_bytes(gpu, &cfg, &temp, err);
+    pl_status st = msm_plan(gpu, &cfg, &temp, n, err);
     *bytes = st == PL_OK ? pl__cu_msm_layout(&cfg, temp, NULL, NULL) : 0;
     return st;
 }
@@ -312,6 +320,7 @@ static pl_status msm_device(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
     const pl__gpu_impl *im = gpu->impl;
     void *dev = gpu->dev;
     const int s = PL_GPU_COMPUTE;
+    /* below 2^32 each (msm_plan) */
     uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
     uint32_t partials = (uint32_t)cfg->max_partials;
     unsigned sorted = 0; /* which of keys/values holds the sorted entries */
@@ -387,8 +396,7 @@ pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
     pl__cu_msm_cfg cfg;
     pl__cu_msm_scratch m;
     uint64_t temp;
-    pl__cu_msm_config(&cfg, n);
-    pl_status st = msm_temp_bytes(gpu, &cfg, &temp, err);
+    pl_status st = msm_plan(gpu, &cfg, &temp, n, err);
     if (st != PL_OK)
         return st;
     if (scratch_bytes < pl__cu_msm_layout(&cfg, temp, NULL, NULL))

@@ -42,6 +42,12 @@
 
 #include "backend/cuda/arith/g1.h"
 
+/* The largest MSM the kernels take: its W n sort entries, and the thread
+ * indices over them and over the partial sums, are 32-bit (CUB sorts them
+ * with 32-bit offsets, its fast path), so W n < 2^32: n < 2^28, W being 16
+ * from 2^20 points up.  gpu.c refuses larger ones when it plans them. */
+#define PL_CU_MSM_MAX_POINTS (((uint32_t)1 << 28) - 1)
+
 /* The shape of one MSM, chosen on the host by pl__cu_msm_config. */
 typedef struct {
     uint32_t n;            /* points */
@@ -184,7 +190,7 @@ PL_DEVICE_FN void pl__cu_msm_bounds_thread(const pl__cu_msm_cfg *cfg,
                                            uint32_t *start, uint32_t *end,
                                            uint32_t p)
 {
-    uint32_t total = cfg->windows * cfg->n;
+    uint32_t total = cfg->windows * cfg->n; /* < 2^32: MAX_POINTS */
     uint32_t key = keys[p];
     if (key >= cfg->buckets)
         return;
