@@ -135,9 +135,11 @@ static uint8_t *make_scalars(size_t n, scalar_kind kind, uint64_t seed)
     return s;
 }
 
-/* The device MSM of n points against the CPU's. */
-static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
-                      size_t inf_every)
+/* The device MSM of n points against the CPU's, on an open device; with
+ * `growth`, also the drop in the device's free memory over the MSM call
+ * (what the driver took at its launches beyond our buffers). */
+static void check_msm_on(pl__gpu *gpu, size_t n, scalar_kind kind,
+                         size_t inf_every, uint64_t *growth)
 {
     pl_error err = {0};
     uint8_t *points = make_points(n, (unsigned)(n % 97), inf_every);
@@ -145,9 +147,7 @@ static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
     blst_p1 want, got;
     CHECK_OK(pl__msm_g1_blst(&want, points, scalars, n, NULL, &err), &err);
 
-    pl__gpu *gpu;
-    uint64_t scratch_bytes;
-    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    uint64_t scratch_bytes, free_before, free_after, total;
     CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, &scratch_bytes, (uint32_t)n, &err),
              &err);
     void *d_points = pl__gpu_alloc(gpu, n * 96, &err);
@@ -156,19 +156,32 @@ static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
     CHECK(d_points && d_scalars && scratch);
     CHECK_OK(pl__gpu_upload(gpu, d_points, points, n * 96, &err), &err);
     CHECK_OK(pl__gpu_upload(gpu, d_scalars, scalars, n * 32, &err), &err);
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_before, &total, &err), &err);
     CHECK_OK(pl__gpu_msm_g1(gpu, &got, d_points, d_scalars, (uint32_t)n,
                             scratch, scratch_bytes, &err), &err);
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_after, &total, &err), &err);
+    if (growth)
+        *growth = free_before > free_after ? free_before - free_after : 0;
     if (!blst_p1_is_equal(&got, &want))
         pl_test_fail(__FILE__, __LINE__,
                      "%s MSM of %zu points (scalars %d, infinity every %zu) "
                      "differs from the CPU's",
-                     impl->name, n, (int)kind, inf_every);
+                     pl__gpu_impl_of(gpu)->name, n, (int)kind, inf_every);
     pl__gpu_free(gpu, scratch, scratch_bytes);
     pl__gpu_free(gpu, d_scalars, n * 32);
     pl__gpu_free(gpu, d_points, n * 96);
-    pl__gpu_close(gpu);
     free(points);
     free(scalars);
+}
+
+static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
+                      size_t inf_every)
+{
+    pl_error err = {0};
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    check_msm_on(gpu, n, kind, inf_every, NULL);
+    pl__gpu_close(gpu);
 }
 
 static void msm_cases(bool on_device)
@@ -263,6 +276,46 @@ PL_TEST(msm_sizes_beyond_32_bits_refused_emulated)
     CHECK_EQ(pl__gpu_msm_g1(gpu, &sum, NULL, NULL, PL_CU_MSM_MAX_POINTS + 1,
                             NULL, UINT64_MAX, &err), PL_EUNSUPPORTED);
     pl__gpu_close(gpu);
+}
+
+/* Open reserves the kernels' stacks and accounts them in class device
+ * until close, and the first MSM (the reduction is the kernel with the
+ * most stack) takes no more from the driver than the headroom allows
+ * (issue 21.2: the driver grew the stack at that launch). */
+static void stack_reservation(bool on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(on_device);
+    pl_error err = {0};
+    pl_alloc_stats before, opened, after;
+    pl_alloc_stats_read(&before, PL_BUF_DEVICE, false);
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    uint64_t stack = pl__gpu_stack_bytes(gpu), free_bytes, total, growth;
+    CHECK(stack > 0);
+    pl_alloc_stats_read(&opened, PL_BUF_DEVICE, false);
+    CHECK_EQ(opened.live_bytes - before.live_bytes, stack);
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_bytes, &total, &err), &err);
+    if (!on_device) /* nothing else moves on the emulated card */
+        CHECK_EQ(total - free_bytes - pl__gpu_used_at_open(gpu), stack);
+    check_msm_on(gpu, 4200, SCALARS_RANDOM, 0, &growth);
+    printf("stack reserved at open: %llu bytes; the driver took %llu more "
+           "over the first MSM (headroom %llu)\n",
+           (unsigned long long)stack, (unsigned long long)growth,
+           (unsigned long long)PL_GPU_HEADROOM_BYTES);
+    CHECK(growth <= (on_device ? PL_GPU_HEADROOM_BYTES : 0));
+    pl__gpu_close(gpu);
+    pl_alloc_stats_read(&after, PL_BUF_DEVICE, false);
+    CHECK_EQ(after.live_bytes, before.live_bytes);
+}
+
+PL_TEST(stack_reserved_at_open_emulated)
+{
+    stack_reservation(false);
+}
+
+PL_TEST(stack_reserved_at_open_on_device)
+{
+    stack_reservation(true);
 }
 
 PL_TEST(msm_longest_runs_emulated)

@@ -6,7 +6,8 @@
  * table (real CUDA or the host emulation), so that the emulation, which
  * make test runs, executes the launch order and buffer wiring of the GPU.
  * Every device allocation is accounted in class device after it succeeded
- * and unaccounted after it was freed.  The two staging buffers and the buffer
+ * and unaccounted after it was freed, and so is the stack the driver
+ * reserves for the kernels, from open to close.  The two staging buffers and the buffer
  * of window sums are class pinned, from the accounted allocator (anonymous
  * maps, so RssAnon counts them like any other host class), page-locked
  * with the driver for the object's lifetime.
@@ -34,6 +35,8 @@ struct pl__gpu {
     void *pinned[3];
     bool stage_busy[2];       /* a copy out of it may be in flight */
     uint64_t used_at_open;    /* device bytes used before ours */
+    uint64_t stack_bytes;     /* the kernels' stacks, class device */
+    bool stack_accounted;
     pthread_mutex_t lock;
 };
 
@@ -88,6 +91,25 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
     t->lo_log = lo;
 }
 
+/* Sets the stack limit (kernel_stack_bytes loads the kernels on the way)
+ * and accounts what it took from the free memory read before. */
+static pl_status reserve_stack(pl__gpu *gpu, uint64_t free_before,
+                               pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    uint64_t per_thread = 0, free_after = 0, total = 0;
+    pl_status st;
+    if ((st = im->kernel_stack_bytes(gpu->dev, &per_thread, err)) ||
+        (st = im->set_stack_limit(gpu->dev, per_thread, err)) ||
+        (st = im->mem_info(gpu->dev, &free_after, &total, err)))
+        return st;
+    gpu->stack_bytes = free_before > free_after ? free_before - free_after : 0;
+    if (!pl__alloc_account(PL_BUF_DEVICE, gpu->stack_bytes, err))
+        return PL_ENOMEM;
+    gpu->stack_accounted = true;
+    return PL_OK;
+}
+
 pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
                        pl_error *err)
 {
@@ -107,6 +129,8 @@ pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
     uint64_t free_bytes = 0, total_bytes = 0;
     st = impl->mem_info(gpu->dev, &free_bytes, &total_bytes, err);
     gpu->used_at_open = total_bytes - free_bytes;
+    if (st == PL_OK)
+        st = reserve_stack(gpu, free_bytes, err);
     for (int i = 0; i < 3 && st == PL_OK; i++) {
         uint64_t bytes = i < 2 ? STAGE_BYTES : PL_GPU_CHUNK_BYTES;
         void *p = pl__alloc(PL_BUF_PINNED, bytes, err);
@@ -138,6 +162,8 @@ void pl__gpu_close(pl__gpu *gpu)
             pl__free(gpu->pinned[i]);
         }
     gpu->impl->close(gpu->dev);
+    if (gpu->stack_accounted)
+        pl__alloc_unaccount(PL_BUF_DEVICE, gpu->stack_bytes);
     pthread_mutex_destroy(&gpu->lock);
     free(gpu);
 }
@@ -176,6 +202,11 @@ pl_status pl__gpu_mem_info(pl__gpu *gpu, uint64_t *free_bytes,
                            uint64_t *total_bytes, pl_error *err)
 {
     return gpu->impl->mem_info(gpu->dev, free_bytes, total_bytes, err);
+}
+
+uint64_t pl__gpu_stack_bytes(const pl__gpu *gpu)
+{
+    return gpu->stack_bytes;
 }
 
 uint64_t pl__gpu_used_at_open(const pl__gpu *gpu)

@@ -103,6 +103,16 @@ typedef struct pl__gpu_impl {
     pl_status (*event_sync)(void *dev, int event, pl_error *err);
     pl_status (*stream_wait)(void *dev, int stream, int event, pl_error *err);
     pl_status (*stream_sync)(void *dev, int stream, pl_error *err);
+    /* The per-thread stack the kernels need: the most local memory any of
+     * them uses (the out-of-line field multiplication's operands live
+     * there).  Asking also loads the kernels, so their code is resident
+     * before the free memory is read again. */
+    pl_status (*kernel_stack_bytes)(void *dev, uint64_t *bytes,
+                                    pl_error *err);
+    /* Sets the per-thread stack limit to at least bytes; the driver
+     * reserves that much for every thread the device can hold at once, at
+     * this call rather than at the first launch that needs it. */
+    pl_status (*set_stack_limit)(void *dev, uint64_t bytes, pl_error *err);
 
     /* ---- library primitives (CUB's on the device) ---- */
     /* Stable ascending sort of `count` (key, value) pairs by the low
@@ -204,6 +214,24 @@ pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
 void pl__gpu_close(pl__gpu *gpu);
 const char *pl__gpu_description(const pl__gpu *gpu);
 const pl__gpu_impl *pl__gpu_impl_of(const pl__gpu *gpu);
+
+/* Open sets the device's per-thread stack to what the kernels need and
+ * reserves it then (the driver would otherwise grow it at the first MSM,
+ * by ~144 MiB and up to ~408 MiB on an H200, after the backend compared its
+ * plan with the free memory): the bytes that took, measured as the drop in
+ * the device's free memory over the setting, are class device until close,
+ * and this returns them.  The free memory read after open is net of them. */
+uint64_t pl__gpu_stack_bytes(const pl__gpu *gpu);
+
+/* What a plan of device memory leaves free beyond its own buffers: what
+ * the driver takes later and no class counts.  The kernels CUB launches
+ * are loaded at their first use (a few MiB of code at most), and
+ * cudaMalloc rounds each buffer up to its 2 MiB pages (~20 MiB over a
+ * circuit's ten buffers); 256 MiB covers a dozen circuits open at once
+ * with room to spare, and is ~0.2% of an H200, 3% of an 8 GiB card.  An
+ * estimate, not yet measured on a GPU: the ledger's device untracked
+ * figure after a proof is the number to compare it with. */
+#define PL_GPU_HEADROOM_BYTES ((uint64_t)256 << 20)
 
 /* Device memory, accounted in class device (NULL frees nothing). */
 void *pl__gpu_alloc(pl__gpu *gpu, uint64_t bytes, pl_error *err);

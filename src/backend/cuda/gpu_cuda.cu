@@ -378,6 +378,48 @@ static pl_status cu_stream_sync(void *dev, int stream, pl_error *err)
     return PL_OK;
 }
 
+/* The most local memory a thread of any kernel uses: its stack, as the
+ * out-of-line field multiplication's operands live there (ptxas -v on
+ * sm_90: 1,584 bytes for k_msm_reduce, 864 for the accumulate kernels).
+ * Under lazy module loading (the default since CUDA 12.2) the query also
+ * loads each kernel, so its code is resident when this returns. */
+static pl_status cu_kernel_stack_bytes(void *dev, uint64_t *bytes,
+                                       pl_error *err)
+{
+    const void *const kernels[] = {
+        (const void *)k_ntt_tiles,
+        (const void *)k_ntt_stage,
+        (const void *)k_ntt_shift,
+        (const void *)k_coset_h,
+        (const void *)k_msm_digits,
+        (const void *)k_msm_bounds,
+        (const void *)k_msm_count,
+        (const void *)k_msm_accumulate_points,
+        (const void *)k_msm_accumulate_partials,
+        (const void *)k_msm_reduce,
+    };
+    *bytes = 0;
+    CU_ENTER(dev);
+    for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+        cudaFuncAttributes a;
+        CU_TRY(cudaFuncGetAttributes(&a, kernels[i]));
+        if (a.localSizeBytes > *bytes)
+            *bytes = a.localSizeBytes;
+    }
+    return PL_OK;
+}
+
+/* Never below the current limit (CUB's kernels get the default). */
+static pl_status cu_set_stack_limit(void *dev, uint64_t bytes, pl_error *err)
+{
+    size_t now = 0;
+    CU_ENTER(dev);
+    CU_TRY(cudaDeviceGetLimit(&now, cudaLimitStackSize));
+    if (bytes > now)
+        CU_TRY(cudaDeviceSetLimit(cudaLimitStackSize, (size_t)bytes));
+    return PL_OK;
+}
+
 /* ---- CUB: the radix sort and the scan ------------------------------------------ */
 
 /* The counts go to CUB as 32-bit unsigned (CUB then uses 32-bit offsets,
@@ -584,6 +626,8 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_event_sync,
     cu_stream_wait,
     cu_stream_sync,
+    cu_kernel_stack_bytes,
+    cu_set_stack_limit,
     cu_sort_temp_bytes,
     cu_sort_pairs,
     cu_scan_temp_bytes,

@@ -34,8 +34,17 @@ static int emu_device_count(char *why, size_t why_len)
 #define EMU_CONTEXT_BYTES ((uint64_t)32 << 20)
 #define EMU_HEADER 64u
 
+/* The emulated kernels' stack: a per-thread figure of the device's order
+ * (ptxas: up to 1,584 bytes on sm_90) reserved, as the driver does, for
+ * every thread the card holds at once (16 SMs of 2,048), so that the stack
+ * accounting of gpu.c has something to account: 32 MiB. */
+#define EMU_KERNEL_STACK_BYTES 1024u
+#define EMU_RESIDENT_THREADS (16u * 2048u)
+
 typedef struct {
-    _Atomic uint64_t used; /* device allocations, headers excluded */
+    _Atomic uint64_t used; /* device allocations, headers excluded, and the
+                            * stack reservation */
+    uint64_t stack_limit;  /* per thread */
     unsigned sorts;        /* sorts so far: which buffer gets the next result */
 } emu_device;
 
@@ -135,6 +144,24 @@ static pl_status emu_event_sync(void *dev, int event, pl_error *err)
 
 static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
 {
+    return PL_OK;
+}
+
+static pl_status emu_kernel_stack_bytes(void *dev, uint64_t *bytes,
+                                        pl_error *err)
+{
+    *bytes = EMU_KERNEL_STACK_BYTES;
+    return PL_OK;
+}
+
+static pl_status emu_set_stack_limit(void *dev, uint64_t bytes, pl_error *err)
+{
+    emu_device *d = dev;
+    if (bytes > d->stack_limit) {
+        atomic_fetch_add(&d->used,
+                         (bytes - d->stack_limit) * EMU_RESIDENT_THREADS);
+        d->stack_limit = bytes;
+    }
     return PL_OK;
 }
 
@@ -346,6 +373,8 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .event_sync = emu_event_sync,
     .stream_wait = emu_event,
     .stream_sync = emu_stream_sync,
+    .kernel_stack_bytes = emu_kernel_stack_bytes,
+    .set_stack_limit = emu_set_stack_limit,
     .sort_temp_bytes = emu_sort_temp_bytes,
     .sort_pairs = emu_sort_pairs,
     .scan_temp_bytes = emu_scan_temp_bytes,
