@@ -4,13 +4,17 @@
  * the backend's orchestration against the CPU, on two devices:
  *
  *   *_emulated   the host emulation (gpu_emu.c): the kernels' thread bodies
- *                run in loops on the CPU.  Always run; this is how make test
- *                checks the NTT index arithmetic, the MSM's digits, sort
- *                order, bucket bounds, segment levels and window reduction,
- *                the staging and the accounting, on machines without a GPU.
+ *                run in loops on the CPU, under gpu.c's schedules.  Always
+ *                run; this is how make test checks the NTT index
+ *                arithmetic, the MSM's digits, sort order and buffer wiring,
+ *                bucket bounds, segment levels and window reduction, the
+ *                staging and the accounting, on machines without a GPU.
  *   *_on_device  the same checks on CUDA device 0, at larger sizes; they
  *                exit 77 (skipped) in builds without nvcc or where no device
  *                answers.  bench/gpu_check.sh runs them on a GPU machine.
+ *
+ * And, needing no device: the MSM plan's level count over every n up to
+ * 2^25 (msm_levels_fold_every_run).
  *
  * Proofs made with r = s = 0 must equal the CPU backend's bit for bit (and
  * the vectors' proof_ref.json); NTTs and MSMs must give the CPU's values.
