@@ -108,7 +108,9 @@ static int bench_msm(int argc, char **argv)
             ((uint64_t *)scalars)[i] = next_random();
         for (size_t i = 0; i < n; i++)
             scalars[32 * i + 31] &= 0x3f; /* < 2^254 < r */
-        uint64_t scratch_bytes = pl__gpu_msm_scratch_bytes(gpu, (uint32_t)n);
+        uint64_t scratch_bytes;
+        if (pl__gpu_msm_scratch_bytes(gpu, &scratch_bytes, (uint32_t)n, &err))
+            die("MSM scratch size", &err);
         void *d_points = pl__gpu_alloc(gpu, n * 96, &err);
         void *d_scalars = d_points ? pl__gpu_alloc(gpu, n * 32, &err) : NULL;
         void *scratch = d_scalars ? pl__gpu_alloc(gpu, scratch_bytes, &err) : NULL;

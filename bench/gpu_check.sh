@@ -6,7 +6,9 @@
 #   1. builds (build-gpu/, nvcc for sm_90 + PTX, all cores);
 #   2. runs the GPU tests of tests/test_cuda.c: the odd-coset NTT at 2^0 ..
 #      2^20 and G1 MSMs up to 2^18 + 3 against the CPU on random and
-#      structured inputs; proofs of every test vector with r = s = 0 equal to
+#      structured inputs, all-ones MSMs at the accumulate levels' edges; the
+#      kernels' stack reserved at open (the first MSM's growth printed in
+#      the log, within the headroom); proofs of every test vector with r = s = 0 equal to
 #      the CPU backend's bit for bit; a batch through the engine with the
 #      ledger balanced and device memory back to zero;
 #   3. times the G1 MSM at 2^20, 2^22 and 2^24 (bench_gpu msm);
@@ -85,6 +87,7 @@ build_tree() {
 tests_and_msm() {
     local label=$1 t rc t0 secs lg ms m
     for t in ntt_matches_cpu_$suffix msm_matches_cpu_$suffix \
+             msm_longest_runs_$suffix stack_reserved_at_open_$suffix \
              proofs_equal_cpu_$suffix engine_batch_$suffix; do
         t0=$(date +%s.%N)
         "$build/tests/test_cuda" "$t" >>"$log" 2>&1

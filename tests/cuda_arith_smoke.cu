@@ -3,13 +3,14 @@
  * Compile-only check of the CUDA backend's device arithmetic: one kernel
  * per header that calls every function, so nvcc generates (and checks)
  * device code for all of it.  tests/CMakeLists.txt runs `nvcc -c` on this
- * file as the ctest cuda_arith.nvcc_smoke when nvcc is found, for sm_90
- * plus compute_90 PTX; nothing here runs on a GPU.  The host-side
- * correctness tests of the same code are tests/test_cuda_arith.c.
+ * file as the ctests cuda_arith.nvcc_smoke_portable and _ptx when nvcc is
+ * found, for sm_90 plus compute_90 PTX, once with each form of the field
+ * multiplication (the library build compiles only the form PL_CUDA_PTX
+ * selects); nothing here runs on a GPU.  The host-side correctness tests of
+ * the same code are tests/test_cuda_arith.c.
  */
 #include "backend/cuda/arith/fr.h"
 #include "backend/cuda/arith/g1.h"
-#include "backend/cuda/arith/g2.h"
 
 __global__ void pl_smoke_fr(pl__cu_fr *out, const pl__cu_fr *a,
                             const pl__cu_fr *b)
@@ -19,40 +20,12 @@ __global__ void pl_smoke_fr(pl__cu_fr *out, const pl__cu_fr *a,
     pl__cu_fr_add(&t, &x, &y);
     pl__cu_fr_sub(&t, &t, &y);
     pl__cu_fr_mul(&t, &t, &x);
-    pl__cu_fr_sqr(&t, &t);
-    pl__cu_fr_neg(&t, &t);
-    pl__cu_fr_from_canonical(&t, &t);
     pl__cu_fr_to_canonical(&t, &t);
-    if (pl__cu_fr_is_zero(&t) || pl__cu_fr_eq(&t, &x))
-        pl__cu_fr_one(&t);
-    out[i] = t;
-}
-
-__global__ void pl_smoke_fr_inverse(pl__cu_fr *out, const pl__cu_fr *a)
-{
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    pl__cu_fr_inverse(&out[i], &a[i]);
-}
-
-__global__ void pl_smoke_fp2(pl__cu_fp2 *out, const pl__cu_fp2 *a,
-                             const pl__cu_fp2 *b)
-{
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    pl__cu_fp2 x = a[i], y = b[i], t;
-    pl__cu_fp2_mul(&t, &x, &y);
-    pl__cu_fp2_sqr(&t, &t);
-    pl__cu_fp2_add(&t, &t, &x);
-    pl__cu_fp2_sub(&t, &t, &y);
-    pl__cu_fp2_neg(&t, &t);
-    pl__cu_fp_from_canonical(&t.c0, &t.c0);
-    pl__cu_fp_to_canonical(&t.c1, &t.c1);
-    if (pl__cu_fp2_is_zero(&t) || pl__cu_fp2_eq(&t, &x))
-        pl__cu_fp2_one(&t);
     out[i] = t;
 }
 
 /* The bucket-accumulation shape: a running XYZZ sum of affine points. */
-__global__ void pl_smoke_g1(pl__cu_g1_affine *out, pl__cu_g1_jacobian *jac,
+__global__ void pl_smoke_g1(pl__cu_g1_jacobian *jac,
                             const pl__cu_g1_affine *pts, unsigned n)
 {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,27 +40,6 @@ __global__ void pl_smoke_g1(pl__cu_g1_affine *out, pl__cu_g1_jacobian *jac,
     pl__cu_g1_xyzz_from_affine(&other, &pts[i]);
     pl__cu_g1_xyzz_dbl(&other, &other);
     pl__cu_g1_xyzz_add(&acc, &acc, &other);
-    pl__cu_g1_xyzz_to_jacobian(&jac[i], &acc);
     if (!pl__cu_g1_xyzz_is_inf(&acc))
-        pl__cu_g1_xyzz_to_affine(&out[i], &acc);
-}
-
-__global__ void pl_smoke_g2(pl__cu_g2_affine *out, pl__cu_g2_jacobian *jac,
-                            const pl__cu_g2_affine *pts, unsigned n)
-{
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    pl__cu_g2_xyzz acc, other;
-    pl__cu_g2_xyzz_set_inf(&acc);
-    for (unsigned j = i; j < n; j += blockDim.x * gridDim.x) {
-        pl__cu_g2_affine p = pts[j];
-        if (j & 1)
-            pl__cu_g2_affine_neg(&p, &p);
-        pl__cu_g2_xyzz_add_affine(&acc, &acc, &p);
-    }
-    pl__cu_g2_xyzz_from_affine(&other, &pts[i]);
-    pl__cu_g2_xyzz_dbl(&other, &other);
-    pl__cu_g2_xyzz_add(&acc, &acc, &other);
-    pl__cu_g2_xyzz_to_jacobian(&jac[i], &acc);
-    if (!pl__cu_g2_xyzz_is_inf(&acc))
-        pl__cu_g2_xyzz_to_affine(&out[i], &acc);
+        pl__cu_g1_xyzz_to_jacobian(&jac[i], &acc);
 }

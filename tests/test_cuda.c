@@ -4,13 +4,17 @@
  * the backend's orchestration against the CPU, on two devices:
  *
  *   *_emulated   the host emulation (gpu_emu.c): the kernels' thread bodies
- *                run in loops on the CPU.  Always run; this is how make test
- *                checks the NTT index arithmetic, the MSM's digits, sort
- *                order, bucket bounds, segment levels and window reduction,
- *                the staging and the accounting, on machines without a GPU.
+ *                run in loops on the CPU, under gpu.c's schedules.  Always
+ *                run; this is how make test checks the NTT index
+ *                arithmetic, the MSM's digits, sort order and buffer wiring,
+ *                bucket bounds, segment levels and window reduction, the
+ *                staging and the accounting, on machines without a GPU.
  *   *_on_device  the same checks on CUDA device 0, at larger sizes; they
  *                exit 77 (skipped) in builds without nvcc or where no device
  *                answers.  bench/gpu_check.sh runs them on a GPU machine.
+ *
+ * And, needing no device: the MSM plan's level count over every n up to
+ * 2^25 (msm_levels_fold_every_run).
  *
  * Proofs made with r = s = 0 must equal the CPU backend's bit for bit (and
  * the vectors' proof_ref.json); NTTs and MSMs must give the CPU's values.
@@ -135,9 +139,11 @@ static uint8_t *make_scalars(size_t n, scalar_kind kind, uint64_t seed)
     return s;
 }
 
-/* The device MSM of n points against the CPU's. */
-static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
-                      size_t inf_every)
+/* The device MSM of n points against the CPU's, on an open device; with
+ * `growth`, also the drop in the device's free memory over the MSM call
+ * (what the driver took at its launches beyond our buffers). */
+static void check_msm_on(pl__gpu *gpu, size_t n, scalar_kind kind,
+                         size_t inf_every, uint64_t *growth)
 {
     pl_error err = {0};
     uint8_t *points = make_points(n, (unsigned)(n % 97), inf_every);
@@ -145,28 +151,41 @@ static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
     blst_p1 want, got;
     CHECK_OK(pl__msm_g1_blst(&want, points, scalars, n, NULL, &err), &err);
 
-    pl__gpu *gpu;
-    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
-    uint64_t scratch_bytes = pl__gpu_msm_scratch_bytes(gpu, (uint32_t)n);
+    uint64_t scratch_bytes, free_before, free_after, total;
+    CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, &scratch_bytes, (uint32_t)n, &err),
+             &err);
     void *d_points = pl__gpu_alloc(gpu, n * 96, &err);
     void *d_scalars = pl__gpu_alloc(gpu, n * 32, &err);
     void *scratch = pl__gpu_alloc(gpu, scratch_bytes, &err);
     CHECK(d_points && d_scalars && scratch);
     CHECK_OK(pl__gpu_upload(gpu, d_points, points, n * 96, &err), &err);
     CHECK_OK(pl__gpu_upload(gpu, d_scalars, scalars, n * 32, &err), &err);
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_before, &total, &err), &err);
     CHECK_OK(pl__gpu_msm_g1(gpu, &got, d_points, d_scalars, (uint32_t)n,
                             scratch, scratch_bytes, &err), &err);
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_after, &total, &err), &err);
+    if (growth)
+        *growth = free_before > free_after ? free_before - free_after : 0;
     if (!blst_p1_is_equal(&got, &want))
         pl_test_fail(__FILE__, __LINE__,
                      "%s MSM of %zu points (scalars %d, infinity every %zu) "
                      "differs from the CPU's",
-                     impl->name, n, (int)kind, inf_every);
+                     pl__gpu_impl_of(gpu)->name, n, (int)kind, inf_every);
     pl__gpu_free(gpu, scratch, scratch_bytes);
     pl__gpu_free(gpu, d_scalars, n * 32);
     pl__gpu_free(gpu, d_points, n * 96);
-    pl__gpu_close(gpu);
     free(points);
     free(scalars);
+}
+
+static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
+                      size_t inf_every)
+{
+    pl_error err = {0};
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    check_msm_on(gpu, n, kind, inf_every, NULL);
+    pl__gpu_close(gpu);
 }
 
 static void msm_cases(bool on_device)
@@ -198,6 +217,143 @@ PL_TEST(msm_matches_cpu_emulated)
 PL_TEST(msm_matches_cpu_on_device)
 {
     msm_cases(true);
+}
+
+/* Scalars all 1 put every point in bucket 1 of window 0, the longest run
+ * an MSM of n points can have: the accumulate levels must fold it to one
+ * sum.  4096 = 64^2 takes 2 levels exactly, 4097 and 4159 3 (the ends of
+ * the first range where levels counted by floor division left two sums
+ * and the reduction read one: issue 21.1), 262145 = 64^3 + 1 takes 4. */
+static void msm_longest_runs(bool on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(on_device);
+    static const size_t sizes[] = {4096, 4097, 4159, 262145};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        check_msm(impl, sizes[i], SCALARS_ONES, 0);
+}
+
+/* The level count itself, for every n up to 2^25 (cheap: no MSM runs):
+ * the longest run, n entries, folded by ceil(run / S) per level, ends at
+ * one sum, and one level fewer would not do (no idle level). */
+PL_TEST(msm_levels_fold_every_run)
+{
+    for (uint32_t n = 1; n <= (1u << 25); n++) {
+        pl__cu_msm_cfg cfg;
+        pl__cu_msm_config(&cfg, n);
+        uint64_t run = n, before_last = n;
+        for (unsigned level = 0; level < cfg.levels; level++) {
+            before_last = run;
+            run = (run + cfg.segment - 1) / cfg.segment;
+        }
+        if (run > 1 || (cfg.levels > 1 && before_last <= 1))
+            pl_test_fail(__FILE__, __LINE__,
+                         "n = %u: %u levels of segments of %u leave %llu "
+                         "sums in a bucket of n entries (%llu before the "
+                         "last level)",
+                         n, cfg.levels, cfg.segment, (unsigned long long)run,
+                         (unsigned long long)before_last);
+    }
+}
+
+/* Every index the kernels keep in 32 bits fits for the largest MSM the
+ * plan takes, and the next size is refused when it is planned and when
+ * it is run (issue 21.6: W n overflowed 32 bits from 2^28 points). */
+PL_TEST(msm_sizes_beyond_32_bits_refused_emulated)
+{
+    pl__cu_msm_cfg cfg;
+    pl__cu_msm_config(&cfg, PL_CU_MSM_MAX_POINTS);
+    CHECK((uint64_t)cfg.windows * cfg.n <= UINT32_MAX);
+    CHECK(cfg.max_partials <= UINT32_MAX);
+    CHECK(2 * (uint64_t)cfg.n - 1 <= UINT32_MAX); /* a value: 2 i + sign */
+
+    pl_error err = {0};
+    pl__gpu *gpu;
+    uint64_t bytes;
+    CHECK_OK(pl__gpu_open(&gpu, &pl__gpu_impl_emulated, 0, &err), &err);
+    CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, &bytes, PL_CU_MSM_MAX_POINTS,
+                                       &err), &err);
+    CHECK(bytes > ((uint64_t)1 << 32)); /* sized in 64 bits */
+    CHECK_EQ(pl__gpu_msm_scratch_bytes(gpu, &bytes, PL_CU_MSM_MAX_POINTS + 1,
+                                       &err), PL_EUNSUPPORTED);
+    CHECK(strstr(err.msg, "2^28 - 1") != NULL);
+    blst_p1 sum;
+    CHECK_EQ(pl__gpu_msm_g1(gpu, &sum, NULL, NULL, PL_CU_MSM_MAX_POINTS + 1,
+                            NULL, UINT64_MAX, &err), PL_EUNSUPPORTED);
+    pl__gpu_close(gpu);
+}
+
+/* Open reserves the kernels' stacks and accounts them in class device
+ * until close, and the first MSM (the reduction is the kernel with the
+ * most stack) takes no more from the driver than the headroom allows
+ * (issue 21.2: the driver grew the stack at that launch). */
+static void stack_reservation(bool on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(on_device);
+    pl_error err = {0};
+    pl_alloc_stats before, opened, after;
+    pl_alloc_stats_read(&before, PL_BUF_DEVICE, false);
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    uint64_t stack = pl__gpu_stack_bytes(gpu), free_bytes, total, growth;
+    CHECK(stack > 0);
+    pl_alloc_stats_read(&opened, PL_BUF_DEVICE, false);
+    CHECK_EQ(opened.live_bytes - before.live_bytes, stack);
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_bytes, &total, &err), &err);
+    if (!on_device) /* nothing else moves on the emulated card */
+        CHECK_EQ(total - free_bytes - pl__gpu_used_at_open(gpu), stack);
+    check_msm_on(gpu, 4200, SCALARS_RANDOM, 0, &growth);
+    printf("stack reserved at open: %llu bytes; the driver took %llu more "
+           "over the first MSM (headroom %llu)\n",
+           (unsigned long long)stack, (unsigned long long)growth,
+           (unsigned long long)PL_GPU_HEADROOM_BYTES);
+    CHECK(growth <= (on_device ? PL_GPU_HEADROOM_BYTES : 0));
+    pl__gpu_close(gpu);
+    pl_alloc_stats_read(&after, PL_BUF_DEVICE, false);
+    CHECK_EQ(after.live_bytes, before.live_bytes);
+}
+
+PL_TEST(stack_reserved_at_open_emulated)
+{
+    stack_reservation(false);
+}
+
+PL_TEST(stack_reserved_at_open_on_device)
+{
+    stack_reservation(true);
+}
+
+PL_TEST(msm_longest_runs_emulated)
+{
+    msm_longest_runs(false);
+}
+
+PL_TEST(msm_longest_runs_on_device)
+{
+    msm_longest_runs(true);
+}
+
+/* A failed CUDA call says which call, where, and CUDA's code; and neither
+ * it nor a failed free is reported again by the next launch (issue 21.5:
+ * the runtime keeps the last error until someone reads it). */
+PL_TEST(errors_name_the_cuda_call_on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(true);
+    pl_error err = {0};
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    uint64_t total = 0, free_bytes = 0;
+    CHECK_OK(pl__gpu_mem_info(gpu, &free_bytes, &total, &err), &err);
+    CHECK(pl__gpu_alloc(gpu, 4 * total, &err) == NULL);
+    CHECK_EQ(err.code, PL_ENOMEM);
+    CHECK_EQ(err.cuda_code, 2); /* cudaErrorMemoryAllocation */
+    CHECK(strstr(err.msg, "cudaMalloc") && strstr(err.msg, "gpu_cuda.cu:"));
+    /* a free cudaFree refuses (host memory), accounted first so that the
+     * ledger stays balanced */
+    static char not_device_memory[64];
+    CHECK(pl__alloc_account(PL_BUF_DEVICE, 0, &err));
+    pl__gpu_free(gpu, not_device_memory, 0);
+    pl__gpu_close(gpu);
+    check_msm(impl, 65, SCALARS_RANDOM, 0);
 }
 
 /* ---- NTT ------------------------------------------------------------------ */

@@ -70,7 +70,10 @@ static void device_release(void)
 {
     pthread_mutex_lock(&device_lock);
     if (device_users && --device_users == 0) {
+        /* the process's object, opened outside any engine's scope */
+        pl__alloc_scope *outer = pl__alloc_scope_enter(NULL);
         pl__gpu_close(device);
+        pl__alloc_scope_enter(outer);
         device = NULL;
     }
     pthread_mutex_unlock(&device_lock);
@@ -107,7 +110,8 @@ typedef struct {
     uint64_t bytes[BUF_COUNT];
 } device_layout;
 
-static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
+static pl_status layout_for(const pl_zkey *zk, pl__gpu *gpu,
+                            device_layout *out, pl_error *err)
 {
     uint64_t n = zk->domain_size;
     uint32_t msm_max = zk->domain_size > zk->n_vars ? zk->domain_size
@@ -120,7 +124,8 @@ static void layout_for(const pl_zkey *zk, pl__gpu *gpu, device_layout *out)
     out->bytes[BUF_CONSTANTS] = pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
     out->bytes[BUF_ABC] = 3 * n * sizeof(blst_fr);
     out->bytes[BUF_WITNESS] = ((uint64_t)zk->n_vars + 1) * PL__FR_BYTES;
-    out->bytes[BUF_MSM_SCRATCH] = pl__gpu_msm_scratch_bytes(gpu, msm_max);
+    return pl__gpu_msm_scratch_bytes(gpu, &out->bytes[BUF_MSM_SCRATCH],
+                                     msm_max, err);
 }
 
 static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
@@ -209,21 +214,25 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
         free(ci);
         return st;
     }
-    layout_for(zk, ci->gpu, &ci->layout);
 
     /* all of it or nothing, checked before the first byte */
     uint64_t need = 0, free_bytes = 0, total_bytes = 0;
+    if ((st = layout_for(zk, ci->gpu, &ci->layout, err)))
+        goto fail;
     for (int i = 0; i < BUF_COUNT; i++)
         need += ci->layout.bytes[i];
     if ((st = pl__gpu_mem_info(ci->gpu, &free_bytes, &total_bytes, err)))
         goto fail;
-    if (total_bytes && need > free_bytes) {
-        char b1[24], b2[24];
+    /* the headroom is for what the driver takes after this check (CUB's
+     * kernels loading, allocation rounding; see gpu.h) */
+    if (total_bytes && need + PL_GPU_HEADROOM_BYTES > free_bytes) {
+        char b1[24], b2[24], b3[24];
         st = pl__error_set(
             err, PL_ENOMEM,
             "%s: the CUDA backend needs %s of device memory for this circuit "
-            "but %s has %s free",
+            "(and %s of headroom) but %s has %s free",
             zk->path, pl_format_bytes(b1, sizeof(b1), need),
+            pl_format_bytes(b3, sizeof(b3), PL_GPU_HEADROOM_BYTES),
             pl__gpu_description(ci->gpu),
             pl_format_bytes(b2, sizeof(b2), free_bytes));
         goto fail;

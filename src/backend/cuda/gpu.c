@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The device object of gpu.h: accounting, staging and the host side of the
- * MSM over an implementation table (real CUDA or the host emulation).  Every
- * device allocation is accounted in class device after it succeeded and
- * unaccounted after it was freed.  The two staging buffers and the buffer
+ * The device object of gpu.h: accounting, staging, and the schedules of the
+ * odd-coset transform, H and the G1 MSM (which kernel runs when, over which
+ * buffers, and the MSM's host side), written once over an implementation
+ * table (real CUDA or the host emulation), so that the emulation, which
+ * make test runs, executes the launch order and buffer wiring of the GPU.
+ * Every device allocation is accounted in class device after it succeeded
+ * and unaccounted after it was freed, and so is the stack the driver
+ * reserves for the kernels, from open to close.  The two staging buffers and the buffer
  * of window sums are class pinned, from the accounted allocator (anonymous
  * maps, so RssAnon counts them like any other host class), page-locked
  * with the driver for the object's lifetime.
@@ -31,6 +35,8 @@ struct pl__gpu {
     void *pinned[3];
     bool stage_busy[2];       /* a copy out of it may be in flight */
     uint64_t used_at_open;    /* device bytes used before ours */
+    uint64_t stack_bytes;     /* the kernels' stacks, class device */
+    bool stack_accounted;
     pthread_mutex_t lock;
 };
 
@@ -85,6 +91,25 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
     t->lo_log = lo;
 }
 
+/* Sets the stack limit (kernel_stack_bytes loads the kernels on the way)
+ * and accounts what it took from the free memory read before. */
+static pl_status reserve_stack(pl__gpu *gpu, uint64_t free_before,
+                               pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    uint64_t per_thread = 0, free_after = 0, total = 0;
+    pl_status st;
+    if ((st = im->kernel_stack_bytes(gpu->dev, &per_thread, err)) ||
+        (st = im->set_stack_limit(gpu->dev, per_thread, err)) ||
+        (st = im->mem_info(gpu->dev, &free_after, &total, err)))
+        return st;
+    gpu->stack_bytes = free_before > free_after ? free_before - free_after : 0;
+    if (!pl__alloc_account(PL_BUF_DEVICE, gpu->stack_bytes, err))
+        return PL_ENOMEM;
+    gpu->stack_accounted = true;
+    return PL_OK;
+}
+
 pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
                        pl_error *err)
 {
@@ -104,6 +129,8 @@ pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
     uint64_t free_bytes = 0, total_bytes = 0;
     st = impl->mem_info(gpu->dev, &free_bytes, &total_bytes, err);
     gpu->used_at_open = total_bytes - free_bytes;
+    if (st == PL_OK)
+        st = reserve_stack(gpu, free_bytes, err);
     for (int i = 0; i < 3 && st == PL_OK; i++) {
         uint64_t bytes = i < 2 ? STAGE_BYTES : PL_GPU_CHUNK_BYTES;
         void *p = pl__alloc(PL_BUF_PINNED, bytes, err);
@@ -135,6 +162,8 @@ void pl__gpu_close(pl__gpu *gpu)
             pl__free(gpu->pinned[i]);
         }
     gpu->impl->close(gpu->dev);
+    if (gpu->stack_accounted)
+        pl__alloc_unaccount(PL_BUF_DEVICE, gpu->stack_bytes);
     pthread_mutex_destroy(&gpu->lock);
     free(gpu);
 }
@@ -173,6 +202,11 @@ pl_status pl__gpu_mem_info(pl__gpu *gpu, uint64_t *free_bytes,
                            uint64_t *total_bytes, pl_error *err)
 {
     return gpu->impl->mem_info(gpu->dev, free_bytes, total_bytes, err);
+}
+
+uint64_t pl__gpu_stack_bytes(const pl__gpu *gpu)
+{
+    return gpu->stack_bytes;
 }
 
 uint64_t pl__gpu_used_at_open(const pl__gpu *gpu)
@@ -231,23 +265,147 @@ pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err)
     return gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, err);
 }
 
+/* ---- the odd-coset transform and H --------------------------------------- */
+
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
-                               const pl__gpu_ntt_tables *tables, pl_error *err)
+                               const pl__gpu_ntt_tables *tb, pl_error *err)
 {
-    return gpu->impl->to_odd_coset(gpu->dev, data, tables, err);
+    const pl__gpu_impl *im = gpu->impl;
+    const int s = PL_GPU_COMPUTE;
+    pl__cu_fr *d = data;
+    const pl__cu_fr *tw = tb->twiddles;
+    unsigned log2n = tb->log2n, tile_log = pl__cu_ntt_tile_log(log2n);
+    uint32_t n = (uint32_t)1 << log2n;
+    pl_status st = PL_OK;
+    if (log2n == 0)
+        return PL_OK; /* the CPU transform leaves n = 1 alone too */
+    /* inverse, natural in, bit-reversed out: the wide spans over the whole
+     * array, then the narrow ones (below the tile) tile by tile */
+    for (unsigned k = log2n; k-- > tile_log && !st;)
+        st = im->ntt_stage(gpu->dev, s, n / 2, d, tw, log2n, k, true, err);
+    if (!st)
+        st = im->ntt_tiles(gpu->dev, s, n / 2, d, tw, log2n, tile_log, true,
+                           err);
+    /* 1/n and g^i at bit-reversed positions */
+    if (!st)
+        st = im->ntt_shift(gpu->dev, s, n, d, log2n, tb->n_inv, tb->g_lo,
+                           tb->g_hi, tb->lo_log, err);
+    /* forward, bit-reversed in, natural out: narrow spans first */
+    if (!st)
+        st = im->ntt_tiles(gpu->dev, s, n / 2, d, tw, log2n, tile_log, false,
+                           err);
+    for (unsigned k = tile_log; k < log2n && !st; k++)
+        st = im->ntt_stage(gpu->dev, s, n / 2, d, tw, log2n, k, false, err);
+    return st;
 }
 
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err)
 {
-    return gpu->impl->coset_h(gpu->dev, a, b, c, n, err);
+    return gpu->impl->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c, err);
 }
 
-uint64_t pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint32_t n)
+/* ---- the G1 MSM ---------------------------------------------------------- */
+
+/* The shape of an MSM of n points and the bytes of the sort's and the
+ * scan's storage (one region serves both: they run one after the other);
+ * refuses n beyond what the kernels index in 32 bits. */
+static pl_status msm_plan(pl__gpu *gpu, pl__cu_msm_cfg *cfg, uint64_t *temp,
+                          uint32_t n, pl_error *err)
+{
+    uint64_t sort = 0, scan = 0;
+    *temp = 0;
+    if (n > PL_CU_MSM_MAX_POINTS)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "gpu: an MSM of %u points is more than the CUDA "
+                             "backend takes (2^28 - 1: its sort entries, W "
+                             "per point, are indexed in 32 bits)",
+                             n);
+    pl__cu_msm_config(cfg, n);
+    pl_status st = gpu->impl->sort_temp_bytes(
+        gpu->dev, (uint64_t)cfg->windows * cfg->n, cfg->key_bits, &sort, err);
+    if (!st)
+        st = gpu->impl->scan_temp_bytes(gpu->dev, (uint64_t)cfg->buckets + 1,
+                                        &scan, err);
+    *temp = sort > scan ? sort : scan;
+    return st;
+}
+
+pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
+                                    pl_error *err)
 {
     pl__cu_msm_cfg cfg;
-    pl__cu_msm_config(&cfg, n);
-    return gpu->impl->msm_scratch_bytes(gpu->dev, &cfg);
+    uint64_t temp;
+    pl_status st = msm_plan(gpu, &cfg, &temp, n, err);
+    *bytes = st == PL_OK ? pl__cu_msm_layout(&cfg, temp, NULL, NULL) : 0;
+    return st;
+}
+
+/* Steps 1-5 of kernels/msm.h on the compute stream, then the W T chunk
+ * sums (XYZZ) copied to `chunks` (pinned); returns after they arrived. */
+static pl_status msm_device(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
+                            const pl__cu_g1_affine *points,
+                            const uint32_t *scalars, pl__cu_msm_scratch *m,
+                            pl__cu_g1_xyzz *chunks, pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    void *dev = gpu->dev;
+    const int s = PL_GPU_COMPUTE;
+    /* below 2^32 each (msm_plan) */
+    uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
+    uint32_t partials = (uint32_t)cfg->max_partials;
+    unsigned sorted = 0; /* which of keys/values holds the sorted entries */
+    pl_status st;
+
+    /* 1-3: digits into buffer 0, sorted (into either buffer), bucket runs
+     * over the sorted keys */
+    if ((st = im->msm_digits(dev, s, cfg->n, cfg, scalars, m->keys[0],
+                             m->values[0], err)) ||
+        (st = im->sort_pairs(dev, s, m->temp, m->temp_bytes, m->keys,
+                             m->values, &sorted, entries, cfg->key_bits,
+                             err)) ||
+        (st = im->memset_zero(dev, s, m->start, (uint64_t)nb * 4, err)) ||
+        (st = im->memset_zero(dev, s, m->end, (uint64_t)nb * 4, err)) ||
+        (st = im->msm_bounds(dev, s, entries, cfg, m->keys[sorted], m->start,
+                             m->end, err)))
+        return st;
+
+    /* 4: level 0 over the sorted points, then each level over the last
+     * one's partial sums, alternating between the two partial buffers */
+    unsigned cur = 0;
+    if ((st = im->msm_count(dev, s, nb + 1, cfg, m->start, m->end, m->count,
+                            err)) ||
+        (st = im->exclusive_scan(dev, s, m->temp, m->temp_bytes, m->count,
+                                 m->offsets[cur], (uint64_t)nb + 1, err)) ||
+        (st = im->msm_accumulate_points(dev, s, partials, cfg, points,
+                                        m->values[sorted], m->start, m->end,
+                                        m->offsets[cur], m->partials[cur],
+                                        err)))
+        return st;
+    for (unsigned level = 1; level < cfg->levels; level++) {
+        unsigned prev = cur;
+        cur ^= 1;
+        if ((st = im->msm_count(dev, s, nb + 1, cfg, m->offsets[prev],
+                                m->offsets[prev] + 1, m->count, err)) ||
+            (st = im->exclusive_scan(dev, s, m->temp, m->temp_bytes, m->count,
+                                     m->offsets[cur], (uint64_t)nb + 1,
+                                     err)) ||
+            (st = im->msm_accumulate_partials(dev, s, partials, cfg,
+                                              m->partials[prev],
+                                              m->offsets[prev],
+                                              m->offsets[cur],
+                                              m->partials[cur], err)))
+            return st;
+    }
+
+    /* 5: the running sums per chunk, and their transfer */
+    uint32_t sums = cfg->windows * cfg->chunks;
+    if ((st = im->msm_reduce(dev, s, sums, cfg, m->partials[cur],
+                             m->offsets[cur], m->chunks, err)) ||
+        (st = im->copy_to_host(dev, s, chunks, m->chunks,
+                               (uint64_t)sums * sizeof(pl__cu_g1_xyzz), err)))
+        return st;
+    return im->stream_sync(dev, s, err);
 }
 
 /* XYZZ -> blst's Jacobian: the same coordinates, byte for byte. */
@@ -267,17 +425,21 @@ pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
     if (n == 0)
         return PL_OK;
     pl__cu_msm_cfg cfg;
-    pl__cu_msm_config(&cfg, n);
-    if (scratch_bytes < gpu->impl->msm_scratch_bytes(gpu->dev, &cfg))
+    pl__cu_msm_scratch m;
+    uint64_t temp;
+    pl_status st = msm_plan(gpu, &cfg, &temp, n, err);
+    if (st != PL_OK)
+        return st;
+    if (scratch_bytes < pl__cu_msm_layout(&cfg, temp, NULL, NULL))
         return pl__error_set(err, PL_EINTERNAL,
                              "gpu: MSM of %u points given %llu scratch bytes",
                              n, (unsigned long long)scratch_bytes);
-    pl_status st = gpu->impl->msm_g1(gpu->dev, &cfg, points, scalars, scratch,
-                                     scratch_bytes, gpu->pinned[2], err);
-    if (st != PL_OK)
+    pl__cu_msm_layout(&cfg, temp, scratch, &m);
+    const pl__cu_g1_xyzz *chunks = gpu->pinned[2];
+    if ((st = msm_device(gpu, &cfg, points, scalars, &m, gpu->pinned[2],
+                         err)))
         return st;
     /* step 6: windows from the top, each the sum of its chunks */
-    const pl__cu_g1_xyzz *chunks = gpu->pinned[2];
     for (unsigned w = cfg.windows; w-- > 0;) {
         for (unsigned d = 0; d < cfg.c; d++)
             blst_p1_double(out, out);

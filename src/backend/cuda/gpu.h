@@ -3,16 +3,24 @@
  * The CUDA backend's device layer: one pl__gpu per GPU, holding its streams
  * and events, its pinned staging buffers and the accounting of everything
  * it allocates (class device for GPU memory, class pinned for page-locked
- * host memory), over an implementation table:
+ * host memory), and the schedules of the work (gpu.c): which kernels run in
+ * which order over which buffers for the odd-coset transform, H and the G1
+ * MSM.  The schedules are written once, over an implementation table that
+ * has only runtime operations, the two library primitives the device takes
+ * from CUB (a radix sort of key/value pairs, an exclusive scan) and one
+ * launch per kernel:
  *
- *   pl__gpu_impl_cuda      the real one (gpu_cuda.cu, kernels.cu), present
- *                          when the build found nvcc (PL_HAVE_CUDA);
+ *   pl__gpu_impl_cuda      the real one (gpu_cuda.cu: CUDA runtime calls,
+ *                          CUB, the __global__ wrappers of the thread
+ *                          bodies), present when the build found nvcc
+ *                          (PL_HAVE_CUDA);
  *   pl__gpu_impl_emulated  the host emulation (gpu_emu.c), always built:
- *                          "device" memory is host memory and each kernel is
- *                          a loop over its thread bodies (kernels/ (ntt.h, msm.h)), in
- *                          order.  make test runs the whole CUDA backend on
- *                          it, so everything but the CUDA calls themselves
- *                          is tested on machines without a GPU.
+ *                          "device" memory is host memory and a launch is a
+ *                          loop over the kernel's thread body (kernels/ntt.h,
+ *                          kernels/msm.h).  make test runs the whole CUDA
+ *                          backend on it, schedules and buffer wiring
+ *                          included, so everything but the CUDA calls
+ *                          themselves is tested on machines without a GPU.
  *
  * Streams: PL_GPU_COPY carries host-to-device copies, PL_GPU_COMPUTE the
  * kernels; an upload records an event that the compute stream waits on, so
@@ -26,6 +34,7 @@
 #include "proofline.h"
 #include "blst.h"
 #include "backend/cuda/kernels/msm.h"
+#include "backend/cuda/kernels/ntt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,8 +67,14 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *tables, unsigned log2n,
                              const void *device_twiddles,
                              const void *device_constants);
 
+/* The implementation table.  Every operation is asynchronous on its
+ * stream unless it says otherwise (the emulation completes each before it
+ * returns); a launch runs `threads` threads of the kernel, thread t calling
+ * the body named beside it with index t. */
 typedef struct pl__gpu_impl {
     const char *name;
+
+    /* ---- runtime operations ---- */
     /* Devices present; 0 when none or no driver, with the reason in why. */
     int (*device_count)(char *why, size_t why_len);
     pl_status (*open)(void **dev, int ordinal, char *description,
@@ -68,6 +83,9 @@ typedef struct pl__gpu_impl {
     pl_status (*mem_info)(void *dev, uint64_t *free_bytes,
                           uint64_t *total_bytes, pl_error *err);
     pl_status (*alloc)(void *dev, void **ptr, uint64_t bytes, pl_error *err);
+    /* free and host_unregister (and close) check what they call, but have
+     * no caller that could act on a failure: a failure is cleared, so that
+     * no later call reports it as its own. */
     void (*free)(void *dev, void *ptr);
     /* Page-locks host memory that the accounted allocator gave (class
      * pinned), so copies from it are DMA; and undoes it before the free. */
@@ -85,22 +103,93 @@ typedef struct pl__gpu_impl {
     pl_status (*event_sync)(void *dev, int event, pl_error *err);
     pl_status (*stream_wait)(void *dev, int stream, int event, pl_error *err);
     pl_status (*stream_sync)(void *dev, int stream, pl_error *err);
-    /* In place on the compute stream: evaluations on the domain to
-     * evaluations on the odd coset (inverse NTT, times g^i, NTT). */
-    pl_status (*to_odd_coset)(void *dev, void *data,
-                              const pl__gpu_ntt_tables *tables, pl_error *err);
-    /* h = a b - c as canonical scalars, over c (compute stream). */
-    pl_status (*coset_h)(void *dev, const void *a, const void *b, void *c,
-                         uint32_t n, pl_error *err);
-    /* Device scratch bytes an MSM of this shape needs (sort buffers, bucket
-     * bounds, partial sums, the sort's own temporary storage). */
-    uint64_t (*msm_scratch_bytes)(void *dev, const pl__cu_msm_cfg *cfg);
-    /* Steps 1-5 of kernels/msm.h on the compute stream, the W T chunk sums
-     * (XYZZ) copied to `pinned_chunks`; returns after they arrived. */
-    pl_status (*msm_g1)(void *dev, const pl__cu_msm_cfg *cfg,
-                        const void *points, const void *scalars, void *scratch,
-                        uint64_t scratch_bytes, void *pinned_chunks,
-                        pl_error *err);
+    /* The per-thread stack the kernels need: the most local memory any of
+     * them uses (the out-of-line field multiplication's operands live
+     * there).  Asking also loads the kernels, so their code is resident
+     * before the free memory is read again. */
+    pl_status (*kernel_stack_bytes)(void *dev, uint64_t *bytes,
+                                    pl_error *err);
+    /* Sets the per-thread stack limit to at least bytes; the driver
+     * reserves that much for every thread the device can hold at once, at
+     * this call rather than at the first launch that needs it. */
+    pl_status (*set_stack_limit)(void *dev, uint64_t bytes, pl_error *err);
+
+    /* ---- library primitives (CUB's on the device) ---- */
+    /* Stable ascending sort of `count` (key, value) pairs by the low
+     * key_bits of the key, with CUB's DoubleBuffer semantics: the input is
+     * keys[*current], values[*current]; the other buffer of each pair is
+     * the sort's to use; on return *current names the buffer that holds
+     * the result, and the contents of the other are undefined.  temp is
+     * the sort's storage, of at least sort_temp_bytes. */
+    pl_status (*sort_temp_bytes)(void *dev, uint64_t count, unsigned key_bits,
+                                 uint64_t *bytes, pl_error *err);
+    pl_status (*sort_pairs)(void *dev, int stream, void *temp,
+                            uint64_t temp_bytes, uint32_t *keys[2],
+                            uint32_t *values[2], unsigned *current,
+                            uint64_t count, unsigned key_bits, pl_error *err);
+    /* out[i] = in[0] + ... + in[i - 1] (out[0] = 0), out not aliasing in;
+     * temp of at least scan_temp_bytes. */
+    pl_status (*scan_temp_bytes)(void *dev, uint64_t count, uint64_t *bytes,
+                                 pl_error *err);
+    pl_status (*exclusive_scan)(void *dev, int stream, void *temp,
+                                uint64_t temp_bytes, const uint32_t *in,
+                                uint32_t *out, uint64_t count, pl_error *err);
+
+    /* ---- kernels: one launch each ---- */
+    /* pl__cu_ntt_dif_inverse_thread (inverse) or pl__cu_ntt_dit_thread,
+     * stage s over the whole array (threads = n/2) */
+    pl_status (*ntt_stage)(void *dev, int stream, uint32_t threads,
+                           pl__cu_fr *data, const pl__cu_fr *twiddles,
+                           unsigned log2n, unsigned s, bool inverse,
+                           pl_error *err);
+    /* the same bodies for stages [0, tile_log), tile by tile: the
+     * 2^tile_log elements at k 2^tile_log are one block's (in shared memory
+     * on the GPU), which runs the stages one after another, its thread t
+     * doing butterfly t of each; spans descending when inverse, else
+     * ascending (threads = n/2) */
+    pl_status (*ntt_tiles)(void *dev, int stream, uint32_t threads,
+                           pl__cu_fr *data, const pl__cu_fr *twiddles,
+                           unsigned log2n, unsigned tile_log, bool inverse,
+                           pl_error *err);
+    /* pl__cu_ntt_shift_thread (threads = n) */
+    pl_status (*ntt_shift)(void *dev, int stream, uint32_t threads,
+                           pl__cu_fr *data, unsigned log2n,
+                           const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
+                           const pl__cu_fr *g_hi, unsigned lo_log,
+                           pl_error *err);
+    /* pl__cu_h_thread */
+    pl_status (*coset_h)(void *dev, int stream, uint32_t threads,
+                         const pl__cu_fr *a, const pl__cu_fr *b, pl__cu_fr *c,
+                         pl_error *err);
+    /* pl__cu_msm_digits_thread */
+    pl_status (*msm_digits)(void *dev, int stream, uint32_t threads,
+                            const pl__cu_msm_cfg *cfg, const uint32_t *scalars,
+                            uint32_t *keys, uint32_t *values, pl_error *err);
+    /* pl__cu_msm_bounds_thread */
+    pl_status (*msm_bounds)(void *dev, int stream, uint32_t threads,
+                            const pl__cu_msm_cfg *cfg, const uint32_t *keys,
+                            uint32_t *start, uint32_t *end, pl_error *err);
+    /* pl__cu_msm_count_thread */
+    pl_status (*msm_count)(void *dev, int stream, uint32_t threads,
+                           const pl__cu_msm_cfg *cfg, const uint32_t *from,
+                           const uint32_t *to, uint32_t *count, pl_error *err);
+    /* pl__cu_msm_accumulate_points_thread */
+    pl_status (*msm_accumulate_points)(
+        void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+        const pl__cu_g1_affine *points, const uint32_t *values,
+        const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
+        pl__cu_g1_xyzz *partials, pl_error *err);
+    /* pl__cu_msm_accumulate_partials_thread */
+    pl_status (*msm_accumulate_partials)(
+        void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+        const pl__cu_g1_xyzz *in, const uint32_t *prev,
+        const uint32_t *offsets, pl__cu_g1_xyzz *out, pl_error *err);
+    /* pl__cu_msm_reduce_thread */
+    pl_status (*msm_reduce)(void *dev, int stream, uint32_t threads,
+                            const pl__cu_msm_cfg *cfg,
+                            const pl__cu_g1_xyzz *partials,
+                            const uint32_t *offsets,
+                            pl__cu_g1_xyzz *chunk_sums, pl_error *err);
 } pl__gpu_impl;
 
 extern const pl__gpu_impl pl__gpu_impl_emulated;
@@ -125,6 +214,24 @@ pl_status pl__gpu_open(pl__gpu **out, const pl__gpu_impl *impl, int ordinal,
 void pl__gpu_close(pl__gpu *gpu);
 const char *pl__gpu_description(const pl__gpu *gpu);
 const pl__gpu_impl *pl__gpu_impl_of(const pl__gpu *gpu);
+
+/* Open sets the device's per-thread stack to what the kernels need and
+ * reserves it then (the driver would otherwise grow it at the first MSM,
+ * by ~144 MiB and up to ~408 MiB on an H200, after the backend compared its
+ * plan with the free memory): the bytes that took, measured as the drop in
+ * the device's free memory over the setting, are class device until close,
+ * and this returns them.  The free memory read after open is net of them. */
+uint64_t pl__gpu_stack_bytes(const pl__gpu *gpu);
+
+/* What a plan of device memory leaves free beyond its own buffers: what
+ * the driver takes later and no class counts.  The kernels CUB launches
+ * are loaded at their first use (a few MiB of code at most), and
+ * cudaMalloc rounds each buffer up to its 2 MiB pages (~20 MiB over a
+ * circuit's ten buffers); 256 MiB covers a dozen circuits open at once
+ * with room to spare, and is ~0.2% of an H200, 3% of an 8 GiB card.  An
+ * estimate, not yet measured on a GPU: the ledger's device untracked
+ * figure after a proof is the number to compare it with. */
+#define PL_GPU_HEADROOM_BYTES ((uint64_t)256 << 20)
 
 /* Device memory, accounted in class device (NULL frees nothing). */
 void *pl__gpu_alloc(pl__gpu *gpu, uint64_t bytes, pl_error *err);
@@ -151,16 +258,23 @@ pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
 /* Waits for the compute stream's work so far (stage timings). */
 pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err);
 
+/* In place on the compute stream: evaluations on the domain to
+ * evaluations on the odd coset (inverse NTT, times g^i, NTT). */
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tables,
                                pl_error *err);
+/* h = a b - c as canonical scalars, over c (compute stream). */
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err);
 
 /* sum s_i P_i over n device-resident points and canonical scalars, with
- * scratch of at least pl__gpu_msm_scratch_bytes(n) bytes; the window sums
- * are combined on the host (kernels/msm.h step 6). */
-uint64_t pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint32_t n);
+ * scratch of at least pl__gpu_msm_scratch_bytes(n) bytes (the buffers of
+ * kernels/msm.h and the sort's and scan's storage): steps 1-5 on the compute
+ * stream, the window's chunk sums copied to pinned memory, and step 6 on
+ * the host; returns when the sum is in out.  The size query asks the
+ * device (CUB's storage), and fails when it does. */
+pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
+                                    pl_error *err);
 pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
                          const void *scalars, uint32_t n, void *scratch,
                          uint64_t scratch_bytes, pl_error *err);

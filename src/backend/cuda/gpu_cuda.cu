@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The real device of gpu.h: the CUDA runtime calls and the kernels.  Each
- * kernel is a thin wrapper that computes its thread's index and calls the
- * thread body from kernels/ntt.h or kernels/msm.h, the code the host
- * emulation (gpu_emu.c) runs in make test; the launch order here is the
- * emulation's loop order.  Compiled by nvcc when the build finds it
+ * The real device of gpu.h: the CUDA runtime calls, CUB's radix sort and
+ * scan, and the kernels.  Each kernel is a thin wrapper that computes its
+ * thread's index and calls the thread body from kernels/ntt.h or
+ * kernels/msm.h, the code the host emulation (gpu_emu.c) runs in make
+ * test; which kernels run in which order over which buffers is gpu.c's
+ * business (the schedules both implementations run), so this file has no
+ * loop over stages or MSM steps.  Compiled by nvcc when the build finds it
  * (CMakeLists.txt: sm_90 code plus compute_90 PTX), linked with the static
  * CUDA runtime, so a machine without a driver or device runs the binary and
  * gets "no device" from cudaGetDeviceCount.
@@ -32,14 +34,22 @@ typedef struct {
     cudaEvent_t event[PL_GPU_EVENTS];
 } cuda_device;
 
+/* The failure of a runtime call: its expression, this file's line, CUDA's
+ * error by name and text, and the code in err->cuda_code.  The runtime
+ * keeps the error for cudaGetLastError too: it is read here, so that a
+ * later launch's check cannot return it as the launch's own (a sticky
+ * error, a device fault, stays and fails every later call, as it should). */
 static pl_status cuda_fail(pl_error *err, const char *call, int line,
                            cudaError_t e)
 {
-    return pl__error_set(err,
-                         e == cudaErrorMemoryAllocation ? PL_ENOMEM
-                                                        : PL_EINTERNAL,
-                         "CUDA: %s failed (gpu_cuda.cu:%d): %s: %s", call, line,
-                         cudaGetErrorName(e), cudaGetErrorString(e));
+    cudaGetLastError();
+    pl_status st = pl__error_set(
+        err, e == cudaErrorMemoryAllocation ? PL_ENOMEM : PL_EINTERNAL,
+        "CUDA: %s failed (gpu_cuda.cu:%d): %s: %s", call, line,
+        cudaGetErrorName(e), cudaGetErrorString(e));
+    if (err)
+        err->cuda_code = (int)e;
+    return st;
 }
 
 #define CU_TRY(call)                                                          \
@@ -49,13 +59,26 @@ static pl_status cuda_fail(pl_error *err, const char *call, int line,
             return cuda_fail(err, #call, __LINE__, cu_status_);               \
     } while (0)
 
-/* A launch of `threads` threads in blocks of `block`, checked. */
-#define CU_LAUNCH(kernel, threads, block, shared, stream, ...)                \
+/* A release (free, unregister, destroy) where nobody can act on a
+ * failure: its status is checked and a failure cleared like cuda_fail's,
+ * so that it is not read later as another call's. */
+#define CU_RELEASE(call)                                                      \
+    do {                                                                      \
+        if ((call) != cudaSuccess)                                            \
+            cudaGetLastError();                                               \
+    } while (0)
+
+/* A launch of `threads` threads in blocks of `block` on one of dev's
+ * streams, checked: every earlier call's failure was read where it
+ * happened, so an error here is this launch's (or a device fault's). */
+#define CU_LAUNCH(dev, stream, kernel, threads, block, shared, ...)           \
     do {                                                                      \
         uint64_t cu_threads_ = (threads);                                     \
         if (cu_threads_) {                                                    \
+            CU_ENTER(dev);                                                    \
             kernel<<<(unsigned)((cu_threads_ + (block) - 1) / (block)),       \
-                     (block), (shared), (stream)>>>(__VA_ARGS__);             \
+                     (block), (shared), as_dev(dev)->stream[stream]>>>(       \
+                __VA_ARGS__);                                                 \
             CU_TRY(cudaGetLastError());                                       \
         }                                                                     \
     } while (0)
@@ -68,15 +91,18 @@ static cuda_device *as_dev(void *dev)
 /* The worker threads that call in may never have chosen a device. */
 #define CU_ENTER(dev) CU_TRY(cudaSetDevice(as_dev(dev)->ordinal))
 
-/* ---- kernels -------------------------------------------------------------- */
+/* ---- kernels ----------------------------------------------------------------- */
 
-/* Stages of one direction in shared memory: the tile of 2^tile_log
- * elements is loaded once, and each thread does one butterfly per stage;
- * descending: spans 2^(tile_log-1) down to 1 (the inverse's last stages),
- * else up (the forward's first). */
+/* Thread t of a launch; threads past the count return at once. */
+#define THREAD_INDEX (blockIdx.x * blockDim.x + threadIdx.x)
+
+/* Stages [0, tile_log) of one direction in shared memory: the block's
+ * tile of 2^tile_log elements is loaded once, and each of its tile/2
+ * threads does one butterfly per stage; spans descending when inverse (the
+ * inverse's last stages), else ascending (the forward's first). */
 __global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
-    k_ntt_tile(pl__cu_fr *data, const pl__cu_fr *twiddles, unsigned log2n,
-               unsigned tile_log, bool inverse)
+    k_ntt_tiles(pl__cu_fr *data, const pl__cu_fr *twiddles, unsigned log2n,
+                unsigned tile_log, bool inverse)
 {
     extern __shared__ pl__cu_fr tile[];
     uint32_t size = (uint32_t)1 << tile_log;
@@ -96,13 +122,12 @@ __global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
         base[i] = tile[i];
 }
 
-/* One stage over the whole array. */
-__global__ void k_ntt_stage(pl__cu_fr *data, const pl__cu_fr *twiddles,
-                            unsigned log2n, unsigned s, uint32_t half_n,
-                            bool inverse)
+__global__ void k_ntt_stage(uint32_t threads, pl__cu_fr *data,
+                            const pl__cu_fr *twiddles, unsigned log2n,
+                            unsigned s, bool inverse)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= half_n)
+    uint32_t t = THREAD_INDEX;
+    if (t >= threads)
         return;
     if (inverse)
         pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
@@ -110,48 +135,51 @@ __global__ void k_ntt_stage(pl__cu_fr *data, const pl__cu_fr *twiddles,
         pl__cu_ntt_dit_thread(data, twiddles, log2n, s, t);
 }
 
-__global__ void k_ntt_shift(pl__cu_fr *data, unsigned log2n,
+__global__ void k_ntt_shift(uint32_t threads, pl__cu_fr *data, unsigned log2n,
                             const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                            const pl__cu_fr *g_hi, unsigned lo_log, uint32_t n)
+                            const pl__cu_fr *g_hi, unsigned lo_log)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < n)
+    uint32_t p = THREAD_INDEX;
+    if (p < threads)
         pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
 }
 
-__global__ void k_coset_h(const pl__cu_fr *a, const pl__cu_fr *b,
-                          pl__cu_fr *c, uint32_t n)
+__global__ void k_coset_h(uint32_t threads, const pl__cu_fr *a,
+                          const pl__cu_fr *b, pl__cu_fr *c)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
+    uint32_t i = THREAD_INDEX;
+    if (i < threads)
         pl__cu_h_thread(a, b, c, i);
 }
 
-__global__ void k_msm_digits(pl__cu_msm_cfg cfg, const uint32_t *scalars,
-                             uint32_t *keys, uint32_t *values)
+__global__ void k_msm_digits(uint32_t threads, pl__cu_msm_cfg cfg,
+                             const uint32_t *scalars, uint32_t *keys,
+                             uint32_t *values)
 {
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < cfg.n)
+    uint32_t i = THREAD_INDEX;
+    if (i < threads)
         pl__cu_msm_digits_thread(&cfg, scalars, keys, values, i);
 }
 
-__global__ void k_msm_bounds(pl__cu_msm_cfg cfg, const uint32_t *keys,
-                             uint32_t *start, uint32_t *end)
+__global__ void k_msm_bounds(uint32_t threads, pl__cu_msm_cfg cfg,
+                             const uint32_t *keys, uint32_t *start,
+                             uint32_t *end)
 {
-    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < cfg.windows * cfg.n)
+    uint32_t p = THREAD_INDEX;
+    if (p < threads)
         pl__cu_msm_bounds_thread(&cfg, keys, start, end, p);
 }
 
-__global__ void k_msm_count(pl__cu_msm_cfg cfg, const uint32_t *from,
-                            const uint32_t *to, uint32_t *count)
+__global__ void k_msm_count(uint32_t threads, pl__cu_msm_cfg cfg,
+                            const uint32_t *from, const uint32_t *to,
+                            uint32_t *count)
 {
-    uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b <= cfg.buckets)
+    uint32_t b = THREAD_INDEX;
+    if (b < threads)
         pl__cu_msm_count_thread(&cfg, from, to, count, b);
 }
 
-__global__ void k_msm_accumulate_points(pl__cu_msm_cfg cfg,
+__global__ void k_msm_accumulate_points(uint32_t threads, pl__cu_msm_cfg cfg,
                                         const pl__cu_g1_affine *points,
                                         const uint32_t *values,
                                         const uint32_t *start,
@@ -159,29 +187,31 @@ __global__ void k_msm_accumulate_points(pl__cu_msm_cfg cfg,
                                         const uint32_t *offsets,
                                         pl__cu_g1_xyzz *partials)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < cfg.max_partials)
+    uint32_t t = THREAD_INDEX;
+    if (t < threads)
         pl__cu_msm_accumulate_points_thread(&cfg, points, values, start, end,
                                             offsets, partials, t);
 }
 
-__global__ void k_msm_accumulate_partials(pl__cu_msm_cfg cfg,
+__global__ void k_msm_accumulate_partials(uint32_t threads,
+                                          pl__cu_msm_cfg cfg,
                                           const pl__cu_g1_xyzz *in,
                                           const uint32_t *prev,
                                           const uint32_t *offsets,
                                           pl__cu_g1_xyzz *out)
 {
-    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < cfg.max_partials)
+    uint32_t t = THREAD_INDEX;
+    if (t < threads)
         pl__cu_msm_accumulate_partials_thread(&cfg, in, prev, offsets, out, t);
 }
 
-__global__ void k_msm_reduce(pl__cu_msm_cfg cfg, const pl__cu_g1_xyzz *partials,
+__global__ void k_msm_reduce(uint32_t threads, pl__cu_msm_cfg cfg,
+                             const pl__cu_g1_xyzz *partials,
                              const uint32_t *offsets,
                              pl__cu_g1_xyzz *chunk_sums)
 {
-    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < cfg.windows * cfg.chunks)
+    uint32_t j = THREAD_INDEX;
+    if (j < threads)
         pl__cu_msm_reduce_thread(&cfg, partials, offsets, chunk_sums, j);
 }
 
@@ -206,13 +236,13 @@ static void cu_close(void *dev)
     cuda_device *d = as_dev(dev);
     if (!d)
         return;
-    cudaSetDevice(d->ordinal);
+    CU_RELEASE(cudaSetDevice(d->ordinal));
     for (int i = 0; i < PL_GPU_EVENTS; i++)
         if (d->event[i])
-            cudaEventDestroy(d->event[i]);
+            CU_RELEASE(cudaEventDestroy(d->event[i]));
     for (int i = 0; i < PL_GPU_STREAMS; i++)
         if (d->stream[i])
-            cudaStreamDestroy(d->stream[i]);
+            CU_RELEASE(cudaStreamDestroy(d->stream[i]));
     free(d);
 }
 
@@ -271,8 +301,8 @@ static pl_status cu_alloc(void *dev, void **ptr, uint64_t bytes, pl_error *err)
 
 static void cu_free(void *dev, void *ptr)
 {
-    cudaSetDevice(as_dev(dev)->ordinal);
-    cudaFree(ptr);
+    CU_RELEASE(cudaSetDevice(as_dev(dev)->ordinal));
+    CU_RELEASE(cudaFree(ptr));
 }
 
 static pl_status cu_host_register(void *dev, void *ptr, uint64_t bytes,
@@ -285,8 +315,8 @@ static pl_status cu_host_register(void *dev, void *ptr, uint64_t bytes,
 
 static void cu_host_unregister(void *dev, void *ptr)
 {
-    cudaSetDevice(as_dev(dev)->ordinal);
-    cudaHostUnregister(ptr);
+    CU_RELEASE(cudaSetDevice(as_dev(dev)->ordinal));
+    CU_RELEASE(cudaHostUnregister(ptr));
 }
 
 static pl_status cu_memset_zero(void *dev, int stream, void *ptr,
@@ -348,130 +378,234 @@ static pl_status cu_stream_sync(void *dev, int stream, pl_error *err)
     return PL_OK;
 }
 
-/* ---- NTT and H ---------------------------------------------------------------- */
-
-#define BLOCK 256u
-
-/* The tiled stages of one direction (see k_ntt_tile). */
-static pl_status ntt_tiles(cudaStream_t s, pl__cu_fr *data,
-                           const pl__cu_fr *twiddles, unsigned log2n,
-                           bool inverse, pl_error *err)
+/* The most local memory a thread of any kernel uses: its stack, as the
+ * out-of-line field multiplication's operands live there (ptxas -v on
+ * sm_90: 1,584 bytes for k_msm_reduce, 864 for the accumulate kernels).
+ * Under lazy module loading (the default since CUDA 12.2) the query also
+ * loads each kernel, so its code is resident when this returns. */
+static pl_status cu_kernel_stack_bytes(void *dev, uint64_t *bytes,
+                                       pl_error *err)
 {
-    uint32_t n = (uint32_t)1 << log2n;
-    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
+    const void *const kernels[] = {
+        (const void *)k_ntt_tiles,
+        (const void *)k_ntt_stage,
+        (const void *)k_ntt_shift,
+        (const void *)k_coset_h,
+        (const void *)k_msm_digits,
+        (const void *)k_msm_bounds,
+        (const void *)k_msm_count,
+        (const void *)k_msm_accumulate_points,
+        (const void *)k_msm_accumulate_partials,
+        (const void *)k_msm_reduce,
+    };
+    *bytes = 0;
+    CU_ENTER(dev);
+    for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+        cudaFuncAttributes a;
+        CU_TRY(cudaFuncGetAttributes(&a, kernels[i]));
+        if (a.localSizeBytes > *bytes)
+            *bytes = a.localSizeBytes;
+    }
+    return PL_OK;
+}
+
+/* Never below the current limit (CUB's kernels get the default). */
+static pl_status cu_set_stack_limit(void *dev, uint64_t bytes, pl_error *err)
+{
+    size_t now = 0;
+    CU_ENTER(dev);
+    CU_TRY(cudaDeviceGetLimit(&now, cudaLimitStackSize));
+    if (bytes > now)
+        CU_TRY(cudaDeviceSetLimit(cudaLimitStackSize, (size_t)bytes));
+    return PL_OK;
+}
+
+/* ---- CUB: the radix sort and the scan ------------------------------------------ */
+
+/* The counts go to CUB as 32-bit unsigned (CUB then uses 32-bit offsets,
+ * its fast path); larger ones are refused here. */
+#define CU_COUNT32(count, what)                                               \
+    do {                                                                      \
+        if ((count) > UINT32_MAX)                                             \
+            return pl__error_set(err, PL_EUNSUPPORTED,                        \
+                                 "CUDA: %s of %llu items: more than 2^32 - 1", \
+                                 what, (unsigned long long)(count));          \
+    } while (0)
+
+static pl_status cu_sort_temp_bytes(void *dev, uint64_t count,
+                                    unsigned key_bits, uint64_t *bytes,
+                                    pl_error *err)
+{
+    CU_COUNT32(count, "sort");
+    CU_ENTER(dev);
+    size_t temp = 0;
+    cub::DoubleBuffer<uint32_t> keys(NULL, NULL), values(NULL, NULL);
+    CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, temp, keys, values,
+                                           (uint32_t)count, 0, (int)key_bits));
+    *bytes = temp;
+    return PL_OK;
+}
+
+/* DoubleBuffer: CUB sorts between the two buffers of each pair and says
+ * which holds the result, instead of allocating a copy of the input inside
+ * its temporary storage as the out-of-place form does (2 GiB at 2^24). */
+static pl_status cu_sort_pairs(void *dev, int stream, void *temp,
+                               uint64_t temp_bytes, uint32_t *keys[2],
+                               uint32_t *values[2], unsigned *current,
+                               uint64_t count, unsigned key_bits,
+                               pl_error *err)
+{
+    CU_COUNT32(count, "sort");
+    CU_ENTER(dev);
+    size_t temp_size = (size_t)temp_bytes;
+    cub::DoubleBuffer<uint32_t> k(keys[*current], keys[*current ^ 1]);
+    cub::DoubleBuffer<uint32_t> v(values[*current], values[*current ^ 1]);
+    CU_TRY(cub::DeviceRadixSort::SortPairs(temp, temp_size, k, v,
+                                           (uint32_t)count, 0, (int)key_bits,
+                                           as_dev(dev)->stream[stream]));
+    *current = k.Current() == keys[1];
+    if (v.Current() != values[*current])
+        return pl__error_set(err, PL_EINTERNAL,
+                             "CUDA: the sort left keys and values in "
+                             "different buffers");
+    return PL_OK;
+}
+
+static pl_status cu_scan_temp_bytes(void *dev, uint64_t count,
+                                    uint64_t *bytes, pl_error *err)
+{
+    CU_COUNT32(count, "scan");
+    CU_ENTER(dev);
+    size_t temp = 0;
+    CU_TRY(cub::DeviceScan::ExclusiveSum(NULL, temp, (const uint32_t *)NULL,
+                                         (uint32_t *)NULL, (uint32_t)count));
+    *bytes = temp;
+    return PL_OK;
+}
+
+static pl_status cu_exclusive_scan(void *dev, int stream, void *temp,
+                                   uint64_t temp_bytes, const uint32_t *in,
+                                   uint32_t *out, uint64_t count,
+                                   pl_error *err)
+{
+    CU_COUNT32(count, "scan");
+    CU_ENTER(dev);
+    size_t temp_size = (size_t)temp_bytes;
+    CU_TRY(cub::DeviceScan::ExclusiveSum(temp, temp_size, in, out,
+                                         (uint32_t)count,
+                                         as_dev(dev)->stream[stream]));
+    return PL_OK;
+}
+
+/* ---- the launches ------------------------------------------------------------- */
+
+/* Threads per block: 256 for the light kernels; the point additions are
+ * register-heavy (100-160 registers a thread), so they run in smaller
+ * blocks. */
+#define BLOCK 256u
+#define BLOCK_EC 128u
+#define BLOCK_REDUCE 64u
+
+static pl_status cu_ntt_stage(void *dev, int stream, uint32_t threads,
+                              pl__cu_fr *data, const pl__cu_fr *twiddles,
+                              unsigned log2n, unsigned s, bool inverse,
+                              pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_ntt_stage, threads, BLOCK, 0, threads, data,
+              twiddles, log2n, s, inverse);
+    return PL_OK;
+}
+
+/* One block per tile, a thread per butterfly of the tile. */
+static pl_status cu_ntt_tiles(void *dev, int stream, uint32_t threads,
+                              pl__cu_fr *data, const pl__cu_fr *twiddles,
+                              unsigned log2n, unsigned tile_log, bool inverse,
+                              pl_error *err)
+{
     uint32_t tile = (uint32_t)1 << tile_log;
-    CU_LAUNCH(k_ntt_tile, (uint64_t)(n / tile) * (tile / 2), tile / 2,
-              tile * sizeof(pl__cu_fr), s, data, twiddles, log2n, tile_log,
+    CU_LAUNCH(dev, stream, k_ntt_tiles, threads, tile / 2,
+              tile * sizeof(pl__cu_fr), data, twiddles, log2n, tile_log,
               inverse);
     return PL_OK;
 }
 
-/* The launch order of gpu_emu.c's emu_to_odd_coset. */
-static pl_status cu_to_odd_coset(void *dev, void *data,
-                                 const pl__gpu_ntt_tables *tb, pl_error *err)
+static pl_status cu_ntt_shift(void *dev, int stream, uint32_t threads,
+                              pl__cu_fr *data, unsigned log2n,
+                              const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
+                              const pl__cu_fr *g_hi, unsigned lo_log,
+                              pl_error *err)
 {
-    unsigned log2n = tb->log2n;
-    if (log2n == 0)
-        return PL_OK;
-    CU_ENTER(dev);
-    cudaStream_t s = as_dev(dev)->stream[PL_GPU_COMPUTE];
-    pl__cu_fr *d = (pl__cu_fr *)data;
-    const pl__cu_fr *tw = (const pl__cu_fr *)tb->twiddles;
-    uint32_t n = (uint32_t)1 << log2n;
-    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
-    pl_status st;
-    for (unsigned k = log2n; k-- > tile_log;)
-        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, true);
-    if ((st = ntt_tiles(s, d, tw, log2n, true, err)))
-        return st;
-    CU_LAUNCH(k_ntt_shift, n, BLOCK, 0, s, d, log2n,
-              (const pl__cu_fr *)tb->n_inv, (const pl__cu_fr *)tb->g_lo,
-              (const pl__cu_fr *)tb->g_hi, tb->lo_log, n);
-    if ((st = ntt_tiles(s, d, tw, log2n, false, err)))
-        return st;
-    for (unsigned k = tile_log; k < log2n; k++)
-        CU_LAUNCH(k_ntt_stage, n / 2, BLOCK, 0, s, d, tw, log2n, k, n / 2, false);
+    CU_LAUNCH(dev, stream, k_ntt_shift, threads, BLOCK, 0, threads, data,
+              log2n, n_inv, g_lo, g_hi, lo_log);
     return PL_OK;
 }
 
-static pl_status cu_coset_h(void *dev, const void *a, const void *b, void *c,
-                            uint32_t n, pl_error *err)
+static pl_status cu_coset_h(void *dev, int stream, uint32_t threads,
+                            const pl__cu_fr *a, const pl__cu_fr *b,
+                            pl__cu_fr *c, pl_error *err)
 {
-    CU_ENTER(dev);
-    CU_LAUNCH(k_coset_h, n, BLOCK, 0, as_dev(dev)->stream[PL_GPU_COMPUTE],
-              (const pl__cu_fr *)a, (const pl__cu_fr *)b, (pl__cu_fr *)c, n);
+    CU_LAUNCH(dev, stream, k_coset_h, threads, BLOCK, 0, threads, a, b, c);
     return PL_OK;
 }
 
-/* ---- MSM ------------------------------------------------------------------------ */
-
-static size_t cub_temp_bytes(const pl__cu_msm_cfg *cfg)
+static pl_status cu_msm_digits(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg,
+                               const uint32_t *scalars, uint32_t *keys,
+                               uint32_t *values, pl_error *err)
 {
-    size_t sort = 0, scan = 0;
-    int entries = (int)(cfg->windows * cfg->n);
-    cub::DeviceRadixSort::SortPairs(NULL, sort, (const uint32_t *)NULL,
-                                    (uint32_t *)NULL, (const uint32_t *)NULL,
-                                    (uint32_t *)NULL, entries, 0,
-                                    (int)cfg->key_bits);
-    cub::DeviceScan::ExclusiveSum(NULL, scan, (const uint32_t *)NULL,
-                                  (uint32_t *)NULL, (int)cfg->buckets + 1);
-    return sort > scan ? sort : scan;
+    CU_LAUNCH(dev, stream, k_msm_digits, threads, BLOCK, 0, threads, *cfg,
+              scalars, keys, values);
+    return PL_OK;
 }
 
-static uint64_t cu_msm_scratch_bytes(void *dev, const pl__cu_msm_cfg *cfg)
+static pl_status cu_msm_bounds(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg, const uint32_t *keys,
+                               uint32_t *start, uint32_t *end, pl_error *err)
 {
-    return pl__cu_msm_layout(cfg, cub_temp_bytes(cfg), NULL, NULL);
+    CU_LAUNCH(dev, stream, k_msm_bounds, threads, BLOCK, 0, threads, *cfg,
+              keys, start, end);
+    return PL_OK;
 }
 
-static pl_status cu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
-                           const void *points, const void *scalars,
-                           void *scratch, uint64_t scratch_bytes,
-                           void *pinned_chunks, pl_error *err)
+static pl_status cu_msm_count(void *dev, int stream, uint32_t threads,
+                              const pl__cu_msm_cfg *cfg, const uint32_t *from,
+                              const uint32_t *to, uint32_t *count,
+                              pl_error *err)
 {
-    CU_ENTER(dev);
-    cudaStream_t s = as_dev(dev)->stream[PL_GPU_COMPUTE];
-    pl__cu_msm_scratch m;
-    pl__cu_msm_layout(cfg, cub_temp_bytes(cfg), scratch, &m);
-    size_t temp_bytes = (size_t)m.temp_bytes;
-    uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
-    const pl__cu_g1_affine *pts = (const pl__cu_g1_affine *)points;
+    CU_LAUNCH(dev, stream, k_msm_count, threads, BLOCK, 0, threads, *cfg,
+              from, to, count);
+    return PL_OK;
+}
 
-    CU_LAUNCH(k_msm_digits, cfg->n, BLOCK, 0, s, *cfg,
-              (const uint32_t *)scalars, m.keys[0], m.values[0]);
-    CU_TRY(cub::DeviceRadixSort::SortPairs(
-        m.temp, temp_bytes, m.keys[0], m.keys[1], m.values[0], m.values[1],
-        (int)entries, 0, (int)cfg->key_bits, s));
-    CU_TRY(cudaMemsetAsync(m.start, 0, (size_t)nb * 4, s));
-    CU_TRY(cudaMemsetAsync(m.end, 0, (size_t)nb * 4, s));
-    CU_LAUNCH(k_msm_bounds, entries, BLOCK, 0, s, *cfg, m.keys[1], m.start,
-              m.end);
+static pl_status cu_msm_accumulate_points(
+    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+    const pl__cu_g1_affine *points, const uint32_t *values,
+    const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
+    pl__cu_g1_xyzz *partials, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_msm_accumulate_points, threads, BLOCK_EC, 0,
+              threads, *cfg, points, values, start, end, offsets, partials);
+    return PL_OK;
+}
 
-    int cur = 0;
-    CU_LAUNCH(k_msm_count, nb + 1, BLOCK, 0, s, *cfg, m.start, m.end, m.count);
-    CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, temp_bytes, m.count,
-                                         m.offsets[cur], (int)nb + 1, s));
-    /* point additions are register-heavy: smaller blocks */
-    CU_LAUNCH(k_msm_accumulate_points, cfg->max_partials, 128u, 0, s, *cfg,
-              pts, m.values[1], m.start, m.end, m.offsets[cur],
-              m.partials[cur]);
-    for (unsigned level = 1; level < cfg->levels; level++) {
-        int prev = cur;
-        cur ^= 1;
-        CU_LAUNCH(k_msm_count, nb + 1, BLOCK, 0, s, *cfg, m.offsets[prev],
-                  m.offsets[prev] + 1, m.count);
-        CU_TRY(cub::DeviceScan::ExclusiveSum(m.temp, temp_bytes, m.count,
-                                             m.offsets[cur], (int)nb + 1, s));
-        CU_LAUNCH(k_msm_accumulate_partials, cfg->max_partials, 128u, 0, s,
-                  *cfg, m.partials[prev], m.offsets[prev], m.offsets[cur],
-                  m.partials[cur]);
-    }
-    CU_LAUNCH(k_msm_reduce, (uint64_t)cfg->windows * cfg->chunks, 64u, 0, s,
-              *cfg, m.partials[cur], m.offsets[cur], m.chunks);
-    CU_TRY(cudaMemcpyAsync(pinned_chunks, m.chunks,
-                           (size_t)cfg->windows * cfg->chunks *
-                               sizeof(pl__cu_g1_xyzz),
-                           cudaMemcpyDeviceToHost, s));
-    CU_TRY(cudaStreamSynchronize(s));
+static pl_status cu_msm_accumulate_partials(
+    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+    const pl__cu_g1_xyzz *in, const uint32_t *prev, const uint32_t *offsets,
+    pl__cu_g1_xyzz *out, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_msm_accumulate_partials, threads, BLOCK_EC, 0,
+              threads, *cfg, in, prev, offsets, out);
+    return PL_OK;
+}
+
+static pl_status cu_msm_reduce(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg,
+                               const pl__cu_g1_xyzz *partials,
+                               const uint32_t *offsets,
+                               pl__cu_g1_xyzz *chunk_sums, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_msm_reduce, threads, BLOCK_REDUCE, 0, threads,
+              *cfg, partials, offsets, chunk_sums);
     return PL_OK;
 }
 
@@ -492,8 +626,20 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_event_sync,
     cu_stream_wait,
     cu_stream_sync,
-    cu_to_odd_coset,
+    cu_kernel_stack_bytes,
+    cu_set_stack_limit,
+    cu_sort_temp_bytes,
+    cu_sort_pairs,
+    cu_scan_temp_bytes,
+    cu_exclusive_scan,
+    cu_ntt_stage,
+    cu_ntt_tiles,
+    cu_ntt_shift,
     cu_coset_h,
-    cu_msm_scratch_bytes,
-    cu_msm_g1,
+    cu_msm_digits,
+    cu_msm_bounds,
+    cu_msm_count,
+    cu_msm_accumulate_points,
+    cu_msm_accumulate_partials,
+    cu_msm_reduce,
 };

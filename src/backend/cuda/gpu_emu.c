@@ -2,16 +2,19 @@
 /*
  * The host emulation of the CUDA backend's device (gpu.h): "device" memory
  * is host memory (on a 4 GiB card whose context uses 32 MiB, for the
- * ledger's reconciliation), streams are the calling thread (so every operation is
- * complete when it returns and events are no-ops), and each kernel is a
- * loop over its thread body from kernels/ (ntt.h, msm.h), one launch after another as
- * kernels.cu orders them.  The radix sort is a stable sort by key, as CUB's
- * is.  Slow (the portable 32-bit-limb arithmetic, one thread): for tests at
- * small sizes, where it checks the kernels' index arithmetic, digit
- * decomposition and bucket bookkeeping against the CPU backend.
+ * ledger's reconciliation), streams are the calling thread (so every
+ * operation is complete when it returns and events are no-ops), and a
+ * launch is a loop over the kernel's thread body from kernels/ntt.h or
+ * kernels/msm.h.  gpu.c's schedules call these launches in the order, and
+ * over the buffers, that they call gpu_cuda.cu's.  The sort and the scan
+ * keep CUB's contracts, including the one a schedule can get wrong: the
+ * sort leaves its result in either buffer of the pair (alternately, so
+ * both cases run) and poisons the other.  Slow (the portable 32-bit-limb
+ * arithmetic, one thread): for tests at small sizes, where it checks the
+ * kernels' index arithmetic, digit decomposition and bucket bookkeeping,
+ * and the schedules' wiring, against the CPU backend.
  */
 #include "backend/cuda/gpu.h"
-#include "backend/cuda/kernels/ntt.h"
 #include "util/error.h"
 
 #include <stdatomic.h>
@@ -31,8 +34,18 @@ static int emu_device_count(char *why, size_t why_len)
 #define EMU_CONTEXT_BYTES ((uint64_t)32 << 20)
 #define EMU_HEADER 64u
 
+/* The emulated kernels' stack: a per-thread figure of the device's order
+ * (ptxas: up to 1,584 bytes on sm_90) reserved, as the driver does, for
+ * every thread the card holds at once (16 SMs of 2,048), so that the stack
+ * accounting of gpu.c has something to account: 32 MiB. */
+#define EMU_KERNEL_STACK_BYTES 1024u
+#define EMU_RESIDENT_THREADS (16u * 2048u)
+
 typedef struct {
-    _Atomic uint64_t used; /* device allocations, headers excluded */
+    _Atomic uint64_t used; /* device allocations, headers excluded, and the
+                            * stack reservation */
+    uint64_t stack_limit;  /* per thread */
+    unsigned sorts;        /* sorts so far: which buffer gets the next result */
 } emu_device;
 
 static pl_status emu_open(void **dev, int ordinal, char *description,
@@ -134,157 +147,212 @@ static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
     return PL_OK;
 }
 
-/* ---- NTT and H ---------------------------------------------------------- */
-
-/* Stages [from, to) of one direction over the whole array, or (tiled)
- * tile by tile, as kernels.cu launches them. */
-typedef void (*stage_body)(pl__cu_fr *, const pl__cu_fr *, unsigned, unsigned,
-                           uint32_t);
-
-static void emu_stage(stage_body body, pl__cu_fr *data,
-                      const pl__cu_fr *twiddles, unsigned log2n, unsigned s)
+static pl_status emu_kernel_stack_bytes(void *dev, uint64_t *bytes,
+                                        pl_error *err)
 {
-    for (uint32_t t = 0; t < ((uint32_t)1 << log2n) / 2; t++)
-        body(data, twiddles, log2n, s, t);
-}
-
-static void emu_tile_stages(stage_body body, pl__cu_fr *data,
-                            const pl__cu_fr *twiddles, unsigned log2n,
-                            bool descending)
-{
-    unsigned tile_log = pl__cu_ntt_tile_log(log2n);
-    uint32_t n = (uint32_t)1 << log2n, tile = (uint32_t)1 << tile_log;
-    for (uint32_t base = 0; base < n; base += tile)
-        for (unsigned k = 0; k < tile_log; k++) {
-            unsigned s = descending ? tile_log - 1 - k : k;
-            for (uint32_t t = 0; t < tile / 2; t++)
-                body(data + base, twiddles, log2n, s, t);
-        }
-}
-
-static pl_status emu_to_odd_coset(void *dev, void *data,
-                                  const pl__gpu_ntt_tables *tb, pl_error *err)
-{
-    pl__cu_fr *d = data;
-    const pl__cu_fr *tw = tb->twiddles;
-    unsigned log2n = tb->log2n, tile_log = pl__cu_ntt_tile_log(log2n);
-    if (log2n == 0)
-        return PL_OK; /* the CPU transform leaves n = 1 alone too */
-    /* inverse, natural in, bit-reversed out: wide spans first */
-    for (unsigned s = log2n; s-- > tile_log;)
-        emu_stage(pl__cu_ntt_dif_inverse_thread, d, tw, log2n, s);
-    emu_tile_stages(pl__cu_ntt_dif_inverse_thread, d, tw, log2n, true);
-    for (uint32_t p = 0; p < ((uint32_t)1 << log2n); p++)
-        pl__cu_ntt_shift_thread(d, log2n, tb->n_inv, tb->g_lo, tb->g_hi,
-                                tb->lo_log, p);
-    /* forward, bit-reversed in, natural out: narrow spans first */
-    emu_tile_stages(pl__cu_ntt_dit_thread, d, tw, log2n, false);
-    for (unsigned s = tile_log; s < log2n; s++)
-        emu_stage(pl__cu_ntt_dit_thread, d, tw, log2n, s);
+    *bytes = EMU_KERNEL_STACK_BYTES;
     return PL_OK;
 }
 
-static pl_status emu_coset_h(void *dev, const void *a, const void *b, void *c,
-                             uint32_t n, pl_error *err)
+static pl_status emu_set_stack_limit(void *dev, uint64_t bytes, pl_error *err)
 {
-    for (uint32_t i = 0; i < n; i++)
+    emu_device *d = dev;
+    if (bytes > d->stack_limit) {
+        atomic_fetch_add(&d->used,
+                         (bytes - d->stack_limit) * EMU_RESIDENT_THREADS);
+        d->stack_limit = bytes;
+    }
+    return PL_OK;
+}
+
+/* ---- the library primitives ---------------------------------------------- */
+
+/* The sort is a counting sort by key, stable as CUB's radix sort is, from
+ * the current buffers into the other ones; its temporary storage is the
+ * histogram of the 2^key_bits keys, taken from the caller's temp as CUB's
+ * is. */
+static pl_status emu_sort_temp_bytes(void *dev, uint64_t count,
+                                     unsigned key_bits, uint64_t *bytes,
+                                     pl_error *err)
+{
+    *bytes = ((uint64_t)1 << key_bits) * sizeof(uint32_t);
+    return PL_OK;
+}
+
+/* Every other sort copies the result back into the input buffers, so a
+ * schedule that reads the wrong buffer fails one case or the other; the
+ * buffer not holding the result is overwritten, as CUB may leave it in any
+ * state. */
+static pl_status emu_sort_pairs(void *dev, int stream, void *temp,
+                                uint64_t temp_bytes, uint32_t *keys[2],
+                                uint32_t *values[2], unsigned *current,
+                                uint64_t count, unsigned key_bits,
+                                pl_error *err)
+{
+    emu_device *d = dev;
+    uint64_t nkeys = (uint64_t)1 << key_bits;
+    uint32_t *start = temp, *kin = keys[*current], *vin = values[*current];
+    uint32_t *kout = keys[*current ^ 1], *vout = values[*current ^ 1];
+    if (temp_bytes < nkeys * sizeof(uint32_t))
+        return pl__error_set(err, PL_EINTERNAL,
+                             "emulated device: sort given %llu temp bytes",
+                             (unsigned long long)temp_bytes);
+    memset(start, 0, (size_t)nkeys * sizeof(uint32_t));
+    for (uint64_t i = 0; i < count; i++)
+        start[kin[i] & (nkeys - 1)]++;
+    uint32_t sum = 0;
+    for (uint64_t k = 0; k < nkeys; k++) {
+        uint32_t c = start[k];
+        start[k] = sum;
+        sum += c;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t at = start[kin[i] & (nkeys - 1)]++;
+        kout[at] = kin[i];
+        vout[at] = vin[i];
+    }
+    if (d->sorts++ & 1) {
+        memcpy(kin, kout, (size_t)count * sizeof(uint32_t));
+        memcpy(vin, vout, (size_t)count * sizeof(uint32_t));
+    } else {
+        *current ^= 1;
+    }
+    memset(keys[*current ^ 1], 0xa5, (size_t)count * sizeof(uint32_t));
+    memset(values[*current ^ 1], 0xa5, (size_t)count * sizeof(uint32_t));
+    return PL_OK;
+}
+
+static pl_status emu_scan_temp_bytes(void *dev, uint64_t count,
+                                     uint64_t *bytes, pl_error *err)
+{
+    *bytes = 0;
+    return PL_OK;
+}
+
+static pl_status emu_exclusive_scan(void *dev, int stream, void *temp,
+                                    uint64_t temp_bytes, const uint32_t *in,
+                                    uint32_t *out, uint64_t count,
+                                    pl_error *err)
+{
+    uint32_t sum = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        out[i] = sum;
+        sum += in[i];
+    }
+    return PL_OK;
+}
+
+/* ---- the kernels: thread t of `threads` in turn --------------------------- */
+
+static pl_status emu_ntt_stage(void *dev, int stream, uint32_t threads,
+                               pl__cu_fr *data, const pl__cu_fr *twiddles,
+                               unsigned log2n, unsigned s, bool inverse,
+                               pl_error *err)
+{
+    for (uint32_t t = 0; t < threads; t++)
+        if (inverse)
+            pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
+        else
+            pl__cu_ntt_dit_thread(data, twiddles, log2n, s, t);
+    return PL_OK;
+}
+
+/* Block by block, each block's stages in turn (the device's
+ * __syncthreads between them). */
+static pl_status emu_ntt_tiles(void *dev, int stream, uint32_t threads,
+                               pl__cu_fr *data, const pl__cu_fr *twiddles,
+                               unsigned log2n, unsigned tile_log, bool inverse,
+                               pl_error *err)
+{
+    uint32_t per_block = ((uint32_t)1 << tile_log) / 2;
+    for (uint32_t block = 0; block < threads / per_block; block++)
+        for (unsigned k = 0; k < tile_log; k++)
+            emu_ntt_stage(dev, stream, per_block,
+                          data + (size_t)block * 2 * per_block, twiddles,
+                          log2n, inverse ? tile_log - 1 - k : k, inverse, err);
+    return PL_OK;
+}
+
+static pl_status emu_ntt_shift(void *dev, int stream, uint32_t threads,
+                               pl__cu_fr *data, unsigned log2n,
+                               const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
+                               const pl__cu_fr *g_hi, unsigned lo_log,
+                               pl_error *err)
+{
+    for (uint32_t p = 0; p < threads; p++)
+        pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
+    return PL_OK;
+}
+
+static pl_status emu_coset_h(void *dev, int stream, uint32_t threads,
+                             const pl__cu_fr *a, const pl__cu_fr *b,
+                             pl__cu_fr *c, pl_error *err)
+{
+    for (uint32_t i = 0; i < threads; i++)
         pl__cu_h_thread(a, b, c, i);
     return PL_OK;
 }
 
-/* ---- MSM ------------------------------------------------------------------ */
-
-static uint64_t emu_msm_scratch_bytes(void *dev, const pl__cu_msm_cfg *cfg)
+static pl_status emu_msm_digits(void *dev, int stream, uint32_t threads,
+                                const pl__cu_msm_cfg *cfg,
+                                const uint32_t *scalars, uint32_t *keys,
+                                uint32_t *values, pl_error *err)
 {
-    return pl__cu_msm_layout(cfg, 0, NULL, NULL);
-}
-
-typedef struct {
-    uint32_t key, position, value;
-} sort_entry;
-
-static int by_key_then_position(const void *x, const void *y)
-{
-    const sort_entry *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->position < b->position ? -1 : a->position > b->position;
-}
-
-/* CUB's radix sort is stable: equal keys keep their input order.  The
- * emulation's own sort buffer is plain malloc: it stands for CUB's
- * temporary storage, which the device scratch (class device) already
- * counts, and the emulation only runs at test sizes. */
-static pl_status emu_sort(uint32_t *keys, uint32_t *values, uint64_t count,
-                          pl_error *err)
-{
-    sort_entry *tmp = malloc((size_t)count * sizeof(*tmp));
-    if (!tmp)
-        return pl__error_set(err, PL_ENOMEM, "emulated device: out of memory");
-    for (uint64_t i = 0; i < count; i++)
-        tmp[i] = (sort_entry){keys[i], (uint32_t)i, values[i]};
-    qsort(tmp, (size_t)count, sizeof(*tmp), by_key_then_position);
-    for (uint64_t i = 0; i < count; i++) {
-        keys[i] = tmp[i].key;
-        values[i] = tmp[i].value;
-    }
-    free(tmp);
+    for (uint32_t i = 0; i < threads; i++)
+        pl__cu_msm_digits_thread(cfg, scalars, keys, values, i);
     return PL_OK;
 }
 
-static void exclusive_scan(const uint32_t *in, uint32_t *out, uint32_t count)
+static pl_status emu_msm_bounds(void *dev, int stream, uint32_t threads,
+                                const pl__cu_msm_cfg *cfg,
+                                const uint32_t *keys, uint32_t *start,
+                                uint32_t *end, pl_error *err)
 {
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        out[i] = sum;
-        sum += in[i];
-    }
+    for (uint32_t p = 0; p < threads; p++)
+        pl__cu_msm_bounds_thread(cfg, keys, start, end, p);
+    return PL_OK;
 }
 
-static pl_status emu_msm_g1(void *dev, const pl__cu_msm_cfg *cfg,
-                            const void *points, const void *scalars,
-                            void *scratch, uint64_t scratch_bytes,
-                            void *pinned_chunks, pl_error *err)
+static pl_status emu_msm_count(void *dev, int stream, uint32_t threads,
+                               const pl__cu_msm_cfg *cfg, const uint32_t *from,
+                               const uint32_t *to, uint32_t *count,
+                               pl_error *err)
 {
-    pl__cu_msm_scratch s;
-    pl__cu_msm_layout(cfg, 0, scratch, &s);
-    uint32_t entries = cfg->windows * cfg->n, nb = cfg->buckets;
-    pl_status st;
+    for (uint32_t b = 0; b < threads; b++)
+        pl__cu_msm_count_thread(cfg, from, to, count, b);
+    return PL_OK;
+}
 
-    for (uint32_t i = 0; i < cfg->n; i++)
-        pl__cu_msm_digits_thread(cfg, scalars, s.keys[0], s.values[0], i);
-    if ((st = emu_sort(s.keys[0], s.values[0], entries, err)))
-        return st;
-    memset(s.start, 0, (size_t)nb * 4);
-    memset(s.end, 0, (size_t)nb * 4);
-    for (uint32_t p = 0; p < entries; p++)
-        pl__cu_msm_bounds_thread(cfg, s.keys[0], s.start, s.end, p);
+static pl_status emu_msm_accumulate_points(
+    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+    const pl__cu_g1_affine *points, const uint32_t *values,
+    const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
+    pl__cu_g1_xyzz *partials, pl_error *err)
+{
+    for (uint32_t t = 0; t < threads; t++)
+        pl__cu_msm_accumulate_points_thread(cfg, points, values, start, end,
+                                            offsets, partials, t);
+    return PL_OK;
+}
 
-    /* level 0 over the sorted points, then over the partials */
-    int cur = 0;
-    for (uint32_t b = 0; b <= nb; b++)
-        pl__cu_msm_count_thread(cfg, s.start, s.end, s.count, b);
-    exclusive_scan(s.count, s.offsets[cur], nb + 1);
-    for (uint32_t t = 0; t < cfg->max_partials; t++)
-        pl__cu_msm_accumulate_points_thread(cfg, points, s.values[0], s.start,
-                                            s.end, s.offsets[cur],
-                                            s.partials[cur], t);
-    for (unsigned level = 1; level < cfg->levels; level++) {
-        int prev = cur;
-        cur ^= 1;
-        for (uint32_t b = 0; b <= nb; b++)
-            pl__cu_msm_count_thread(cfg, s.offsets[prev], s.offsets[prev] + 1,
-                                    s.count, b);
-        exclusive_scan(s.count, s.offsets[cur], nb + 1);
-        for (uint32_t t = 0; t < cfg->max_partials; t++)
-            pl__cu_msm_accumulate_partials_thread(cfg, s.partials[prev],
-                                                  s.offsets[prev],
-                                                  s.offsets[cur],
-                                                  s.partials[cur], t);
-    }
-    for (uint32_t j = 0; j < cfg->windows * cfg->chunks; j++)
-        pl__cu_msm_reduce_thread(cfg, s.partials[cur], s.offsets[cur],
-                                 pinned_chunks, j);
+static pl_status emu_msm_accumulate_partials(
+    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+    const pl__cu_g1_xyzz *in, const uint32_t *prev, const uint32_t *offsets,
+    pl__cu_g1_xyzz *out, pl_error *err)
+{
+    for (uint32_t t = 0; t < threads; t++)
+        pl__cu_msm_accumulate_partials_thread(cfg, in, prev, offsets, out, t);
+    return PL_OK;
+}
+
+static pl_status emu_msm_reduce(void *dev, int stream, uint32_t threads,
+                                const pl__cu_msm_cfg *cfg,
+                                const pl__cu_g1_xyzz *partials,
+                                const uint32_t *offsets,
+                                pl__cu_g1_xyzz *chunk_sums, pl_error *err)
+{
+    for (uint32_t j = 0; j < threads; j++)
+        pl__cu_msm_reduce_thread(cfg, partials, offsets, chunk_sums, j);
     return PL_OK;
 }
 
@@ -305,8 +373,20 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .event_sync = emu_event_sync,
     .stream_wait = emu_event,
     .stream_sync = emu_stream_sync,
-    .to_odd_coset = emu_to_odd_coset,
+    .kernel_stack_bytes = emu_kernel_stack_bytes,
+    .set_stack_limit = emu_set_stack_limit,
+    .sort_temp_bytes = emu_sort_temp_bytes,
+    .sort_pairs = emu_sort_pairs,
+    .scan_temp_bytes = emu_scan_temp_bytes,
+    .exclusive_scan = emu_exclusive_scan,
+    .ntt_stage = emu_ntt_stage,
+    .ntt_tiles = emu_ntt_tiles,
+    .ntt_shift = emu_ntt_shift,
     .coset_h = emu_coset_h,
-    .msm_scratch_bytes = emu_msm_scratch_bytes,
-    .msm_g1 = emu_msm_g1,
+    .msm_digits = emu_msm_digits,
+    .msm_bounds = emu_msm_bounds,
+    .msm_count = emu_msm_count,
+    .msm_accumulate_points = emu_msm_accumulate_points,
+    .msm_accumulate_partials = emu_msm_accumulate_partials,
+    .msm_reduce = emu_msm_reduce,
 };

@@ -27,7 +27,6 @@ typedef struct {
  * Derived in Python from p = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84
  * f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab (381 bits):
  *   ONE = 2^384 mod p        (Montgomery form of 1; blst's BLS12_381_ONE)
- *   RR  = 2^768 mod p        (multiplying by it enters Montgomery form)
  *   N0  = -p^-1 mod 2^32     (low half of blst's 64-bit p0 = 0x89f3fffcfffcfffd)
  * written as limbs: ", ".join("0x%08x" % ((x >> 32*i) & 0xffffffff) for i
  * in range(12)).  tests/test_cuda_arith.c checks each against blst.
@@ -38,9 +37,6 @@ typedef struct {
 #define PL_CU_FP_ONE                                                          \
     {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b, 0x53c758ba, 0x5f489857, \
      0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3}
-#define PL_CU_FP_RR                                                           \
-    {0x1c341746, 0xf4df1f34, 0x09d104f1, 0x0a76e6a6, 0x4c95b6d5, 0x8de5476c, \
-     0x939d83c0, 0x67eb88a9, 0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5}
 #define PL_CU_FP_N0 0xfffcfffdu
 
 PL_DEVICE_FN void pl__cu_fp_zero(pl__cu_fp *r)
@@ -61,11 +57,6 @@ PL_DEVICE_FN void pl__cu_fp_one(pl__cu_fp *r)
 PL_DEVICE_FN bool pl__cu_fp_is_zero(const pl__cu_fp *a)
 {
     return pl__cu_limbs_is_zero(a->l, PL_CU_FP_LIMBS);
-}
-
-PL_DEVICE_FN bool pl__cu_fp_eq(const pl__cu_fp *a, const pl__cu_fp *b)
-{
-    return pl__cu_limbs_eq(a->l, b->l, PL_CU_FP_LIMBS);
 }
 
 PL_DEVICE_FN void pl__cu_fp_add(pl__cu_fp *r, const pl__cu_fp *a,
@@ -89,10 +80,13 @@ PL_DEVICE_FN void pl__cu_fp_neg(pl__cu_fp *r, const pl__cu_fp *a)
 }
 
 /* A real call on the device (PL_DEVICE_COLD_FN), not inlined: a G1 addition
- * makes 11 of them and a G2 one 33, and with each inlined the kernels grow
- * to hundreds of thousands of PTX lines that ptxas takes minutes over (the
- * arithmetic smoke test: 3 min 26 s inlined, 28 s called, on 2 cores).  The
- * call costs a few instructions against the ~300 of the multiplication. */
+ * makes 11 of them, and with each inlined the kernels grow to hundreds of
+ * thousands of PTX lines that ptxas takes minutes over (the arithmetic smoke
+ * test, then with G2 as well: 3 min 26 s inlined, 28 s called, on 2 cores).
+ * The call costs a few instructions against the ~300 of the
+ * multiplication, and a per-thread stack, as the operands go through local
+ * memory (ptxas -v, sm_90: 1,584 bytes in k_msm_reduce, 864 in the
+ * accumulate kernels), which the device object reserves at open (gpu.h). */
 PL_DEVICE_COLD_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
                                      const pl__cu_fp *b)
 {
@@ -105,34 +99,6 @@ PL_DEVICE_COLD_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
 PL_DEVICE_FN void pl__cu_fp_sqr(pl__cu_fp *r, const pl__cu_fp *a)
 {
     pl__cu_fp_mul(r, a, a);
-}
-
-/* Canonical integer < p -> Montgomery form (a * R). */
-PL_DEVICE_FN void pl__cu_fp_from_canonical(pl__cu_fp *r, const pl__cu_fp *a)
-{
-    const pl__cu_fp rr = {PL_CU_FP_RR};
-    pl__cu_fp_mul(r, a, &rr);
-}
-
-/* Montgomery form -> canonical integer (a * R^-1). */
-PL_DEVICE_FN void pl__cu_fp_to_canonical(pl__cu_fp *r, const pl__cu_fp *a)
-{
-    pl__cu_fp unit;
-    pl__cu_fp_zero(&unit);
-    unit.l[0] = 1;
-    pl__cu_fp_mul(r, a, &unit);
-}
-
-/* r = 1 / a by Fermat (a^(p-2)); 0 maps to 0.  Slow: for the host path and
- * single conversions; batches use one inversion and 3 multiplications per
- * element. */
-PL_DEVICE_FN void pl__cu_fp_inverse(pl__cu_fp *r, const pl__cu_fp *a)
-{
-    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
-    const uint32_t one[PL_CU_FP_LIMBS] = PL_CU_FP_ONE;
-    uint32_t e[PL_CU_FP_LIMBS], two[PL_CU_FP_LIMBS] = {2};
-    pl__cu_limbs_sub(e, p, two, PL_CU_FP_LIMBS);
-    pl__cu_mont_pow(r->l, a->l, e, one, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);
 }
 
 #endif /* PL_CUDA_ARITH_FP_H */

@@ -22,19 +22,12 @@ typedef struct {
 /*
  * Derived in Python from r = 0x73eda753299d7d483339d80809a1d805
  * 53bda402fffe5bfeffffffff00000001 (255 bits), as for Fp (see fp.h):
- *   ONE = 2^256 mod r, RR = 2^512 mod r, N0 = -r^-1 mod 2^32
- * (r = 1 mod 2^32, so N0 = 2^32 - 1).  Checked against blst in
+ *   N0 = -r^-1 mod 2^32 (r = 1 mod 2^32, so N0 = 2^32 - 1).  Checked against blst in
  * tests/test_cuda_arith.c.
  */
 #define PL_CU_FR_R                                                            \
     {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402, 0x09a1d805, 0x3339d808, \
      0x299d7d48, 0x73eda753}
-#define PL_CU_FR_ONE                                                          \
-    {0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa, 0xecbc4ff5, 0x998c4fef, \
-     0xacc5056f, 0x1824b159}
-#define PL_CU_FR_RR                                                           \
-    {0xf3f29c6d, 0xc999e990, 0x87925c23, 0x2b6cedcb, 0x7254398f, 0x05d31496, \
-     0x9f59ff11, 0x0748d9d9}
 #define PL_CU_FR_N0 0xffffffffu
 
 PL_DEVICE_FN void pl__cu_fr_zero(pl__cu_fr *r)
@@ -42,24 +35,6 @@ PL_DEVICE_FN void pl__cu_fr_zero(pl__cu_fr *r)
     PL_UNROLL
     for (int i = 0; i < PL_CU_FR_LIMBS; i++)
         r->l[i] = 0;
-}
-
-PL_DEVICE_FN void pl__cu_fr_one(pl__cu_fr *r)
-{
-    const uint32_t one[PL_CU_FR_LIMBS] = PL_CU_FR_ONE;
-    PL_UNROLL
-    for (int i = 0; i < PL_CU_FR_LIMBS; i++)
-        r->l[i] = one[i];
-}
-
-PL_DEVICE_FN bool pl__cu_fr_is_zero(const pl__cu_fr *a)
-{
-    return pl__cu_limbs_is_zero(a->l, PL_CU_FR_LIMBS);
-}
-
-PL_DEVICE_FN bool pl__cu_fr_eq(const pl__cu_fr *a, const pl__cu_fr *b)
-{
-    return pl__cu_limbs_eq(a->l, b->l, PL_CU_FR_LIMBS);
 }
 
 PL_DEVICE_FN void pl__cu_fr_add(pl__cu_fr *r, const pl__cu_fr *a,
@@ -76,30 +51,11 @@ PL_DEVICE_FN void pl__cu_fr_sub(pl__cu_fr *r, const pl__cu_fr *a,
     pl__cu_mod_sub(r->l, a->l, b->l, m, PL_CU_FR_LIMBS);
 }
 
-PL_DEVICE_FN void pl__cu_fr_neg(pl__cu_fr *r, const pl__cu_fr *a)
-{
-    const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
-    pl__cu_mod_neg(r->l, a->l, m, PL_CU_FR_LIMBS);
-}
-
 PL_DEVICE_FN void pl__cu_fr_mul(pl__cu_fr *r, const pl__cu_fr *a,
                                 const pl__cu_fr *b)
 {
     const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
     PL__CU_MONT_MUL(r->l, a->l, b->l, m, PL_CU_FR_N0, PL_CU_FR_LIMBS);
-}
-
-/* See pl__cu_fp_sqr: a dedicated squaring comes with the PTX version. */
-PL_DEVICE_FN void pl__cu_fr_sqr(pl__cu_fr *r, const pl__cu_fr *a)
-{
-    pl__cu_fr_mul(r, a, a);
-}
-
-/* Canonical integer < r -> Montgomery form (a * R). */
-PL_DEVICE_FN void pl__cu_fr_from_canonical(pl__cu_fr *r, const pl__cu_fr *a)
-{
-    const pl__cu_fr rr = {PL_CU_FR_RR};
-    pl__cu_fr_mul(r, a, &rr);
 }
 
 /* Montgomery form -> canonical integer (a * R^-1): the MSM's scalars. */
@@ -109,16 +65,6 @@ PL_DEVICE_FN void pl__cu_fr_to_canonical(pl__cu_fr *r, const pl__cu_fr *a)
     pl__cu_fr_zero(&unit);
     unit.l[0] = 1;
     pl__cu_fr_mul(r, a, &unit);
-}
-
-/* r = 1 / a by Fermat (a^(r-2)); 0 maps to 0.  Slow, see pl__cu_fp_inverse. */
-PL_DEVICE_FN void pl__cu_fr_inverse(pl__cu_fr *r, const pl__cu_fr *a)
-{
-    const uint32_t m[PL_CU_FR_LIMBS] = PL_CU_FR_R;
-    const uint32_t one[PL_CU_FR_LIMBS] = PL_CU_FR_ONE;
-    uint32_t e[PL_CU_FR_LIMBS], two[PL_CU_FR_LIMBS] = {2};
-    pl__cu_limbs_sub(e, m, two, PL_CU_FR_LIMBS);
-    pl__cu_mont_pow(r->l, a->l, e, one, m, PL_CU_FR_N0, PL_CU_FR_LIMBS);
 }
 
 #endif /* PL_CUDA_ARITH_FR_H */

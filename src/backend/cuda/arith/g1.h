@@ -11,10 +11,9 @@
  *
  * Affine points use blst's layout and blst's encoding of infinity, (0, 0)
  * (not on the curve, as 0 != 0 + 4), so zkey points go to the device as
- * they are.  g2.h is the same code over Fp2, line for line.  Device code
- * under nvcc, C11 on the host; tested against blst_p1_* in
- * tests/test_cuda_arith.c.  Not here: scalar multiplication and MSM (the
- * kernels'), batch inversion.
+ * they are.  Device code under nvcc, C11 on the host; tested against
+ * blst_p1_* in tests/test_cuda_arith.c.  Not here: scalar multiplication
+ * and MSM (the kernels'), conversion to affine (the host's, in blst).
  */
 #ifndef PL_CUDA_ARITH_G1_H
 #define PL_CUDA_ARITH_G1_H
@@ -226,26 +225,6 @@ PL_DEVICE_FN void pl__cu_g1_xyzz_to_jacobian(pl__cu_g1_jacobian *r,
     r->z = p->zz;
     r->x = x;
     r->y = y;
-}
-
-/* XYZZ -> affine with one inversion: 1 / (ZZ ZZZ) times ZZZ is 1 / ZZ, times
- * ZZ is 1 / ZZZ.  Infinity becomes (0, 0).  Fermat inversion: slow, for
- * single results (the MSM's final sum), not for batches. */
-PL_DEVICE_COLD_FN void pl__cu_g1_xyzz_to_affine(pl__cu_g1_affine *r,
-                                                const pl__cu_g1_xyzz *p)
-{
-    if (pl__cu_g1_xyzz_is_inf(p)) {
-        pl__cu_fp_zero(&r->x);
-        pl__cu_fp_zero(&r->y);
-        return;
-    }
-    pl__cu_fp inv, t;
-    pl__cu_fp_mul(&inv, &p->zz, &p->zzz);
-    pl__cu_fp_inverse(&inv, &inv);
-    pl__cu_fp_mul(&t, &inv, &p->zzz);  /* 1 / ZZ */
-    pl__cu_fp_mul(&r->x, &p->x, &t);
-    pl__cu_fp_mul(&t, &inv, &p->zz);   /* 1 / ZZZ */
-    pl__cu_fp_mul(&r->y, &p->y, &t);
 }
 
 #endif /* PL_CUDA_ARITH_G1_H */

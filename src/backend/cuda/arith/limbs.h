@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Multi-precision arithmetic on little-endian arrays of 32-bit limbs, the
- * bottom layer of the CUDA backend's device arithmetic (fp.h, fr.h, fp2.h,
- * g1.h, g2.h build on it).  The same source compiles as CUDA device code
+ * bottom layer of the CUDA backend's device arithmetic (fp.h, fr.h and g1.h
+ * build on it; it holds what the kernels use, nothing more).  The same source compiles as CUDA device code
  * under nvcc and as plain C11 on the host: the host build is how the device
  * arithmetic is tested against blst on machines without a GPU
  * (tests/test_cuda_arith.c).  Everything is header-only and, but for the
@@ -26,11 +26,10 @@
 #else
 #define PL_DEVICE_FN static inline
 #endif
-/* For rare paths (inversion, conversion to affine, the doubling fallback of
- * the mixed addition): a real call on the device, so that every addition
- * inlined into a kernel does not carry a copy of them.  With the portable 64-bit multiplication a full
- * inline G2 addition is tens of thousands of PTX lines, and nvcc's time
- * grows with it. */
+/* For the field multiplication and rare paths (the doubling fallback of the
+ * mixed addition): a real call on the device, so that every addition
+ * inlined into a kernel does not carry a copy of them (see pl__cu_fp_mul
+ * for what inlining costs in compile time). */
 #ifdef __CUDACC__
 #define PL_DEVICE_COLD_FN inline __host__ __device__ __noinline__
 #else
@@ -92,15 +91,6 @@ PL_DEVICE_FN bool pl__cu_limbs_is_zero(const uint32_t *a, int n)
     PL_UNROLL
     for (int i = 0; i < n; i++)
         acc |= a[i];
-    return acc == 0;
-}
-
-PL_DEVICE_FN bool pl__cu_limbs_eq(const uint32_t *a, const uint32_t *b, int n)
-{
-    uint32_t acc = 0;
-    PL_UNROLL
-    for (int i = 0; i < n; i++)
-        acc |= a[i] ^ b[i];
     return acc == 0;
 }
 
@@ -369,28 +359,5 @@ PL_DEVICE_FN void pl__cu_mont_mul_chains(uint32_t *r, const uint32_t *a,
 #else
 #define PL__CU_MONT_MUL pl__cu_mont_mul
 #endif
-
-/* r = a^e, all in Montgomery form (`one` is the Montgomery form of 1), e an
- * n-limb plain integer.  Square and
- * multiply from the top bit; not constant time in e, which is only ever a
- * public constant (p - 2 for inversion).  Slow (about 1.5 x 32n
- * multiplications); the kernels batch their inversions instead. */
-PL_DEVICE_COLD_FN void pl__cu_mont_pow(uint32_t *r, const uint32_t *a,
-                                       const uint32_t *e, const uint32_t *one,
-                                       const uint32_t *p, uint32_t n0, int n)
-{
-    uint32_t acc[PL_CU_MAX_LIMBS], base[PL_CU_MAX_LIMBS];
-    for (int i = 0; i < n; i++) {
-        acc[i] = one[i];
-        base[i] = a[i];
-    }
-    for (int bit = 32 * n - 1; bit >= 0; bit--) {
-        PL__CU_MONT_MUL(acc, acc, acc, p, n0, n);
-        if ((e[bit / 32] >> (bit % 32)) & 1)
-            PL__CU_MONT_MUL(acc, acc, base, p, n0, n);
-    }
-    for (int i = 0; i < n; i++)
-        r[i] = acc[i];
-}
 
 #endif /* PL_CUDA_ARITH_LIMBS_H */

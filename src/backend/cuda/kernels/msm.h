@@ -2,8 +2,9 @@
 /*
  * The bodies of the CUDA backend's G1 MSM kernels (the bucket method), one
  * function per thread with the thread's index as an argument, shared by
- * kernels.cu (on the GPU) and gpu_emu.c (the host emulation make test runs
- * against blst).  See ntt.h for why the bodies live here.
+ * gpu_cuda.cu (on the GPU) and gpu_emu.c (the host emulation make test runs
+ * against blst); gpu.c's pl__gpu_msm_g1 runs the steps below over either.
+ * See ntt.h for why the bodies live here.
  *
  * sum_i s_i P_i for canonical 255-bit scalars s_i (bit 255 ignored, as the
  * CPU MSM does) and affine points P_i in blst's layout:
@@ -17,15 +18,17 @@
  *                 gets the key NB = W 2^(c-1), which sorts last and is
  *                 never read.
  *  2. sort:       entries by key (CUB's radix sort on the GPU, stable;
- *                 a stable sort on the host).
+ *                 a stable counting sort on the host), between the two
+ *                 key/value buffers, into whichever the sort chooses.
  *  3. bounds:     each bucket's run [start, end) of sorted entries.
  *  4. accumulate: level 0 sums each bucket's run in segments of at most
  *                 S entries, one thread per segment, into XYZZ partial
  *                 sums; level k > 0 does the same over level k-1's
  *                 partials, until every bucket has at most one (levels are
- *                 fixed in advance: ceil(log_S(n)) of them).  A bucket with
- *                 many points (witness scalars are mostly 1) is thus spread
- *                 over many threads instead of one.  Segment offsets are an
+ *                 fixed in advance for the longest possible run, n: the
+ *                 least L >= 1 with n <= S^L).  A bucket with many points
+ *                 (witness scalars are mostly 1) is thus spread over many
+ *                 threads instead of one.  Segment offsets are an
  *                 exclusive scan of per-bucket segment counts, and a thread
  *                 finds its bucket by binary search in them.
  *  5. reduce:     per window, sum_b b B_b by running sums over chunks of L
@@ -38,6 +41,12 @@
 #define PL_CUDA_KERNELS_MSM_H
 
 #include "backend/cuda/arith/g1.h"
+
+/* The largest MSM the kernels take: its W n sort entries, and the thread
+ * indices over them and over the partial sums, are 32-bit (CUB sorts them
+ * with 32-bit offsets, its fast path), so W n < 2^32: n < 2^28, W being 16
+ * from 2^20 points up.  gpu.c refuses larger ones when it plans them. */
+#define PL_CU_MSM_MAX_POINTS (((uint32_t)1 << 28) - 1)
 
 /* The shape of one MSM, chosen on the host by pl__cu_msm_config. */
 typedef struct {
@@ -75,9 +84,11 @@ PL_DEVICE_FN void pl__cu_msm_config(pl__cu_msm_cfg *cfg, uint32_t n)
     cfg->buckets = (uint32_t)cfg->windows << (c - 1);
     cfg->key_bits = pl__cu_log2_ceil((uint64_t)cfg->buckets + 1);
     cfg->segment = 64;
-    /* each level divides the longest run by S, which starts at most n */
+    /* each level cuts a bucket's run of r entries (at most n: a point has
+     * one digit per window) into ceil(r / S) sums; the last must leave one */
     cfg->levels = 1;
-    for (uint64_t run = n; run > cfg->segment; run /= cfg->segment)
+    for (uint64_t run = n; run > cfg->segment;
+         run = (run + cfg->segment - 1) / cfg->segment)
         cfg->levels++;
     /* chunks of at least 16 buckets, so the multiplication by the chunk's
      * first bucket number (16 doublings) stays a small share of a thread */
@@ -88,7 +99,7 @@ PL_DEVICE_FN void pl__cu_msm_config(pl__cu_msm_cfg *cfg, uint32_t n)
 
 /* The device buffers of one MSM, cut from one scratch allocation. */
 typedef struct {
-    uint32_t *keys[2], *values[2]; /* W n each: digits, then sorted */
+    uint32_t *keys[2], *values[2]; /* W n each: the sort's double buffers */
     uint32_t *start, *end;         /* NB: bucket runs */
     uint32_t *count;               /* NB + 1: segments per bucket */
     uint32_t *offsets[2];          /* NB + 1 each: this level's, the last's */
@@ -179,7 +190,7 @@ PL_DEVICE_FN void pl__cu_msm_bounds_thread(const pl__cu_msm_cfg *cfg,
                                            uint32_t *start, uint32_t *end,
                                            uint32_t p)
 {
-    uint32_t total = cfg->windows * cfg->n;
+    uint32_t total = cfg->windows * cfg->n; /* < 2^32: MAX_POINTS */
     uint32_t key = keys[p];
     if (key >= cfg->buckets)
         return;

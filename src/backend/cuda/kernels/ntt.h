@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The bodies of the CUDA backend's NTT and H kernels, one function per
- * thread with the thread's index as an argument.  kernels.cu wraps each in
- * a __global__ kernel that computes the index from blockIdx/threadIdx; the
- * host emulation (gpu_emu.c) calls the same functions in loops over the
- * index, one stage after another.  So the index arithmetic that the GPU
- * runs is the arithmetic that make test checks against the CPU NTT on
- * machines without a GPU.
+ * thread with the thread's index as an argument.  gpu_cuda.cu wraps each
+ * in a __global__ kernel that computes the index from blockIdx/threadIdx;
+ * the host emulation (gpu_emu.c) calls the same functions in loops over the
+ * index; gpu.c's schedule launches the stages in order on either.  So the
+ * index arithmetic that the GPU runs is the arithmetic that make test
+ * checks against the CPU NTT on machines without a GPU.
  *
  * The transform computes what the CPU's (src/ntt/ntt.c) does, over Fr in
  * Montgomery form, with both element orders so that no permutation pass is
