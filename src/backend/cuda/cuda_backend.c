@@ -345,24 +345,23 @@ static pl_status cuda_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
 
 /* ---- the two backends ---------------------------------------------------- */
 
+/* They differ only in their name and in the device they open. */
+#define CUDA_BACKEND_OPS(label, open_fn)                                      \
+    {                                                                         \
+        .name = label, .g1_on_host = false, .plan = cuda_plan,                \
+        .open = open_fn, .close = cuda_close, .begin = cuda_begin,            \
+        .h = cuda_h, .msm_g1 = cuda_msm_g1, .end = cuda_end,                  \
+        .device_memory = cuda_device_memory,                                  \
+    }
+
 static pl_status emulated_open(void **instance, const pl__backend_config *cfg,
                                pl_error *err)
 {
     return open_with(instance, cfg, &pl__gpu_impl_emulated, err);
 }
 
-const pl__backend_ops pl__backend_cuda_emulated = {
-    .name = "cuda-emulated",
-    .g1_on_host = false,
-    .plan = cuda_plan,
-    .open = emulated_open,
-    .close = cuda_close,
-    .begin = cuda_begin,
-    .h = cuda_h,
-    .msm_g1 = cuda_msm_g1,
-    .end = cuda_end,
-    .device_memory = cuda_device_memory,
-};
+const pl__backend_ops pl__backend_cuda_emulated =
+    CUDA_BACKEND_OPS("cuda-emulated", emulated_open);
 
 #ifdef PL_HAVE_CUDA
 static pl_status real_open(void **instance, const pl__backend_config *cfg,
@@ -371,18 +370,7 @@ static pl_status real_open(void **instance, const pl__backend_config *cfg,
     return open_with(instance, cfg, &pl__gpu_impl_cuda, err);
 }
 
-static const pl__backend_ops backend_cuda = {
-    .name = "cuda",
-    .g1_on_host = false,
-    .plan = cuda_plan,
-    .open = real_open,
-    .close = cuda_close,
-    .begin = cuda_begin,
-    .h = cuda_h,
-    .msm_g1 = cuda_msm_g1,
-    .end = cuda_end,
-    .device_memory = cuda_device_memory,
-};
+static const pl__backend_ops backend_cuda = CUDA_BACKEND_OPS("cuda", real_open);
 const pl__backend_ops *const pl__backend_cuda = &backend_cuda;
 
 bool pl__backend_cuda_usable(char *why, size_t why_len)
