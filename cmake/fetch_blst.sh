@@ -17,10 +17,14 @@ tarball="chainsafe-blst-0.2.11.tgz"
 integrity="URyOLq5GtxBoxibOnd2pgLydCy0UZzbiIIBcsRAvGxAsRzjZL04TsQfwRkz5aphU3a1ebeRoMmI/HHyMCiFSQg=="
 out="$deps/blst"
 cc=${CC:-cc}
+# Extra compiler flags for blst's own build (BLST_CFLAGS): the ThreadSanitizer
+# build instruments a portable C build of blst, so TSan sees the writes the
+# assembly would hide (CMakeLists.txt sets them).
+extra=${BLST_CFLAGS:-}
 
 mkdir -p "$deps"
 stamp="$out/.built-from"
-want=${BLST_DIR:-$pkg}
+want="${BLST_DIR:-$pkg}${extra:+ $extra}"
 if [ -f "$out/libblst.a" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     exit 0
 fi
@@ -61,6 +65,11 @@ else
 fi
 
 echo "fetch_blst: building blst in $out" >&2
-(cd "$out" && CC="$cc" CFLAGS="-O2 -fno-builtin -fPIC -Wall -Wextra" ./build.sh >build.log 2>&1) || {
+(cd "$out" && CC="$cc" CFLAGS="-O2 -fno-builtin -fPIC -Wall -Wextra $extra" ./build.sh >build.log 2>&1) || {
     echo "fetch_blst: blst build failed, see $out/build.log" >&2; exit 1; }
+# blst's build.sh assembles its assembly whatever the flags: a portable
+# build (-D__BLST_NO_ASM__) keeps only the C, which defines the same symbols
+case " $extra " in
+*" -D__BLST_NO_ASM__ "*) ar d "$out/libblst.a" assembly.o ;;
+esac
 echo "$want" > "$stamp"

@@ -507,7 +507,7 @@ static void engine_batch(bool on_device)
     CHECK(cfg.log_stream);
     pl_engine *e;
     pl_error err = {0};
-    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, ops, &err), &err);
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, ops, NULL, &err), &err);
     pl_circuit *c;
     char zkey[512], wtns[512];
     snprintf(zkey, sizeof(zkey), "%s", pl_test_vector("chain10/circuit.zkey"));
@@ -597,4 +597,106 @@ PL_TEST(allocation_failures_leak_nothing_emulated)
     }
     pl_wtns_close(wtns);
     pl_zkey_close(zk);
+}
+
+/* A job of `n` chain10 partitions on a circuit, waited for. */
+static void run_chain10(pl_engine *e, pl_circuit *c, size_t n,
+                        pl_job_status *js)
+{
+    char wtns[512];
+    snprintf(wtns, sizeof(wtns), "%s", pl_test_vector("chain10/witness.wtns"));
+    const char *paths[4] = {wtns, wtns, wtns, wtns};
+    pl_job_spec spec = {.circuit = c, .n_partitions = n,
+                        .witness_paths = paths, .verify = true};
+    uint64_t id;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, js, &err), &err);
+}
+
+/* A sticky device fault in the middle of a proof (the emulation's
+ * cudaErrorIllegalAddress at a kernel launch): the partition fails with the
+ * CUDA error named and its code; the next proof on the device fails at
+ * once, naming the first fault; the backend reports itself faulted (so
+ * auto would take the CPU); an engine with the CPU as fallback opens the
+ * circuit afresh on the CPU, whose proofs verify, and says so in one log
+ * line; every byte, host and device, comes back. */
+PL_TEST(device_fault_fails_the_partition_then_the_cpu_takes_over)
+{
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 1;
+    cfg.threads = 2;
+    cfg.log_level = PL_LOG_INFO;
+    char *log_text = NULL;
+    size_t log_len = 0;
+    cfg.log_stream = open_memstream(&log_text, &log_len);
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg,
+                                            &pl__backend_cuda_emulated,
+                                            &pl__backend_cpu, &err), &err);
+    char zkey[512];
+    snprintf(zkey, sizeof(zkey), "%s", pl_test_vector("chain10/circuit.zkey"));
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey, NULL, &err), &err);
+    pl_job_status js;
+    run_chain10(e, c, 1, &js); /* the device works */
+    CHECK_OK(js.status, &js.error);
+
+    pl__gpu_emu_fault_next_launch();
+    run_chain10(e, c, 1, &js);
+    CHECK_EQ(js.status, PL_EINTERNAL);
+    CHECK_EQ(js.error.cuda_code, PL_GPU_EMU_FAULT_CODE);
+    CHECK(strstr(js.error.msg, "illegal memory access") != NULL);
+    run_chain10(e, c, 1, &js);
+    CHECK_EQ(js.status, PL_EINTERNAL);
+    CHECK(strstr(js.error.msg, "faulted earlier") != NULL);
+    char why[320];
+    CHECK(pl__backend_cuda_emulated.faulted(why, sizeof(why)));
+    CHECK(strstr(why, "illegal memory access") != NULL);
+    pl_circuit_release(c);
+
+    /* opened again: on the CPU now */
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey, NULL, &err), &err);
+    run_chain10(e, c, 2, &js);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.verified, 2);
+    pl_engine_stats es;
+    pl_engine_stats_read(e, &es);
+    CHECK_EQ(strcmp(es.backend, "cpu"), 0);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+    fclose(cfg.log_stream);
+    CHECK(strstr(log_text, "engine: backend cuda-emulated: the CUDA device "
+                           "faulted earlier") != NULL);
+    CHECK(strstr(log_text, "circuits opened from now on use cpu") != NULL);
+    CHECK(pl_alloc_all_freed(&err));
+    /* and the device is not opened again in this process */
+    pl_prover *prover;
+    pl_zkey *zk;
+    CHECK_OK(pl_zkey_open(&zk, zkey, &err), &err);
+    CHECK_STATUS(pl__prover_create_with_backend(&prover, zk,
+                                                &pl__backend_cuda_emulated,
+                                                NULL, &err),
+                 PL_EUNSUPPORTED, &err);
+    pl_zkey_close(zk);
+    free(log_text);
+}
+
+/* auto probes by opening: a device that is counted but does not open (the
+ * emulated one, its open failed by fault injection) is not usable, and
+ * says why; one that opens is, and the probe leaves nothing open. */
+PL_TEST(usable_means_it_opens_emulated)
+{
+    char why[320] = "";
+    pl_error err = {0};
+    pl__alloc_fail_at(1); /* the open's first accounted allocation */
+    CHECK(!pl__backend_cuda_emulated.usable(why, sizeof(why)));
+    pl__alloc_fail_at(0);
+    CHECK(strstr(why, "does not open") != NULL);
+    CHECK(pl__backend_cuda_emulated.usable(why, sizeof(why)));
+    uint64_t used, total, at_open;
+    CHECK(!pl__backend_cuda_emulated.device_memory(&used, &total, &at_open));
+    CHECK(pl_alloc_all_freed(&err));
 }

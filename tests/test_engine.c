@@ -64,7 +64,8 @@ static pl_engine *engine_with(uint64_t budget, unsigned pw, unsigned workers,
     pl_engine *e;
     pl_error err = {0};
     CHECK_OK(pl__engine_create_with_backend(&e, &cfg, backend ? backend
-                                            : &pl__backend_cpu, &err), &err);
+                                            : &pl__backend_cpu, NULL, &err),
+             &err);
     return e;
 }
 
@@ -454,7 +455,7 @@ PL_TEST(destroy_at_random_moments_leaves_nothing)
         pl_engine *e;
         pl_error err = {0};
         CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &pl__backend_cpu,
-                                                &err), &err);
+                                                NULL, &err), &err);
         pl_circuit *c;
         CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL,
                                         &err), &err);

@@ -78,7 +78,7 @@ static void run_job(event_log *log, uint64_t budget, unsigned pw, size_t n,
     cfg.on_event_user = log;
     pl_engine *e;
     pl_error err = {0};
-    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &ops, &err), &err);
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &ops, NULL, &err), &err);
     pl_circuit *c;
     CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
                                     NULL, &err), &err);

@@ -85,6 +85,13 @@ typedef struct pl__backend_ops {
      * open.  NULL for host-only backends. */
     bool (*device_memory)(uint64_t *used_bytes, uint64_t *total_bytes,
                           uint64_t *used_at_open_bytes);
+    /* Whether the backend's device faulted (a sticky CUDA error) in this
+     * process, so that nothing should be opened on it again; why says
+     * what happened.  NULL for backends that cannot fault so. */
+    bool (*faulted)(char *why, size_t why_len);
+    /* Whether the backend can run here now (its device counted, not
+     * faulted, and opening), else why not.  NULL: always. */
+    bool (*usable)(char *why, size_t why_len);
 } pl__backend_ops;
 
 extern const pl__backend_ops pl__backend_cpu;
@@ -93,8 +100,9 @@ extern const pl__backend_ops pl__backend_cpu;
 extern const pl__backend_ops *const pl__backend_cuda;
 extern const pl__backend_ops pl__backend_cuda_emulated;
 
-/* Whether the CUDA backend can run here: true when this build has it and a
- * device answers; else false with the reason in why. */
+/* Whether the CUDA backend can run here: true when this build has it, a
+ * device is counted, it has not faulted in this process and it opens;
+ * else false with the reason in why. */
 bool pl__backend_cuda_usable(char *why, size_t why_len);
 
 /* The backend for a name: "cpu"; "cuda" (NULL with a reason in note when

@@ -73,6 +73,7 @@ struct pl_circuit {
     char *zkey_path;
     pl_zkey *zkey;
     pl_r1cs *r1cs;
+    const pl__backend_ops *backend; /* its prover's */
     pl_prover *prover;
     pl_vkey *vkey;
     pl__prove_plan plan;
@@ -125,7 +126,10 @@ typedef struct {
 
 struct pl_engine {
     pl_engine_config cfg;
-    const pl__backend_ops *backend;
+    /* the backend new circuits open on, and the one that replaces it when
+     * its device faults (the CPU, for an engine created with "auto") */
+    _Atomic(const pl__backend_ops *) backend;
+    const pl__backend_ops *fallback;
     pl__budget budget;
     pl__ledger *ledger;
     pl__alloc_scope *scope;  /* counts this engine's buffers (destroy's check) */
@@ -235,7 +239,7 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     engine_unlock(e);
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
-    pl__prover_device_memory(e->backend, &state.device_used_bytes,
+    pl__prover_device_memory(atomic_load(&e->backend), &state.device_used_bytes,
                              &state.device_total_bytes,
                              &state.device_used_at_open_bytes);
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
@@ -760,6 +764,7 @@ static pl_status start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
 pl_status pl__engine_create_with_backend(pl_engine **out,
                                          const pl_engine_config *cfg,
                                          const pl__backend_ops *backend,
+                                         const pl__backend_ops *fallback,
                                          pl_error *err)
 {
     *out = NULL;
@@ -779,7 +784,8 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     e->cfg.threads = pl__pool_threads_for(e->cfg.threads);
     if (!e->cfg.sample_ms)
         e->cfg.sample_ms = DEFAULT_SAMPLE_MS;
-    e->backend = backend;
+    atomic_store(&e->backend, backend);
+    e->fallback = fallback;
     pl__budget_init(&e->budget, e->cfg.budget_bytes);
     pthread_mutex_init(&e->admission_lock, NULL);
     pthread_mutex_init(&e->lock, NULL);
@@ -872,7 +878,14 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
     if (note[0] && cfg->log_level >= PL_LOG_INFO)
         fprintf(cfg->log_stream ? cfg->log_stream : stderr, "engine: %s\n",
                 note);
-    return pl__engine_create_with_backend(out, cfg, backend, err);
+    /* auto with a device: the CPU stands by, should the device fault */
+    const pl__backend_ops *fallback = NULL;
+    if (cfg && cfg->backend && strcmp(cfg->backend, "auto") == 0 &&
+        (st = pl__prover_backend(&fallback, "cpu", NULL, 0, err)) != PL_OK)
+        return st;
+    if (fallback == backend)
+        fallback = NULL;
+    return pl__engine_create_with_backend(out, cfg, backend, fallback, err);
 }
 
 static void circuit_free(pl_engine *e, pl_circuit *c)
@@ -964,6 +977,27 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
 
 /* ---- circuits ---------------------------------------------------------- */
 
+/* The backend a new circuit opens on: the engine's, unless its device
+ * faulted and the engine has a fallback (it was created with "auto"): then
+ * the fallback, for every circuit opened from now on, said once in the
+ * log.  Circuits open on the faulted device fail their proofs at once
+ * (naming the fault) and are no longer found by opens. */
+static const pl__backend_ops *choose_backend(pl_engine *e)
+{
+    const pl__backend_ops *current = atomic_load(&e->backend);
+    char why[320];
+    if (!e->fallback || current == e->fallback ||
+        !pl__prover_backend_faulted(current, why, sizeof(why)))
+        return current;
+    if (atomic_compare_exchange_strong(&e->backend, &current, e->fallback) &&
+        e->cfg.log_level >= PL_LOG_INFO)
+        fprintf(e->cfg.log_stream ? e->cfg.log_stream : stderr,
+                "engine: backend %s: %s; circuits opened from now on use %s\n",
+                pl__prover_backend_name(current), why,
+                pl__prover_backend_name(e->fallback));
+    return e->fallback;
+}
+
 /* Opens what a circuit holds: the zkey (and r1cs), its resident bytes
  * reserved first, the prover, the verification key.  No lock held. */
 static pl_status circuit_build(pl_engine *e, pl_circuit *c,
@@ -975,7 +1009,8 @@ static pl_status circuit_build(pl_engine *e, pl_circuit *c,
     if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
                       (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
         return st;
-    pl__prover_plan(c->zkey, e->backend, e->cfg.threads, &c->plan);
+    c->backend = choose_backend(e);
+    pl__prover_plan(c->zkey, c->backend, e->cfg.threads, &c->plan);
     /* Reserve the resident bytes before allocating them. */
     uint64_t resident = c->plan.resident_bytes + pl__vkey_bytes(c->zkey->n_public);
     if (!pl__budget_try_reserve(&e->budget, resident)) {
@@ -995,7 +1030,7 @@ static pl_status circuit_build(pl_engine *e, pl_circuit *c,
     pc.plain_msm = e->cfg.plain_msm;
     pc.on_stage = e->cfg.on_stage;
     pc.on_stage_user = e->cfg.on_stage_user;
-    if ((st = pl__prover_create_with_backend(&c->prover, c->zkey, e->backend,
+    if ((st = pl__prover_create_with_backend(&c->prover, c->zkey, c->backend,
                                              &pc, err)))
         return st;
     return pl_vkey_from_zkey(&c->vkey, c->zkey, err);
@@ -1020,7 +1055,12 @@ static pl_status open_circuit(pl_engine *e, pl_circuit **out,
     *out = NULL;
     engine_lock(e);
     for (pl_circuit *c = e->circuits; c; c = c->next) {
-        if (strcmp(c->zkey_path, zkey_path) != 0 || (r1cs_path && !c->wants_r1cs))
+        if (strcmp(c->zkey_path, zkey_path) != 0 ||
+            (r1cs_path && !c->wants_r1cs))
+            continue;
+        /* one whose device faulted is left to its users: open afresh */
+        if (!c->opening && c->open_status == PL_OK &&
+            pl__prover_backend_faulted(c->backend, NULL, 0))
             continue;
         c->refs++;
         while (c->opening)
@@ -1253,7 +1293,7 @@ pl_status pl_engine_cancel(pl_engine *e, uint64_t job_id, pl_error *err)
 void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
 {
     memset(out, 0, sizeof(*out));
-    out->backend = pl__prover_backend_name(e->backend);
+    out->backend = pl__prover_backend_name(atomic_load(&e->backend));
     emit_ids(e, PL_EV_COUNT, 0, 0); /* a fresh sample */
     pl_ledger_record now;
     pl__ledger_latest(e->ledger, &now);

@@ -148,6 +148,12 @@ const char *pl__prover_backend_name(const pl__backend_ops *backend)
     return backend->name;
 }
 
+bool pl__prover_backend_faulted(const pl__backend_ops *backend, char *why,
+                                size_t why_len)
+{
+    return backend->faulted && backend->faulted(why, why_len);
+}
+
 bool pl__prover_device_memory(const pl__backend_ops *backend,
                               uint64_t *used_bytes, uint64_t *total_bytes,
                               uint64_t *used_at_open_bytes)

@@ -26,6 +26,10 @@
 pl_status pl__prover_backend(const pl__backend_ops **out, const char *name,
                              char *note, size_t note_len, pl_error *err);
 const char *pl__prover_backend_name(const pl__backend_ops *backend);
+/* Whether the backend's device faulted in this process (see
+ * pl__backend_ops.faulted), with why. */
+bool pl__prover_backend_faulted(const pl__backend_ops *backend, char *why,
+                                size_t why_len);
 /* The backend's device as its driver sees it; false without one. */
 bool pl__prover_device_memory(const pl__backend_ops *backend,
                               uint64_t *used_bytes, uint64_t *total_bytes,

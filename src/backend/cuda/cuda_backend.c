@@ -43,21 +43,75 @@ static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 static pl__gpu *device;
 static unsigned device_users;
 
+/* A device that met a sticky fault is not used again by this process (CUDA
+ * documents those faults as unrecoverable in the process that met them):
+ * its object refuses every call, is reset when its last user closes, and
+ * the fault stays here, per implementation, so that the backend reports
+ * itself faulted (auto and the engine's fallback take the CPU) and no new
+ * object is opened.  Under device_lock. */
+static struct {
+    const pl__gpu_impl *impl;
+    pl_error fault;
+} faults[2];
+
+static const pl_error *recorded_fault_locked(const pl__gpu_impl *impl)
+{
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        if (faults[i].impl == impl)
+            return &faults[i].fault;
+    return NULL;
+}
+
+/* Keeps the device object's fault, if it has one, for the process. */
+static void record_fault_locked(pl__gpu *gpu)
+{
+    pl_error fault;
+    const pl__gpu_impl *impl = pl__gpu_impl_of(gpu);
+    if (!pl__gpu_faulted(gpu, &fault) || recorded_fault_locked(impl))
+        return;
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        if (!faults[i].impl) {
+            faults[i].impl = impl;
+            faults[i].fault = fault;
+            return;
+        }
+}
+
+/* Whether the implementation's device faulted in this process, with why. */
+static bool impl_faulted(const pl__gpu_impl *impl, char *why, size_t why_len)
+{
+    pthread_mutex_lock(&device_lock);
+    if (device && pl__gpu_impl_of(device) == impl)
+        record_fault_locked(device);
+    const pl_error *fault = recorded_fault_locked(impl);
+    if (fault && why_len)
+        snprintf(why, why_len, "the CUDA device faulted earlier in this "
+                 "process (%s)", fault->msg);
+    pthread_mutex_unlock(&device_lock);
+    return fault != NULL;
+}
+
 static pl_status device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
                                 pl_error *err)
 {
     pl_status st = PL_OK;
     pthread_mutex_lock(&device_lock);
-    if (!device) {
+    const pl_error *fault = recorded_fault_locked(impl);
+    if (fault) {
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "cuda backend: the device faulted earlier in this "
+                           "process and is not used again: %s", fault->msg);
+    } else if (!device) {
         /* The device object is the process's, shared by every engine: its
          * pinned buffers belong to no engine's accounting scope. */
         pl__alloc_scope *outer = pl__alloc_scope_enter(NULL);
         st = pl__gpu_open(&device, impl, 0, err);
         pl__alloc_scope_enter(outer);
-    } else if (pl__gpu_impl_of(device) != impl)
+    } else if (pl__gpu_impl_of(device) != impl) {
         st = pl__error_set(err, PL_EUNSUPPORTED,
                            "cuda backend: device 0 is open as %s, not %s",
                            pl__gpu_impl_of(device)->name, impl->name);
+    }
     if (st == PL_OK) {
         device_users++;
         *out = device;
@@ -70,7 +124,9 @@ static void device_release(void)
 {
     pthread_mutex_lock(&device_lock);
     if (device_users && --device_users == 0) {
-        /* the process's object, opened outside any engine's scope */
+        record_fault_locked(device);
+        /* the process's object, opened outside any engine's scope; a
+         * faulted one is reset as it closes */
         pl__alloc_scope *outer = pl__alloc_scope_enter(NULL);
         pl__gpu_close(device);
         pl__alloc_scope_enter(outer);
@@ -263,18 +319,27 @@ fail:
 
 /* ---- a proof's steps ------------------------------------------------------ */
 
+/* One proof at a time on the device (its buffers are shared); its
+ * uploads wait for the previous proof's kernels on the device too, so a
+ * copy can never overwrite a buffer a late kernel still reads.  A faulted
+ * device refuses the proof at once, naming its fault. */
 static pl_status cuda_begin(pl__backend_proof *proof, pl_error *err)
 {
     cuda_instance *ci = proof->instance;
-    pl__gpu_lock(ci->gpu); /* one proof at a time: the buffers are shared */
-    return PL_OK;
+    pl__gpu_lock(ci->gpu);
+    pl_status st = pl__gpu_order_uploads(ci->gpu, err);
+    if (st != PL_OK)
+        pl__gpu_unlock(ci->gpu);
+    return st;
 }
 
+/* Also after a failure: both streams drained before the next proof may
+ * take the device (a failed step can leave copies and kernels queued). */
 static void cuda_end(pl__backend_proof *proof)
 {
     cuda_instance *ci = proof->instance;
     pl_error ignored;
-    pl__gpu_sync(ci->gpu, &ignored); /* nothing of this proof still runs */
+    pl__gpu_quiesce(ci->gpu, &ignored);
     pl__gpu_unlock(ci->gpu);
 }
 
@@ -343,15 +408,51 @@ static pl_status cuda_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
                           ci->layout.bytes[BUF_MSM_SCRATCH], err);
 }
 
+static bool emulated_faulted(char *why, size_t why_len)
+{
+    return impl_faulted(&pl__gpu_impl_emulated, why, why_len);
+}
+
+/* A device is usable when it is counted, has not faulted in this process,
+ * and opens: the probe opens the process's device object (a context, the
+ * kernels loaded, the stack reserved) and lets it go again unless someone
+ * holds it, so a device that is counted but cannot be opened is not
+ * chosen. */
+static bool impl_usable(const pl__gpu_impl *impl, char *why, size_t why_len)
+{
+    char reason[200] = "";
+    if (impl->device_count(reason, sizeof(reason)) <= 0) {
+        snprintf(why, why_len, "no CUDA device found (%s)",
+                 reason[0] ? reason : "none present");
+        return false;
+    }
+    if (impl_faulted(impl, why, why_len))
+        return false;
+    pl__gpu *gpu;
+    pl_error err = {0};
+    if (device_acquire(impl, &gpu, &err) != PL_OK) {
+        snprintf(why, why_len, "the CUDA device does not open (%s)", err.msg);
+        return false;
+    }
+    device_release();
+    return true;
+}
+
+static bool emulated_usable(char *why, size_t why_len)
+{
+    return impl_usable(&pl__gpu_impl_emulated, why, why_len);
+}
+
 /* ---- the two backends ---------------------------------------------------- */
 
 /* They differ only in their name and in the device they open. */
-#define CUDA_BACKEND_OPS(label, open_fn)                                      \
+#define CUDA_BACKEND_OPS(label, open_fn, faulted_fn, usable_fn)                                      \
     {                                                                         \
         .name = label, .g1_on_host = false, .plan = cuda_plan,                \
         .open = open_fn, .close = cuda_close, .begin = cuda_begin,            \
         .h = cuda_h, .msm_g1 = cuda_msm_g1, .end = cuda_end,                  \
-        .device_memory = cuda_device_memory,                                  \
+        .device_memory = cuda_device_memory, .faulted = faulted_fn,           \
+        .usable = usable_fn,                                                  \
     }
 
 static pl_status emulated_open(void **instance, const pl__backend_config *cfg,
@@ -361,7 +462,8 @@ static pl_status emulated_open(void **instance, const pl__backend_config *cfg,
 }
 
 const pl__backend_ops pl__backend_cuda_emulated =
-    CUDA_BACKEND_OPS("cuda-emulated", emulated_open);
+    CUDA_BACKEND_OPS("cuda-emulated", emulated_open, emulated_faulted,
+                     emulated_usable);
 
 #ifdef PL_HAVE_CUDA
 static pl_status real_open(void **instance, const pl__backend_config *cfg,
@@ -370,17 +472,23 @@ static pl_status real_open(void **instance, const pl__backend_config *cfg,
     return open_with(instance, cfg, &pl__gpu_impl_cuda, err);
 }
 
-static const pl__backend_ops backend_cuda = CUDA_BACKEND_OPS("cuda", real_open);
+static bool real_faulted(char *why, size_t why_len)
+{
+    return impl_faulted(&pl__gpu_impl_cuda, why, why_len);
+}
+
+static bool real_usable(char *why, size_t why_len)
+{
+    return impl_usable(&pl__gpu_impl_cuda, why, why_len);
+}
+
+static const pl__backend_ops backend_cuda =
+    CUDA_BACKEND_OPS("cuda", real_open, real_faulted, real_usable);
 const pl__backend_ops *const pl__backend_cuda = &backend_cuda;
 
 bool pl__backend_cuda_usable(char *why, size_t why_len)
 {
-    char reason[160] = "";
-    if (pl__gpu_impl_cuda.device_count(reason, sizeof(reason)) > 0)
-        return true;
-    snprintf(why, why_len, "no CUDA device found (%s)",
-             reason[0] ? reason : "none present");
-    return false;
+    return backend_cuda.usable(why, why_len);
 }
 #else
 const pl__backend_ops *const pl__backend_cuda = NULL;

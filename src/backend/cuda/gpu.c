@@ -20,6 +20,7 @@
 #include "util/error.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,13 @@ struct pl__gpu {
     uint64_t stack_bytes;     /* the kernels' stacks, class device */
     bool stack_accounted;
     pthread_mutex_t lock;
+    /* The first sticky fault (FAULT_NONE, being written, FAULT_SET): set
+     * once, by whichever call meets it; read without a lock. */
+    _Atomic int fault_state;
+    pl_error fault;
 };
+
+enum { FAULT_NONE, FAULT_WRITING, FAULT_SET };
 
 _Static_assert(PL_GPU_CHUNK_BYTES ==
                    PL_GPU_MAX_CHUNK_SUMS * sizeof(pl__cu_g1_xyzz),
@@ -93,6 +100,13 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
 
 /* Sets the stack limit (kernel_stack_bytes loads the kernels on the way)
  * and accounts what it took from the free memory read before. */
+/* Both streams idle: nothing queued still runs. */
+static pl_status quiesce(pl__gpu *gpu, pl_error *err)
+{
+    pl_status st = gpu->impl->stream_sync(gpu->dev, PL_GPU_COPY, err);
+    return st ? st : gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, err);
+}
+
 static pl_status reserve_stack(pl__gpu *gpu, uint64_t free_before,
                                pl_error *err)
 {
@@ -153,20 +167,74 @@ void pl__gpu_close(pl__gpu *gpu)
 {
     if (!gpu)
         return;
+    bool faulted = pl__gpu_faulted(gpu, NULL);
     pl_error ignored;
-    gpu->impl->stream_sync(gpu->dev, PL_GPU_COPY, &ignored);
-    gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, &ignored);
+    if (!faulted)
+        quiesce(gpu, &ignored);
     for (int i = 0; i < 3; i++)
         if (gpu->pinned[i]) {
             gpu->impl->host_unregister(gpu->dev, gpu->pinned[i]);
             pl__free(gpu->pinned[i]);
         }
-    gpu->impl->close(gpu->dev);
+    /* after a sticky fault the context is unusable: reset it, so the
+     * process could open the device again */
+    if (faulted)
+        gpu->impl->reset(gpu->dev);
+    else
+        gpu->impl->close(gpu->dev);
     if (gpu->stack_accounted)
         pl__alloc_unaccount(PL_BUF_DEVICE, gpu->stack_bytes);
     pthread_mutex_destroy(&gpu->lock);
     free(gpu);
 }
+
+/* ---- faults ----------------------------------------------------------------- */
+
+bool pl__gpu_faulted(pl__gpu *gpu, pl_error *fault)
+{
+    if (atomic_load(&gpu->fault_state) != FAULT_SET)
+        return false;
+    if (fault)
+        *fault = gpu->fault;
+    return true;
+}
+
+/* A faulted object refuses a call before it reaches the device (the
+ * context would fail it anyway), naming the first fault. */
+static bool refused(pl__gpu *gpu, pl_error *err, pl_status *st)
+{
+    if (atomic_load(&gpu->fault_state) != FAULT_SET)
+        return false;
+    *st = pl__error_set(err, PL_EINTERNAL, "%s faulted earlier and cannot be "
+                        "used until it is reset: %s", gpu->description,
+                        gpu->fault.msg);
+    if (err)
+        err->cuda_code = gpu->fault.cuda_code;
+    return true;
+}
+
+/* Keeps the first sticky fault that a call met. */
+static pl_status noted(pl__gpu *gpu, pl_status st, const pl_error *err)
+{
+    int none = FAULT_NONE;
+    if (st != PL_OK && err && gpu->impl->error_is_fatal(err->cuda_code) &&
+        atomic_compare_exchange_strong(&gpu->fault_state, &none,
+                                       FAULT_WRITING)) {
+        gpu->fault = *err;
+        atomic_store(&gpu->fault_state, FAULT_SET);
+    }
+    return st;
+}
+
+/* The public calls that reach the device: refused on a faulted object,
+ * a fault they meet noted. */
+#define GUARDED(gpu, err, call)                                               \
+    do {                                                                      \
+        pl_status guarded_st_;                                                \
+        if (refused(gpu, err, &guarded_st_))                                  \
+            return guarded_st_;                                               \
+        return noted(gpu, (call), err);                                       \
+    } while (0)
 
 const char *pl__gpu_description(const pl__gpu *gpu)
 {
@@ -181,7 +249,9 @@ const pl__gpu_impl *pl__gpu_impl_of(const pl__gpu *gpu)
 void *pl__gpu_alloc(pl__gpu *gpu, uint64_t bytes, pl_error *err)
 {
     void *ptr = NULL;
-    if (gpu->impl->alloc(gpu->dev, &ptr, bytes, err) != PL_OK)
+    pl_status st;
+    if (refused(gpu, err, &st) ||
+        noted(gpu, gpu->impl->alloc(gpu->dev, &ptr, bytes, err), err) != PL_OK)
         return NULL;
     if (!pl__alloc_account(PL_BUF_DEVICE, bytes, err)) {
         gpu->impl->free(gpu->dev, ptr);
@@ -201,7 +271,8 @@ void pl__gpu_free(pl__gpu *gpu, void *ptr, uint64_t bytes)
 pl_status pl__gpu_mem_info(pl__gpu *gpu, uint64_t *free_bytes,
                            uint64_t *total_bytes, pl_error *err)
 {
-    return gpu->impl->mem_info(gpu->dev, free_bytes, total_bytes, err);
+    GUARDED(gpu, err, gpu->impl->mem_info(gpu->dev, free_bytes, total_bytes,
+                                          err));
 }
 
 uint64_t pl__gpu_stack_bytes(const pl__gpu *gpu)
@@ -214,7 +285,7 @@ uint64_t pl__gpu_used_at_open(const pl__gpu *gpu)
     return gpu->used_at_open;
 }
 
-pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
+static pl_status upload(pl__gpu *gpu, void *dst, const void *src,
                          uint64_t bytes, pl_error *err)
 {
     const pl__gpu_impl *im = gpu->impl;
@@ -240,7 +311,13 @@ pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
     return im->stream_wait(gpu->dev, PL_GPU_COMPUTE, PL_GPU_EVENT_UPLOADED, err);
 }
 
-pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
+pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
+                         uint64_t bytes, pl_error *err)
+{
+    GUARDED(gpu, err, upload(gpu, dst, src, bytes, err));
+}
+
+static pl_status download(pl__gpu *gpu, void *dst, const void *src,
                            uint64_t bytes, pl_error *err)
 {
     const pl__gpu_impl *im = gpu->impl;
@@ -260,14 +337,39 @@ pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
     return PL_OK;
 }
 
+pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
+                           uint64_t bytes, pl_error *err)
+{
+    GUARDED(gpu, err, download(gpu, dst, src, bytes, err));
+}
+
 pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err)
 {
-    return gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, err);
+    GUARDED(gpu, err, gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, err));
+}
+
+pl_status pl__gpu_quiesce(pl__gpu *gpu, pl_error *err)
+{
+    GUARDED(gpu, err, quiesce(gpu, err));
+}
+
+static pl_status order_uploads(pl__gpu *gpu, pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    pl_status st = im->event_record(gpu->dev, PL_GPU_EVENT_COMPUTED,
+                                    PL_GPU_COMPUTE, err);
+    return st ? st : im->stream_wait(gpu->dev, PL_GPU_COPY,
+                                     PL_GPU_EVENT_COMPUTED, err);
+}
+
+pl_status pl__gpu_order_uploads(pl__gpu *gpu, pl_error *err)
+{
+    GUARDED(gpu, err, order_uploads(gpu, err));
 }
 
 /* ---- the odd-coset transform and H --------------------------------------- */
 
-pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
+static pl_status to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tb, pl_error *err)
 {
     const pl__gpu_impl *im = gpu->impl;
@@ -299,10 +401,17 @@ pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
     return st;
 }
 
+pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
+                               const pl__gpu_ntt_tables *tb, pl_error *err)
+{
+    GUARDED(gpu, err, to_odd_coset(gpu, data, tb, err));
+}
+
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err)
 {
-    return gpu->impl->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c, err);
+    GUARDED(gpu, err,
+            gpu->impl->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c, err));
 }
 
 /* ---- the G1 MSM ---------------------------------------------------------- */
@@ -416,7 +525,7 @@ static void xyzz_to_blst(blst_p1 *out, const pl__cu_g1_xyzz *p)
     memcpy(out, &j, sizeof(*out));
 }
 
-pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
+static pl_status msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
                          const void *scalars, uint32_t n, void *scratch,
                          uint64_t scratch_bytes, pl_error *err)
 {
@@ -450,6 +559,13 @@ pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
         }
     }
     return PL_OK;
+}
+
+pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
+                         const void *scalars, uint32_t n, void *scratch,
+                         uint64_t scratch_bytes, pl_error *err)
+{
+    GUARDED(gpu, err, msm_g1(gpu, out, points, scalars, n, scratch, scratch_bytes, err));
 }
 
 void pl__gpu_lock(pl__gpu *gpu)

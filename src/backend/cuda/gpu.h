@@ -44,7 +44,8 @@ enum { PL_GPU_COPY = 0, PL_GPU_COMPUTE = 1, PL_GPU_STREAMS = 2 };
 /* Events an implementation keeps per device (uploads alternate between
  * the staging buffers, one event each, plus one for "upload done"). */
 enum { PL_GPU_EVENT_STAGE0 = 0, PL_GPU_EVENT_STAGE1 = 1,
-       PL_GPU_EVENT_UPLOADED = 2, PL_GPU_EVENTS = 3 };
+       PL_GPU_EVENT_UPLOADED = 2, PL_GPU_EVENT_COMPUTED = 3,
+       PL_GPU_EVENTS = 4 };
 
 /* What the odd-coset transform needs on the device (see kernels/ntt.h). */
 typedef struct {
@@ -80,6 +81,14 @@ typedef struct pl__gpu_impl {
     pl_status (*open)(void **dev, int ordinal, char *description,
                       size_t description_len, pl_error *err);
     void (*close)(void *dev);
+    /* After a sticky fault: drops the process's context on the device
+     * (every allocation, stream and event on it goes; the driver's memory
+     * comes back) and frees dev; close is not called after it. */
+    void (*reset)(void *dev);
+    /* Whether a failure's cuda_code is a sticky fault, after which the
+     * context is unusable (an illegal address, a launch failure, ...): every
+     * later call fails with it until the context is reset. */
+    bool (*error_is_fatal)(int cuda_code);
     pl_status (*mem_info)(void *dev, uint64_t *free_bytes,
                           uint64_t *total_bytes, pl_error *err);
     pl_status (*alloc)(void *dev, void **ptr, uint64_t bytes, pl_error *err);
@@ -278,6 +287,25 @@ pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
 pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
                          const void *scalars, uint32_t n, void *scratch,
                          uint64_t scratch_bytes, pl_error *err);
+
+/* A sticky fault (impl->error_is_fatal) seen by any call of the object
+ * marks it faulted: from then on every call fails at once, naming that
+ * first fault, and close resets the device's context.  Returns whether the
+ * object has faulted, with the fault in *fault (may be NULL). */
+bool pl__gpu_faulted(pl__gpu *gpu, pl_error *fault);
+
+/* Makes every copy queued from now on wait for the compute queued so far
+ * (an event), so a proof's uploads never overwrite buffers the previous
+ * proof's kernels still read. */
+pl_status pl__gpu_order_uploads(pl__gpu *gpu, pl_error *err);
+/* Waits for both streams: nothing queued is still running. */
+pl_status pl__gpu_quiesce(pl__gpu *gpu, pl_error *err);
+
+/* Test hook of the emulation: the next emulated kernel launch faults with
+ * a sticky error (cuda_code PL_GPU_EMU_FAULT_CODE, the value of CUDA's
+ * cudaErrorIllegalAddress). */
+#define PL_GPU_EMU_FAULT_CODE 700
+void pl__gpu_emu_fault_next_launch(void);
 
 /* Serializes whole proofs on one device (its scratch is shared). */
 void pl__gpu_lock(pl__gpu *gpu);

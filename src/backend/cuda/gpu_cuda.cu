@@ -246,6 +246,45 @@ static void cu_close(void *dev)
     free(d);
 }
 
+/* After a sticky fault: cudaDeviceReset drops the process's context on the
+ * device (its allocations, streams and events with it); the handles are not
+ * destroyed one by one, since they died with the context.  CUDA documents
+ * these faults as leaving the process unable to use the device again, so
+ * the backend does not try to (it marks the process's CUDA use faulted);
+ * the reset returns what the driver can. */
+static void cu_reset(void *dev)
+{
+    cuda_device *d = as_dev(dev);
+    if (!d)
+        return;
+    CU_RELEASE(cudaSetDevice(d->ordinal));
+    CU_RELEASE(cudaDeviceReset());
+    free(d);
+}
+
+/* The errors after which every later call fails with the same error (the
+ * runtime's "sticky" errors: the context is corrupt). */
+static_assert(PL_GPU_EMU_FAULT_CODE == cudaErrorIllegalAddress,
+              "the emulation's fault is CUDA's illegal address");
+static bool cu_error_is_fatal(int code)
+{
+    switch ((cudaError_t)code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static pl_status cu_open_into(cuda_device *d, char *description,
                               size_t description_len, pl_error *err)
 {
@@ -614,6 +653,8 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_device_count,
     cu_open,
     cu_close,
+    cu_reset,
+    cu_error_is_fatal,
     cu_mem_info,
     cu_alloc,
     cu_free,

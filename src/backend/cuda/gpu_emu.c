@@ -46,7 +46,58 @@ typedef struct {
                             * stack reservation */
     uint64_t stack_limit;  /* per thread */
     unsigned sorts;        /* sorts so far: which buffer gets the next result */
+    bool faulted;          /* a sticky fault: every later call fails */
 } emu_device;
+
+/* The test hook's request: the next kernel launch faults. */
+static atomic_bool fault_next_launch;
+
+void pl__gpu_emu_fault_next_launch(void)
+{
+    atomic_store(&fault_next_launch, true);
+}
+
+/* A sticky fault as the CUDA runtime reports one (an illegal address,
+ * cudaErrorIllegalAddress): from the faulting launch on, every call on the
+ * device fails with it, until the context is reset. */
+static pl_status emu_fault(pl_error *err)
+{
+    pl_status st = pl__error_set(err, PL_EINTERNAL,
+                                 "emulated device: an illegal memory access "
+                                 "was encountered (code %d)",
+                                 PL_GPU_EMU_FAULT_CODE);
+    if (err)
+        err->cuda_code = PL_GPU_EMU_FAULT_CODE;
+    return st;
+}
+
+/* Whether a call may run: false (the fault reported) on a faulted device;
+ * a launch (is_launch) takes a requested fault first. */
+static bool emu_usable(void *dev, bool is_launch, pl_error *err)
+{
+    emu_device *d = dev;
+    if (is_launch && atomic_exchange(&fault_next_launch, false))
+        d->faulted = true;
+    if (d->faulted)
+        emu_fault(err);
+    return !d->faulted;
+}
+
+#define EMU_CALL(dev)                                                         \
+    do {                                                                      \
+        if (!emu_usable(dev, false, err))                                     \
+            return PL_EINTERNAL;                                              \
+    } while (0)
+#define EMU_LAUNCH(dev)                                                       \
+    do {                                                                      \
+        if (!emu_usable(dev, true, err))                                      \
+            return PL_EINTERNAL;                                              \
+    } while (0)
+
+static bool emu_error_is_fatal(int cuda_code)
+{
+    return cuda_code == PL_GPU_EMU_FAULT_CODE;
+}
 
 static pl_status emu_open(void **dev, int ordinal, char *description,
                           size_t description_len, pl_error *err)
@@ -61,6 +112,13 @@ static pl_status emu_open(void **dev, int ordinal, char *description,
 }
 
 static void emu_close(void *dev)
+{
+    free(dev);
+}
+
+/* The context goes with everything on it: here, the device struct (the
+ * buffers still allocated were freed by their owners before). */
+static void emu_reset(void *dev)
 {
     free(dev);
 }
@@ -93,6 +151,7 @@ static pl_status emu_alloc(void *dev, void **ptr, uint64_t bytes,
 {
     char *block = NULL;
     *ptr = NULL;
+    EMU_CALL(dev);
     if (bytes > SIZE_MAX - 2 * EMU_HEADER ||
         !(block = aligned_alloc(EMU_HEADER,
                                 ((size_t)bytes + 2 * EMU_HEADER - 1) &
@@ -121,6 +180,7 @@ static void emu_free(void *dev, void *ptr)
 static pl_status emu_memset_zero(void *dev, int stream, void *ptr,
                                  uint64_t bytes, pl_error *err)
 {
+    EMU_CALL(dev);
     memset(ptr, 0, (size_t)bytes);
     return PL_OK;
 }
@@ -128,22 +188,26 @@ static pl_status emu_memset_zero(void *dev, int stream, void *ptr,
 static pl_status emu_copy(void *dev, int stream, void *dst, const void *src,
                           uint64_t bytes, pl_error *err)
 {
+    EMU_CALL(dev);
     memcpy(dst, src, (size_t)bytes);
     return PL_OK;
 }
 
 static pl_status emu_event(void *dev, int event, int stream, pl_error *err)
 {
+    EMU_CALL(dev);
     return PL_OK;
 }
 
 static pl_status emu_event_sync(void *dev, int event, pl_error *err)
 {
+    EMU_CALL(dev);
     return PL_OK;
 }
 
 static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
 {
+    EMU_CALL(dev);
     return PL_OK;
 }
 
@@ -189,6 +253,7 @@ static pl_status emu_sort_pairs(void *dev, int stream, void *temp,
                                 uint64_t count, unsigned key_bits,
                                 pl_error *err)
 {
+    EMU_LAUNCH(dev);
     emu_device *d = dev;
     uint64_t nkeys = (uint64_t)1 << key_bits;
     uint32_t *start = temp, *kin = keys[*current], *vin = values[*current];
@@ -234,6 +299,7 @@ static pl_status emu_exclusive_scan(void *dev, int stream, void *temp,
                                     uint32_t *out, uint64_t count,
                                     pl_error *err)
 {
+    EMU_LAUNCH(dev);
     uint32_t sum = 0;
     for (uint64_t i = 0; i < count; i++) {
         out[i] = sum;
@@ -249,6 +315,7 @@ static pl_status emu_ntt_stage(void *dev, int stream, uint32_t threads,
                                unsigned log2n, unsigned s, bool inverse,
                                pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t t = 0; t < threads; t++)
         if (inverse)
             pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
@@ -264,6 +331,7 @@ static pl_status emu_ntt_tiles(void *dev, int stream, uint32_t threads,
                                unsigned log2n, unsigned tile_log, bool inverse,
                                pl_error *err)
 {
+    EMU_LAUNCH(dev);
     uint32_t per_block = ((uint32_t)1 << tile_log) / 2;
     for (uint32_t block = 0; block < threads / per_block; block++)
         for (unsigned k = 0; k < tile_log; k++)
@@ -279,6 +347,7 @@ static pl_status emu_ntt_shift(void *dev, int stream, uint32_t threads,
                                const pl__cu_fr *g_hi, unsigned lo_log,
                                pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t p = 0; p < threads; p++)
         pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
     return PL_OK;
@@ -288,6 +357,7 @@ static pl_status emu_coset_h(void *dev, int stream, uint32_t threads,
                              const pl__cu_fr *a, const pl__cu_fr *b,
                              pl__cu_fr *c, pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t i = 0; i < threads; i++)
         pl__cu_h_thread(a, b, c, i);
     return PL_OK;
@@ -298,6 +368,7 @@ static pl_status emu_msm_digits(void *dev, int stream, uint32_t threads,
                                 const uint32_t *scalars, uint32_t *keys,
                                 uint32_t *values, pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t i = 0; i < threads; i++)
         pl__cu_msm_digits_thread(cfg, scalars, keys, values, i);
     return PL_OK;
@@ -308,6 +379,7 @@ static pl_status emu_msm_bounds(void *dev, int stream, uint32_t threads,
                                 const uint32_t *keys, uint32_t *start,
                                 uint32_t *end, pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t p = 0; p < threads; p++)
         pl__cu_msm_bounds_thread(cfg, keys, start, end, p);
     return PL_OK;
@@ -318,6 +390,7 @@ static pl_status emu_msm_count(void *dev, int stream, uint32_t threads,
                                const uint32_t *to, uint32_t *count,
                                pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t b = 0; b < threads; b++)
         pl__cu_msm_count_thread(cfg, from, to, count, b);
     return PL_OK;
@@ -329,6 +402,7 @@ static pl_status emu_msm_accumulate_points(
     const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
     pl__cu_g1_xyzz *partials, pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t t = 0; t < threads; t++)
         pl__cu_msm_accumulate_points_thread(cfg, points, values, start, end,
                                             offsets, partials, t);
@@ -340,6 +414,7 @@ static pl_status emu_msm_accumulate_partials(
     const pl__cu_g1_xyzz *in, const uint32_t *prev, const uint32_t *offsets,
     pl__cu_g1_xyzz *out, pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t t = 0; t < threads; t++)
         pl__cu_msm_accumulate_partials_thread(cfg, in, prev, offsets, out, t);
     return PL_OK;
@@ -351,6 +426,7 @@ static pl_status emu_msm_reduce(void *dev, int stream, uint32_t threads,
                                 const uint32_t *offsets,
                                 pl__cu_g1_xyzz *chunk_sums, pl_error *err)
 {
+    EMU_LAUNCH(dev);
     for (uint32_t j = 0; j < threads; j++)
         pl__cu_msm_reduce_thread(cfg, partials, offsets, chunk_sums, j);
     return PL_OK;
@@ -361,6 +437,8 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .device_count = emu_device_count,
     .open = emu_open,
     .close = emu_close,
+    .reset = emu_reset,
+    .error_is_fatal = emu_error_is_fatal,
     .mem_info = emu_mem_info,
     .alloc = emu_alloc,
     .free = emu_free,
