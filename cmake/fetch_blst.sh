@@ -65,7 +65,10 @@ else
 fi
 
 echo "fetch_blst: building blst in $out" >&2
-(cd "$out" && CC="$cc" CFLAGS="-O2 -fno-builtin -fPIC -Wall -Wextra $extra" ./build.sh >build.log 2>&1) || {
+# the extra flags go as build.sh's arguments, which it puts after its own
+# (so a -U can undo the -D__ADX__ it adds on ADX machines)
+# shellcheck disable=SC2086
+(cd "$out" && CC="$cc" CFLAGS="-O2 -fno-builtin -fPIC -Wall -Wextra" ./build.sh $extra >build.log 2>&1) || {
     echo "fetch_blst: blst build failed, see $out/build.log" >&2; exit 1; }
 # blst's build.sh assembles its assembly whatever the flags: a portable
 # build (-D__BLST_NO_ASM__) keeps only the C, which defines the same symbols

@@ -676,7 +676,7 @@ PL_TEST(reader_allocation_failures_leak_nothing)
         else if (which == 1)
             CHECK_OK(pl_vkey_from_zkey(&vk, z, &err), &err);
         else
-            CHECK_OK(pl__wtns_load(&w, wtns_path, &err), &err);
+            CHECK_OK(pl__wtns_load(&w, wtns_path, 0, &err), &err);
         pl_vkey_destroy(vk);
         pl_wtns_close(w);
         uint64_t total = pl__alloc_fail_at(0);
@@ -691,7 +691,7 @@ PL_TEST(reader_allocation_failures_leak_nothing)
             else if (which == 1)
                 st = pl_vkey_from_zkey(&vk, z, &err);
             else
-                st = pl__wtns_load(&w, wtns_path, &err);
+                st = pl__wtns_load(&w, wtns_path, 0, &err);
             pl__alloc_fail_at(0);
             CHECK_EQ(st, PL_ENOMEM);
             CHECK_EQ(pl_status_exit_code(st), 3);

@@ -11,6 +11,7 @@
 #include "util/alloc.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -205,7 +206,7 @@ PL_TEST(budget_of_one_partition_serializes)
     destroy_balanced(e);
 }
 
-PL_TEST(partition_too_big_fails_at_admission)
+PL_TEST(partition_too_big_fails_at_submission)
 {
     pl_engine *probe = engine_with(0, 1, 1, NULL);
     pl_circuit *c;
@@ -220,13 +221,12 @@ PL_TEST(partition_too_big_fails_at_admission)
     pl_engine *e = engine_with(resident + part / 2, 1, 1, NULL);
     CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
              &err);
-    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
-    uint64_t id = submit_copies(e, c, "chain10", 2, &log, 0);
-    pl_job_status js;
-    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
-    CHECK_EQ(js.status, PL_EBUDGET);
-    CHECK(strstr(js.error.msg, "whole budget") != NULL);
-    CHECK_EQ(js.failed + js.skipped, 2);
+    const char *paths[2] = {wtns_path("chain10"), wtns_path("chain10")};
+    pl_job_spec spec = {.circuit = c, .n_partitions = 2,
+                        .witness_paths = paths};
+    uint64_t id;
+    CHECK_STATUS(pl_engine_submit(e, &id, &spec, &err), PL_EBUDGET, &err);
+    CHECK(strstr(err.msg, "smallest budget that works") != NULL);
     pl_circuit_release(c);
     destroy_balanced(e);
 }
@@ -588,4 +588,132 @@ PL_TEST(two_engines_destroy_independently)
     }
     pl__free(outside);
     CHECK(pl_alloc_all_freed(&err));
+}
+
+/* A copy of chain10's witness in the scratch folder, `extra` bytes larger
+ * (an unknown section, which readers skip), under `name`. */
+static const char *witness_copy(const char *name, size_t extra)
+{
+    static _Thread_local char path[4][512];
+    static _Thread_local int slot;
+    char *p = path[slot++ % 4];
+    snprintf(p, 512, "%s", pl_test_tmp(name));
+    size_t len;
+    uint8_t *bytes = pl_test_read_file(wtns_path("chain10"), &len);
+    if (extra) {
+        CHECK(extra >= 12);
+        bytes = realloc(bytes, len + extra);
+        CHECK(bytes);
+        uint32_t sections;
+        memcpy(&sections, bytes + 8, 4);
+        pl_test_put_le32(bytes + 8, sections + 1);
+        pl_test_put_le32(bytes + len, 7); /* section 7: no reader's */
+        pl_test_put_le64(bytes + len + 4, extra - 12);
+        memset(bytes + len + 12, 0, extra - 12);
+    }
+    pl_test_write_file(p, bytes, len + extra);
+    free(bytes);
+    return p;
+}
+
+static uint64_t file_bytes(const char *path)
+{
+    struct stat sb;
+    CHECK_EQ(stat(path, &sb), 0);
+    return (uint64_t)sb.st_size;
+}
+
+/* The edge of admission: a job whose largest partition needs, beside the
+ * circuit's resident bytes, exactly the rest of the budget runs; one byte
+ * less of budget and the job fails at submission, naming the smallest
+ * budget that works; for the first partition alone and for a larger one
+ * in the middle of a batch. */
+PL_TEST(admission_at_the_budget_edge)
+{
+    const char *plain = witness_copy("edge_plain.wtns", 0);
+    const char *larger = witness_copy("edge_larger.wtns", 64);
+    const char *middle[4] = {plain, plain, larger, plain};
+    const char *first[1] = {plain};
+    struct {
+        const char *const *paths;
+        size_t n;
+        const char *biggest;
+    } cases[2] = {{first, 1, plain}, {middle, 4, larger}};
+    for (int k = 0; k < 2; k++) {
+        pl_engine *probe = engine_with(0, 1, 1, NULL);
+        pl_circuit *c;
+        pl_error err = {0};
+        CHECK_OK(pl_engine_open_circuit(probe, &c, zkey_path("chain10"), NULL,
+                                        &err), &err);
+        uint64_t part, resident;
+        pl_circuit_plan(c, file_bytes(cases[k].biggest), &part, &resident);
+        pl_circuit_release(c);
+        destroy_balanced(probe);
+        uint64_t need = resident + part;
+        for (int d = -1; d <= 1; d++) {
+            pl_engine *e = engine_with(need + (uint64_t)(int64_t)d, 2, 1, NULL);
+            CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL,
+                                            &err), &err);
+            pl_job_spec spec = {.circuit = c, .n_partitions = cases[k].n,
+                                .witness_paths = cases[k].paths,
+                                .verify = true};
+            uint64_t id;
+            pl_status st = pl_engine_submit(e, &id, &spec, &err);
+            if (d < 0) {
+                CHECK_EQ(st, PL_EBUDGET);
+                char want[64];
+                snprintf(want, sizeof(want), "(%llu bytes)",
+                         (unsigned long long)need);
+                if (!strstr(err.msg, want))
+                    pl_test_fail(__FILE__, __LINE__, "'%s' does not name %s",
+                                 err.msg, want);
+            } else {
+                CHECK_OK(st, &err);
+                pl_job_status js;
+                CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+                CHECK_OK(js.status, &js.error);
+                CHECK_EQ(js.verified, cases[k].n);
+            }
+            pl_circuit_release(c);
+            destroy_balanced(e);
+        }
+    }
+}
+
+/* A witness file that grows after its job was submitted, while its
+ * partition waits for the budget: the partition fails (the file is refused
+ * as larger than its reservation), the job ends, nothing waits forever. */
+PL_TEST(witness_grown_while_waiting_fails_not_hangs)
+{
+    const char *first = witness_copy("grow_first.wtns", 0);
+    const char *second = witness_copy("grow_second.wtns", 0);
+    pl_engine *probe = engine_with(0, 1, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(probe, &c, zkey_path("chain10"), NULL,
+                                    &err), &err);
+    uint64_t part, resident;
+    pl_circuit_plan(c, file_bytes(first), &part, &resident);
+    pl_circuit_release(c);
+    destroy_balanced(probe);
+
+    pl__backend_ops slow;
+    pl_test_slow_backend(&slow, 300);
+    pl_engine *e = engine_with(resident + part, 2, 1, &slow);
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    const char *paths[2] = {first, second};
+    pl_job_spec spec = {.circuit = c, .n_partitions = 2,
+                        .witness_paths = paths, .verify = true};
+    uint64_t id;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    struct timespec ts = {0, 100 * 1000000L}; /* the first is proving */
+    nanosleep(&ts, NULL);
+    witness_copy("grow_second.wtns", 64);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK(js.status == PL_EBUDGET || js.status == PL_EIO);
+    CHECK(js.failed == 1);
+    pl_circuit_release(c);
+    destroy_balanced(e);
 }

@@ -92,6 +92,7 @@ typedef struct partition {
     size_t index;
     uint64_t reserved;  /* bytes of the budget this partition still holds */
     uint64_t abc_share; /* part of reserved released after start */
+    uint64_t witness_reserved; /* a witness file's share: its size then */
     pl_wtns *wtns;
     blst_fr *abc;
     pl_pending *pending;
@@ -133,6 +134,8 @@ struct pl_engine {
     pl__budget budget;
     pl__ledger *ledger;
     pl__alloc_scope *scope;  /* counts this engine's buffers (destroy's check) */
+    /* the open circuits' resident reservations: what no partition can use */
+    _Atomic uint64_t resident_total;
     thread_arg *thread_args; /* one per engine thread */
     uint64_t trimmed_bytes;
 
@@ -422,30 +425,63 @@ static job *pick_next_locked(pl_engine *e, size_t *index)
 typedef struct {
     pl_engine *engine;
     job *job;
+    uint64_t bytes;
 } give_up_ctx;
 
+/* A waiting admission gives up when the engine stops, its job stops, or
+ * the reservation could never be granted any more (a circuit opened
+ * meanwhile holds more of the budget resident): nothing waits for what
+ * cannot come. */
 static bool admission_give_up(void *arg)
 {
     give_up_ctx *ctx = arg;
-    return atomic_load(&ctx->engine->stopping) ||
-           atomic_load(&ctx->job->stopped);
+    pl_engine *e = ctx->engine;
+    return atomic_load(&e->stopping) || atomic_load(&ctx->job->stopped) ||
+           !pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
+                              ctx->bytes);
 }
 
-static uint64_t witness_bytes(const job *j, size_t index, pl_status *st,
-                              pl_error *err)
+/* PL_EBUDGET for a partition that can never be admitted, with the three
+ * numbers and the smallest budget that would do. */
+static pl_status never_fits(pl_engine *e, uint64_t job_id, size_t index,
+                            uint64_t bytes, pl_error *err)
 {
-    *st = PL_OK;
-    if (j->spec.generate) /* computed into an accounted buffer */
-        return (uint64_t)j->circuit->zkey->n_vars * PL__FR_BYTES;
-    if (!j->paths)
-        return 0; /* in memory: the caller's */
+    uint64_t resident = atomic_load(&e->resident_total);
+    char b1[24], b2[24], b3[24], b4[24], which[64] = "";
+    if (job_id)
+        snprintf(which, sizeof(which), " of job %llu",
+                 (unsigned long long)job_id);
+    return pl__error_set(
+        err, PL_EBUDGET,
+        "partition %zu%s needs %s (%llu bytes) but the budget is %s and open "
+        "circuits hold %s of it resident: the smallest budget that works is "
+        "%s (%llu bytes)",
+        index, which, pl_format_bytes(b1, sizeof(b1), bytes),
+        (unsigned long long)bytes,
+        pl_format_bytes(b2, sizeof(b2), e->budget.limit),
+        pl_format_bytes(b3, sizeof(b3), resident),
+        pl_format_bytes(b4, sizeof(b4),
+                        pl__sched_smallest_budget(resident, bytes)),
+        (unsigned long long)pl__sched_smallest_budget(resident, bytes));
+}
+
+/* The bytes partition `index`'s witness takes: a generated one the
+ * circuit's nVars scalars (an accounted buffer), a file its size now (it is
+ * read whole), an in-memory one nothing (the caller's). */
+static pl_status witness_bytes(const pl_job_spec *spec, size_t index,
+                               uint64_t *out, pl_error *err)
+{
     struct stat sb;
-    if (stat(j->paths[index], &sb) != 0) {
-        *st = pl__error_errno(err, PL_EIO, errno, "%s: cannot stat",
-                              j->paths[index]);
-        return 0;
+    *out = 0;
+    if (spec->generate)
+        *out = (uint64_t)spec->circuit->zkey->n_vars * PL__FR_BYTES;
+    else if (spec->witness_paths) {
+        if (stat(spec->witness_paths[index], &sb) != 0)
+            return pl__error_errno(err, PL_EIO, errno, "%s: cannot stat",
+                                   spec->witness_paths[index]);
+        *out = (uint64_t)sb.st_size;
     }
-    return (uint64_t)sb.st_size;
+    return PL_OK;
 }
 
 /* Admits one partition: returns it with its bytes reserved, or NULL when
@@ -479,8 +515,8 @@ static partition *admit_next(pl_engine *e)
         p->index = index;
         p->stage = PL_STAGE_COUNT;
         const pl__prove_plan *plan = &j->circuit->plan;
-        pl_status st;
-        uint64_t wb = witness_bytes(j, index, &st, &err);
+        uint64_t wb;
+        pl_status st = witness_bytes(&j->spec, index, &wb, &err);
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
             p = NULL;
@@ -489,20 +525,18 @@ static partition *admit_next(pl_engine *e)
         pl__sched_reservation r;
         pl__sched_reservation_for(&r, plan, wb);
         p->abc_share = r.abc_share;
+        p->witness_reserved = j->paths ? wb : 0;
         uint64_t want = r.total;
-        if (!pl__sched_can_fit(e->budget.limit, want)) {
-            pl__error_set(&err, PL_EBUDGET,
-                          "partition %zu of job %llu needs %llu bytes but the "
-                          "whole budget is %llu bytes", index,
-                          (unsigned long long)j->id, (unsigned long long)want,
-                          (unsigned long long)e->budget.limit);
-            retire(e, p, OUTCOME_FAILED, PL_EBUDGET, &err);
-            p = NULL;
-            continue;
-        }
-        give_up_ctx ctx = {e, j};
+        give_up_ctx ctx = {e, j, want};
         if (!pl__budget_reserve(&e->budget, want, admission_give_up, &ctx)) {
-            retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+            /* stopped, or it can never fit (a witness file that grew since
+             * the job was submitted, a circuit opened meanwhile) */
+            if (atomic_load(&e->stopping) || atomic_load(&j->stopped)) {
+                retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+            } else {
+                never_fits(e, j->id, index, want, &err);
+                retire(e, p, OUTCOME_FAILED, PL_EBUDGET, &err);
+            }
             p = NULL;
             continue;
         }
@@ -524,7 +558,8 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
              (unsigned long long)j->id);
     if (j->paths) {
-        st = pl__wtns_load(&p->wtns, j->paths[p->index], err);
+        st = pl__wtns_load(&p->wtns, j->paths[p->index], p->witness_reserved,
+                           err);
     } else if (j->spec.generate) {
         size_t n = c->zkey->n_vars;
         pl_scalar *values = pl__alloc(PL_BUF_WITNESS, (uint64_t)n * PL__FR_BYTES,
@@ -894,8 +929,10 @@ static void circuit_free(pl_engine *e, pl_circuit *c)
     pl_prover_destroy(c->prover);
     pl_r1cs_close(c->r1cs);
     pl_zkey_close(c->zkey);
-    if (c->resident_reserved)
+    if (c->resident_reserved) {
+        atomic_fetch_sub(&e->resident_total, c->resident_reserved);
         pl__budget_release(&e->budget, c->resident_reserved);
+    }
     free(c->zkey_path);
     free(c);
 }
@@ -1000,30 +1037,55 @@ static const pl__backend_ops *choose_backend(pl_engine *e)
 
 /* Opens what a circuit holds: the zkey (and r1cs), its resident bytes
  * reserved first, the prover, the verification key.  No lock held. */
+/* Reserves bytes a circuit keeps resident (before they are allocated). */
+static pl_status reserve_resident(pl_engine *e, pl_circuit *c, uint64_t bytes,
+                                  const char *what, pl_error *err)
+{
+    if (!pl__budget_try_reserve(&e->budget, bytes)) {
+        uint64_t reserved;
+        char b1[24], b2[24], b3[24];
+        pl__budget_read(&e->budget, &reserved, NULL);
+        return pl__error_set(err, PL_EBUDGET,
+                             "%s: the circuit's %s needs %s but only %s of the "
+                             "budget's %s are free", c->zkey_path, what,
+                             pl_format_bytes(b1, sizeof(b1), bytes),
+                             pl_format_bytes(b2, sizeof(b2),
+                                             e->budget.limit - reserved),
+                             pl_format_bytes(b3, sizeof(b3), e->budget.limit));
+    }
+    c->resident_reserved += bytes;
+    atomic_fetch_add(&e->resident_total, bytes);
+    pl__budget_wake(&e->budget); /* a waiting admission may never fit now */
+    return PL_OK;
+}
+
+/* Opens what a circuit holds, each part's resident bytes reserved before
+ * it is allocated: the key, read whole into memory (class params: in the
+ * budget and the ledger, and immune to later changes of the file), the
+ * r1cs when witnesses are checked, the prover (its matrices and its
+ * backend's tables), the verification key.  No lock held. */
 static pl_status circuit_build(pl_engine *e, pl_circuit *c,
                                const char *r1cs_path, pl_error *err)
 {
     pl_status st;
-    if ((st = pl_zkey_open(&c->zkey, c->zkey_path, err)))
+    struct stat sb;
+    if (stat(c->zkey_path, &sb) != 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open",
+                               c->zkey_path);
+    uint64_t key_bytes = (uint64_t)sb.st_size;
+    if ((st = reserve_resident(e, c, key_bytes, "key", err)) ||
+        (st = pl__zkey_load(&c->zkey, c->zkey_path, key_bytes, err)))
         return st;
     if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
                       (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
         return st;
     c->backend = choose_backend(e);
     pl__prover_plan(c->zkey, c->backend, e->cfg.threads, &c->plan);
-    /* Reserve the resident bytes before allocating them. */
-    uint64_t resident = c->plan.resident_bytes + pl__vkey_bytes(c->zkey->n_public);
-    if (!pl__budget_try_reserve(&e->budget, resident)) {
-        uint64_t reserved;
-        pl__budget_read(&e->budget, &reserved, NULL);
-        return pl__error_set(err, PL_EBUDGET,
-                             "%s: the circuit's resident data needs %llu bytes "
-                             "but only %llu of the budget's %llu are free",
-                             c->zkey_path, (unsigned long long)resident,
-                             (unsigned long long)(e->budget.limit - reserved),
-                             (unsigned long long)e->budget.limit);
-    }
-    c->resident_reserved = resident;
+    if ((st = reserve_resident(e, c,
+                               c->plan.resident_bytes +
+                                   pl__vkey_bytes(c->zkey->n_public),
+                               "prover's tables", err)))
+        return st;
     pl_prover_config pc;
     pl_prover_config_init(&pc);
     pc.threads = e->cfg.threads;
@@ -1180,6 +1242,22 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
     if (spec->check_witness && !spec->circuit->r1cs)
         return pl__error_set(err, PL_EUSAGE, "engine: checking witnesses "
                              "needs the circuit opened with its .r1cs");
+    /* A partition that can never be admitted fails the job here, not in a
+     * wait: each one's reservation against the budget less what the open
+     * circuits hold (a witness file that cannot be read fails its
+     * partition at admission, as before). */
+    for (size_t i = 0; i < spec->n_partitions; i++) {
+        pl__sched_reservation r;
+        uint64_t wb;
+        if (witness_bytes(spec, i, &wb, NULL) != PL_OK)
+            continue;
+        pl__sched_reservation_for(&r, &spec->circuit->plan, wb);
+        if (!pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
+                               r.total))
+            return never_fits(e, 0, i, r.total, err);
+        if (!spec->witness_paths)
+            break; /* the others are the same size */
+    }
     job *j = calloc(1, sizeof(*j));
     if (!j)
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");

@@ -21,9 +21,14 @@ void pl__sched_reservation_for(pl__sched_reservation *out,
     out->abc_share = plan->bytes[PL_BUF_ABC];
 }
 
-bool pl__sched_can_fit(uint64_t limit, uint64_t bytes)
+bool pl__sched_can_fit(uint64_t limit, uint64_t resident, uint64_t bytes)
 {
-    return bytes <= limit;
+    return resident <= limit && bytes <= limit - resident;
+}
+
+uint64_t pl__sched_smallest_budget(uint64_t resident, uint64_t bytes)
+{
+    return resident + bytes;
 }
 
 bool pl__sched_handoff_has_room(size_t queued, size_t claimed,

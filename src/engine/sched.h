@@ -37,8 +37,11 @@ void pl__sched_reservation_for(pl__sched_reservation *out,
                                uint64_t witness_bytes);
 
 /* Whether a reservation of `bytes` can ever be granted by a budget of
- * `limit` bytes. */
-bool pl__sched_can_fit(uint64_t limit, uint64_t bytes);
+ * `limit` bytes of which open circuits hold `resident` for as long as they
+ * are open: everything else comes back, those bytes do not. */
+bool pl__sched_can_fit(uint64_t limit, uint64_t resident, uint64_t bytes);
+/* The smallest budget under which it can. */
+uint64_t pl__sched_smallest_budget(uint64_t resident, uint64_t bytes);
 
 /* Whether a synthesized partition may claim a hand-off slot now: `queued`
  * are in it, `claimed` are about to be pushed. */

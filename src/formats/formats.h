@@ -27,6 +27,7 @@ struct pl_zkey {
     char *path;
     pl__mapped map;
     bool borrowed;  /* map is the caller's memory (pl__zkey_parse) */
+    bool heap;      /* map is an accounted copy of the file (pl__zkey_load) */
     uint32_t n_vars;
     uint32_t n_public;
     uint32_t domain_size;
@@ -72,10 +73,16 @@ struct pl_r1cs {
     uint64_t constraints_bytes;
 };
 
-/* Reads a witness file into an accounted heap buffer (class witness) and
- * validates it as pl_wtns_open does: for the engine, whose budget covers
- * witness memory (a map would be file-backed pages outside the budget). */
-pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err);
+/* Read whole into an accounted heap buffer (class witness, class params)
+ * and validated as pl_wtns_open and pl_zkey_open do: for the engine, whose
+ * budget covers that memory (a map would be file-backed pages outside the
+ * budget, and would change under the prover if the file changed).  A file
+ * larger than max_bytes (what was reserved for it; 0: no limit), or one that
+ * changed while it was read, is refused (pl__file_load). */
+pl_status pl__wtns_load(pl_wtns **out, const char *path, uint64_t max_bytes,
+                        pl_error *err);
+pl_status pl__zkey_load(pl_zkey **out, const char *path, uint64_t max_bytes,
+                        pl_error *err);
 
 /* A pl_wtns over n caller-owned values (32-byte LE scalars, each < r,
  * checked), not copied: they must outlive it. */

@@ -141,7 +141,8 @@ fail:
     return st;
 }
 
-pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err)
+pl_status pl__wtns_load(pl_wtns **out, const char *path, uint64_t max_bytes,
+                        pl_error *err)
 {
     pl_status st;
     pl_wtns *w = wtns_new(path, err);
@@ -151,7 +152,8 @@ pl_status pl__wtns_load(pl_wtns **out, const char *path, pl_error *err)
         goto fail;
     }
     w->heap = true;
-    if ((st = pl__file_load(&w->map, path, PL_BUF_WITNESS, err)) != PL_OK ||
+    if ((st = pl__file_load(&w->map, path, PL_BUF_WITNESS, max_bytes, err)) !=
+            PL_OK ||
         (st = parse_mapped(w, path, err)) != PL_OK)
         goto fail;
     *out = w;

@@ -23,6 +23,7 @@
  */
 #include "formats/formats.h"
 #include "field/field.h"
+#include "util/alloc.h"
 #include "util/error.h"
 
 #include <assert.h>
@@ -393,6 +394,29 @@ fail:
     return st;
 }
 
+pl_status pl__zkey_load(pl_zkey **out, const char *path, uint64_t max_bytes,
+                        pl_error *err)
+{
+    pl_status st;
+    pl_zkey *z = calloc(1, sizeof(*z));
+    *out = NULL;
+    if (!z || !(z->path = pl__path_dup(path))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    z->heap = true;
+    if ((st = pl__file_load(&z->map, path, PL_BUF_PARAMS, max_bytes, err)) !=
+            PL_OK ||
+        (st = parse_map(z, err)) != PL_OK)
+        goto fail;
+    *out = z;
+    return PL_OK;
+
+fail:
+    pl_zkey_close(z);
+    return st;
+}
+
 pl_status pl__zkey_parse(pl_zkey **out, const uint8_t *data, size_t len,
                          const char *name, pl_error *err)
 {
@@ -420,7 +444,9 @@ void pl_zkey_close(pl_zkey *zkey)
 {
     if (!zkey)
         return;
-    if (!zkey->borrowed)
+    if (zkey->heap)
+        pl__free((void *)zkey->map.data);
+    else if (!zkey->borrowed)
         pl__file_unmap(&zkey->map);
     free(zkey->path);
     free(zkey);

@@ -63,8 +63,18 @@ void pl__file_unmap(pl__mapped *m)
     }
 }
 
+/* Whether a file is still the one first seen: same inode, size and
+ * modification time (a writer that changed it between the two looks). */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+           a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 pl_status pl__file_load(pl__mapped *out, const char *path,
-                        pl_buffer_class cls, pl_error *err)
+                        pl_buffer_class cls, uint64_t max_bytes, pl_error *err)
 {
     out->data = NULL;
     out->size = 0;
@@ -80,6 +90,13 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
     }
     if (st_buf.st_size == 0) {
         st = pl__error_set(err, PL_EFORMAT, "%s: file is empty", path);
+        goto fail;
+    }
+    if (max_bytes && (uint64_t)st_buf.st_size > max_bytes) {
+        st = pl__error_set(err, PL_EIO, "%s: %llu bytes, more than the %llu "
+                           "reserved for it (it grew after it was sized)",
+                           path, (unsigned long long)st_buf.st_size,
+                           (unsigned long long)max_bytes);
         goto fail;
     }
     buf = pl__alloc(cls, (uint64_t)st_buf.st_size, err);
@@ -100,6 +117,13 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
             goto fail;
         }
         got += (uint64_t)n;
+    }
+    /* a writer during the read may have torn it: refuse what it changed */
+    struct stat after;
+    if (fstat(fd, &after) != 0 || !same_file(&st_buf, &after)) {
+        st = pl__error_set(err, PL_EIO, "%s: changed while it was being read",
+                           path);
+        goto fail;
     }
     close(fd);
     out->data = buf;

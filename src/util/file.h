@@ -22,9 +22,15 @@ pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err);
 void pl__file_unmap(pl__mapped *m);
 
 /* Reads a whole file into an accounted buffer of class cls (exactly its
- * size), presented as a pl__mapped; free it with pl__free(out->data). */
+ * size), presented as a pl__mapped; free it with pl__free(out->data).  A
+ * file larger than max_bytes (0: no limit; a caller that reserved its size
+ * first passes that) is refused before anything is allocated, and one that
+ * changed while it was read (size, time, inode) is refused after: the
+ * bytes handed out are one version of the file, and stay so whatever
+ * happens to it later. */
 pl_status pl__file_load(pl__mapped *out, const char *path,
-                        pl_buffer_class cls, pl_error *err);
+                        pl_buffer_class cls, uint64_t max_bytes,
+                        pl_error *err);
 
 /* Reads a whole small file (at most max_bytes) into a NUL-terminated
  * malloc'd buffer. */
