@@ -7,6 +7,7 @@
 #                            in build-san-thread
 #   make test-san-fast       the tests not labelled slow, under ASan + UBSan
 #   make test-tsan-fast      the threaded tests, under ThreadSanitizer
+#   make test-tsan-deep      the same with blst instrumented too (slow)
 #   make fuzz FUZZ_SECONDS=N  every fuzz target for N s (build-fuzz, clang)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -29,6 +30,11 @@ ifneq ($(findstring thread,$(SANITIZE)),)
 CMAKE_EXTRA += -DPL_CUDA=OFF
 TEST_ENV := $(TSAN_ENV)
 endif
+# TSAN_BLST=portable: blst instrumented too (see PL_BLST_PORTABLE)
+ifeq ($(TSAN_BLST),portable)
+BUILD := $(BUILD)-portable-blst
+CMAKE_EXTRA += -DPL_BLST_PORTABLE=ON
+endif
 endif
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
@@ -36,7 +42,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench cuda-smoke clean
+.PHONY: all build deps npm-deps test test-san-fast test-tsan-fast test-tsan-deep fuzz fuzz-deps demo bench cuda-smoke clean
 
 all: build
 
@@ -68,10 +74,18 @@ test-san-fast: deps npm-deps
 
 # CI's ThreadSanitizer pass: the tests labelled tsan (the engine, ledger,
 # prover, MSM, NTT and emulated CUDA tests, and CLI batch runs), in
-# build-san-thread.
+# build-san-thread (about 2.5 minutes from a cold build on 2 cores).
 test-tsan-fast: deps npm-deps
 	$(MAKE) build SANITIZE=thread
 	cd build-san-thread && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -L tsan
+
+# The same tests with blst built as instrumented portable C, so TSan also
+# sees the writes blst's assembly makes (build-san-thread-portable-blst;
+# the curve arithmetic runs 10 to 50 times slower: about 40 minutes on
+# 2 cores).  Not in CI; for hunting a race.
+test-tsan-deep: deps npm-deps
+	$(MAKE) build SANITIZE=thread TSAN_BLST=portable
+	cd build-san-thread-portable-blst && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -L tsan --timeout 3000
 
 fuzz-deps:
 	@FUZZ_CC=$(FUZZ_CC) sh tests/fuzz/deps.sh
