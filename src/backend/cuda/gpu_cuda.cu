@@ -289,6 +289,12 @@ static pl_status cu_open_into(cuda_device *d, char *description,
                               size_t description_len, pl_error *err)
 {
     CU_TRY(cudaSetDevice(d->ordinal));
+    /* A thread waiting for the device blocks instead of spinning: while the
+     * GPU does a proof's G1 work, the prover's CPU threads run its G2 MSM,
+     * and a spinning waiter would take one of their cores (the default
+     * spins when contexts are fewer than cores).  The cost is a wake-up's
+     * latency per wait, a few per proof. */
+    CU_TRY(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
     cudaDeviceProp prop;
     CU_TRY(cudaGetDeviceProperties(&prop, d->ordinal));
     snprintf(description, description_len,
