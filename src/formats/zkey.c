@@ -374,7 +374,10 @@ static pl_status parse_map(pl_zkey *z, pl_error *err)
     return PL_OK;
 }
 
-pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
+/* A key from a file: mapped, or (heap) read into class params after a
+ * check that it is at most max_bytes. */
+static pl_status zkey_from_file(pl_zkey **out, const char *path, bool heap,
+                                uint64_t max_bytes, pl_error *err)
 {
     pl_status st;
     pl_zkey *z = calloc(1, sizeof(*z));
@@ -383,8 +386,10 @@ pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
         st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
         goto fail;
     }
-    if ((st = pl__file_map(&z->map, path, err)) != PL_OK ||
-        (st = parse_map(z, err)) != PL_OK)
+    z->heap = heap;
+    st = heap ? pl__file_load(&z->map, path, PL_BUF_PARAMS, max_bytes, err)
+              : pl__file_map(&z->map, path, err);
+    if (st != PL_OK || (st = parse_map(z, err)) != PL_OK)
         goto fail;
     *out = z;
     return PL_OK;
@@ -394,27 +399,15 @@ fail:
     return st;
 }
 
+pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err)
+{
+    return zkey_from_file(out, path, false, 0, err);
+}
+
 pl_status pl__zkey_load(pl_zkey **out, const char *path, uint64_t max_bytes,
                         pl_error *err)
 {
-    pl_status st;
-    pl_zkey *z = calloc(1, sizeof(*z));
-    *out = NULL;
-    if (!z || !(z->path = pl__path_dup(path))) {
-        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
-        goto fail;
-    }
-    z->heap = true;
-    if ((st = pl__file_load(&z->map, path, PL_BUF_PARAMS, max_bytes, err)) !=
-            PL_OK ||
-        (st = parse_map(z, err)) != PL_OK)
-        goto fail;
-    *out = z;
-    return PL_OK;
-
-fail:
-    pl_zkey_close(z);
-    return st;
+    return zkey_from_file(out, path, true, max_bytes, err);
 }
 
 pl_status pl__zkey_parse(pl_zkey **out, const uint8_t *data, size_t len,
