@@ -991,10 +991,8 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
     if (e->scope && !pl__alloc_scope_all_freed(e->scope, err))
         st = PL_EINTERNAL;
     pl__alloc_scope_enter(outer);
-    /* A leaked buffer still points at the scope, and its eventual free
-     * counts there: on a leak the (small) scope is left allocated. */
-    if (st == PL_OK)
-        pl__alloc_scope_destroy(e->scope);
+    /* a leaked buffer keeps the scope alive until it is freed */
+    pl__alloc_scope_destroy(e->scope);
     pl__budget_destroy(&e->budget);
     pthread_cond_destroy(&e->sampler_wake);
     pthread_cond_destroy(&e->circuit_opened);

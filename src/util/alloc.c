@@ -26,6 +26,10 @@
 struct pl__alloc_scope {
     _Atomic uint64_t live_count[PL_BUF_CLASS_COUNT];
     _Atomic uint64_t live_bytes[PL_BUF_CLASS_COUNT];
+    /* references: its owner's (until pl__alloc_scope_destroy) and one per
+     * live block; the last to go frees it, so a block that outlives its
+     * engine (a leak) still counts its free against a valid scope */
+    _Atomic uint64_t refs;
 };
 
 typedef struct {
@@ -80,6 +84,7 @@ static void count_alloc(pl__alloc_scope *scope, pl_buffer_class cls,
 {
     class_counters *c = &counters[cls];
     if (scope) {
+        atomic_fetch_add(&scope->refs, 1);
         atomic_fetch_add(&scope->live_count[cls], 1);
         atomic_fetch_add(&scope->live_bytes[cls], bytes);
     }
@@ -100,6 +105,8 @@ static void count_free(pl__alloc_scope *scope, pl_buffer_class cls,
     if (scope) {
         atomic_fetch_sub(&scope->live_count[cls], 1);
         atomic_fetch_sub(&scope->live_bytes[cls], bytes);
+        if (atomic_fetch_sub(&scope->refs, 1) == 1)
+            free(scope); /* its owner let go before this block */
     }
     atomic_fetch_sub(&c->live_count, 1);
     atomic_fetch_sub(&c->live_bytes, bytes);
@@ -264,13 +271,16 @@ bool pl_alloc_all_freed(pl_error *err)
 pl_status pl__alloc_scope_create(pl__alloc_scope **out, pl_error *err)
 {
     *out = calloc(1, sizeof(**out));
-    return *out ? PL_OK
-                : pl__error_set(err, PL_ENOMEM, "allocator: out of memory");
+    if (!*out)
+        return pl__error_set(err, PL_ENOMEM, "allocator: out of memory");
+    atomic_store(&(*out)->refs, 1);
+    return PL_OK;
 }
 
 void pl__alloc_scope_destroy(pl__alloc_scope *scope)
 {
-    free(scope);
+    if (scope && atomic_fetch_sub(&scope->refs, 1) == 1)
+        free(scope);
 }
 
 pl__alloc_scope *pl__alloc_scope_enter(pl__alloc_scope *scope)

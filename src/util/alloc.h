@@ -43,6 +43,8 @@ bool pl__alloc_class_is_host(pl_buffer_class cls);
 typedef struct pl__alloc_scope pl__alloc_scope;
 
 pl_status pl__alloc_scope_create(pl__alloc_scope **out, pl_error *err);
+/* Lets go of a scope; it is freed when its last live block is (at once
+ * when none is left). */
 void pl__alloc_scope_destroy(pl__alloc_scope *scope);
 /* Makes scope (NULL: none) the calling thread's current one and returns the
  * one it replaces, for restoring. */
