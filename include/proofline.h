@@ -278,8 +278,9 @@ pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
  *    read the record and call pl_engine_stats_read; it must not wait for a
  *    job or destroy the engine (the thread it runs on would wait for
  *    itself), and it delays the partition it reports on.
- *  - on_stage (pl_stage_fn): on the prover worker (start) or the finisher
- *    (finish) of the proof it times; no lock held; the same rules.
+ *  - on_stage (pl_stage_fn): on the synthesis worker (synthesize), the
+ *    prover worker (start) or the finisher (finish) of the proof it times;
+ *    no lock held; the same rules.
  *  - generate (pl_witness_fn): on a synthesis worker, once per partition,
  *    concurrently for different partitions (up to synth_workers at once);
  *    no lock held; it may allocate and do any work of its own.
@@ -505,8 +506,9 @@ pl_status pl_engine_write_report_file(const char *path,
                                       const pl_job_status *job,
                                       const pl_run_facts *run, pl_error *err);
 /* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
- * partition per stage on its thread's track, counters for every class,
- * reserved, budget and RSS.  Needs record_timeline. */
+ * partition per stage on its thread's track, the prover's stages inside
+ * them (NTT, each MSM; the G2 MSM on a pl-g2msm track), counters for every
+ * class, reserved, budget and RSS.  Needs record_timeline. */
 pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
                                 pl_error *err);
 /* A self-contained SVG of bytes over time, stacked by class, with the

@@ -2,13 +2,18 @@
 # SPDX-License-Identifier: Apache-2.0
 # The ledger's outputs from `proofline batch`: one log line per event per
 # partition in the stable format, trace.json that parses and holds spans and
-# counter tracks for every partition, memory.svg that is well-formed XML
-# with one series per class that was live, and a balanced summary.
+# counter tracks for every partition, with the prover's stages inside each
+# partition's proving span (each MSM, the NTT) and its G2 MSM on a pl-g2msm
+# track, memory.svg that is well-formed XML with one series per class that
+# was live, and a balanced summary.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 v="$VECTORS/chain10"
 for i in 1 2 3 4 5; do ln -s "$v/witness.wtns" "$work/p$i.wtns"; done
+# two prover workers: G2 MSMs of different partitions overlap, and each
+# must keep its own partition's tags
 "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/out" --budget 3MiB \
+    --workers 2 --threads 2 \
     --trace "$work/trace.json" --plot "$work/memory.svg" "$work"/p*.wtns 2>"$work/log"
 grep -q "^ledger balanced" "$work/log"
 for ev in admitted synth_start synth_done handed_off prove_start abc_freed prove_done finalize_done dealloc_done; do
@@ -28,6 +33,40 @@ asyncs = {e["name"] for e in trace if e.get("ph") in ("b", "e")}
 assert {"waiting", "finishing"} <= asyncs, asyncs
 counters = {e["name"] for e in trace if e.get("ph") == "C"}
 assert {"bytes by class", "reserved", "rss"} <= counters, counters
+
+# the prover's stages: each MSM and the NTT inside its partition's proving
+# span, on the same thread; synthesize inside synth; the G2 MSM on a
+# pl-g2msm track, between its partition's prove_start and prove_done
+threads = {e["tid"]: e["args"]["name"] for e in trace if e.get("ph") == "M"}
+def span_of(name, part):
+    found = [e for e in trace if e.get("ph") == "X" and e["name"] == name
+             and e["args"]["part"] == part]
+    assert len(found) == 1, (name, part, found)
+    return found[0]
+def inside(inner, outer):
+    return (outer["ts"] <= inner["ts"] and
+            inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"])
+for part in range(5):
+    proving = span_of("proving", part)
+    for stage in ("ntt", "h", "msm_h", "msm_a", "msm_b1", "msm_c"):
+        s = span_of(stage, part)
+        assert s["tid"] == proving["tid"] and inside(s, proving), (stage, s, proving)
+    synth = span_of("synth", part)
+    s = span_of("synthesize", part)
+    assert s["tid"] == synth["tid"] and inside(s, synth), (s, synth)
+    g2 = span_of("g2_msm", part)
+    assert threads[g2["tid"]].startswith("pl-g2msm"), threads[g2["tid"]]
+    finishing = [e for e in trace if e.get("ph") in ("b", "e") and
+                 e["name"] == "finishing" and e["args"]["part"] == part]
+    done = max(e["ts"] for e in finishing)
+    assert proving["ts"] <= g2["ts"] and g2["ts"] + g2["dur"] <= done, (g2, proving, done)
+    for stage in ("g2_join", "assemble"):
+        assert threads[span_of(stage, part)["tid"]] == "pl-finish", stage
+# no two spans on one pl-g2msm track overlap
+g2 = sorted((e for e in trace if e.get("ph") == "X" and e["name"] == "g2_msm"),
+            key=lambda e: (e["tid"], e["ts"]))
+for a, b in zip(g2, g2[1:]):
+    assert a["tid"] != b["tid"] or a["ts"] + a["dur"] <= b["ts"], (a, b)
 # one series per class that was live in some record (h lives only inside
 # prove_start, between two events, so only a timer sample can catch it)
 live = set()

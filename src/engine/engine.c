@@ -22,6 +22,8 @@
  *
  * At every lifecycle event the ledger (src/ledger/) records the stages, the
  * classes, reserved bytes and RSS, and logs one line; see docs/ledger.md.
+ * The prover's stages go to it as spans for the trace, through a stage
+ * sink (util/clock.h) set on the threads that prove (stage_spans_of).
  *
  * A partition's reservation travels with it and is released only after the
  * memory it stands for is freed.  A partition that fails fails its job: the
@@ -264,6 +266,19 @@ static void emit(pl_engine *e, pl_event event, const partition *p)
 {
     assert(p->reserved >= partition_live_bytes(p));
     emit_ids(e, event, p->job->id, p->index);
+}
+
+/* Until the next call, the stages the prover reports on this thread (and
+ * on the G2 thread it starts meanwhile) are spans of partition p in the
+ * ledger's timeline; NULL: of none. */
+static void stage_spans_of(pl_engine *e, const partition *p)
+{
+    pl__stage_sink sink;
+    memset(&sink, 0, sizeof(sink));
+    if (p)
+        pl__ledger_stage_sink(e->ledger, &sink, p->job->id, p->index,
+                              current_track);
+    pl__stage_sink_set(&sink);
 }
 
 static void fifo_push(fifo *q, partition *p)
@@ -543,11 +558,13 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     if (j->spec.check_witness &&
         (st = pl_witness_check(c->r1cs, p->wtns, err)) != PL_OK)
         return st;
-    double t0 = pl__now_seconds();
+    pl__stage_timer timer;
+    stage_spans_of(e, p);
+    pl__stage_timer_start(&timer, e->cfg.on_stage, e->cfg.on_stage_user);
     st = pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
-    if (st == PL_OK && e->cfg.on_stage)
-        e->cfg.on_stage(e->cfg.on_stage_user, "synthesize",
-                        pl__now_seconds() - t0);
+    if (st == PL_OK)
+        pl__stage_lap(&timer, "synthesize");
+    stage_spans_of(e, NULL);
     return st;
 }
 
@@ -626,8 +643,10 @@ static void *prover_main(void *arg)
         pl_error err = {0};
         blst_fr *abc = p->abc;
         p->abc = NULL; /* start consumes it */
+        stage_spans_of(e, p);
         pl_status st = pl__prove_start_abc(p->job->circuit->prover,
                                            &p->pending, abc, p->wtns, &err);
+        stage_spans_of(e, NULL);
         release(e, p, p->abc_share); /* a/b/c are freed by now */
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
@@ -654,7 +673,9 @@ static void finish_one(pl_engine *e, partition *p)
     pl_proof proof;
     pl_pending *pending = p->pending;
     p->pending = NULL; /* finish consumes it */
+    stage_spans_of(e, p);
     pl_status st = pl_prove_finish(pending, &proof, &err);
+    stage_spans_of(e, NULL);
     if (st != PL_OK) {
         retire(e, p, OUTCOME_FAILED, st, &err);
         return;

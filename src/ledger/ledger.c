@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The ledger's records, log lines and peaks (see ledger.h).  Records are
- * kept, when asked, in chunks well under 1 MiB each (so they are small
- * allocations outside the classes they report on).
+ * The ledger's records, spans, log lines and peaks (see ledger.h).  Records
+ * and spans are kept, when asked, in chunks of CHUNK_BYTES (small
+ * allocations, outside the classes they report on).
  *
- * Lock order: lock (records, peaks, tracks), then log_lock (the log
- * stream).  Neither is held while calling the user's event callback, and
- * lock is not held while writing a line.
+ * Lock order: lock (records, spans, peaks, tracks, span names), then
+ * log_lock (the log stream).  Neither is held while calling the user's
+ * event callback, and lock is not held while writing a line.
  */
 #define _GNU_SOURCE
 #include "ledger/ledger.h"
@@ -15,17 +15,27 @@
 #include "util/error.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RECORDS_PER_CHUNK 1024
+#define CHUNK_BYTES (320u * 1024)
 #define MAX_TRACKS 64
+#define MAX_SPAN_NAMES 32 /* the prover's stages number 11 */
+#define SPAN_NAME_BYTES 24
 
+/* Items of one size, appended under the ledger's lock and never moved:
+ * the first `count` can be read without the lock while appends go on. */
 typedef struct chunk {
     struct chunk *next;
     size_t used;
-    pl_ledger_record records[RECORDS_PER_CHUNK];
+    max_align_t items[];
 } chunk;
+
+typedef struct {
+    chunk *first, *last;
+    size_t count, item_size, per_chunk;
+} chunk_list;
 
 struct pl__ledger {
     pthread_mutex_t lock;
@@ -39,11 +49,92 @@ struct pl__ledger {
     uint64_t baseline;
     pl__ledger_peaks peaks;
     pl_ledger_record latest;
-    chunk *first, *last;
-    size_t n_kept;          /* records in the chunks */
+    chunk_list records, spans;
     char *track_names[MAX_TRACKS];
     unsigned n_tracks;
+    char span_names[MAX_SPAN_NAMES][SPAN_NAME_BYTES]; /* [0]: "other" */
+    unsigned n_span_names;
 };
+
+static void list_init(chunk_list *list, size_t item_size)
+{
+    memset(list, 0, sizeof(*list));
+    list->item_size = item_size;
+    list->per_chunk = CHUNK_BYTES / item_size;
+}
+
+/* Under the ledger's lock.  Without memory the timeline has a gap, nothing
+ * worse. */
+static void list_append(chunk_list *list, const void *item)
+{
+    if (!list->last || list->last->used == list->per_chunk) {
+        chunk *c = malloc(sizeof(*c) + list->per_chunk * list->item_size);
+        if (!c)
+            return;
+        c->next = NULL;
+        c->used = 0;
+        if (list->last)
+            list->last->next = c;
+        else
+            list->first = c;
+        list->last = c;
+    }
+    memcpy((char *)list->last->items + list->last->used * list->item_size,
+           item, list->item_size);
+    list->last->used++;
+    list->count++;
+}
+
+static void list_free(chunk_list *list)
+{
+    while (list->first) {
+        chunk *c = list->first;
+        list->first = c->next;
+        free(c);
+    }
+}
+
+/* Walks the first `left` items of a list; only the links are read under
+ * the lock (a chunk's first `used` items never change). */
+typedef struct {
+    chunk *c;
+    size_t i, left;
+} cursor;
+
+static void cursor_start(pl__ledger *l, const chunk_list *list, size_t count,
+                         cursor *cur)
+{
+    pthread_mutex_lock(&l->lock);
+    cur->c = list->first;
+    pthread_mutex_unlock(&l->lock);
+    cur->i = 0;
+    cur->left = count;
+}
+
+static const void *cursor_next(pl__ledger *l, const chunk_list *list,
+                               cursor *cur)
+{
+    if (!cur->left || !cur->c)
+        return NULL;
+    if (cur->i == list->per_chunk) {
+        pthread_mutex_lock(&l->lock);
+        cur->c = cur->c->next;
+        pthread_mutex_unlock(&l->lock);
+        cur->i = 0;
+        if (!cur->c)
+            return NULL;
+    }
+    cur->left--;
+    return (const char *)cur->c->items + cur->i++ * list->item_size;
+}
+
+static size_t list_count(pl__ledger *l, const chunk_list *list)
+{
+    pthread_mutex_lock(&l->lock);
+    size_t n = list->count;
+    pthread_mutex_unlock(&l->lock);
+    return n;
+}
 
 static const char *const event_names[] = {
 #define PL__EVENT_NAME(name, label) label,
@@ -100,6 +191,10 @@ pl_status pl__ledger_create(pl__ledger **out, const pl__ledger_config *cfg,
     l->on_event = cfg->on_event;
     l->on_event_user = cfg->on_event_user;
     l->keep = cfg->keep_records;
+    list_init(&l->records, sizeof(pl_ledger_record));
+    list_init(&l->spans, sizeof(pl__ledger_span));
+    strcpy(l->span_names[0], "other");
+    l->n_span_names = 1;
     l->t0 = pl__now_seconds();
     l->baseline = pl__ledger_read_rss(NULL);
     l->peaks.baseline_rss_anon = l->baseline;
@@ -111,11 +206,8 @@ void pl__ledger_destroy(pl__ledger *l)
 {
     if (!l)
         return;
-    while (l->first) {
-        chunk *c = l->first;
-        l->first = c->next;
-        free(c);
-    }
+    list_free(&l->records);
+    list_free(&l->spans);
     for (unsigned i = 0; i < MAX_TRACKS; i++)
         free(l->track_names[i]);
     pthread_mutex_destroy(&l->log_lock);
@@ -209,6 +301,8 @@ static void format_line(char line[LINE_BYTES], const pl_ledger_record *r)
                                      r->device_untracked_bytes));
 }
 
+/* ---- records ----------------------------------------------------------- */
+
 void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
                        size_t partition, unsigned track,
                        const pl__ledger_state *state)
@@ -256,24 +350,8 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
     if (r.untracked_bytes > l->peaks.untracked)
         l->peaks.untracked = r.untracked_bytes;
     l->latest = r;
-    if (l->keep) {
-        if (!l->last || l->last->used == RECORDS_PER_CHUNK) {
-            chunk *c = malloc(sizeof(*c));
-            if (c) { /* without memory the timeline has a gap, nothing worse */
-                c->next = NULL;
-                c->used = 0;
-                if (l->last)
-                    l->last->next = c;
-                else
-                    l->first = c;
-                l->last = c;
-            }
-        }
-        if (l->last && l->last->used < RECORDS_PER_CHUNK) {
-            l->last->records[l->last->used++] = r;
-            l->n_kept++;
-        }
-    }
+    if (l->keep)
+        list_append(&l->records, &r);
     bool log = event < PL_EV_COUNT && l->level >= PL_LOG_INFO;
     char line[LINE_BYTES];
     if (log) {
@@ -308,30 +386,77 @@ void pl__ledger_latest(pl__ledger *l, pl_ledger_record *out)
 
 size_t pl__ledger_count(pl__ledger *l)
 {
-    pthread_mutex_lock(&l->lock);
-    size_t n = l->n_kept;
-    pthread_mutex_unlock(&l->lock);
-    return n;
+    return list_count(l, &l->records);
 }
 
 void pl__ledger_each(pl__ledger *l, size_t count, pl__record_visit fn,
                      void *ctx)
 {
-    /* Records are only appended, and a chunk's first `used` records never
-     * change: the first `count` can be read without the lock, chunk by
-     * chunk, while the sampler keeps appending behind them. */
+    cursor cur;
+    cursor_start(l, &l->records, count, &cur);
+    for (const pl_ledger_record *r; (r = cursor_next(l, &l->records, &cur));)
+        if (!fn(ctx, r))
+            return;
+}
+
+/* ---- spans ------------------------------------------------------------- */
+
+/* Under the lock: the index of a stage's name, added when new ("other"
+ * once the table is full). */
+static unsigned span_name_locked(pl__ledger *l, const char *stage)
+{
+    for (unsigned i = 0; i < l->n_span_names; i++)
+        if (strncmp(l->span_names[i], stage, SPAN_NAME_BYTES - 1) == 0)
+            return i;
+    if (l->n_span_names == MAX_SPAN_NAMES)
+        return 0;
+    snprintf(l->span_names[l->n_span_names], SPAN_NAME_BYTES, "%s", stage);
+    return l->n_span_names++;
+}
+
+static void keep_span(const pl__stage_sink *sink, const char *stage,
+                      double start, double end)
+{
+    pl__ledger *l = sink->ctx;
+    pl__ledger_span span = {start - l->t0, end - l->t0, sink->job,
+                            sink->partition, sink->track, 0, sink->helper};
     pthread_mutex_lock(&l->lock);
-    chunk *c = l->first;
+    span.name = span_name_locked(l, stage);
+    list_append(&l->spans, &span);
     pthread_mutex_unlock(&l->lock);
-    for (size_t seen = 0; c && seen < count;) {
-        size_t n = count - seen < RECORDS_PER_CHUNK ? count - seen
-                                                    : RECORDS_PER_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            if (!fn(ctx, &c->records[i]))
-                return;
-        seen += n;
-        pthread_mutex_lock(&l->lock);
-        c = c->next;
-        pthread_mutex_unlock(&l->lock);
-    }
+}
+
+void pl__ledger_stage_sink(pl__ledger *l, pl__stage_sink *out, uint64_t job,
+                           size_t partition, unsigned track)
+{
+    memset(out, 0, sizeof(*out));
+    if (!l->keep)
+        return; /* nothing would read them */
+    out->fn = keep_span;
+    out->ctx = l;
+    out->job = job;
+    out->partition = partition;
+    out->track = track;
+}
+
+size_t pl__ledger_span_count(pl__ledger *l)
+{
+    return list_count(l, &l->spans);
+}
+
+void pl__ledger_each_span(pl__ledger *l, size_t count, pl__span_visit fn,
+                          void *ctx)
+{
+    cursor cur;
+    cursor_start(l, &l->spans, count, &cur);
+    for (const pl__ledger_span *s; (s = cursor_next(l, &l->spans, &cur));)
+        if (!fn(ctx, s))
+            return;
+}
+
+/* A name is written once, under the lock, before any span that uses it is
+ * kept; a span read from a snapshot therefore finds its name in place. */
+const char *pl__ledger_span_name(pl__ledger *l, unsigned name)
+{
+    return name < MAX_SPAN_NAMES ? l->span_names[name] : "other";
 }

@@ -4,16 +4,18 @@
  * timer) a record of the stages, every buffer class's live count and bytes,
  * reserved/budget, RssAnon and RssFile, and untracked = RssAnon - tracked -
  * baseline.  It logs one line per event (docs/ledger.md), keeps peaks, and
- * optionally keeps the records for the timeline outputs (trace.c, plot.c).
- * It owns the ledger's vocabulary too: the names of the stages and events
- * (pl_stage_name, pl_event_name).  The engine owns one ledger; the ledger
- * never calls back into the engine, and knows nothing of jobs beyond the
- * numbers in a record.
+ * optionally keeps the records for the timeline outputs (trace.c, plot.c),
+ * with the prover's stages as spans beside them (from a stage sink the
+ * engine sets on the threads that prove).  It owns the ledger's vocabulary
+ * too: the names of the stages and events (pl_stage_name, pl_event_name).
+ * The engine owns one ledger; the ledger never calls back into the engine,
+ * and knows nothing of jobs beyond the numbers in a record.
  */
 #ifndef PL_LEDGER_H
 #define PL_LEDGER_H
 
 #include "proofline.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 
@@ -69,6 +71,30 @@ void pl__ledger_each(pl__ledger *ledger, size_t count, pl__record_visit fn,
                      void *ctx);
 const char *pl__ledger_track_name(pl__ledger *ledger, unsigned track);
 unsigned pl__ledger_track_count(pl__ledger *ledger);
+
+/* A stage of a proof (the prover's laps: "ntt", "msm_a", ...) as the
+ * trace draws it: a span on a track, kept beside the records when they
+ * are kept. */
+typedef struct pl__ledger_span {
+    double start, end;   /* seconds since the ledger was created */
+    uint64_t job;
+    size_t partition;
+    unsigned track;      /* the engine thread it ran on, or started it */
+    unsigned name;       /* pl__ledger_span_name */
+    bool helper;         /* on a thread the track's thread started (G2) */
+} pl__ledger_span;
+
+/* A sink that keeps the stages a thread reports as spans of partition
+ * `partition` of job `job` on `track` (fn NULL when records are not
+ * kept); the engine sets it on the threads that prove (pl__stage_sink_set). */
+void pl__ledger_stage_sink(pl__ledger *ledger, pl__stage_sink *out,
+                           uint64_t job, size_t partition, unsigned track);
+/* As pl__ledger_count and pl__ledger_each, for the spans. */
+size_t pl__ledger_span_count(pl__ledger *ledger);
+typedef bool (*pl__span_visit)(void *ctx, const pl__ledger_span *span);
+void pl__ledger_each_span(pl__ledger *ledger, size_t count, pl__span_visit fn,
+                          void *ctx);
+const char *pl__ledger_span_name(pl__ledger *ledger, unsigned name);
 
 uint64_t pl__ledger_read_rss(uint64_t *rss_file);
 
