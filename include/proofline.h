@@ -357,6 +357,13 @@ typedef struct pl_ledger_record {
      * CUDA context, other processes): GPU memory that grew outside our
      * accounting (0 without a device). */
     int64_t device_untracked_bytes;
+    /* failed and cancelled: why (the error's message; a failing
+     * constraint's values are left out) and the partition's witness file
+     * when it came from one (the end of its path); "" otherwise.  Fixed
+     * arrays, cut to fit, so that a record needs no allocation and stays
+     * valid wherever it is copied. */
+    char reason[192];
+    char witness[128];
 } pl_ledger_record;
 
 typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);

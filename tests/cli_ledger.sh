@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The ledger's outputs from `proofline batch`: one log line per event per
-# partition in the stable format, trace.json that parses and holds spans and
-# counter tracks for every partition, with the prover's stages inside each
-# partition's proving span (each MSM, the NTT) and its G2 MSM on a pl-g2msm
-# track, memory.svg that is well-formed XML with one series per class that
-# was live, and a balanced summary.
+# The ledger's outputs from `proofline batch`: one logfmt line per event per
+# partition in the stable format (docs/ledger.md), trace.json that parses
+# and holds spans and counter tracks for every partition, with the prover's
+# stages inside each partition's proving span (each MSM, the NTT) and its
+# G2 MSM on a pl-g2msm track, memory.svg that is well-formed XML with one
+# series per class that was live, and a balanced summary.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 v="$VECTORS/chain10"
@@ -16,8 +16,12 @@ for i in 1 2 3 4 5; do ln -s "$v/witness.wtns" "$work/p$i.wtns"; done
     --workers 2 --threads 2 \
     --trace "$work/trace.json" --plot "$work/memory.svg" "$work"/p*.wtns 2>"$work/log"
 grep -q "^ledger balanced" "$work/log"
+line="^ts=[0-9-]*T[0-9:.]*Z t=[0-9.]* log=ledger event=EV job=1 part=[0-9]*"
+line="$line stage.admitted=[0-9]* stage.synth=[0-9]* stage.waiting=[0-9]* stage.proving=[0-9]* stage.finishing=[0-9]*"
+line="$line buf.params=[0-9]*/[0-9.]*[KMGT]*i*B buf.csr=[0-9]*/[^ ]* buf.witness=[0-9]*/[^ ]*"
+line="$line .* tracked=[^ ]* reserved=[^ ]* budget=3.0MiB rss_anon=[^ ]* untracked=-*[0-9.]*[KMGT]*i*B$"
 for ev in admitted synth_start synth_done handed_off prove_start abc_freed prove_done finalize_done dealloc_done; do
-    n=$(grep -c "^ledger event=$ev job=1 part=[0-9]* | stages admitted=[0-9]* synth=[0-9]* waiting=[0-9]* proving=[0-9]* finishing=[0-9]* | witness [0-9]*/" "$work/log" || true)
+    n=$(grep -c "${line/EV/$ev}" "$work/log" || true)
     [ "$n" = 5 ] || { echo "FAIL: event $ev logged $n times, wanted 5"; exit 1; }
 done
 python3 - "$work/trace.json" "$work/memory.svg" <<'PY'

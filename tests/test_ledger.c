@@ -5,11 +5,13 @@
  * deliberate leak), and the story of DESIGN.md: with a slow prover and
  * pw = 4, a budget for two partitions keeps the waiting partitions and the
  * reserved bytes bounded at every event, where an unlimited budget lets the
- * waiting count grow.
+ * waiting count grow.  The log lines: logfmt, with the reason and the
+ * witness file of a failure.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 #include "engine/engine.h"
+#include "ledger/ledger.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -334,4 +336,198 @@ PL_TEST(plot_and_trace_while_sampling)
     CHECK_OK(js.status, &js.error);
     pl_circuit_release(c);
     CHECK_OK(pl_engine_destroy(e, &err), &err);
+}
+
+/* ---- the log line: logfmt ---------------------------------------------- */
+
+/* Walks a logfmt line one key=value at a time: the key and the value, its
+ * quotes taken off and escapes undone.  False at the end of the line, or
+ * (with *bad) at anything that is not key=value. */
+typedef struct {
+    const char *at;
+    char key[64], value[512];
+    bool bad;
+} logfmt;
+
+static bool logfmt_next(logfmt *lf)
+{
+    while (*lf->at == ' ')
+        lf->at++;
+    if (!*lf->at || *lf->at == '\n')
+        return false;
+    size_t k = 0, v = 0;
+    while (*lf->at && *lf->at != '=' && *lf->at != ' ' && *lf->at != '\n' &&
+           k + 1 < sizeof(lf->key))
+        lf->key[k++] = *lf->at++;
+    lf->key[k] = '\0';
+    if (*lf->at != '=' || k == 0) {
+        lf->bad = true;
+        return false;
+    }
+    lf->at++;
+    if (*lf->at == '"') {
+        for (lf->at++; *lf->at != '"'; lf->at++) {
+            if (!*lf->at || *lf->at == '\n') {
+                lf->bad = true; /* unterminated */
+                return false;
+            }
+            if (*lf->at == '\\' && lf->at[1])
+                lf->at++;
+            if (v + 1 < sizeof(lf->value))
+                lf->value[v++] = *lf->at;
+        }
+        lf->at++;
+    } else {
+        while (*lf->at && *lf->at != ' ' && *lf->at != '\n' &&
+               v + 1 < sizeof(lf->value))
+            lf->value[v++] = *lf->at++;
+    }
+    lf->value[v] = '\0';
+    if (*lf->at && *lf->at != ' ' && *lf->at != '\n')
+        lf->bad = true;
+    return !lf->bad;
+}
+
+/* The value of key in one line (into out); false when absent. */
+static bool logfmt_get(const char *line, const char *key, char *out,
+                       size_t cap)
+{
+    logfmt lf = {.at = line};
+    while (logfmt_next(&lf))
+        if (strcmp(lf.key, key) == 0) {
+            snprintf(out, cap, "%s", lf.value);
+            return true;
+        }
+    return false;
+}
+
+/* A job on a slow prover whose second partition does not satisfy the
+ * circuit: its line says failed with the reason and the witness file; the
+ * partition in flight ends cancelled with the same reason and its own
+ * witness file.  Every line is logfmt throughout, with a timestamp, the
+ * job, the stages, every host class, reserved, budget, RssAnon and
+ * untracked. */
+PL_TEST(log_lines_are_logfmt_with_reasons)
+{
+    pl__backend_ops slow = pl__backend_cpu;
+    pl_test_slow_backend(&slow, 150); /* partition 0 is still in it */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *stream = open_memstream(&text, &len);
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 1;
+    cfg.threads = 2;
+    cfg.log_level = PL_LOG_INFO;
+    cfg.log_stream = stream;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &slow, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("multiplier", "circuit.zkey"),
+                                    vector("multiplier", "circuit.r1cs"), &err),
+             &err);
+    char good[256], unsat[256];
+    snprintf(good, sizeof(good), "%s", vector("multiplier", "witness.wtns"));
+    snprintf(unsat, sizeof(unsat), "%s", vector("bad", "unsat.wtns"));
+    const char *paths[3] = {good, unsat, good};
+    pl_job_spec spec = {.circuit = c, .n_partitions = 3, .witness_paths = paths,
+                        .check_witness = true};
+    uint64_t id;
+    pl_job_status js;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_EQ(js.status, PL_EUNSAT);
+    /* a witness file whose name needs quoting, failing at admission */
+    const char *odd = "/nonexistent/a \"quoted\" name.wtns";
+    pl_job_spec missing = {.circuit = c, .n_partitions = 1,
+                           .witness_paths = &odd};
+    CHECK_OK(pl_engine_submit(e, &id, &missing, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_EQ(js.status, PL_EIO);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+    fclose(stream);
+
+    static const char *const keys[] = {
+        "ts", "t", "log", "event", "job", "part", "stage.admitted",
+        "stage.synth", "stage.waiting", "stage.proving", "stage.finishing",
+        "buf.params", "buf.csr", "buf.witness", "buf.abc", "buf.h",
+        "buf.msm_scratch", "buf.pending", "tracked", "reserved", "budget",
+        "rss_anon", "untracked"};
+    size_t lines = 0, failed = 0, cancelled = 0, odd_seen = 0;
+    char value[512], reason[512] = "";
+    for (char *line = text; line && *line; line = strchr(line, '\n')) {
+        if (*line == '\n')
+            line++;
+        if (!*line)
+            break;
+        lines++;
+        logfmt lf = {.at = line};
+        while (logfmt_next(&lf))
+            ;
+        if (lf.bad || strncmp(line, "ts=", 3) != 0)
+            pl_test_fail(__FILE__, __LINE__, "not logfmt: %.200s", line);
+        for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+            if (!logfmt_get(line, keys[k], value, sizeof(value)))
+                pl_test_fail(__FILE__, __LINE__, "no %s in: %.200s", keys[k],
+                             line);
+        /* ts: 2026-11-30T17:34:01.123Z */
+        logfmt_get(line, "ts", value, sizeof(value));
+        CHECK(strlen(value) == 24 && value[10] == 'T' && value[19] == '.' &&
+              value[23] == 'Z');
+        logfmt_get(line, "log", value, sizeof(value));
+        CHECK(strcmp(value, "ledger") == 0);
+        char event[32], part[32], witness[512];
+        logfmt_get(line, "event", event, sizeof(event));
+        logfmt_get(line, "part", part, sizeof(part));
+        bool has_reason = logfmt_get(line, "reason", value, sizeof(value));
+        bool has_witness = logfmt_get(line, "witness", witness, sizeof(witness));
+        if (strcmp(event, "failed") && strcmp(event, "cancelled")) {
+            CHECK(!has_reason && !has_witness);
+        } else if (strcmp(witness, odd) == 0) {
+            odd_seen++;
+            CHECK(strstr(value, "cannot stat") != NULL);
+        } else if (!strcmp(event, "failed")) {
+            failed++;
+            CHECK_EQ(strcmp(part, "1"), 0);
+            CHECK_EQ(strcmp(witness, unsat), 0);
+            /* the failing constraint, not the witness values it holds */
+            CHECK(strstr(value, "unsat.wtns: constraint") != NULL);
+            CHECK(strstr(value, "is not satisfied") != NULL);
+            CHECK(strstr(value, "A =") == NULL);
+            snprintf(reason, sizeof(reason), "%s", value);
+        } else {
+            cancelled++;
+            CHECK(has_reason);
+            CHECK_EQ(strcmp(witness, good), 0);
+            CHECK(strstr(value, "is not satisfied") != NULL);
+            CHECK(strstr(value, "A =") == NULL);
+        }
+    }
+    CHECK(lines >= 6); /* admitted and synth_start of partitions 0 and 1 */
+    CHECK_EQ(failed, 1);
+    CHECK(cancelled >= 1); /* partition 0, still in the slow prover */
+    CHECK_EQ(odd_seen, 1);
+    CHECK(reason[0] != '\0');
+    CHECK(strstr(text, "A = ") == NULL); /* nowhere in the log */
+    free(text);
+}
+
+/* A failure's record carries its reason and witness file to on_event too,
+ * and a path too long for the record keeps its end (the file's name). */
+PL_TEST(failed_record_keeps_the_end_of_a_long_path)
+{
+    char path[400];
+    size_t n = (size_t)snprintf(path, sizeof(path), "/nonexistent/");
+    while (n < 300)
+        path[n++] = 'd';
+    snprintf(path + n, sizeof(path) - n, "/witness-17.wtns");
+    pl__ledger_note note;
+    pl__ledger_note_set(&note, "why", 3, path);
+    size_t kept = strlen(note.witness);
+    CHECK_EQ(kept, sizeof(note.witness) - 1);
+    CHECK(strncmp(note.witness, "...", 3) == 0);
+    CHECK(strcmp(note.witness + kept - 16, "/witness-17.wtns") == 0);
+    CHECK_EQ(strcmp(note.reason, "why"), 0);
 }

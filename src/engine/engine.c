@@ -227,9 +227,9 @@ static pl_engine *enter_thread(void *arg)
 
 /* A ledger record of `event` for partition `part` of job `job_id`
  * (PL_EV_COUNT: a timer sample), with the stages and reserved bytes as they
- * are now. */
-static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
-                     size_t part)
+ * are now; note: what a failed or cancelled record says (NULL: nothing). */
+static void emit_ids_note(pl_engine *e, pl_event event, uint64_t job_id,
+                          size_t part, const pl__ledger_note *note)
 {
     pl__ledger_state state;
     engine_lock(e);
@@ -240,7 +240,14 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     pl__prover_device_memory(e->backend, &state.device_used_bytes,
                              &state.device_total_bytes,
                              &state.device_used_at_open_bytes);
-    pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
+    pl__ledger_record(e->ledger, event, job_id, part, current_track, &state,
+                      note);
+}
+
+static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
+                     size_t part)
+{
+    emit_ids_note(e, event, job_id, part, NULL);
 }
 
 /* The bytes a partition's buffers hold now, as far as the engine sees
@@ -381,6 +388,9 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     /* Once the job is done its owner may free it: keep what we log. */
     uint64_t job_id = j->id;
     size_t part = p->index;
+    pl__ledger_note note;
+    const char *why = NULL;
+    pl_status why_status = st;
 
     engine_lock(e);
     set_stage_locked(e, p, PL_STAGE_COUNT);
@@ -393,17 +403,30 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
         j->failed++;
         e->failed++;
         stop_job_locked(e, j, st, err);
+        why = err && err->msg[0] ? err->msg : pl_strerror(st);
         break;
-    case OUTCOME_SKIPPED:
+    case OUTCOME_SKIPPED: /* why its job stopped */
         j->skipped++;
         e->skipped++;
+        why = j->error.msg[0] ? j->error.msg : pl_strerror(PL_ECANCELLED);
+        why_status = j->status;
         break;
+    }
+    if (why) {
+        /* A witness check's message goes on to quote the failing
+         * constraint's A, B and C, witness values the log never shows. */
+        const char *values =
+            why_status == PL_EUNSAT ? strstr(why, ": A = ") : NULL;
+        pl__ledger_note_set(&note, why, values ? (size_t)(values - why)
+                                               : strlen(why),
+                            j->paths ? j->paths[part] : NULL);
     }
     check_done_locked(e, j);
     engine_unlock(e);
-    emit_ids(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
-                : outcome == OUTCOME_FAILED ? PL_EV_FAILED : PL_EV_CANCELLED,
-             job_id, part);
+    emit_ids_note(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
+                     : outcome == OUTCOME_FAILED ? PL_EV_FAILED
+                                                 : PL_EV_CANCELLED,
+                  job_id, part, why ? &note : NULL);
     free(p);
 }
 

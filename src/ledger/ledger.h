@@ -3,7 +3,8 @@
  * The buffer ledger: at every lifecycle event of a partition (and on a
  * timer) a record of the stages, every buffer class's live count and bytes,
  * reserved/budget, RssAnon and RssFile, and untracked = RssAnon - tracked -
- * baseline.  It logs one line per event (docs/ledger.md), keeps peaks, and
+ * baseline; failed and cancelled records carry why, and the witness file.
+ * It logs one line per event (logfmt, docs/ledger.md), keeps peaks, and
  * optionally keeps the records for the timeline outputs (trace.c, plot.c),
  * with the prover's stages as spans beside them (from a stage sink the
  * engine sets on the threads that prove).  It owns the ledger's vocabulary
@@ -29,6 +30,19 @@ typedef struct pl__ledger_state {
     uint64_t device_used_at_open_bytes; /* before the backend allocated */
 } pl__ledger_state;
 
+/* What a failed or cancelled record says beyond the numbers, copied
+ * before the job it describes may be freed; bounded, so that no failure
+ * path allocates. */
+typedef struct pl__ledger_note {
+    char reason[sizeof(((pl_ledger_record *)0)->reason)];
+    char witness[sizeof(((pl_ledger_record *)0)->witness)];
+} pl__ledger_note;
+
+/* reason: its first reason_len bytes, cut at the end to fit; witness: a
+ * path or NULL, cut at the start to fit (the file's name is at the end). */
+void pl__ledger_note_set(pl__ledger_note *out, const char *reason,
+                         size_t reason_len, const char *witness);
+
 typedef struct pl__ledger_peaks {
     uint64_t rss_anon, rss_file, baseline_rss_anon;
     int64_t untracked;
@@ -52,10 +66,12 @@ void pl__ledger_destroy(pl__ledger *ledger);
 void pl__ledger_name_track(pl__ledger *ledger, unsigned track,
                            const char *name);
 
-/* event = PL_EV_COUNT records a timer sample (no log line, no callback). */
+/* event = PL_EV_COUNT records a timer sample (no log line, no callback).
+ * note: NULL, or what a failed or cancelled record carries. */
 void pl__ledger_record(pl__ledger *ledger, pl_event event, uint64_t job,
                        size_t partition, unsigned track,
-                       const pl__ledger_state *state);
+                       const pl__ledger_state *state,
+                       const pl__ledger_note *note);
 void pl__ledger_read_peaks(pl__ledger *ledger, pl__ledger_peaks *out);
 /* The latest record (RSS now, untracked now). */
 void pl__ledger_latest(pl__ledger *ledger, pl_ledger_record *out);

@@ -7,7 +7,7 @@
  * for or in prove_finish), which cross threads; inside them the prover's
  * stages (synthesize; ntt, h and each MSM inside proving; g2_join and
  * assemble on the finisher), and the G2 MSM on a pl-g2msm track of its
- * own.  Counter tracks: bytes per
+ * own.  Failures are instants with their reason.  Counter tracks: bytes per
  * class, reserved and budget, RSS.  Written through pl__output (a
  * temporary file, fsynced, renamed), so the file is valid JSON whatever
  * happened to the run.
@@ -87,6 +87,21 @@ static double to_us(double seconds)
     return round(seconds * 1e7) / 10.0;
 }
 
+/* A JSON string (reasons and paths may hold quotes and backslashes). */
+static void json_string(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < ' ')
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
 static bool emit_record(void *arg, const pl_ledger_record *r)
 {
     trace_ctx *ctx = arg;
@@ -122,9 +137,15 @@ static bool emit_record(void *arg, const pl_ledger_record *r)
     if (r->event == PL_EV_FAILED || r->event == PL_EV_CANCELLED) {
         sep(ctx);
         fprintf(ctx->f, "{\"name\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%.1f,"
-                "\"pid\":1,\"tid\":%u,\"args\":{\"job\":%llu,\"part\":%zu}}",
-                pl_event_name(r->event), us, r->track,
+                "\"pid\":1,\"tid\":%u,\"args\":{\"job\":%llu,\"part\":%zu,"
+                "\"reason\":", pl_event_name(r->event), us, r->track,
                 (unsigned long long)r->job, r->partition);
+        json_string(ctx->f, r->reason);
+        if (r->witness[0]) {
+            fputs(",\"witness\":", ctx->f);
+            json_string(ctx->f, r->witness);
+        }
+        fputs("}}", ctx->f);
     }
     return true;
 }
