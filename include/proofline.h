@@ -518,8 +518,10 @@ pl_status pl_engine_write_report_file(const char *path,
  * class, reserved, budget and RSS.  Needs record_timeline. */
 pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
                                 pl_error *err);
-/* A self-contained SVG of bytes over time, stacked by class, with the
- * budget and RSS as lines and events as ticks.  Needs record_timeline. */
+/* A self-contained SVG of bytes over time, stacked by class, with
+ * reserved and RSS as lines, the budget as a line or, when the data stays
+ * far below it, a mark above the chart; events as ticks; under it a lane
+ * per stage with its partitions over time.  Needs record_timeline. */
 pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
                                pl_error *err);
 

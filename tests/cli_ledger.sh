@@ -5,7 +5,8 @@
 # and holds spans and counter tracks for every partition, with the prover's
 # stages inside each partition's proving span (each MSM, the NTT) and its
 # G2 MSM on a pl-g2msm track, memory.svg that is well-formed XML with one
-# series per class that was live, and a balanced summary.
+# series per class that was live, the RSS lines and a lane per stage, and a
+# balanced summary.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 v="$VECTORS/chain10"
@@ -79,9 +80,15 @@ for e in trace:
         live |= {k for k, v in e["args"].items() if v}
 assert {"csr", "witness", "abc", "msm_scratch", "pending", "params"} <= live, live
 svg = xml.dom.minidom.parse(sys.argv[2])
-series = [p.getAttribute("data-class") for p in svg.getElementsByTagName("polygon")]
+polygons = svg.getElementsByTagName("polygon")
+series = [p.getAttribute("data-class") for p in polygons
+          if p.getAttribute("class") == "series"]
 assert sorted(series) == sorted(live), (series, live)
 lines = [p.getAttribute("data-line") for p in svg.getElementsByTagName("polyline")]
-assert set(lines) == {"budget", "reserved", "rss_anon"}, lines
+assert set(lines) == {"budget", "reserved", "rss_anon", "rss"}, lines
+lanes = {p.getAttribute("data-stage"): int(p.getAttribute("data-peak"))
+         for p in polygons if p.getAttribute("class") == "lane"}
+assert set(lanes) == {"admitted", "synth", "waiting", "proving", "finishing"}, lanes
+assert lanes["proving"] >= 1, lanes
 print("trace and plot: ok")
 PY

@@ -5,8 +5,10 @@
  * deliberate leak), and the story of DESIGN.md: with a slow prover and
  * pw = 4, a budget for two partitions keeps the waiting partitions and the
  * reserved bytes bounded at every event, where an unlimited budget lets the
- * waiting count grow.  The log lines: logfmt, with the reason and the
- * witness file of a failure.
+ * waiting count grow, and the plot's waiting lane shows it.  The
+ * presentation: log lines in logfmt with the reason and the witness file of
+ * a failure, a plot scaled to its data with the budget marked; the trace's
+ * stages are checked by tests/cli_ledger.sh.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -63,9 +65,10 @@ static const char *vector(const char *name, const char *file)
     return p;
 }
 
-/* Runs a job of n copies of chain10 and returns the log. */
+/* Runs a job of n copies of chain10 and returns the log; with plot, the
+ * engine keeps its records and writes the plot there at the end. */
 static void run_job(event_log *log, uint64_t budget, unsigned pw, size_t n,
-                    bool slow, FILE *summary, bool *balanced)
+                    bool slow, FILE *summary, bool *balanced, const char *plot)
 {
     pl__backend_ops ops = pl__backend_cpu;
     if (slow)
@@ -78,6 +81,7 @@ static void run_job(event_log *log, uint64_t budget, unsigned pw, size_t n,
     cfg.threads = 2;
     cfg.on_event = on_event;
     cfg.on_event_user = log;
+    cfg.record_timeline = plot != NULL;
     pl_engine *e;
     pl_error err = {0};
     CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &ops, &err), &err);
@@ -96,6 +100,8 @@ static void run_job(event_log *log, uint64_t budget, unsigned pw, size_t n,
     CHECK_OK(js.status, &js.error);
     CHECK_EQ(js.proved, n);
     pl_circuit_release(c);
+    if (plot)
+        CHECK_OK(pl_engine_write_plot(e, plot, &err), &err);
     bool ok = pl_engine_write_summary(e, summary);
     if (balanced)
         *balanced = ok;
@@ -129,7 +135,7 @@ PL_TEST(every_event_once_per_partition_in_order)
     size_t len = 0;
     FILE *summary = open_memstream(&text, &len);
     bool balanced = false;
-    run_job(&log, 0, 2, 6, false, summary, &balanced);
+    run_job(&log, 0, 2, 6, false, summary, &balanced, NULL);
     fclose(summary);
     CHECK(!log.out_of_order);
     for (size_t p = 0; p < 6; p++)
@@ -201,6 +207,30 @@ PL_TEST(destroy_names_an_engine_leak)
     pl__free(leaked_on_engine_thread);
 }
 
+/* The number in attribute `attr` of the first element of an SVG file that
+ * holds `marker` (UINT64_MAX when there is none). */
+static uint64_t svg_number(const char *path, const char *marker,
+                           const char *attr)
+{
+    size_t len;
+    char *text = (char *)pl_test_read_file(path, &len);
+    uint64_t v = UINT64_MAX;
+    char *at = strstr(text, marker);
+    if (at) {
+        char *element = at;
+        while (element > text && *element != '<')
+            element--;
+        char *end = strchr(at, '>');
+        char key[64];
+        snprintf(key, sizeof(key), "%s=\"", attr);
+        char *value = strstr(element, key);
+        if (value && end && value < end)
+            v = strtoull(value + strlen(key), NULL, 10);
+    }
+    free(text);
+    return v;
+}
+
 /* The story: a slow prover, four synthesis workers. */
 PL_TEST(budget_bounds_waiting_where_unlimited_does_not)
 {
@@ -220,7 +250,12 @@ PL_TEST(budget_bounds_waiting_where_unlimited_does_not)
     CHECK_OK(pl_engine_destroy(probe, &err), &err);
 
     uint64_t budget = resident + 2 * part;
-    run_job(&bounded, budget, 4, 8, true, NULL, NULL);
+    char bounded_plot[4096], unbounded_plot[4096]; /* pl_test_tmp's is shared */
+    snprintf(bounded_plot, sizeof(bounded_plot), "%s",
+             pl_test_tmp("bounded.svg"));
+    snprintf(unbounded_plot, sizeof(unbounded_plot), "%s",
+             pl_test_tmp("unbounded.svg"));
+    run_job(&bounded, budget, 4, 8, true, NULL, NULL, bounded_plot);
     printf("budget for 2 partitions: max waiting %llu, max reserved %llu of "
            "%llu\n", (unsigned long long)bounded.max_waiting,
            (unsigned long long)bounded.max_reserved,
@@ -233,10 +268,21 @@ PL_TEST(budget_bounds_waiting_where_unlimited_does_not)
 
     event_log unbounded;
     log_init(&unbounded);
-    run_job(&unbounded, 0, 4, 8, true, NULL, NULL);
+    run_job(&unbounded, 0, 4, 8, true, NULL, NULL, unbounded_plot);
     printf("unlimited budget: max waiting %llu\n",
            (unsigned long long)unbounded.max_waiting);
     CHECK(unbounded.max_waiting > bounded.max_waiting);
+    /* and the plots say so at a glance: the waiting lane of each peaks
+     * where the events did (a timer sample may catch a moment between two
+     * events, never less) */
+    uint64_t bounded_lane = svg_number(bounded_plot, "data-stage=\"waiting\"",
+                                       "data-peak");
+    uint64_t unbounded_lane = svg_number(unbounded_plot,
+                                         "data-stage=\"waiting\"",
+                                         "data-peak");
+    CHECK(bounded_lane >= bounded.max_waiting);
+    CHECK(unbounded_lane >= unbounded.max_waiting);
+    CHECK(unbounded_lane > bounded_lane);
 }
 
 /* Every counter sample of a trace is later than the one before: the
@@ -530,4 +576,73 @@ PL_TEST(failed_record_keeps_the_end_of_a_long_path)
     CHECK(strncmp(note.witness, "...", 3) == 0);
     CHECK(strcmp(note.witness + kept - 16, "/witness-17.wtns") == 0);
     CHECK_EQ(strcmp(note.reason, "why"), 0);
+}
+
+/* ---- the plot --------------------------------------------------------- */
+
+static void plot_one_job(uint64_t budget, const char *plot)
+{
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.budget_bytes = budget;
+    cfg.threads = 2;
+    cfg.record_timeline = true;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, &cfg, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    const char *paths[3];
+    for (size_t i = 0; i < 3; i++)
+        paths[i] = vector("chain10", "witness.wtns");
+    pl_job_spec spec = {.circuit = c, .n_partitions = 3,
+                        .witness_paths = paths};
+    uint64_t id;
+    pl_job_status js;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_OK(pl_engine_write_plot(e, plot, &err), &err);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+}
+
+/* At the demo's 1 GiB budget a small run's data fills the chart: the
+ * y-axis is scaled to the data, the budget marked above it (no line); a
+ * budget the data reaches half of is a line on the chart.  Both plots
+ * have a lane per stage under the memory panel. */
+PL_TEST(plot_scales_to_the_data_and_marks_the_budget)
+{
+    char plot[4096];
+    snprintf(plot, sizeof(plot), "%s", pl_test_tmp("budget_far.svg"));
+    uint64_t gib = 1ull << 30;
+    plot_one_job(gib, plot);
+    uint64_t top = svg_number(plot, "class=\"memory-axis\"", "data-y-max");
+    printf("1 GiB budget: the chart's top is %llu bytes\n",
+           (unsigned long long)top);
+    CHECK(top < gib / 8);
+    CHECK_EQ(svg_number(plot, "class=\"budget-off-chart\"", "data-budget"),
+             gib);
+    CHECK_EQ(svg_number(plot, "data-line=\"budget\"", "data-line"),
+             UINT64_MAX);
+    for (int s = 0; s < PL_STAGE_COUNT; s++) {
+        char marker[64];
+        snprintf(marker, sizeof(marker), "data-stage=\"%s\"",
+                 pl_stage_name((pl_stage)s));
+        CHECK(svg_number(plot, marker, "data-peak") >= 1);
+    }
+
+    /* a budget the data reaches half of: a line on a chart that holds it */
+    uint64_t near = top;
+    plot_one_job(near, plot);
+    top = svg_number(plot, "class=\"memory-axis\"", "data-y-max");
+    CHECK(top >= near);
+    size_t len;
+    char *text = (char *)pl_test_read_file(plot, &len);
+    CHECK(strstr(text, "data-line=\"budget\"") != NULL);
+    CHECK(strstr(text, "budget-off-chart") == NULL);
+    CHECK(strstr(text, "data-line=\"rss\"") != NULL);
+    CHECK(strstr(text, "data-line=\"rss_anon\"") != NULL);
+    free(text);
 }
