@@ -284,16 +284,17 @@ static void draw_lanes(FILE *f, pl__ledger *l, size_t count, draw_ctx *d)
                 (unsigned long long)x->stage_peak[s]);
         if (!x->n)
             continue;
-        fprintf(f, "<polygon class=\"lane\" data-stage=\"%s\" data-peak=\"%llu\" "
-                "fill=\"%s\" fill-opacity=\"0.8\" stroke=\"%s\" points=\"%.1f,%.1f",
-                pl_stage_name((pl_stage)s), (unsigned long long)x->stage_peak[s],
+        const char *name = pl_stage_name((pl_stage)s);
+        unsigned long long peak = x->stage_peak[s];
+        fprintf(f, "<polygon class=\"lane\" data-stage=\"%s\" "
+                "data-peak=\"%llu\" fill=\"%s\" fill-opacity=\"0.8\" "
+                "stroke=\"%s\" points=\"%.1f,%.1f", name, peak,
                 stage_colors[s], stage_colors[s], LEFT, base);
         d->last_x = LEFT;
         d->last_y = base;
         pl__ledger_each(l, count, lane_step, d);
         fprintf(f, " %.1f,%.1f\"><title>%s: partitions in the stage, peak "
-                "%llu</title></polygon>\n", d->last_x, base,
-                pl_stage_name((pl_stage)s), (unsigned long long)x->stage_peak[s]);
+                "%llu</title></polygon>\n", d->last_x, base, name, peak);
     }
 }
 
@@ -361,9 +362,9 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
         } else {
             d.series = k;
             d.i = 0;
-            fprintf(f, "<polyline class=\"line\" data-line=\"%s\" fill=\"none\" "
-                    "stroke-width=\"1.5\" %s points=\"", line_names[k],
-                    line_styles[k]);
+            fprintf(f, "<polyline class=\"line\" data-line=\"%s\" "
+                    "fill=\"none\" stroke-width=\"1.5\" %s points=\"",
+                    line_names[k], line_styles[k]);
             pl__ledger_each(l, count, line_point, &d);
             fputs("\"/>\n", f);
         }
