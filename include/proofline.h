@@ -476,6 +476,9 @@ typedef struct pl_engine_stats {
      * the peak of used bytes outside class device (see pl_ledger_record). */
     uint64_t device_used_bytes, device_total_bytes;
     int64_t peak_device_untracked_bytes;
+    /* The process's RSS in total (RssAnon + RssFile: file-backed pages
+     * such as a mapped zkey count too) at its peak, and RssFile's peak. */
+    uint64_t peak_rss_bytes, peak_rss_file_bytes;
 } pl_engine_stats;
 
 void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
@@ -485,8 +488,9 @@ void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
 uint64_t pl_engine_trim(pl_engine *engine);
 /* The end-of-run table: per class (peak count, peak bytes, allocations,
  * frees, live now), per stage (peak partitions), budget, peak reserved,
- * peak RSS, peak untracked, then "ledger balanced" or the classes that are
- * not.  Returns whether the ledger is balanced.  stream NULL: stderr. */
+ * peak RSS (anonymous, file-backed and their sum), peak untracked, then
+ * "ledger balanced" or the classes that are not.  Returns whether the
+ * ledger is balanced.  stream NULL: stderr. */
 bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
 
 /* What a run's report says beyond the engine's counters. */
@@ -499,7 +503,8 @@ typedef struct pl_run_facts {
 /* The run's figures as one JSON object (the format of `proofline batch
  * --report`, docs/ledger.md): the job's counts, wall time and
  * configuration, then `memory` with exact bytes: budget, peaks (reserved,
- * tracked, RssAnon, untracked), baseline, trimmed, per class, per stage,
+ * tracked, RssAnon, untracked, RssFile, total RSS), baseline, trimmed, RSS
+ * now (anonymous, file-backed, total), per class, per stage,
  * and `balanced` (no class holds a buffer).  From public data alone, so it
  * can be written from any snapshot of the stats; the caller owns the
  * stream and checks it for write errors. */

@@ -20,11 +20,13 @@ grep -q "^ledger balanced" "$work/log"
 line="^ts=[0-9-]*T[0-9:.]*Z t=[0-9.]* log=ledger event=EV job=1 part=[0-9]*"
 line="$line stage.admitted=[0-9]* stage.synth=[0-9]* stage.waiting=[0-9]* stage.proving=[0-9]* stage.finishing=[0-9]*"
 line="$line buf.params=[0-9]*/[0-9.]*[KMGT]*i*B buf.csr=[0-9]*/[^ ]* buf.witness=[0-9]*/[^ ]*"
-line="$line .* tracked=[^ ]* reserved=[^ ]* budget=3.0MiB rss_anon=[^ ]* untracked=-*[0-9.]*[KMGT]*i*B$"
+line="$line .* tracked=[^ ]* reserved=[^ ]* budget=3.0MiB rss_anon=[^ ]* rss_file=[^ ]* rss=[^ ]* untracked=-*[0-9.]*[KMGT]*i*B$"
 for ev in admitted synth_start synth_done handed_off prove_start abc_freed prove_done finalize_done dealloc_done; do
     n=$(grep -c "${line/EV/$ev}" "$work/log" || true)
     [ "$n" = 5 ] || { echo "FAIL: event $ev logged $n times, wanted 5"; exit 1; }
 done
+grep -q "^  peak rss .* (rss_anon + rss_file; peak rss_file .*), now rss .* = rss_anon .* + rss_file " "$work/log" ||
+    { echo "FAIL: no total RSS in the summary"; exit 1; }
 python3 - "$work/trace.json" "$work/memory.svg" <<'PY'
 import json, sys, xml.dom.minidom
 trace = json.load(open(sys.argv[1]))["traceEvents"]
@@ -38,6 +40,8 @@ asyncs = {e["name"] for e in trace if e.get("ph") in ("b", "e")}
 assert {"waiting", "finishing"} <= asyncs, asyncs
 counters = {e["name"] for e in trace if e.get("ph") == "C"}
 assert {"bytes by class", "reserved", "rss"} <= counters, counters
+rss = [e["args"] for e in trace if e.get("ph") == "C" and e["name"] == "rss"]
+assert all(a["rss"] == a["rss_anon"] + a["rss_file"] for a in rss), rss[:3]
 
 # the prover's stages: each MSM and the NTT inside its partition's proving
 # span, on the same thread; synthesize inside synth; the G2 MSM on a
@@ -72,6 +76,7 @@ g2 = sorted((e for e in trace if e.get("ph") == "X" and e["name"] == "g2_msm"),
             key=lambda e: (e["tid"], e["ts"]))
 for a, b in zip(g2, g2[1:]):
     assert a["tid"] != b["tid"] or a["ts"] + a["dur"] <= b["ts"], (a, b)
+
 # one series per class that was live in some record (h lives only inside
 # prove_start, between two events, so only a timer sample can catch it)
 live = set()

@@ -7,8 +7,9 @@
  * reserved bytes bounded at every event, where an unlimited budget lets the
  * waiting count grow, and the plot's waiting lane shows it.  The
  * presentation: log lines in logfmt with the reason and the witness file of
- * a failure, a plot scaled to its data with the budget marked; the trace's
- * stages are checked by tests/cli_ledger.sh.
+ * a failure, a plot scaled to its data with the budget marked, total RSS in
+ * the stats and the summary; the trace's stages are checked by
+ * tests/cli_ledger.sh.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -451,8 +452,8 @@ static bool logfmt_get(const char *line, const char *key, char *out,
  * circuit: its line says failed with the reason and the witness file; the
  * partition in flight ends cancelled with the same reason and its own
  * witness file.  Every line is logfmt throughout, with a timestamp, the
- * job, the stages, every host class, reserved, budget, RssAnon and
- * untracked. */
+ * job, the stages, every host class, reserved, budget and RSS (anonymous,
+ * file-backed, total). */
 PL_TEST(log_lines_are_logfmt_with_reasons)
 {
     pl__backend_ops slow = pl__backend_cpu;
@@ -500,7 +501,7 @@ PL_TEST(log_lines_are_logfmt_with_reasons)
         "stage.synth", "stage.waiting", "stage.proving", "stage.finishing",
         "buf.params", "buf.csr", "buf.witness", "buf.abc", "buf.h",
         "buf.msm_scratch", "buf.pending", "tracked", "reserved", "budget",
-        "rss_anon", "untracked"};
+        "rss_anon", "rss_file", "rss", "untracked"};
     size_t lines = 0, failed = 0, cancelled = 0, odd_seen = 0;
     char value[512], reason[512] = "";
     for (char *line = text; line && *line; line = strchr(line, '\n')) {
@@ -644,5 +645,32 @@ PL_TEST(plot_scales_to_the_data_and_marks_the_budget)
     CHECK(strstr(text, "budget-off-chart") == NULL);
     CHECK(strstr(text, "data-line=\"rss\"") != NULL);
     CHECK(strstr(text, "data-line=\"rss_anon\"") != NULL);
+    free(text);
+}
+
+/* ---- RSS: anonymous, file-backed and their sum ------------------------- */
+
+PL_TEST(stats_and_summary_show_total_rss)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *summary = open_memstream(&text, &len);
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, NULL, &err), &err);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    /* the executable and its libraries are file-backed: RssFile > 0 */
+    CHECK(st.rss_file_bytes > 0);
+    CHECK(st.peak_rss_file_bytes >= st.rss_file_bytes);
+    CHECK(st.peak_rss_bytes >= st.rss_anon_bytes + st.rss_file_bytes);
+    CHECK(st.peak_rss_bytes >= st.peak_rss_anon_bytes);
+    CHECK(st.peak_rss_bytes <= st.peak_rss_anon_bytes + st.peak_rss_file_bytes);
+    pl_engine_write_summary(e, summary);
+    fclose(summary);
+    CHECK(strstr(text, "  peak rss ") != NULL);
+    CHECK(strstr(text, "(rss_anon + rss_file; peak rss_file ") != NULL);
+    CHECK(strstr(text, " = rss_anon ") != NULL);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
     free(text);
 }

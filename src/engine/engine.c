@@ -1310,6 +1310,8 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->rss_file_bytes = now.rss_file_bytes;
     out->untracked_bytes = now.untracked_bytes;
     out->peak_rss_anon_bytes = peaks.rss_anon;
+    out->peak_rss_file_bytes = peaks.rss_file;
+    out->peak_rss_bytes = peaks.rss;
     out->peak_untracked_bytes = peaks.untracked;
     out->device_used_bytes = now.device_used_bytes;
     out->device_total_bytes = now.device_total_bytes;

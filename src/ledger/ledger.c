@@ -373,6 +373,8 @@ static void format_line(char line[LINE_BYTES], const pl__ledger *l,
     put_bytes(&b, "reserved", r->reserved_bytes);
     put_bytes(&b, "budget", r->budget_bytes);
     put_bytes(&b, "rss_anon", r->rss_anon_bytes);
+    put_bytes(&b, "rss_file", r->rss_file_bytes);
+    put_bytes(&b, "rss", r->rss_anon_bytes + r->rss_file_bytes);
     put_signed_bytes(&b, "untracked", r->untracked_bytes);
     /* With a GPU: what we hold there and in pinned host memory, beside what
      * its driver says is used (the difference is the CUDA context and
@@ -442,6 +444,8 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
         l->peaks.rss_anon = r.rss_anon_bytes;
     if (r.rss_file_bytes > l->peaks.rss_file)
         l->peaks.rss_file = r.rss_file_bytes;
+    if (r.rss_anon_bytes + r.rss_file_bytes > l->peaks.rss)
+        l->peaks.rss = r.rss_anon_bytes + r.rss_file_bytes;
     if (r.untracked_bytes > l->peaks.untracked)
         l->peaks.untracked = r.untracked_bytes;
     l->latest = r;

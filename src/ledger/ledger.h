@@ -45,6 +45,7 @@ void pl__ledger_note_set(pl__ledger_note *out, const char *reason,
 
 typedef struct pl__ledger_peaks {
     uint64_t rss_anon, rss_file, baseline_rss_anon;
+    uint64_t rss; /* RssAnon + RssFile, at one record */
     int64_t untracked;
     int64_t device_untracked; /* GPU bytes used beyond class device and
                                  what was used before the backend's */

@@ -122,9 +122,10 @@ static bool emit_record(void *arg, const pl_ledger_record *r)
             (unsigned long long)r->budget_bytes);
     sep(ctx);
     fprintf(ctx->f, "{\"name\":\"rss\",\"ph\":\"C\",\"ts\":%.1f,\"pid\":1,"
-            "\"args\":{\"rss_anon\":%llu,\"rss_file\":%llu,\"tracked\":%llu}}",
-            us, (unsigned long long)r->rss_anon_bytes,
+            "\"args\":{\"rss_anon\":%llu,\"rss_file\":%llu,\"rss\":%llu,"
+            "\"tracked\":%llu}}", us, (unsigned long long)r->rss_anon_bytes,
             (unsigned long long)r->rss_file_bytes,
+            (unsigned long long)(r->rss_anon_bytes + r->rss_file_bytes),
             (unsigned long long)r->tracked_bytes);
     if (r->event >= PL_EV_COUNT)
         return true;
