@@ -286,6 +286,37 @@ PL_TEST(budget_bounds_waiting_where_unlimited_does_not)
     CHECK(unbounded_lane > bounded_lane);
 }
 
+/* Proves n copies of chain10 on an engine made with cfg, keeping its
+ * records, then writes its trace and its plot (either path may be NULL). */
+static void timeline_of_chain10(pl_engine_config *cfg, size_t n,
+                                const char *trace, const char *plot)
+{
+    cfg->record_timeline = true;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_create(&e, cfg, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
+                                    NULL, &err), &err);
+    const char *paths[MAX_PARTS];
+    CHECK(n <= MAX_PARTS);
+    for (size_t i = 0; i < n; i++)
+        paths[i] = vector("chain10", "witness.wtns");
+    pl_job_spec spec = {.circuit = c, .n_partitions = n,
+                        .witness_paths = paths};
+    uint64_t id;
+    pl_job_status js;
+    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    if (trace)
+        CHECK_OK(pl_engine_write_trace(e, trace, &err), &err);
+    if (plot)
+        CHECK_OK(pl_engine_write_plot(e, plot, &err), &err);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+}
+
 /* Every counter sample of a trace is later than the one before: the
  * ledger stamps records under its lock, so however the threads interleave
  * (four synthesis workers, two provers, a 1 ms sampler) the timeline never
@@ -298,27 +329,9 @@ PL_TEST(trace_time_never_runs_backwards)
     cfg.prover_workers = 2;
     cfg.threads = 2;
     cfg.sample_ms = 1;
-    cfg.record_timeline = true;
-    pl_engine *e;
-    pl_error err = {0};
-    CHECK_OK(pl_engine_create(&e, &cfg, &err), &err);
-    pl_circuit *c;
-    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
-                                    NULL, &err), &err);
-    const char *paths[12];
-    for (size_t i = 0; i < 12; i++)
-        paths[i] = vector("chain10", "witness.wtns");
-    pl_job_spec spec = {.circuit = c, .n_partitions = 12,
-                        .witness_paths = paths};
-    uint64_t id;
-    pl_job_status js;
-    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
-    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
-    CHECK_OK(js.status, &js.error);
-    const char *path = pl_test_tmp("monotonic.trace.json");
-    CHECK_OK(pl_engine_write_trace(e, path, &err), &err);
-    pl_circuit_release(c);
-    CHECK_OK(pl_engine_destroy(e, &err), &err);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", pl_test_tmp("monotonic.trace.json"));
+    timeline_of_chain10(&cfg, 12, path, NULL);
 
     size_t len;
     char *text = (char *)pl_test_read_file(path, &len);
@@ -587,26 +600,7 @@ static void plot_one_job(uint64_t budget, const char *plot)
     pl_engine_config_init(&cfg);
     cfg.budget_bytes = budget;
     cfg.threads = 2;
-    cfg.record_timeline = true;
-    pl_engine *e;
-    pl_error err = {0};
-    CHECK_OK(pl_engine_create(&e, &cfg, &err), &err);
-    pl_circuit *c;
-    CHECK_OK(pl_engine_open_circuit(e, &c, vector("chain10", "circuit.zkey"),
-                                    NULL, &err), &err);
-    const char *paths[3];
-    for (size_t i = 0; i < 3; i++)
-        paths[i] = vector("chain10", "witness.wtns");
-    pl_job_spec spec = {.circuit = c, .n_partitions = 3,
-                        .witness_paths = paths};
-    uint64_t id;
-    pl_job_status js;
-    CHECK_OK(pl_engine_submit(e, &id, &spec, &err), &err);
-    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
-    CHECK_OK(js.status, &js.error);
-    CHECK_OK(pl_engine_write_plot(e, plot, &err), &err);
-    pl_circuit_release(c);
-    CHECK_OK(pl_engine_destroy(e, &err), &err);
+    timeline_of_chain10(&cfg, 3, NULL, plot);
 }
 
 /* At the demo's 1 GiB budget a small run's data fills the chart: the

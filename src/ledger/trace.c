@@ -35,21 +35,32 @@ typedef struct {
     bool failed;
 } times_table;
 
+/* A growing array with room for item n: items as it is or reallocated
+ * (the capacity doubling from 64), NULL without memory (items is then
+ * still the caller's to free). */
+static void *room_for(void *items, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return items;
+    size_t grown_cap = *cap ? *cap * 2 : 64;
+    void *grown = realloc(items, grown_cap * size);
+    if (grown)
+        *cap = grown_cap;
+    return grown;
+}
+
 static partition_times *times_for(times_table *tt, uint64_t job, size_t part)
 {
     for (size_t i = tt->n; i-- > 0;)
         if (tt->items[i].job == job && tt->items[i].part == part)
             return &tt->items[i];
-    if (tt->n == tt->cap) {
-        size_t cap = tt->cap ? tt->cap * 2 : 64;
-        partition_times *grown = realloc(tt->items, cap * sizeof(*grown));
-        if (!grown) {
-            tt->failed = true;
-            return NULL;
-        }
-        tt->items = grown;
-        tt->cap = cap;
+    partition_times *items = room_for(tt->items, tt->n, &tt->cap,
+                                      sizeof(*items));
+    if (!items) {
+        tt->failed = true;
+        return NULL;
     }
+    tt->items = items;
     partition_times *p = &tt->items[tt->n++];
     memset(p, 0, sizeof(*p));
     p->job = job;
@@ -201,16 +212,12 @@ static bool emit_stage(void *arg, const pl__ledger_span *s)
         return true;
     }
     span_list *h = &ctx->helpers;
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        pl__ledger_span *grown = realloc(h->items, cap * sizeof(*grown));
-        if (!grown) {
-            ctx->failed = true;
-            return false;
-        }
-        h->items = grown;
-        h->cap = cap;
+    pl__ledger_span *items = room_for(h->items, h->n, &h->cap, sizeof(*items));
+    if (!items) {
+        ctx->failed = true;
+        return false;
     }
+    h->items = items;
     h->items[h->n++] = *s;
     return true;
 }
