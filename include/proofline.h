@@ -278,8 +278,9 @@ pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
  *    read the record and call pl_engine_stats_read; it must not wait for a
  *    job or destroy the engine (the thread it runs on would wait for
  *    itself), and it delays the partition it reports on.
- *  - on_stage (pl_stage_fn): on the prover worker (start) or the finisher
- *    (finish) of the proof it times; no lock held; the same rules.
+ *  - on_stage (pl_stage_fn): on the synthesis worker (synthesize), the
+ *    prover worker (start) or the finisher (finish) of the proof it times;
+ *    no lock held; the same rules.
  *  - generate (pl_witness_fn): on a synthesis worker, once per partition,
  *    concurrently for different partitions (up to synth_workers at once);
  *    no lock held; it may allocate and do any work of its own.
@@ -356,6 +357,13 @@ typedef struct pl_ledger_record {
      * CUDA context, other processes): GPU memory that grew outside our
      * accounting (0 without a device). */
     int64_t device_untracked_bytes;
+    /* failed and cancelled: why (the error's message; a failing
+     * constraint's values are left out) and the partition's witness file
+     * when it came from one (the end of its path); "" otherwise.  Fixed
+     * arrays, cut to fit, so that a record needs no allocation and stays
+     * valid wherever it is copied. */
+    char reason[192];
+    char witness[128];
 } pl_ledger_record;
 
 typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);
@@ -468,6 +476,9 @@ typedef struct pl_engine_stats {
      * the peak of used bytes outside class device (see pl_ledger_record). */
     uint64_t device_used_bytes, device_total_bytes;
     int64_t peak_device_untracked_bytes;
+    /* The process's RSS in total (RssAnon + RssFile: file-backed pages
+     * such as a mapped zkey count too) at its peak, and RssFile's peak. */
+    uint64_t peak_rss_bytes, peak_rss_file_bytes;
 } pl_engine_stats;
 
 void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
@@ -477,8 +488,9 @@ void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
 uint64_t pl_engine_trim(pl_engine *engine);
 /* The end-of-run table: per class (peak count, peak bytes, allocations,
  * frees, live now), per stage (peak partitions), budget, peak reserved,
- * peak RSS, peak untracked, then "ledger balanced" or the classes that are
- * not.  Returns whether the ledger is balanced.  stream NULL: stderr. */
+ * peak RSS (anonymous, file-backed and their sum), peak untracked, then
+ * "ledger balanced" or the classes that are not.  Returns whether the
+ * ledger is balanced.  stream NULL: stderr. */
 bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
 
 /* What a run's report says beyond the engine's counters. */
@@ -491,7 +503,8 @@ typedef struct pl_run_facts {
 /* The run's figures as one JSON object (the format of `proofline batch
  * --report`, docs/ledger.md): the job's counts, wall time and
  * configuration, then `memory` with exact bytes: budget, peaks (reserved,
- * tracked, RssAnon, untracked), baseline, trimmed, per class, per stage,
+ * tracked, RssAnon, untracked, RssFile, total RSS), baseline, trimmed, RSS
+ * now (anonymous, file-backed, total), per class, per stage,
  * and `balanced` (no class holds a buffer).  From public data alone, so it
  * can be written from any snapshot of the stats; the caller owns the
  * stream and checks it for write errors. */
@@ -505,12 +518,15 @@ pl_status pl_engine_write_report_file(const char *path,
                                       const pl_job_status *job,
                                       const pl_run_facts *run, pl_error *err);
 /* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
- * partition per stage on its thread's track, counters for every class,
- * reserved, budget and RSS.  Needs record_timeline. */
+ * partition per stage on its thread's track, the prover's stages inside
+ * them (NTT, each MSM; the G2 MSM on a pl-g2msm track), counters for every
+ * class, reserved, budget and RSS.  Needs record_timeline. */
 pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
                                 pl_error *err);
-/* A self-contained SVG of bytes over time, stacked by class, with the
- * budget and RSS as lines and events as ticks.  Needs record_timeline. */
+/* A self-contained SVG of bytes over time, stacked by class, with
+ * reserved and RSS as lines, the budget as a line or, when the data stays
+ * far below it, a mark above the chart; events as ticks; under it a lane
+ * per stage with its partitions over time.  Needs record_timeline. */
 pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
                                pl_error *err);
 

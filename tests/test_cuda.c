@@ -544,10 +544,12 @@ static void engine_batch(bool on_device)
     CHECK_EQ(pinned.live_bytes, 0);
     CHECK(dev.total_allocs > 0 && dev.total_allocs == dev.total_frees);
     /* every event line carries the device's share */
-    CHECK(strstr(log_text, "ledger event=prove_done") != NULL);
-    CHECK(strstr(log_text, " | gpu0 device ") != NULL);
+    CHECK(strstr(log_text, " log=ledger event=prove_done ") != NULL);
+    CHECK(strstr(log_text, " buf.device=") != NULL);
+    CHECK(strstr(log_text, " buf.pinned=") != NULL);
     if (!on_device)
-        CHECK(strstr(log_text, "used ") && strstr(log_text, "/4.0GiB untracked 0B"));
+        CHECK(strstr(log_text, " gpu.used=") &&
+              strstr(log_text, " gpu.total=4.0GiB gpu.untracked=0B"));
     free(log_text);
 }
 

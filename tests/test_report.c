@@ -4,7 +4,8 @@
  * the JSON of pl_engine_write_report and the summary text, byte for byte
  * for a made-up set of stats (their layouts are parsed by scripts and
  * tests, so a change shows here first), `balanced` following the classes'
- * live counts, and the device line.
+ * live counts, the RSS (anonymous, file-backed, total) and the device
+ * line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -20,6 +21,10 @@ static void fake_stats(pl_engine_stats *st)
     st->peak_rss_anon_bytes = 40 << 20;
     st->baseline_rss_anon_bytes = 30 << 20;
     st->peak_untracked_bytes = -5;
+    st->rss_anon_bytes = 35 << 20;
+    st->rss_file_bytes = 10 << 20;
+    st->peak_rss_file_bytes = 12 << 20;
+    st->peak_rss_bytes = 50 << 20;
     st->trimmed_bytes = 4096;
     st->proofs = 4;
     st->verified = 4;
@@ -84,6 +89,11 @@ PL_TEST(report_json_layout)
         "    \"baseline_rss_anon_bytes\": 31457280,\n"
         "    \"peak_untracked_bytes\": -5,\n"
         "    \"trimmed_bytes\": 4096,\n"
+        "    \"peak_rss_bytes\": 52428800,\n"
+        "    \"peak_rss_file_bytes\": 12582912,\n"
+        "    \"rss_anon_bytes\": 36700160,\n"
+        "    \"rss_file_bytes\": 10485760,\n"
+        "    \"rss_bytes\": 47185920,\n"
         "    \"classes\": {\n"
         "      \"params\": {\"peak_count\": 0, \"peak_bytes\": 0, \"allocs\": 0, \"frees\": 0, \"live_bytes\": 0},\n"
         "      \"csr\": {\"peak_count\": 0, \"peak_bytes\": 0, \"allocs\": 0, \"frees\": 0, \"live_bytes\": 0},\n"
@@ -125,6 +135,8 @@ PL_TEST(report_summary_layout)
         "finishing=5\n"
         "  budget 64.0MiB, peak reserved 3.0MiB, peak tracked 2.0MiB, peak "
         "rss_anon 40.0MiB (baseline 30.0MiB), peak untracked 0B\n"
+        "  peak rss 50.0MiB (rss_anon + rss_file; peak rss_file 12.0MiB), now "
+        "rss 45.0MiB = rss_anon 35.0MiB + rss_file 10.0MiB\n"
         "  malloc_trim returned 4.0KiB to the OS\n"
         "ledger balanced\n";
     check_text(text, want, "summary");

@@ -22,6 +22,8 @@
  *
  * At every lifecycle event the ledger (src/ledger/) records the stages, the
  * classes, reserved bytes and RSS, and logs one line; see docs/ledger.md.
+ * The prover's stages go to it as spans for the trace, through a stage
+ * sink (util/clock.h) set on the threads that prove (stage_spans_of).
  *
  * A partition's reservation travels with it and is released only after the
  * memory it stands for is freed.  A partition that fails fails its job: the
@@ -232,9 +234,9 @@ static pl_engine *enter_thread(void *arg)
 
 /* A ledger record of `event` for partition `part` of job `job_id`
  * (PL_EV_COUNT: a timer sample), with the stages and reserved bytes as they
- * are now. */
-static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
-                     size_t part)
+ * are now; note: what a failed or cancelled record says (NULL: nothing). */
+static void emit_ids_note(pl_engine *e, pl_event event, uint64_t job_id,
+                          size_t part, const pl__ledger_note *note)
 {
     pl__ledger_state state;
     engine_lock(e);
@@ -245,7 +247,14 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
     pl__prover_device_memory(atomic_load(&e->backend), &state.device_used_bytes,
                              &state.device_total_bytes,
                              &state.device_used_at_open_bytes);
-    pl__ledger_record(e->ledger, event, job_id, part, current_track, &state);
+    pl__ledger_record(e->ledger, event, job_id, part, current_track, &state,
+                      note);
+}
+
+static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
+                     size_t part)
+{
+    emit_ids_note(e, event, job_id, part, NULL);
 }
 
 /* The bytes a partition's buffers hold now, as far as the engine sees
@@ -271,6 +280,19 @@ static void emit(pl_engine *e, pl_event event, const partition *p)
 {
     assert(p->reserved >= partition_live_bytes(p));
     emit_ids(e, event, p->job->id, p->index);
+}
+
+/* Until the next call, the stages the prover reports on this thread (and
+ * on the G2 thread it starts meanwhile) are spans of partition p in the
+ * ledger's timeline; NULL: of none. */
+static void stage_spans_of(pl_engine *e, const partition *p)
+{
+    pl__stage_sink sink;
+    memset(&sink, 0, sizeof(sink));
+    if (p)
+        pl__ledger_stage_sink(e->ledger, &sink, p->job->id, p->index,
+                              current_track);
+    pl__stage_sink_set(&sink);
 }
 
 static void fifo_push(fifo *q, partition *p)
@@ -373,6 +395,9 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     /* Once the job is done its owner may free it: keep what we log. */
     uint64_t job_id = j->id;
     size_t part = p->index;
+    pl__ledger_note note;
+    const char *why = NULL;
+    pl_status why_status = st;
 
     engine_lock(e);
     set_stage_locked(e, p, PL_STAGE_COUNT);
@@ -385,17 +410,30 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
         j->failed++;
         e->failed++;
         stop_job_locked(e, j, st, err);
+        why = err && err->msg[0] ? err->msg : pl_strerror(st);
         break;
-    case OUTCOME_SKIPPED:
+    case OUTCOME_SKIPPED: /* why its job stopped */
         j->skipped++;
         e->skipped++;
+        why = j->error.msg[0] ? j->error.msg : pl_strerror(PL_ECANCELLED);
+        why_status = j->status;
         break;
+    }
+    if (why) {
+        /* A witness check's message goes on to quote the failing
+         * constraint's A, B and C, witness values the log never shows. */
+        const char *values =
+            why_status == PL_EUNSAT ? strstr(why, ": A = ") : NULL;
+        pl__ledger_note_set(&note, why, values ? (size_t)(values - why)
+                                               : strlen(why),
+                            j->paths ? j->paths[part] : NULL);
     }
     check_done_locked(e, j);
     engine_unlock(e);
-    emit_ids(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
-                : outcome == OUTCOME_FAILED ? PL_EV_FAILED : PL_EV_CANCELLED,
-             job_id, part);
+    emit_ids_note(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
+                     : outcome == OUTCOME_FAILED ? PL_EV_FAILED
+                                                 : PL_EV_CANCELLED,
+                  job_id, part, why ? &note : NULL);
     free(p);
 }
 
@@ -582,11 +620,13 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     if (j->spec.check_witness &&
         (st = pl_witness_check(c->r1cs, p->wtns, err)) != PL_OK)
         return st;
-    double t0 = pl__now_seconds();
+    pl__stage_timer timer;
+    stage_spans_of(e, p);
+    pl__stage_timer_start(&timer, e->cfg.on_stage, e->cfg.on_stage_user);
     st = pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
-    if (st == PL_OK && e->cfg.on_stage)
-        e->cfg.on_stage(e->cfg.on_stage_user, "synthesize",
-                        pl__now_seconds() - t0);
+    if (st == PL_OK)
+        pl__stage_lap(&timer, "synthesize");
+    stage_spans_of(e, NULL);
     return st;
 }
 
@@ -665,8 +705,10 @@ static void *prover_main(void *arg)
         pl_error err = {0};
         blst_fr *abc = p->abc;
         p->abc = NULL; /* start consumes it */
+        stage_spans_of(e, p);
         pl_status st = pl__prove_start_abc(p->job->circuit->prover,
                                            &p->pending, abc, p->wtns, &err);
+        stage_spans_of(e, NULL);
         release(e, p, p->abc_share); /* a/b/c are freed by now */
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
@@ -693,7 +735,9 @@ static void finish_one(pl_engine *e, partition *p)
     pl_proof proof;
     pl_pending *pending = p->pending;
     p->pending = NULL; /* finish consumes it */
+    stage_spans_of(e, p);
     pl_status st = pl_prove_finish(pending, &proof, &err);
+    stage_spans_of(e, NULL);
     if (st != PL_OK) {
         retire(e, p, OUTCOME_FAILED, st, &err);
         return;
@@ -1382,6 +1426,8 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->rss_file_bytes = now.rss_file_bytes;
     out->untracked_bytes = now.untracked_bytes;
     out->peak_rss_anon_bytes = peaks.rss_anon;
+    out->peak_rss_file_bytes = peaks.rss_file;
+    out->peak_rss_bytes = peaks.rss;
     out->peak_untracked_bytes = peaks.untracked;
     out->device_used_bytes = now.device_used_bytes;
     out->device_total_bytes = now.device_total_bytes;

@@ -66,6 +66,7 @@ struct pl_pending {
     bool g2_running;
     pl__pool *g2_pool;  /* NULL: the G2 thread alone */
     pl__alloc_scope *scope; /* the starting thread's, for the G2 scratch */
+    pl__stage_sink sink;    /* the starting thread's, as a helper's */
     pl_status g2_status;
     pl_error g2_err;
     blst_p2 b2;
@@ -320,9 +321,14 @@ static void *g2_thread_main(void *arg)
     const pl_prover *p = pd->prover;
     const pl_zkey *zk = p->zkey;
     pl__alloc_scope_enter(pd->scope);
+    /* Timed for the starter's sink only (the trace's G2 span): on_stage
+     * runs on the prover's callers' threads, never on this one. */
+    pl__stage_sink_set(&pd->sink);
+    double t0 = pl__now_seconds();
     pd->g2_status = pl__msm_g2_of_witness(&pd->b2, zk->b2, pd->wtns->values,
                                           zk->n_vars, p->plain_msm,
                                           pd->g2_pool, &pd->g2_err);
+    pl__stage_span("g2_msm", t0, pl__now_seconds());
     return NULL;
 }
 
@@ -339,6 +345,8 @@ static pl_status pending_begin(pl_prover *p, pl_pending **out,
     pd->wtns = wtns;
     pd->g2_pool = p->backend->g1_on_host ? NULL : p->pool;
     pd->scope = pl__alloc_scope_current();
+    pl__stage_sink_get(&pd->sink);
+    pd->sink.helper = true;
     int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
     if (rc) {
         pl__free(pd);

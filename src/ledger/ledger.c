@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The ledger's records, log lines and peaks (see ledger.h).  Records are
- * kept, when asked, in chunks well under 1 MiB each (so they are small
- * allocations outside the classes they report on).
+ * The ledger's records, spans, log lines and peaks (see ledger.h).  Records
+ * and spans are kept, when asked, in chunks of CHUNK_BYTES (small
+ * allocations, outside the classes they report on).
  *
- * Lock order: lock (records, peaks, tracks), then log_lock (the log
- * stream).  Neither is held while calling the user's event callback, and
- * lock is not held while writing a line.
+ * Lock order: lock (records, spans, peaks, tracks, span names), then
+ * log_lock (the log stream).  Neither is held while calling the user's
+ * event callback, and lock is not held while writing a line.
  */
 #define _GNU_SOURCE
 #include "ledger/ledger.h"
@@ -15,17 +15,29 @@
 #include "util/error.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define RECORDS_PER_CHUNK 1024
+#define CHUNK_BYTES (320u * 1024)
 #define MAX_TRACKS 64
+#define MAX_SPAN_NAMES 32 /* the prover's stages number 11 */
+#define SPAN_NAME_BYTES 24
 
+/* Items of one size, appended under the ledger's lock and never moved:
+ * the first `count` can be read without the lock while appends go on. */
 typedef struct chunk {
     struct chunk *next;
     size_t used;
-    pl_ledger_record records[RECORDS_PER_CHUNK];
+    max_align_t items[];
 } chunk;
+
+typedef struct {
+    chunk *first, *last;
+    size_t count, item_size, per_chunk;
+} chunk_list;
 
 struct pl__ledger {
     pthread_mutex_t lock;
@@ -35,15 +47,97 @@ struct pl__ledger {
     pl_event_fn on_event;
     void *on_event_user;
     bool keep;
-    double t0;
+    double t0;     /* pl__now_seconds at creation: records' t = 0 */
+    double wall0;  /* the wall clock then, for the lines' ts */
     uint64_t baseline;
     pl__ledger_peaks peaks;
     pl_ledger_record latest;
-    chunk *first, *last;
-    size_t n_kept;          /* records in the chunks */
+    chunk_list records, spans;
     char *track_names[MAX_TRACKS];
     unsigned n_tracks;
+    char span_names[MAX_SPAN_NAMES][SPAN_NAME_BYTES]; /* [0]: "other" */
+    unsigned n_span_names;
 };
+
+static void list_init(chunk_list *list, size_t item_size)
+{
+    memset(list, 0, sizeof(*list));
+    list->item_size = item_size;
+    list->per_chunk = CHUNK_BYTES / item_size;
+}
+
+/* Under the ledger's lock.  Without memory the timeline has a gap, nothing
+ * worse. */
+static void list_append(chunk_list *list, const void *item)
+{
+    if (!list->last || list->last->used == list->per_chunk) {
+        chunk *c = malloc(sizeof(*c) + list->per_chunk * list->item_size);
+        if (!c)
+            return;
+        c->next = NULL;
+        c->used = 0;
+        if (list->last)
+            list->last->next = c;
+        else
+            list->first = c;
+        list->last = c;
+    }
+    memcpy((char *)list->last->items + list->last->used * list->item_size,
+           item, list->item_size);
+    list->last->used++;
+    list->count++;
+}
+
+static void list_free(chunk_list *list)
+{
+    while (list->first) {
+        chunk *c = list->first;
+        list->first = c->next;
+        free(c);
+    }
+}
+
+/* Walks the first `left` items of a list; only the links are read under
+ * the lock (a chunk's first `used` items never change). */
+typedef struct {
+    chunk *c;
+    size_t i, left;
+} cursor;
+
+static void cursor_start(pl__ledger *l, const chunk_list *list, size_t count,
+                         cursor *cur)
+{
+    pthread_mutex_lock(&l->lock);
+    cur->c = list->first;
+    pthread_mutex_unlock(&l->lock);
+    cur->i = 0;
+    cur->left = count;
+}
+
+static const void *cursor_next(pl__ledger *l, const chunk_list *list,
+                               cursor *cur)
+{
+    if (!cur->left || !cur->c)
+        return NULL;
+    if (cur->i == list->per_chunk) {
+        pthread_mutex_lock(&l->lock);
+        cur->c = cur->c->next;
+        pthread_mutex_unlock(&l->lock);
+        cur->i = 0;
+        if (!cur->c)
+            return NULL;
+    }
+    cur->left--;
+    return (const char *)cur->c->items + cur->i++ * list->item_size;
+}
+
+static size_t list_count(pl__ledger *l, const chunk_list *list)
+{
+    pthread_mutex_lock(&l->lock);
+    size_t n = list->count;
+    pthread_mutex_unlock(&l->lock);
+    return n;
+}
 
 static const char *const event_names[] = {
 #define PL__EVENT_NAME(name, label) label,
@@ -100,7 +194,14 @@ pl_status pl__ledger_create(pl__ledger **out, const pl__ledger_config *cfg,
     l->on_event = cfg->on_event;
     l->on_event_user = cfg->on_event_user;
     l->keep = cfg->keep_records;
+    list_init(&l->records, sizeof(pl_ledger_record));
+    list_init(&l->spans, sizeof(pl__ledger_span));
+    strcpy(l->span_names[0], "other");
+    l->n_span_names = 1;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
     l->t0 = pl__now_seconds();
+    l->wall0 = (double)wall.tv_sec + (double)wall.tv_nsec * 1e-9;
     l->baseline = pl__ledger_read_rss(NULL);
     l->peaks.baseline_rss_anon = l->baseline;
     *out = l;
@@ -111,11 +212,8 @@ void pl__ledger_destroy(pl__ledger *l)
 {
     if (!l)
         return;
-    while (l->first) {
-        chunk *c = l->first;
-        l->first = c->next;
-        free(c);
-    }
+    list_free(&l->records);
+    list_free(&l->spans);
     for (unsigned i = 0; i < MAX_TRACKS; i++)
         free(l->track_names[i]);
     pthread_mutex_destroy(&l->log_lock);
@@ -146,72 +244,161 @@ unsigned pl__ledger_track_count(pl__ledger *l)
     return l->n_tracks;
 }
 
-/* A signed byte count as the log writes it: "-" and the magnitude. */
-static const char *format_signed_bytes(char *buf, size_t len, int64_t bytes)
+void pl__ledger_note_set(pl__ledger_note *out, const char *reason,
+                         size_t reason_len, const char *witness)
 {
+    memset(out, 0, sizeof(*out));
+    if (reason) {
+        size_t room = sizeof(out->reason) - 1;
+        if (reason_len <= room) {
+            memcpy(out->reason, reason, reason_len);
+        } else { /* the start says what failed: keep it */
+            memcpy(out->reason, reason, room - 3);
+            memcpy(out->reason + room - 3, "...", 3);
+        }
+    }
+    if (witness) {
+        size_t len = strlen(witness), room = sizeof(out->witness) - 1;
+        if (len <= room) {
+            memcpy(out->witness, witness, len);
+        } else { /* the file's name is at the end: keep it */
+            memcpy(out->witness, "...", 3);
+            memcpy(out->witness + 3, witness + len - (room - 3), room - 3);
+        }
+    }
+}
+
+/* ---- the log line ---------------------------------------------------- */
+
+/* A line being written: appends stop at the end of buf (a line cut short
+ * rather than a write past it). */
+#define LINE_BYTES 2048
+typedef struct {
+    char *buf;
+    size_t len;
+} line_buf;
+
+static void put(line_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(line_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->buf + b->len, LINE_BYTES - b->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        b->len = b->len + (size_t)n < LINE_BYTES ? b->len + (size_t)n
+                                                  : LINE_BYTES - 1;
+}
+
+/* key=value, the value quoted as logfmt does when it is empty or holds a
+ * space, '=', a quote, a backslash or a control character. */
+static void put_text(line_buf *b, const char *key, const char *value)
+{
+    bool quote = !*value;
+    for (const char *c = value; *c && !quote; c++)
+        quote = (unsigned char)*c <= ' ' || *c == '=' || *c == '"' ||
+                *c == '\\' || *c == 0x7f;
+    if (!quote) {
+        put(b, " %s=%s", key, value);
+        return;
+    }
+    put(b, " %s=\"", key);
+    for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            put(b, "\\%c", *c);
+        else if (*c == '\n')
+            put(b, "\\n");
+        else if (*c == '\t')
+            put(b, "\\t");
+        else if (*c < ' ' || *c == 0x7f)
+            put(b, "\\u%04x", *c);
+        else
+            put(b, "%c", *c);
+    }
+    put(b, "\"");
+}
+
+static void put_bytes(line_buf *b, const char *key, uint64_t bytes)
+{
+    char h[24];
+    put(b, " %s=%s", key, pl_format_bytes(h, sizeof(h), bytes));
+}
+
+/* A signed byte count: "-" and the magnitude. */
+static void put_signed_bytes(line_buf *b, const char *key, int64_t bytes)
+{
+    char h[24];
     uint64_t magnitude = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes
                                    : (uint64_t)bytes;
-    buf[0] = '-';
-    pl_format_bytes(buf + (bytes < 0), len - 1, magnitude);
-    return buf;
+    put(b, " %s=%s%s", key, bytes < 0 ? "-" : "",
+        pl_format_bytes(h, sizeof(h), magnitude));
+}
+
+static void put_class(line_buf *b, const pl_ledger_record *r,
+                      pl_buffer_class cls)
+{
+    char h[24];
+    put(b, " buf.%s=%llu/%s", pl_buffer_class_name(cls),
+        (unsigned long long)r->class_count[cls],
+        pl_format_bytes(h, sizeof(h), r->class_bytes[cls]));
 }
 
 /* The one log line format; docs/ledger.md defines it. */
-#define LINE_BYTES 1024
-static void format_line(char line[LINE_BYTES], const pl_ledger_record *r)
+static void format_line(char line[LINE_BYTES], const pl__ledger *l,
+                        const pl_ledger_record *r)
 {
-    static const struct {
-        pl_buffer_class cls;
-        const char *label;
-    } shown[] = {{PL_BUF_WITNESS, "witness"}, {PL_BUF_ABC, "abc"},
-                 {PL_BUF_H, "h"},             {PL_BUF_MSM_SCRATCH, "msm"},
-                 {PL_BUF_PENDING, "pending"}};
-    char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
-    size_t n = (size_t)snprintf(line, LINE_BYTES,
-                                "ledger event=%s job=%llu part=%zu | stages",
-                                pl_event_name(r->event),
-                                (unsigned long long)r->job, r->partition);
+    line_buf b = {line, 0};
+    line[0] = '\0';
+    /* ts: the wall clock at creation plus t, so that ts and t agree and
+     * the lines' times never run backwards with the wall clock */
+    double wall = l->wall0 + r->t_seconds;
+    time_t secs = (time_t)wall;
+    int ms = (int)((wall - (double)secs) * 1000.0);
+    struct tm tm;
+    char stamp[32];
+    gmtime_r(&secs, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    put(&b, "ts=%s.%03dZ t=%.3f log=ledger event=%s job=%llu part=%zu", stamp,
+        ms > 999 ? 999 : ms, r->t_seconds, pl_event_name(r->event),
+        (unsigned long long)r->job, r->partition);
     for (int s = 0; s < PL_STAGE_COUNT; s++)
-        n += (size_t)snprintf(line + n, LINE_BYTES - n, " %s=%llu",
-                              pl_stage_name((pl_stage)s),
-                              (unsigned long long)r->stage_now[s]);
-    n += (size_t)snprintf(line + n, LINE_BYTES - n, " |");
-    for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
-        n += (size_t)snprintf(line + n, LINE_BYTES - n, " %s %llu/%s",
-                              shown[i].label,
-                              (unsigned long long)r->class_count[shown[i].cls],
-                              pl_format_bytes(b1, sizeof(b1),
-                                               r->class_bytes[shown[i].cls]));
-    uint64_t resident = r->class_bytes[PL_BUF_PARAMS] + r->class_bytes[PL_BUF_CSR];
-    n += (size_t)snprintf(
-        line + n, LINE_BYTES - n,
-        " resident %s | reserved %s/%s rss_anon %s untracked %s",
-        pl_format_bytes(b2, sizeof(b2), resident),
-        pl_format_bytes(b3, sizeof(b3), r->reserved_bytes),
-        pl_format_bytes(b4, sizeof(b4), r->budget_bytes),
-        pl_format_bytes(b5, sizeof(b5), r->rss_anon_bytes),
-        format_signed_bytes(b6, sizeof(b6), r->untracked_bytes));
+        put(&b, " stage.%s=%llu", pl_stage_name((pl_stage)s),
+            (unsigned long long)r->stage_now[s]);
+    /* pinned and device belong to the GPU's group below */
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+        if (c != PL_BUF_PINNED && c != PL_BUF_DEVICE)
+            put_class(&b, r, (pl_buffer_class)c);
+    put_bytes(&b, "tracked", r->tracked_bytes);
+    put_bytes(&b, "reserved", r->reserved_bytes);
+    put_bytes(&b, "budget", r->budget_bytes);
+    put_bytes(&b, "rss_anon", r->rss_anon_bytes);
+    put_bytes(&b, "rss_file", r->rss_file_bytes);
+    put_bytes(&b, "rss", r->rss_anon_bytes + r->rss_file_bytes);
+    put_signed_bytes(&b, "untracked", r->untracked_bytes);
     /* With a GPU: what we hold there and in pinned host memory, beside what
      * its driver says is used (the difference is the CUDA context and
      * anything else on the device). */
     if (r->class_count[PL_BUF_DEVICE] || r->class_count[PL_BUF_PINNED] ||
-        r->device_total_bytes)
-        snprintf(line + n, LINE_BYTES - n,
-                 " | gpu0 device %llu/%s pinned %llu/%s used %s/%s "
-                 "untracked %s",
-                 (unsigned long long)r->class_count[PL_BUF_DEVICE],
-                 pl_format_bytes(b1, sizeof(b1), r->class_bytes[PL_BUF_DEVICE]),
-                 (unsigned long long)r->class_count[PL_BUF_PINNED],
-                 pl_format_bytes(b2, sizeof(b2), r->class_bytes[PL_BUF_PINNED]),
-                 pl_format_bytes(b3, sizeof(b3), r->device_used_bytes),
-                 pl_format_bytes(b4, sizeof(b4), r->device_total_bytes),
-                 format_signed_bytes(b5, sizeof(b5),
-                                     r->device_untracked_bytes));
+        r->device_total_bytes) {
+        put_class(&b, r, PL_BUF_PINNED);
+        put_class(&b, r, PL_BUF_DEVICE);
+        put_bytes(&b, "gpu.used", r->device_used_bytes);
+        put_bytes(&b, "gpu.total", r->device_total_bytes);
+        put_signed_bytes(&b, "gpu.untracked", r->device_untracked_bytes);
+    }
+    if (r->reason[0])
+        put_text(&b, "reason", r->reason);
+    if (r->witness[0])
+        put_text(&b, "witness", r->witness);
 }
+
+/* ---- records ----------------------------------------------------------- */
 
 void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
                        size_t partition, unsigned track,
-                       const pl__ledger_state *state)
+                       const pl__ledger_state *state,
+                       const pl__ledger_note *note)
 {
     pl_ledger_record r;
     memset(&r, 0, sizeof(r));
@@ -224,6 +411,10 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
     r.budget_bytes = state->budget_bytes;
     r.device_used_bytes = state->device_used_bytes;
     r.device_total_bytes = state->device_total_bytes;
+    if (note) {
+        memcpy(r.reason, note->reason, sizeof(r.reason));
+        memcpy(r.witness, note->witness, sizeof(r.witness));
+    }
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
         pl_alloc_stats s;
         pl_alloc_stats_read(&s, (pl_buffer_class)c, false);
@@ -253,34 +444,20 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
         l->peaks.rss_anon = r.rss_anon_bytes;
     if (r.rss_file_bytes > l->peaks.rss_file)
         l->peaks.rss_file = r.rss_file_bytes;
+    if (r.rss_anon_bytes + r.rss_file_bytes > l->peaks.rss)
+        l->peaks.rss = r.rss_anon_bytes + r.rss_file_bytes;
     if (r.untracked_bytes > l->peaks.untracked)
         l->peaks.untracked = r.untracked_bytes;
     l->latest = r;
-    if (l->keep) {
-        if (!l->last || l->last->used == RECORDS_PER_CHUNK) {
-            chunk *c = malloc(sizeof(*c));
-            if (c) { /* without memory the timeline has a gap, nothing worse */
-                c->next = NULL;
-                c->used = 0;
-                if (l->last)
-                    l->last->next = c;
-                else
-                    l->first = c;
-                l->last = c;
-            }
-        }
-        if (l->last && l->last->used < RECORDS_PER_CHUNK) {
-            l->last->records[l->last->used++] = r;
-            l->n_kept++;
-        }
-    }
+    if (l->keep)
+        list_append(&l->records, &r);
     bool log = event < PL_EV_COUNT && l->level >= PL_LOG_INFO;
     char line[LINE_BYTES];
     if (log) {
         /* The write happens outside the ledger's lock (a stalled stderr must
          * not stall every thread that records); taking log_lock before
          * letting go of lock keeps the lines in record order. */
-        format_line(line, &r);
+        format_line(line, l, &r);
         pthread_mutex_lock(&l->log_lock);
     }
     pthread_mutex_unlock(&l->lock);
@@ -308,30 +485,77 @@ void pl__ledger_latest(pl__ledger *l, pl_ledger_record *out)
 
 size_t pl__ledger_count(pl__ledger *l)
 {
-    pthread_mutex_lock(&l->lock);
-    size_t n = l->n_kept;
-    pthread_mutex_unlock(&l->lock);
-    return n;
+    return list_count(l, &l->records);
 }
 
 void pl__ledger_each(pl__ledger *l, size_t count, pl__record_visit fn,
                      void *ctx)
 {
-    /* Records are only appended, and a chunk's first `used` records never
-     * change: the first `count` can be read without the lock, chunk by
-     * chunk, while the sampler keeps appending behind them. */
+    cursor cur;
+    cursor_start(l, &l->records, count, &cur);
+    for (const pl_ledger_record *r; (r = cursor_next(l, &l->records, &cur));)
+        if (!fn(ctx, r))
+            return;
+}
+
+/* ---- spans ------------------------------------------------------------- */
+
+/* Under the lock: the index of a stage's name, added when new ("other"
+ * once the table is full). */
+static unsigned span_name_locked(pl__ledger *l, const char *stage)
+{
+    for (unsigned i = 0; i < l->n_span_names; i++)
+        if (strncmp(l->span_names[i], stage, SPAN_NAME_BYTES - 1) == 0)
+            return i;
+    if (l->n_span_names == MAX_SPAN_NAMES)
+        return 0;
+    snprintf(l->span_names[l->n_span_names], SPAN_NAME_BYTES, "%s", stage);
+    return l->n_span_names++;
+}
+
+static void keep_span(const pl__stage_sink *sink, const char *stage,
+                      double start, double end)
+{
+    pl__ledger *l = sink->ctx;
+    pl__ledger_span span = {start - l->t0, end - l->t0, sink->job,
+                            sink->partition, sink->track, 0, sink->helper};
     pthread_mutex_lock(&l->lock);
-    chunk *c = l->first;
+    span.name = span_name_locked(l, stage);
+    list_append(&l->spans, &span);
     pthread_mutex_unlock(&l->lock);
-    for (size_t seen = 0; c && seen < count;) {
-        size_t n = count - seen < RECORDS_PER_CHUNK ? count - seen
-                                                    : RECORDS_PER_CHUNK;
-        for (size_t i = 0; i < n; i++)
-            if (!fn(ctx, &c->records[i]))
-                return;
-        seen += n;
-        pthread_mutex_lock(&l->lock);
-        c = c->next;
-        pthread_mutex_unlock(&l->lock);
-    }
+}
+
+void pl__ledger_stage_sink(pl__ledger *l, pl__stage_sink *out, uint64_t job,
+                           size_t partition, unsigned track)
+{
+    memset(out, 0, sizeof(*out));
+    if (!l->keep)
+        return; /* nothing would read them */
+    out->fn = keep_span;
+    out->ctx = l;
+    out->job = job;
+    out->partition = partition;
+    out->track = track;
+}
+
+size_t pl__ledger_span_count(pl__ledger *l)
+{
+    return list_count(l, &l->spans);
+}
+
+void pl__ledger_each_span(pl__ledger *l, size_t count, pl__span_visit fn,
+                          void *ctx)
+{
+    cursor cur;
+    cursor_start(l, &l->spans, count, &cur);
+    for (const pl__ledger_span *s; (s = cursor_next(l, &l->spans, &cur));)
+        if (!fn(ctx, s))
+            return;
+}
+
+/* A name is written once, under the lock, before any span that uses it is
+ * kept; a span read from a snapshot therefore finds its name in place. */
+const char *pl__ledger_span_name(pl__ledger *l, unsigned name)
+{
+    return name < MAX_SPAN_NAMES ? l->span_names[name] : "other";
 }

@@ -52,6 +52,16 @@ bool pl__report_write_summary(FILE *f, const pl_engine_stats *st)
             pl_format_bytes(d, sizeof(d), st->peak_rss_anon_bytes),
             pl_format_bytes(e, sizeof(e), st->baseline_rss_anon_bytes),
             pl_format_bytes(g, sizeof(g), positive(st->peak_untracked_bytes)));
+    /* RssFile holds the mapped zkey's pages: the total is what the
+     * machine gives the process */
+    fprintf(f, "  peak rss %s (rss_anon + rss_file; peak rss_file %s), now "
+            "rss %s = rss_anon %s + rss_file %s\n",
+            pl_format_bytes(a, sizeof(a), st->peak_rss_bytes),
+            pl_format_bytes(b, sizeof(b), st->peak_rss_file_bytes),
+            pl_format_bytes(c, sizeof(c),
+                            st->rss_anon_bytes + st->rss_file_bytes),
+            pl_format_bytes(d, sizeof(d), st->rss_anon_bytes),
+            pl_format_bytes(e, sizeof(e), st->rss_file_bytes));
     if (st->device_total_bytes)
         fprintf(f, "  backend %s: gpu0 used %s of %s now, peak untracked %s\n",
                 st->backend,
@@ -112,14 +122,24 @@ void pl_engine_write_report(FILE *f, const pl_engine_stats *st,
             "    \"peak_rss_anon_bytes\": %llu,\n"
             "    \"baseline_rss_anon_bytes\": %llu,\n"
             "    \"peak_untracked_bytes\": %lld,\n"
-            "    \"trimmed_bytes\": %llu,\n",
+            "    \"trimmed_bytes\": %llu,\n"
+            "    \"peak_rss_bytes\": %llu,\n"
+            "    \"peak_rss_file_bytes\": %llu,\n"
+            "    \"rss_anon_bytes\": %llu,\n"
+            "    \"rss_file_bytes\": %llu,\n"
+            "    \"rss_bytes\": %llu,\n",
             (unsigned long long)st->budget_bytes,
             (unsigned long long)st->peak_reserved_bytes,
             (unsigned long long)st->peak_tracked_bytes,
             (unsigned long long)st->peak_rss_anon_bytes,
             (unsigned long long)st->baseline_rss_anon_bytes,
             (long long)st->peak_untracked_bytes,
-            (unsigned long long)st->trimmed_bytes);
+            (unsigned long long)st->trimmed_bytes,
+            (unsigned long long)st->peak_rss_bytes,
+            (unsigned long long)st->peak_rss_file_bytes,
+            (unsigned long long)st->rss_anon_bytes,
+            (unsigned long long)st->rss_file_bytes,
+            (unsigned long long)(st->rss_anon_bytes + st->rss_file_bytes));
     json_classes(f, st);
     fprintf(f, "    \"stages\": {");
     for (int s = 0; s < PL_STAGE_COUNT; s++)
