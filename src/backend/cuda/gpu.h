@@ -307,6 +307,40 @@ pl_status pl__gpu_quiesce(pl__gpu *gpu, pl_error *err);
 #define PL_GPU_EMU_FAULT_CODE 700
 void pl__gpu_emu_fault_next_launch(void);
 
+/* ---- phase timing (bench/gpu_check.sh) ---------------------------------- */
+
+/* Where the device's time goes, so that the GPU check can say why a row is
+ * slow.  While profiling is on, each phase below waits for both streams
+ * before it starts and after it ends and adds its wall time to its total.
+ * The switch and the totals are the process's, not a device object's: the
+ * CUDA backend's object is private to it, and one process drives one GPU.
+ * The waits serialize what would overlap (an upload with the previous
+ * transform), so a profiled run is slower than a plain one: time plain
+ * runs, and profile one more to split it.  Off by default, and then a
+ * phase costs one atomic load. */
+#define PL_GPU_PHASES_X(X)                                                    \
+    X(PL_GPU_PHASE_UPLOAD, "upload")          /* pl__gpu_upload */            \
+    X(PL_GPU_PHASE_DOWNLOAD, "download")      /* pl__gpu_download */          \
+    X(PL_GPU_PHASE_NTT, "ntt")                /* pl__gpu_to_odd_coset */      \
+    X(PL_GPU_PHASE_COSET_H, "coset_h")        /* pl__gpu_coset_h */           \
+    X(PL_GPU_PHASE_MSM_SORT, "msm_sort")      /* digits, sort, bounds */      \
+    X(PL_GPU_PHASE_MSM_ACCUMULATE, "msm_accumulate") /* the levels */         \
+    X(PL_GPU_PHASE_MSM_REDUCE, "msm_reduce")  /* running sums, their copy */  \
+    X(PL_GPU_PHASE_MSM_COMBINE, "msm_combine") /* step 6, on the host */
+typedef enum {
+#define PL_GPU_PHASE_ENUM(id, name) id,
+    PL_GPU_PHASES_X(PL_GPU_PHASE_ENUM)
+#undef PL_GPU_PHASE_ENUM
+    PL_GPU_PHASES
+} pl__gpu_phase;
+
+void pl__gpu_profile(bool on);
+const char *pl__gpu_phase_name(pl__gpu_phase phase);
+/* The totals since the last reset: seconds and times entered per phase
+ * (either may be NULL); reset zeroes them after reading. */
+void pl__gpu_profile_read(double seconds[PL_GPU_PHASES],
+                          uint64_t counts[PL_GPU_PHASES], bool reset);
+
 /* Serializes whole proofs on one device (its scratch is shared). */
 void pl__gpu_lock(pl__gpu *gpu);
 void pl__gpu_unlock(pl__gpu *gpu);
