@@ -434,6 +434,40 @@ PL_TEST(ntt_matches_cpu_on_device)
         check_ntt(impl, log2n);
 }
 
+/* ---- phase timing ------------------------------------------------------------ */
+
+/* The GPU check's profile counts every phase of an MSM and an NTT once
+ * while it is on, and nothing while it is off. */
+PL_TEST(profile_counts_each_phase_emulated)
+{
+    const pl__gpu_impl *impl = impl_or_skip(false);
+    double seconds[PL_GPU_PHASES];
+    uint64_t counts[PL_GPU_PHASES];
+    pl__gpu_profile_read(NULL, NULL, true);
+    check_msm(impl, 300, SCALARS_RANDOM, 0); /* profile off */
+    pl__gpu_profile_read(seconds, counts, false);
+    for (int i = 0; i < PL_GPU_PHASES; i++)
+        CHECK_EQ(counts[i], 0);
+
+    pl__gpu_profile(true);
+    check_msm(impl, 300, SCALARS_RANDOM, 0);
+    check_ntt(impl, 5);
+    pl__gpu_profile(false);
+    pl__gpu_profile_read(seconds, counts, true);
+    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 3); /* points, scalars; NTT: 3 */
+    CHECK_EQ(counts[PL_GPU_PHASE_DOWNLOAD], 1);
+    CHECK_EQ(counts[PL_GPU_PHASE_NTT], 1);
+    CHECK_EQ(counts[PL_GPU_PHASE_COSET_H], 0);
+    for (int i = PL_GPU_PHASE_MSM_SORT; i <= PL_GPU_PHASE_MSM_COMBINE; i++) {
+        CHECK_EQ(counts[i], 1);
+        CHECK(seconds[i] > 0);
+    }
+    CHECK_EQ(strcmp(pl__gpu_phase_name(PL_GPU_PHASE_MSM_ACCUMULATE),
+                    "msm_accumulate"), 0);
+    pl__gpu_profile_read(seconds, counts, false); /* reset by the read */
+    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 0);
+}
+
 /* ---- proofs --------------------------------------------------------------- */
 
 /* A proof of a vector with r = s = 0 by a prover on a backend. */
