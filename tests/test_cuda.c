@@ -381,24 +381,12 @@ static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
 
     pl__gpu *gpu;
     CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
-    const blst_fr *twiddles;
-    blst_fr n_inv, g;
-    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
-    blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, &err);
-    CHECK(constants);
-    uint64_t tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
-    uint64_t const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
-    void *d_tw = pl__gpu_alloc(gpu, tw_bytes, &err);
-    void *d_const = pl__gpu_alloc(gpu, const_bytes, &err);
+    pl__gpu_ntt_set set;
+    CHECK_OK(pl__gpu_ntt_set_create(gpu, &set, plan, log2n, &err), &err);
     void *d_data = pl__gpu_alloc(gpu, n * sizeof(blst_fr), &err);
-    CHECK(d_tw && d_const && d_data);
-    if (n >= 2)
-        CHECK_OK(pl__gpu_upload(gpu, d_tw, twiddles, tw_bytes, &err), &err);
-    CHECK_OK(pl__gpu_upload(gpu, d_const, constants, const_bytes, &err), &err);
+    CHECK(d_data);
     CHECK_OK(pl__gpu_upload(gpu, d_data, got, n * sizeof(blst_fr), &err), &err);
-    pl__gpu_ntt_tables tables;
-    pl__gpu_ntt_tables_init(&tables, log2n, d_tw, d_const);
-    CHECK_OK(pl__gpu_to_odd_coset(gpu, d_data, &tables, &err), &err);
+    CHECK_OK(pl__gpu_to_odd_coset(gpu, d_data, &set.tables, &err), &err);
     CHECK_OK(pl__gpu_download(gpu, got, d_data, n * sizeof(blst_fr), &err),
              &err);
     for (size_t i = 0; i < n; i++)
@@ -408,10 +396,8 @@ static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
                          "%zu",
                          impl->name, log2n, i);
     pl__gpu_free(gpu, d_data, n * sizeof(blst_fr));
-    pl__gpu_free(gpu, d_const, const_bytes);
-    pl__gpu_free(gpu, d_tw, tw_bytes);
+    pl__gpu_ntt_set_destroy(gpu, &set);
     pl__gpu_close(gpu);
-    pl__free(constants);
     free(want);
     free(got);
     pl__ntt_plan_destroy(plan);
@@ -454,7 +440,8 @@ PL_TEST(profile_counts_each_phase_emulated)
     check_ntt(impl, 5);
     pl__gpu_profile(false);
     pl__gpu_profile_read(seconds, counts, true);
-    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 3); /* points, scalars; NTT: 3 */
+    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 3); /* points, scalars; NTT:
+                                                   * tables (2), data */
     CHECK_EQ(counts[PL_GPU_PHASE_DOWNLOAD], 1);
     CHECK_EQ(counts[PL_GPU_PHASE_NTT], 1);
     CHECK_EQ(counts[PL_GPU_PHASE_COSET_H], 0);

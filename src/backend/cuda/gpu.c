@@ -491,6 +491,47 @@ pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                 to_odd_coset(gpu, data, tb, err), err));
 }
 
+pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
+                                 const pl__ntt_plan *plan, unsigned log2n,
+                                 pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    uint64_t n = (uint64_t)1 << log2n;
+    /* the twiddles first, the constants at the next 256-byte boundary */
+    uint64_t tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
+    uint64_t at = (tw_bytes + 255) & ~(uint64_t)255;
+    uint64_t const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
+    const blst_fr *twiddles;
+    blst_fr unused_n_inv, unused_g;
+    pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
+    blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, err);
+    if (!constants)
+        return PL_ENOMEM;
+    pl_status st = PL_OK;
+    char *block = pl__gpu_alloc(gpu, at + const_bytes, err);
+    if (!block)
+        st = PL_ENOMEM;
+    if (!st && n >= 2)
+        st = pl__gpu_upload(gpu, block, twiddles, tw_bytes, err);
+    if (!st)
+        st = pl__gpu_upload(gpu, block + at, constants, const_bytes, err);
+    pl__free(constants); /* the upload staged it */
+    if (st != PL_OK) {
+        pl__gpu_free(gpu, block, at + const_bytes);
+        return st;
+    }
+    out->device = block;
+    out->bytes = at + const_bytes;
+    pl__gpu_ntt_tables_init(&out->tables, log2n, block, block + at);
+    return PL_OK;
+}
+
+void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set)
+{
+    pl__gpu_free(gpu, set->device, set->bytes);
+    memset(set, 0, sizeof(*set));
+}
+
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err)
 {

@@ -68,6 +68,16 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *tables, unsigned log2n,
                              const void *device_twiddles,
                              const void *device_constants);
 
+/* One transform size's tables on the device, apart from any circuit (the
+ * tests and the GPU check; the backend cuts its tables from its own
+ * layout): the plan's twiddles and the constants in one device
+ * allocation, class device, until destroy. */
+typedef struct {
+    pl__gpu_ntt_tables tables;
+    void *device;
+    uint64_t bytes;
+} pl__gpu_ntt_set;
+
 /* The implementation table.  Every operation is asynchronous on its
  * stream unless it says otherwise (the emulation completes each before it
  * returns); a launch runs `threads` threads of the kernel, thread t calling
@@ -272,6 +282,12 @@ pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err);
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tables,
                                pl_error *err);
+/* Makes and uploads a pl__gpu_ntt_set for a CPU plan of 2^log2n. */
+pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
+                                 const struct pl__ntt_plan *plan,
+                                 unsigned log2n, pl_error *err);
+void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set);
+
 /* h = a b - c as canonical scalars, over c (compute stream). */
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err);
