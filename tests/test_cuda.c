@@ -381,24 +381,12 @@ static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
 
     pl__gpu *gpu;
     CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
-    const blst_fr *twiddles;
-    blst_fr n_inv, g;
-    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
-    blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, &err);
-    CHECK(constants);
-    uint64_t tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
-    uint64_t const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
-    void *d_tw = pl__gpu_alloc(gpu, tw_bytes, &err);
-    void *d_const = pl__gpu_alloc(gpu, const_bytes, &err);
+    pl__gpu_ntt_set set;
+    CHECK_OK(pl__gpu_ntt_set_create(gpu, &set, plan, log2n, &err), &err);
     void *d_data = pl__gpu_alloc(gpu, n * sizeof(blst_fr), &err);
-    CHECK(d_tw && d_const && d_data);
-    if (n >= 2)
-        CHECK_OK(pl__gpu_upload(gpu, d_tw, twiddles, tw_bytes, &err), &err);
-    CHECK_OK(pl__gpu_upload(gpu, d_const, constants, const_bytes, &err), &err);
+    CHECK(d_data);
     CHECK_OK(pl__gpu_upload(gpu, d_data, got, n * sizeof(blst_fr), &err), &err);
-    pl__gpu_ntt_tables tables;
-    pl__gpu_ntt_tables_init(&tables, log2n, d_tw, d_const);
-    CHECK_OK(pl__gpu_to_odd_coset(gpu, d_data, &tables, &err), &err);
+    CHECK_OK(pl__gpu_to_odd_coset(gpu, d_data, &set.tables, &err), &err);
     CHECK_OK(pl__gpu_download(gpu, got, d_data, n * sizeof(blst_fr), &err),
              &err);
     for (size_t i = 0; i < n; i++)
@@ -408,10 +396,8 @@ static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
                          "%zu",
                          impl->name, log2n, i);
     pl__gpu_free(gpu, d_data, n * sizeof(blst_fr));
-    pl__gpu_free(gpu, d_const, const_bytes);
-    pl__gpu_free(gpu, d_tw, tw_bytes);
+    pl__gpu_ntt_set_destroy(gpu, &set);
     pl__gpu_close(gpu);
-    pl__free(constants);
     free(want);
     free(got);
     pl__ntt_plan_destroy(plan);
@@ -432,6 +418,41 @@ PL_TEST(ntt_matches_cpu_on_device)
     const pl__gpu_impl *impl = impl_or_skip(true);
     for (unsigned log2n = 0; log2n <= 20; log2n++)
         check_ntt(impl, log2n);
+}
+
+/* ---- phase timing ------------------------------------------------------------ */
+
+/* The GPU check's profile counts every phase of an MSM and an NTT once
+ * while it is on, and nothing while it is off. */
+PL_TEST(profile_counts_each_phase_emulated)
+{
+    const pl__gpu_impl *impl = impl_or_skip(false);
+    double seconds[PL_GPU_PHASES];
+    uint64_t counts[PL_GPU_PHASES];
+    pl__gpu_profile_read(NULL, NULL, true);
+    check_msm(impl, 300, SCALARS_RANDOM, 0); /* profile off */
+    pl__gpu_profile_read(seconds, counts, false);
+    for (int i = 0; i < PL_GPU_PHASES; i++)
+        CHECK_EQ(counts[i], 0);
+
+    pl__gpu_profile(true);
+    check_msm(impl, 300, SCALARS_RANDOM, 0);
+    check_ntt(impl, 5);
+    pl__gpu_profile(false);
+    pl__gpu_profile_read(seconds, counts, true);
+    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 3); /* points, scalars; NTT:
+                                                   * tables (2), data */
+    CHECK_EQ(counts[PL_GPU_PHASE_DOWNLOAD], 1);
+    CHECK_EQ(counts[PL_GPU_PHASE_NTT], 1);
+    CHECK_EQ(counts[PL_GPU_PHASE_COSET_H], 0);
+    for (int i = PL_GPU_PHASE_MSM_SORT; i <= PL_GPU_PHASE_MSM_COMBINE; i++) {
+        CHECK_EQ(counts[i], 1);
+        CHECK(seconds[i] > 0);
+    }
+    CHECK_EQ(strcmp(pl__gpu_phase_name(PL_GPU_PHASE_MSM_ACCUMULATE),
+                    "msm_accumulate"), 0);
+    pl__gpu_profile_read(seconds, counts, false); /* reset by the read */
+    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 0);
 }
 
 /* ---- proofs --------------------------------------------------------------- */

@@ -10,13 +10,15 @@
  * reserves for the kernels, from open to close.  The two staging buffers and the buffer
  * of window sums are class pinned, from the accounted allocator (anonymous
  * maps, so RssAnon counts them like any other host class), page-locked
- * with the driver for the object's lifetime.
+ * with the driver for the object's lifetime.  The phase timing of gpu.h
+ * (the GPU check's profile) brackets the schedules' phases here.
  */
 #define _GNU_SOURCE
 #include "backend/cuda/gpu.h"
 #include "field/field.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #include <pthread.h>
@@ -236,6 +238,82 @@ static pl_status noted(pl__gpu *gpu, pl_status st, const pl_error *err)
         return noted(gpu, (call), err);                                       \
     } while (0)
 
+/* ---- phase timing ------------------------------------------------------- */
+
+static atomic_bool profiling;
+static _Atomic uint64_t phase_ns[PL_GPU_PHASES], phase_entries[PL_GPU_PHASES];
+
+static const char *const phase_names[PL_GPU_PHASES] = {
+#define PL_GPU_PHASE_NAME(id, name) [id] = name,
+    PL_GPU_PHASES_X(PL_GPU_PHASE_NAME)
+#undef PL_GPU_PHASE_NAME
+};
+
+void pl__gpu_profile(bool on)
+{
+    atomic_store(&profiling, on);
+}
+
+const char *pl__gpu_phase_name(pl__gpu_phase phase)
+{
+    return (unsigned)phase < PL_GPU_PHASES ? phase_names[phase] : "?";
+}
+
+void pl__gpu_profile_read(double seconds[PL_GPU_PHASES],
+                          uint64_t counts[PL_GPU_PHASES], bool reset)
+{
+    for (int i = 0; i < PL_GPU_PHASES; i++) {
+        uint64_t ns = reset ? atomic_exchange(&phase_ns[i], 0)
+                            : atomic_load(&phase_ns[i]);
+        uint64_t k = reset ? atomic_exchange(&phase_entries[i], 0)
+                           : atomic_load(&phase_entries[i]);
+        if (seconds)
+            seconds[i] = 1e-9 * (double)ns;
+        if (counts)
+            counts[i] = k;
+    }
+}
+
+/* A phase being timed: since < 0 when it is not. */
+typedef struct {
+    double since;
+} phase_clock;
+
+/* Starts timing, when profiling, once the work queued before is done (so
+ * that it is not counted as this phase's).  A wait that fails leaves the
+ * phase untimed: the call that follows meets the failure itself. */
+static phase_clock phase_start(pl__gpu *gpu)
+{
+    phase_clock pc = {-1};
+    pl_error ignored;
+    if (atomic_load_explicit(&profiling, memory_order_relaxed) &&
+        !pl__gpu_faulted(gpu, NULL) && quiesce(gpu, &ignored) == PL_OK)
+        pc.since = pl__now_seconds();
+    return pc;
+}
+
+/* Ends the timed phase that started at pc once its work is done, adds it
+ * to `phase`, and times the next one from now. */
+static pl_status phase_lap(pl__gpu *gpu, phase_clock *pc, pl__gpu_phase phase,
+                           pl_error *err)
+{
+    if (pc->since < 0)
+        return PL_OK;
+    pl_status st = quiesce(gpu, err);
+    double now = pl__now_seconds();
+    atomic_fetch_add(&phase_ns[phase], (uint64_t)(1e9 * (now - pc->since)));
+    atomic_fetch_add(&phase_entries[phase], 1);
+    pc->since = now;
+    return st;
+}
+
+/* A call's status st, and its phase ended if it succeeded. */
+static pl_status phase_end(pl__gpu *gpu, phase_clock *pc, pl__gpu_phase phase,
+                           pl_status st, pl_error *err)
+{
+    return st ? st : phase_lap(gpu, pc, phase, err);
+}
+
 const char *pl__gpu_description(const pl__gpu *gpu)
 {
     return gpu->description;
@@ -314,7 +392,9 @@ static pl_status upload(pl__gpu *gpu, void *dst, const void *src,
 pl_status pl__gpu_upload(pl__gpu *gpu, void *dst, const void *src,
                          uint64_t bytes, pl_error *err)
 {
-    GUARDED(gpu, err, upload(gpu, dst, src, bytes, err));
+    phase_clock pc = phase_start(gpu);
+    GUARDED(gpu, err, phase_end(gpu, &pc, PL_GPU_PHASE_UPLOAD,
+                                upload(gpu, dst, src, bytes, err), err));
 }
 
 static pl_status download(pl__gpu *gpu, void *dst, const void *src,
@@ -340,7 +420,9 @@ static pl_status download(pl__gpu *gpu, void *dst, const void *src,
 pl_status pl__gpu_download(pl__gpu *gpu, void *dst, const void *src,
                            uint64_t bytes, pl_error *err)
 {
-    GUARDED(gpu, err, download(gpu, dst, src, bytes, err));
+    phase_clock pc = phase_start(gpu);
+    GUARDED(gpu, err, phase_end(gpu, &pc, PL_GPU_PHASE_DOWNLOAD,
+                                download(gpu, dst, src, bytes, err), err));
 }
 
 pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err)
@@ -404,14 +486,61 @@ static pl_status to_odd_coset(pl__gpu *gpu, void *data,
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tb, pl_error *err)
 {
-    GUARDED(gpu, err, to_odd_coset(gpu, data, tb, err));
+    phase_clock pc = phase_start(gpu);
+    GUARDED(gpu, err, phase_end(gpu, &pc, PL_GPU_PHASE_NTT,
+                                to_odd_coset(gpu, data, tb, err), err));
+}
+
+pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
+                                 const pl__ntt_plan *plan, unsigned log2n,
+                                 pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    uint64_t n = (uint64_t)1 << log2n;
+    /* the twiddles first, the constants at the next 256-byte boundary */
+    uint64_t tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
+    uint64_t at = (tw_bytes + 255) & ~(uint64_t)255;
+    uint64_t const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
+    const blst_fr *twiddles;
+    blst_fr unused_n_inv, unused_g;
+    pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
+    blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, err);
+    if (!constants)
+        return PL_ENOMEM;
+    pl_status st = PL_OK;
+    char *block = pl__gpu_alloc(gpu, at + const_bytes, err);
+    if (!block)
+        st = PL_ENOMEM;
+    if (!st && n >= 2)
+        st = pl__gpu_upload(gpu, block, twiddles, tw_bytes, err);
+    if (!st)
+        st = pl__gpu_upload(gpu, block + at, constants, const_bytes, err);
+    pl__free(constants); /* the upload staged it */
+    if (st != PL_OK) {
+        pl__gpu_free(gpu, block, at + const_bytes);
+        return st;
+    }
+    out->device = block;
+    out->bytes = at + const_bytes;
+    pl__gpu_ntt_tables_init(&out->tables, log2n, block, block + at);
+    return PL_OK;
+}
+
+void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set)
+{
+    pl__gpu_free(gpu, set->device, set->bytes);
+    memset(set, 0, sizeof(*set));
 }
 
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err)
 {
+    phase_clock pc = phase_start(gpu);
     GUARDED(gpu, err,
-            gpu->impl->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c, err));
+            phase_end(gpu, &pc, PL_GPU_PHASE_COSET_H,
+                      gpu->impl->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c,
+                                         err),
+                      err));
 }
 
 /* ---- the G1 MSM ---------------------------------------------------------- */
@@ -451,8 +580,10 @@ pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
 }
 
 /* Steps 1-5 of kernels/msm.h on the compute stream, then the W T chunk
- * sums (XYZZ) copied to `chunks` (pinned); returns after they arrived. */
-static pl_status msm_device(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
+ * sums (XYZZ) copied to `chunks` (pinned); returns after they arrived.
+ * pc: the phase clock, lapped after the sort, the levels and the sums. */
+static pl_status msm_device(pl__gpu *gpu, phase_clock *pc,
+                            const pl__cu_msm_cfg *cfg,
                             const pl__cu_g1_affine *points,
                             const uint32_t *scalars, pl__cu_msm_scratch *m,
                             pl__cu_g1_xyzz *chunks, pl_error *err)
@@ -476,7 +607,8 @@ static pl_status msm_device(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
         (st = im->memset_zero(dev, s, m->start, (uint64_t)nb * 4, err)) ||
         (st = im->memset_zero(dev, s, m->end, (uint64_t)nb * 4, err)) ||
         (st = im->msm_bounds(dev, s, entries, cfg, m->keys[sorted], m->start,
-                             m->end, err)))
+                             m->end, err)) ||
+        (st = phase_lap(gpu, pc, PL_GPU_PHASE_MSM_SORT, err)))
         return st;
 
     /* 4: level 0 over the sorted points, then each level over the last
@@ -506,15 +638,18 @@ static pl_status msm_device(pl__gpu *gpu, const pl__cu_msm_cfg *cfg,
                                               m->partials[cur], err)))
             return st;
     }
+    if ((st = phase_lap(gpu, pc, PL_GPU_PHASE_MSM_ACCUMULATE, err)))
+        return st;
 
     /* 5: the running sums per chunk, and their transfer */
     uint32_t sums = cfg->windows * cfg->chunks;
     if ((st = im->msm_reduce(dev, s, sums, cfg, m->partials[cur],
                              m->offsets[cur], m->chunks, err)) ||
         (st = im->copy_to_host(dev, s, chunks, m->chunks,
-                               (uint64_t)sums * sizeof(pl__cu_g1_xyzz), err)))
+                               (uint64_t)sums * sizeof(pl__cu_g1_xyzz), err)) ||
+        (st = im->stream_sync(dev, s, err)))
         return st;
-    return im->stream_sync(dev, s, err);
+    return phase_lap(gpu, pc, PL_GPU_PHASE_MSM_REDUCE, err);
 }
 
 /* XYZZ -> blst's Jacobian: the same coordinates, byte for byte. */
@@ -545,7 +680,8 @@ static pl_status msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
                              n, (unsigned long long)scratch_bytes);
     pl__cu_msm_layout(&cfg, temp, scratch, &m);
     const pl__cu_g1_xyzz *chunks = gpu->pinned[2];
-    if ((st = msm_device(gpu, &cfg, points, scalars, &m, gpu->pinned[2],
+    phase_clock pc = phase_start(gpu);
+    if ((st = msm_device(gpu, &pc, &cfg, points, scalars, &m, gpu->pinned[2],
                          err)))
         return st;
     /* step 6: windows from the top, each the sum of its chunks */
@@ -558,7 +694,7 @@ static pl_status msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
             blst_p1_add_or_double(out, out, &part);
         }
     }
-    return PL_OK;
+    return phase_lap(gpu, &pc, PL_GPU_PHASE_MSM_COMBINE, err);
 }
 
 pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,

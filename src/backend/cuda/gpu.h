@@ -68,6 +68,16 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *tables, unsigned log2n,
                              const void *device_twiddles,
                              const void *device_constants);
 
+/* One transform size's tables on the device, apart from any circuit (the
+ * tests and the GPU check; the backend cuts its tables from its own
+ * layout): the plan's twiddles and the constants in one device
+ * allocation, class device, until destroy. */
+typedef struct {
+    pl__gpu_ntt_tables tables;
+    void *device;
+    uint64_t bytes;
+} pl__gpu_ntt_set;
+
 /* The implementation table.  Every operation is asynchronous on its
  * stream unless it says otherwise (the emulation completes each before it
  * returns); a launch runs `threads` threads of the kernel, thread t calling
@@ -272,6 +282,12 @@ pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err);
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tables,
                                pl_error *err);
+/* Makes and uploads a pl__gpu_ntt_set for a CPU plan of 2^log2n. */
+pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
+                                 const struct pl__ntt_plan *plan,
+                                 unsigned log2n, pl_error *err);
+void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set);
+
 /* h = a b - c as canonical scalars, over c (compute stream). */
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err);
@@ -306,6 +322,40 @@ pl_status pl__gpu_quiesce(pl__gpu *gpu, pl_error *err);
  * cudaErrorIllegalAddress). */
 #define PL_GPU_EMU_FAULT_CODE 700
 void pl__gpu_emu_fault_next_launch(void);
+
+/* ---- phase timing (bench/gpu_check.sh) ---------------------------------- */
+
+/* Where the device's time goes, so that the GPU check can say why a row is
+ * slow.  While profiling is on, each phase below waits for both streams
+ * before it starts and after it ends and adds its wall time to its total.
+ * The switch and the totals are the process's, not a device object's: the
+ * CUDA backend's object is private to it, and one process drives one GPU.
+ * The waits serialize what would overlap (an upload with the previous
+ * transform), so a profiled run is slower than a plain one: time plain
+ * runs, and profile one more to split it.  Off by default, and then a
+ * phase costs one atomic load. */
+#define PL_GPU_PHASES_X(X)                                                    \
+    X(PL_GPU_PHASE_UPLOAD, "upload")          /* pl__gpu_upload */            \
+    X(PL_GPU_PHASE_DOWNLOAD, "download")      /* pl__gpu_download */          \
+    X(PL_GPU_PHASE_NTT, "ntt")                /* pl__gpu_to_odd_coset */      \
+    X(PL_GPU_PHASE_COSET_H, "coset_h")        /* pl__gpu_coset_h */           \
+    X(PL_GPU_PHASE_MSM_SORT, "msm_sort")      /* digits, sort, bounds */      \
+    X(PL_GPU_PHASE_MSM_ACCUMULATE, "msm_accumulate") /* the levels */         \
+    X(PL_GPU_PHASE_MSM_REDUCE, "msm_reduce")  /* running sums, their copy */  \
+    X(PL_GPU_PHASE_MSM_COMBINE, "msm_combine") /* step 6, on the host */
+typedef enum {
+#define PL_GPU_PHASE_ENUM(id, name) id,
+    PL_GPU_PHASES_X(PL_GPU_PHASE_ENUM)
+#undef PL_GPU_PHASE_ENUM
+    PL_GPU_PHASES
+} pl__gpu_phase;
+
+void pl__gpu_profile(bool on);
+const char *pl__gpu_phase_name(pl__gpu_phase phase);
+/* The totals since the last reset: seconds and times entered per phase
+ * (either may be NULL); reset zeroes them after reading. */
+void pl__gpu_profile_read(double seconds[PL_GPU_PHASES],
+                          uint64_t counts[PL_GPU_PHASES], bool reset);
 
 /* Serializes whole proofs on one device (its scratch is shared). */
 void pl__gpu_lock(pl__gpu *gpu);
