@@ -12,13 +12,18 @@
  * Statuses, chosen to agree with snarkjs where snarkjs has an answer:
  *  - wrong public input count, or a public input >= r: PL_EFORMAT (snarkjs
  *    rejects the inputs before looking at the proof);
- *  - a proof point not on its curve or not in its subgroup: PL_EINVALID
- *    with a message naming the point (snarkjs reports the proof as not
- *    valid; it checks the curve only, the subgroup check is ours, since
- *    the pairing is only sound on the prime-order subgroups);
+ *  - a proof point at infinity, not on its curve or not in its subgroup:
+ *    PL_EINVALID with a message naming the point (snarkjs reports the
+ *    proof as not valid; it checks the curve only, the subgroup check is
+ *    ours, since the pairing is only sound on the prime-order subgroups);
  *  - the pairing check fails: PL_EINVALID.
- * Points at infinity in the proof are accepted as snarkjs accepts them;
- * their pairing is 1 and the product decides.
+ * The identity is refused for A, B and C.  snarkjs's isValid lets it
+ * through, but its pairing of infinity does not come out as 1, so snarkjs
+ * rejects such proofs; blst's does, so without this check a proof with
+ * B = 0 and C chosen from the key's trapdoor (a development key's secrets
+ * are known) would pass here and fail there.  An honest prover never
+ * makes one: A and B carry the blinding r and s.  docs/snarkjs.md lists
+ * where we differ from snarkjs.
  */
 #include "groth16/vkey.h"
 #include "field/field.h"
@@ -29,26 +34,24 @@
 static const char *pl__proof_g1_problem(const blst_p1_affine *p)
 {
     const char *bad = NULL;
-    /* infinity passes, as in snarkjs's isValid */
-    if (!blst_p1_affine_is_inf(p)) {
-        if (!blst_p1_affine_on_curve(p))
-            bad = "is not on the curve";
-        else if (!blst_p1_affine_in_g1(p))
-            bad = "is not in the G1 subgroup";
-    }
+    if (blst_p1_affine_is_inf(p))
+        bad = "is the point at infinity";
+    else if (!blst_p1_affine_on_curve(p))
+        bad = "is not on the curve";
+    else if (!blst_p1_affine_in_g1(p))
+        bad = "is not in the G1 subgroup";
     return bad;
 }
 
 static const char *pl__proof_g2_problem(const blst_p2_affine *p)
 {
     const char *bad = NULL;
-    /* infinity passes, as in snarkjs's isValid */
-    if (!blst_p2_affine_is_inf(p)) {
-        if (!blst_p2_affine_on_curve(p))
-            bad = "is not on the curve";
-        else if (!blst_p2_affine_in_g2(p))
-            bad = "is not in the G2 subgroup";
-    }
+    if (blst_p2_affine_is_inf(p))
+        bad = "is the point at infinity";
+    else if (!blst_p2_affine_on_curve(p))
+        bad = "is not on the curve";
+    else if (!blst_p2_affine_in_g2(p))
+        bad = "is not in the G2 subgroup";
     return bad;
 }
 
@@ -105,7 +108,7 @@ pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
     }
     blst_p1_to_affine(&vk_x_aff, &vk_x);
 
-    /* -A: negating y; blst's cneg keeps 0 at 0, so infinity stays */
+    /* -A: negating y (A is not infinity, checked above) */
     blst_fp_cneg(&a.y, &a.y, true);
     blst_miller_loop(&acc, &b, &a);
     blst_miller_loop(&f, &vkey->gamma2, &vk_x_aff);
