@@ -30,7 +30,8 @@ static int verify_run(char **pos)
     pl_proof proof;
     pl_status st;
     if ((st = pl_vkey_read_json(&vkey, pos[0], &err)) ||
-        (st = pl_public_read_json(&publics, &count, pos[1], &err)) ||
+        (st = pl_public_read_json(&publics, &count, pos[1],
+                                  pl_vkey_n_public(vkey), &err)) ||
         (st = pl_proof_read_json(&proof, pos[2], &err)))
         goto done;
     st = pl_verify(vkey, &proof, publics, count, &err);

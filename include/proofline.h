@@ -188,21 +188,44 @@ pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
 size_t pl_vkey_n_public(const pl_vkey *vkey);
 void pl_vkey_destroy(pl_vkey *vkey);
 
+/* Every JSON input is read only when it is a regular file (opened
+ * non-blocking: a FIFO does not hang, a device is not read) and no larger
+ * than what it can hold: a proof 16 KiB, a verification key what
+ * PL_VKEY_MAX_PUBLIC inputs take, public.json what max_count inputs take
+ * (PL_PUBLIC_JSON_BYTES each); PL_EFORMAT naming the file otherwise. */
+#define PL_VKEY_MAX_PUBLIC ((size_t)1 << 16)
+#define PL_PUBLIC_JSON_BYTES 256u
 pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err);
 /* The public inputs are < r (checked).  *out holds *count values (a valid
  * pointer even for none) and is released with pl_public_free; on failure
- * *out is NULL. */
+ * *out is NULL.  max_count bounds the file's size (above): the inputs the
+ * verification key takes (pl_vkey_n_public); a count that differs from it
+ * is pl_verify's to refuse. */
 pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
-                              pl_error *err);
+                              size_t max_count, pl_error *err);
 /* Releases what pl_public_read_json returned; NULL is a no-op. */
 void pl_public_free(pl_scalar *publics);
 
-/* Writes proof.json and public.json together: both files appear, or neither
- * (each is written to a temporary file, then both are renamed).  public_path
- * may be NULL. */
+/* Writes proof.json and public.json together: each is written to a
+ * temporary file beside it, and both are renamed only when both are
+ * complete; on failure the previous pair is left as it was.  Two paths
+ * naming one file are refused (PL_EUSAGE), unless it is a device or a pipe
+ * such as /dev/stdout, written in place (the proof, then the inputs).
+ * public_path may be NULL. */
 pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
                               const pl_scalar *publics, size_t count,
                               const char *public_path, pl_error *err);
+
+/* Checks the files a command will write before it starts work: each
+ * output's folder exists and can be written, and no output is a folder,
+ * one of the inputs (existing files compared by device and inode) or
+ * another output (compared by folder and name) -- except devices and
+ * pipes such as /dev/stdout, written in place, which may be named more
+ * than once.  NULL entries are skipped.  PL_EUSAGE or PL_EIO naming the
+ * paths. */
+pl_status pl_output_check(const char *const *outputs, size_t n_outputs,
+                          const char *const *inputs, size_t n_inputs,
+                          pl_error *err);
 
 /* ---- the prover -------------------------------------------------------- */
 

@@ -1124,6 +1124,87 @@ PL_TEST(output_fifo_written_in_place)
     }
 }
 
+/* Two outputs committed as a pair (proof.json and public.json): when the
+ * second cannot be renamed into place, the first target gets its previous
+ * file back, and no temporary or backup is left.  (pl_proof_write_json
+ * used to rename the proof, fail on the public inputs and then delete the
+ * proof: the previous proof.json was lost.) */
+PL_TEST(output_pair_keeps_the_previous_pair)
+{
+    char a[4200], b[4200], inside[4300];
+    const char *dir = fresh_path(a, "out_pair", "p.proof.json");
+    snprintf(b, sizeof(b), "%s/p.public.json", dir);
+    pl_test_write_file(a, "old proof", 9);
+    pl_test_write_file(b, "old public", 10);
+    pl_error err = {0};
+    pl__output oa, ob;
+    CHECK_OK(pl__output_stage(&oa, a, "new proof", 9, &err), &err);
+    CHECK_OK(pl__output_stage(&ob, b, "new public", 10, &err), &err);
+    /* b's target turns into a folder that holds a file: rename fails */
+    CHECK(unlink(b) == 0 && mkdir(b, 0777) == 0);
+    snprintf(inside, sizeof(inside), "%s/x", b);
+    pl_test_write_file(inside, "x", 1);
+    CHECK_STATUS(pl__output_commit_pair(&oa, &ob, &err), PL_EIO, &err);
+    CHECK(strstr(err.msg, "p.public.json: cannot rename into place") != NULL);
+    check_file_text(a, "old proof");
+    CHECK_LISTING(dir, "p.proof.json p.public.json");
+    /* and the pair goes in when it can, the old first file not kept */
+    CHECK(unlink(inside) == 0 && rmdir(b) == 0);
+    CHECK_OK(pl__output_stage(&oa, a, "new proof", 9, &err), &err);
+    CHECK_OK(pl__output_stage(&ob, b, "new public", 10, &err), &err);
+    CHECK_OK(pl__output_commit_pair(&oa, &ob, &err), &err);
+    check_file_text(a, "new proof");
+    check_file_text(b, "new public");
+    CHECK_LISTING(dir, "p.proof.json p.public.json");
+    /* a first target that did not exist is removed again on failure */
+    CHECK(unlink(a) == 0);
+    CHECK_OK(pl__output_stage(&oa, a, "newer", 5, &err), &err);
+    CHECK_OK(pl__output_stage(&ob, b, "newer", 5, &err), &err);
+    CHECK(unlink(b) == 0 && mkdir(b, 0777) == 0);
+    pl_test_write_file(inside, "x", 1);
+    CHECK_STATUS(pl__output_commit_pair(&oa, &ob, &err), PL_EIO, &err);
+    CHECK(access(a, F_OK) != 0);
+    CHECK_LISTING(dir, "p.public.json");
+}
+
+/* pl_output_check: an output named twice (even as another spelling of one
+ * path), an output that is an input, a folder, a missing folder; devices
+ * such as /dev/null may be named twice. */
+PL_TEST(output_check_refuses_clashes)
+{
+    char a[4200], other[4300], input[4300];
+    const char *dir = fresh_path(a, "out_check", "same.json");
+    snprintf(other, sizeof(other), "%s/../out_check/./same.json", dir);
+    snprintf(input, sizeof(input), "%s/in.wtns", dir);
+    pl_test_write_file(input, "w", 1);
+    pl_error err = {0};
+    const char *twice[] = {a, a};
+    CHECK_STATUS(pl_output_check(twice, 2, NULL, 0, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "same.json is given as two outputs") != NULL);
+    const char *spelled[] = {a, other};
+    CHECK_STATUS(pl_output_check(spelled, 2, NULL, 0, &err), PL_EUSAGE,
+                 &err);
+    CHECK(strstr(err.msg, "name the same file") != NULL);
+    /* an existing file reached by two spellings */
+    pl_test_write_file(a, "x", 1);
+    CHECK_STATUS(pl_output_check(spelled, 2, NULL, 0, &err), PL_EUSAGE,
+                 &err);
+    const char *outs[] = {a, input}, *ins[] = {"/nonexistent", input};
+    CHECK_STATUS(pl_output_check(outs, 2, ins, 2, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "in.wtns is also an input") != NULL);
+    const char *devices[] = {"/dev/null", "/dev/null", NULL, a};
+    CHECK_OK(pl_output_check(devices, 4, ins, 2, &err), &err);
+    const char *folder[] = {dir};
+    CHECK_STATUS(pl_output_check(folder, 1, NULL, 0, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "is a folder") != NULL);
+    char missing[4300];
+    snprintf(missing, sizeof(missing), "%s/no/x.json", dir);
+    const char *lost[] = {missing};
+    CHECK_STATUS(pl_output_check(lost, 1, NULL, 0, &err), PL_EIO, &err);
+    CHECK(strstr(err.msg, "its folder") != NULL);
+    CHECK_LISTING(dir, "in.wtns same.json");
+}
+
 /* ---- the container writer (formats/container.c) ----------------------- */
 
 /* An output at path with a container header begun on it. */

@@ -11,6 +11,7 @@
 #include "formats/snarkjs_json.h"
 #include "groth16/vkey.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *VECTORS[] = {"multiplier", "chain10",   "nopublic",
@@ -401,7 +402,8 @@ PL_TEST(proof_json_roundtrip)
             snprintf(pub, sizeof(pub), "%s/public.json", VECTORS[i]);
             CHECK_OK(pl_proof_read_json(&proof, pl_test_vector(src), &err),
                      &err);
-            CHECK_OK(pl_public_read_json(&pubs, &n, pl_test_vector(pub), &err),
+            CHECK_OK(pl_public_read_json(&pubs, &n, pl_test_vector(pub), 64,
+                                         &err),
                      &err);
             CHECK(pubs != NULL);
             snprintf(po, sizeof(po), "%s", pl_test_tmp("rt_proof.json"));
@@ -411,7 +413,7 @@ PL_TEST(proof_json_roundtrip)
             check_same_file(qo, pl_test_vector(pub));
             CHECK_OK(pl_proof_read_json(&again, po, &err), &err);
             CHECK_MEM(&again, &proof, sizeof(proof));
-            CHECK_OK(pl_public_read_json(&pubs2, &n2, qo, &err), &err);
+            CHECK_OK(pl_public_read_json(&pubs2, &n2, qo, 64, &err), &err);
             CHECK_EQ(n2, n);
             if (n)
                 CHECK_MEM(pubs2, pubs, n * sizeof(*pubs));
@@ -437,23 +439,76 @@ PL_TEST(public_json_rejects)
     write_text("pub_r.json",
                "[\"1\", \"5243587517512619047944774050818596583769055250052763"
                "7822603658699938581184513\"]", p);
-    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, &err), PL_EFORMAT, &err);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, 2, &err), PL_EFORMAT, &err);
     CHECK(strstr(err.msg, "[1]: not a decimal integer below") != NULL);
     CHECK(pubs == NULL && n == 0);
     write_text("pub_num.json", "[1]", p);
-    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, &err), PL_EFORMAT, &err);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, 2, &err), PL_EFORMAT, &err);
     CHECK(strstr(err.msg, "[0]: expected a decimal string") != NULL);
     write_text("pub_obj.json", "{}", p);
-    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, &err), PL_EFORMAT, &err);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, 2, &err), PL_EFORMAT, &err);
     write_text("pub_neg.json", "[\"-1\"]", p);
-    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, &err), PL_EFORMAT, &err);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, 2, &err), PL_EFORMAT, &err);
     write_text("pub_empty.json", "[]", p);
-    CHECK_OK(pl_public_read_json(&pubs, &n, p, &err), &err);
+    CHECK_OK(pl_public_read_json(&pubs, &n, p, 2, &err), &err);
     CHECK(pubs != NULL && n == 0);
     pl_public_free(pubs);
     CHECK_STATUS(pl_public_read_json(&pubs, &n, pl_test_tmp("nonexistent"),
-                                     &err),
+                                     2, &err),
                  PL_EIO, &err);
+}
+
+/* The JSON inputs are bounded by what they can hold, refused before they
+ * are read: public.json by its key's input count (1 KiB and 256 bytes an
+ * input), a proof at 16 KiB; a FIFO is refused without waiting for a
+ * writer, a device without reading it.  (Before: public.json up to 4 GiB,
+ * /dev/zero read to 4 GiB, a FIFO hung in open.) */
+PL_TEST(json_inputs_are_bounded)
+{
+    pl_error err = {0};
+    pl_scalar *pubs = NULL;
+    size_t n = 0;
+    char p[4096];
+    /* a one-input public.json padded past 1 KiB + 256 bytes */
+    char text[2048];
+    memset(text, ' ', sizeof(text));
+    memcpy(text, "[\"33\"", 5);
+    memcpy(text + sizeof(text) - 2, "]", 2);
+    write_text("pub_padded.json", text, p);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, 1, &err), PL_EFORMAT,
+                 &err);
+    CHECK(strstr(err.msg, "pub_padded.json: 2047 bytes, more than the 1280 "
+                 "bytes it can hold") != NULL);
+    /* the same file is fine for a key of four inputs (up to 2 KiB) */
+    CHECK_OK(pl_public_read_json(&pubs, &n, p, 4, &err), &err);
+    CHECK(n == 1);
+    pl_public_free(pubs);
+    pubs = NULL;
+    /* a proof of 16 KiB + 1 */
+    char *big = malloc((16 << 10) + 2);
+    CHECK(big != NULL);
+    memset(big, ' ', (16 << 10) + 1);
+    big[0] = '{';
+    big[16 << 10] = '}';
+    big[(16 << 10) + 1] = '\0';
+    write_text("proof_big.json", big, p);
+    free(big);
+    pl_proof proof;
+    CHECK_STATUS(pl_proof_read_json(&proof, p, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "more than the 16384 bytes") != NULL);
+    /* not regular files: refused at once, nothing read */
+    snprintf(p, sizeof(p), "%s", pl_test_tmp("json_fifo"));
+    unlink(p);
+    CHECK(mkfifo(p, 0600) == 0);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, p, 1, &err), PL_EIO, &err);
+    CHECK(strstr(err.msg, "json_fifo: not a regular file") != NULL);
+    unlink(p);
+    CHECK_STATUS(pl_public_read_json(&pubs, &n, "/dev/zero", 1, &err),
+                 PL_EIO, &err);
+    CHECK(strstr(err.msg, "/dev/zero: not a regular file") != NULL);
+    pl_vkey *vk = NULL;
+    CHECK_STATUS(pl_vkey_read_json(&vk, "/dev/zero", &err), PL_EIO, &err);
+    CHECK(vk == NULL);
 }
 
 /* Replaces `from` with `to` in multiplier's snarkjs proof and reads it. */

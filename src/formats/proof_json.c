@@ -22,17 +22,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert(sizeof(blst_p1_affine) == sizeof(pl_g1_affine),
                "pl_g1_affine holds the bytes of a blst_p1_affine");
 _Static_assert(sizeof(blst_p2_affine) == sizeof(pl_g2_affine),
                "pl_g2_affine holds the bytes of a blst_p2_affine");
 
-/* Proofs are about 1.3 KB; anything near this is not a snarkjs proof. */
-#define PL__PROOF_JSON_MAX (1u << 20)
-/* public.json: about 80 bytes per input; 2^31 inputs is out of reach anyway */
-#define PL__PUBLIC_JSON_MAX ((size_t)1 << 32)
+/* A proof is about 1.3 KB (twelve coordinates of up to 116 digits);
+ * 16 KiB leaves room for any indentation. */
+#define PL__PROOF_JSON_MAX (16u << 10)
+/* public.json holds about 82 bytes per input (77 digits, quotes, a comma,
+ * a newline and an indent): PL_PUBLIC_JSON_BYTES (256) per input and
+ * 1 KiB more leave room for any layout, so a key's input count bounds the
+ * file. */
+#define PL__PUBLIC_JSON_BASE ((size_t)1 << 10)
 #define PL__DEC_CAP 128 /* 2^384 has 116 digits */
 
 /* ---- shared encodings ------------------------------------------------- */
@@ -409,12 +412,17 @@ fail:
 }
 
 pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
-                              pl_error *err)
+                              size_t max_count, pl_error *err)
 {
     pl__json_doc doc;
     *out = NULL;
     *count = 0;
-    pl_status st = pl__json_read_file(&doc, path, PL__PUBLIC_JSON_MAX, err);
+    size_t max_bytes = max_count > (SIZE_MAX - PL__PUBLIC_JSON_BASE) /
+                                       PL_PUBLIC_JSON_BYTES
+                           ? SIZE_MAX
+                           : PL__PUBLIC_JSON_BASE +
+                                 max_count * PL_PUBLIC_JSON_BYTES;
+    pl_status st = pl__json_read_file(&doc, path, max_bytes, err);
     if (st == PL_OK)
         st = public_from_doc(out, count, &doc, err);
     pl__json_free(&doc);
@@ -506,23 +514,30 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
         st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", proof_path);
         goto fail;
     }
-    /* Both files are staged (written and fsynced) before either replaces
-     * its target, so a failure while writing leaves the old files alone. */
-    if ((st = pl__output_stage(&pf, proof_path, ptext.data, ptext.len, err)))
+    /* Two names for one file would lose the proof to the public inputs
+     * (a device such as /dev/stdout, written in place, may take both). */
+    const char *paths[2] = {proof_path, public_path};
+    if ((st = pl_output_check(paths, 2, NULL, 0, err)) ||
+        (st = pl__output_open(&pf, proof_path, err)) ||
+        (public_path && (st = pl__output_open(&qf, public_path, err))))
         goto fail;
-    if (public_path &&
-        (st = pl__output_stage(&qf, public_path, qtext.data, qtext.len, err)))
-        goto fail;
-    if ((st = pl__output_commit(&pf, err)))
-        goto fail;
-    if (public_path && (st = pl__output_commit(&qf, err))) {
-        /* The new proof is in place but its public inputs are not: remove
-         * it rather than leave it paired with an older public.json (a
-         * proof written in place, to a device or a pipe, is gone already). */
-        if (!pf.in_place)
-            unlink(proof_path);
-        goto fail;
+    /* The files that a rename publishes are written first, those written
+     * in place (a device, a pipe) last: a failure to write a file then
+     * leaves the stream untouched.  Both are complete before either is
+     * renamed, and the pair is renamed together (pl__output_commit_pair):
+     * a failure leaves the previous pair. */
+    pl__output *order[2] = {&pf, &qf};
+    const pl__strbuf *text[2] = {&ptext, &qtext};
+    bool swap = public_path && pf.in_place && !qf.in_place;
+    for (int k = 0; k < (public_path ? 2 : 1); k++) {
+        int i = swap ? 1 - k : k;
+        if ((st = pl__output_write(order[i], text[i]->data, text[i]->len,
+                                   err)) ||
+            (st = pl__output_finish(order[i], err)))
+            goto fail;
     }
+    st = public_path ? pl__output_commit_pair(&pf, &qf, err)
+                     : pl__output_commit(&pf, err);
 fail:
     pl__output_abort(&pf);
     pl__output_abort(&qf);

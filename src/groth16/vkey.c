@@ -22,9 +22,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A vkey is ~250 bytes of JSON per public input; 2^31 inputs (the limit)
- * would not fit in memory anyway. */
-#define PL__VKEY_JSON_MAX ((size_t)1 << 32)
+/* A vkey is ~380 bytes of JSON per IC point (three coordinates of up to
+ * 116 digits, indented) and ~4 KiB more for the rest; 1 KiB a point and
+ * 64 KiB leave room for any layout, and PL_VKEY_MAX_PUBLIC inputs (2^16)
+ * bound the file at about 64 MiB, read only when its size says it fits. */
+#define PL__VKEY_JSON_MAX \
+    (((size_t)64 << 10) + (PL_VKEY_MAX_PUBLIC + 1) * ((size_t)1 << 10))
 #define PL__VKEY_MAX_PUBLIC 0x7fffffffu
 
 static const char *pl__g1_problem(const blst_p1_affine *p, bool allow_inf)

@@ -18,37 +18,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+/* Opens an input for reading: non-blocking, so a FIFO named as an input
+ * does not hang in open() waiting for a writer, and checked to be a
+ * regular file before a byte is read (a FIFO, a device such as /dev/zero
+ * or a folder is refused at once).  O_NONBLOCK means nothing for reads of
+ * a regular file, so it stays set.  *fd is -1 on failure. */
+static pl_status open_input(int *fd, struct stat *st, const char *path,
+                            pl_error *err)
+{
+    pl_status status = PL_OK;
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (*fd < 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
+    if (fstat(*fd, st) != 0)
+        status = pl__error_errno(err, PL_EIO, errno, "%s: cannot stat", path);
+    else if (!S_ISREG(st->st_mode))
+        status = pl__error_set(err, PL_EIO, "%s: not a regular file", path);
+    else if (st->st_size == 0)
+        status = pl__error_set(err, PL_EFORMAT, "%s: file is empty", path);
+    if (status != PL_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return status;
+}
+
 pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err)
 {
     out->data = NULL;
     out->size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return pl__error_errno(err, PL_EIO, e, "%s: cannot stat", path);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return pl__error_set(err, PL_EIO, "%s: not a regular file", path);
-    }
-    if (st.st_size == 0) {
-        close(fd);
-        return pl__error_set(err, PL_EFORMAT, "%s: file is empty", path);
-    }
+    int fd;
+    pl_status status = open_input(&fd, &st, path, err);
+    if (status != PL_OK)
+        return status;
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
     close(fd);
+    /* ENOMEM: no room in the address space (ulimit -v, a 32-bit process),
+     * a resource of this machine, not a fault of the file */
     if (p == MAP_FAILED)
-        return pl__error_errno(err, PL_EIO, e, "%s: cannot map", path);
+        return pl__error_errno(err, e == ENOMEM ? PL_ENOMEM : PL_EIO, e,
+                               "%s: cannot map its %llu bytes", path,
+                               (unsigned long long)st.st_size);
     out->data = p;
     out->size = (uint64_t)st.st_size;
     return PL_OK;
@@ -80,18 +98,10 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
     out->size = 0;
     pl_status st = PL_OK;
     uint8_t *buf = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
     struct stat st_buf;
-    if (fstat(fd, &st_buf) != 0 || !S_ISREG(st_buf.st_mode)) {
-        st = pl__error_set(err, PL_EIO, "%s: not a readable regular file", path);
-        goto fail;
-    }
-    if (st_buf.st_size == 0) {
-        st = pl__error_set(err, PL_EFORMAT, "%s: file is empty", path);
-        goto fail;
-    }
+    int fd;
+    if ((st = open_input(&fd, &st_buf, path, err)) != PL_OK)
+        return st;
     if (max_bytes && (uint64_t)st_buf.st_size > max_bytes) {
         st = pl__error_set(err, PL_EIO, "%s: %llu bytes, more than the %llu "
                            "reserved for it (it grew after it was sized)",
@@ -138,47 +148,55 @@ fail:
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,
                               size_t max_bytes, pl_error *err)
 {
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap + 1);
     pl_status st = PL_OK;
-    while (buf) {
-        if (len == cap) {
-            if (cap >= max_bytes) {
-                st = pl__error_set(err, PL_EFORMAT,
-                                   "%s: larger than %zu bytes", path, max_bytes);
-                break;
-            }
-            cap = cap * 2 > max_bytes ? max_bytes : cap * 2;
-            char *grown = realloc(buf, cap + 1);
-            if (!grown)
-                break;
-            buf = grown;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                st = pl__error_errno(err, PL_EIO, errno, "%s: read failed",
-                                     path);
-            break;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
-    if (st != PL_OK) {
-        free(buf);
+    char *buf = NULL;
+    size_t len = 0;
+    struct stat sb;
+    int fd;
+    *out = NULL;
+    if ((st = open_input(&fd, &sb, path, err)) != PL_OK)
         return st;
+    /* The size first, so an oversized file is refused before a read; then
+     * at most one byte more than that size is read, so a file that grows
+     * meanwhile is refused, never read whole. */
+    if ((uint64_t)sb.st_size > max_bytes) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: %llu bytes, more than "
+                           "the %zu bytes it can hold", path,
+                           (unsigned long long)sb.st_size, max_bytes);
+        goto fail;
+    }
+    size_t cap = (size_t)sb.st_size + 1;
+    if (!(buf = malloc(cap + 1))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    while (len < cap) {
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            st = pl__error_errno(err, PL_EIO, errno, "%s: read failed at "
+                                 "byte offset %zu", path, len);
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    if (len > max_bytes || len == cap) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: grew while being read "
+                           "(past byte offset %zu)", path, len - 1);
+        goto fail;
     }
     buf[len] = '\0';
     *out = buf;
+    buf = NULL;
     if (size)
         *size = len;
-    return PL_OK;
+fail:
+    free(buf);
+    close(fd);
+    return st;
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -239,13 +257,17 @@ static int open_in_place(const char *path)
  * so a symlink planted at any name is never followed; mode 0666 lets the
  * umask decide, as for any ordinary file (mkstemp would make 0600, and
  * changing the umask to read it races with other threads). */
+static void temporary_name(char *out, size_t cap, const char *path)
+{
+    char suffix[TMP_RANDOM + 1];
+    random_suffix(suffix);
+    snprintf(out, cap, "%s" TMP_SUFFIX "%s", path, suffix);
+}
+
 static int create_temporary(pl__output *o)
 {
     for (unsigned tries = 0; tries < TMP_TRIES; tries++) {
-        char suffix[TMP_RANDOM + 1];
-        random_suffix(suffix);
-        snprintf(o->tmp_path, sizeof(o->tmp_path), "%s" TMP_SUFFIX "%s",
-                 o->path, suffix);
+        temporary_name(o->tmp_path, sizeof(o->tmp_path), o->path);
         int fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
                                        O_NOFOLLOW, 0666);
         if (fd >= 0 || errno != EEXIST)
@@ -376,17 +398,25 @@ pl_status pl__output_finish(pl__output *o, pl_error *err)
     return PL_OK;
 }
 
+/* The folder holding path ("." for a bare name), into dir; the name in
+ * it is what follows. */
+static const char *folder_of(char *dir, size_t cap, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, cap, ".");
+    else if (slash == path)
+        snprintf(dir, cap, "/");
+    else
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+    return slash ? slash + 1 : path;
+}
+
 /* fsyncs the folder holding path, so that the rename itself is durable. */
 static int sync_folder(const char *path)
 {
     char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == path)
-        snprintf(dir, sizeof(dir), "/");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    folder_of(dir, sizeof(dir), path);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return errno;
@@ -433,6 +463,214 @@ void pl__output_abort(pl__output *o)
     if (o->created)
         unlink(o->tmp_path);
     o->created = false;
+}
+
+/* An exclusive flock on the folder of path, or -1 when this file system
+ * has none (the commit then goes on unlocked).  Advisory: it orders the
+ * pair commits of proofline processes, nothing else. */
+static int lock_folder(const char *path)
+{
+    char dir[4096];
+    folder_of(dir, sizeof(dir), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Locks the folders of both targets (once when they are one folder), in
+ * the order of their device and inode numbers, so two processes locking
+ * the same two folders cannot each hold one and wait for the other. */
+static void lock_folders(int fds[2], const char *a, const char *b)
+{
+    struct stat sa, sb;
+    char da[4096], db[4096];
+    fds[0] = fds[1] = -1;
+    folder_of(da, sizeof(da), a);
+    folder_of(db, sizeof(db), b);
+    if (stat(da, &sa) != 0 || stat(db, &sb) != 0)
+        return;
+    bool same = sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    bool a_first = sa.st_dev < sb.st_dev ||
+                   (sa.st_dev == sb.st_dev && sa.st_ino <= sb.st_ino);
+    fds[0] = lock_folder(a_first ? a : b);
+    if (!same)
+        fds[1] = lock_folder(a_first ? b : a);
+}
+
+pl_status pl__output_commit_pair(pl__output *a, pl__output *b, pl_error *err)
+{
+    char backup[4096 + 16];
+    bool backed_up = false;
+    int locks[2] = {-1, -1};
+    pl_status st = pl__output_finish(a, err);
+    if (st == PL_OK)
+        st = pl__output_finish(b, err);
+    if (st != PL_OK)
+        goto fail;
+    lock_folders(locks, a->path, b->path);
+    /* The first target's old file stays reachable under a temporary name
+     * (a hard link: no copy, and O_EXCL-like, link never follows or
+     * replaces an existing name) until the second is in place.  A file
+     * system without hard links commits without it, as a single commit
+     * would. */
+    for (unsigned tries = 0; a->created && tries < TMP_TRIES; tries++) {
+        temporary_name(backup, sizeof(backup), a->path);
+        if (link(a->path, backup) == 0)
+            backed_up = true;
+        if (backed_up || errno != EEXIST)
+            break;
+    }
+    if (a->created && rename(a->tmp_path, a->path) != 0) {
+        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot rename into "
+                             "place", a->path);
+        goto fail;
+    }
+    bool a_renamed = a->created;
+    a->created = false;
+    if (b->created && rename(b->tmp_path, b->path) != 0) {
+        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot rename into "
+                             "place (%s keeps its previous content)",
+                             b->path, a->path);
+        /* the previous pair again: the old first file back, or no first
+         * file if there was none */
+        if (a_renamed && !(backed_up && rename(backup, a->path) == 0))
+            unlink(a->path);
+        backed_up = false;
+        goto fail;
+    }
+    b->created = false;
+    int e = sync_folder(a->path);
+    if (!e)
+        e = sync_folder(b->path);
+    if (e)
+        st = pl__error_errno(err, PL_EIO, e, "%s: written, but its folder "
+                             "cannot be synced", a->path);
+fail:
+    if (backed_up)
+        unlink(backup);
+    for (int i = 1; i >= 0; i--)
+        if (locks[i] >= 0)
+            close(locks[i]); /* closing releases the flock */
+    pl__output_abort(a);
+    pl__output_abort(b);
+    return st;
+}
+
+/* ---- checking the outputs before the work ----------------------------- */
+
+/* What a path names: an existing file (its device and inode), or a name
+ * still to be created in an existing folder (the folder's device and
+ * inode, and the name). */
+typedef struct file_id {
+    bool known;   /* false: an input that does not exist (its reader says) */
+    bool exists;
+    bool special; /* exists, neither a regular file nor a folder */
+    dev_t dev;
+    ino_t ino;
+    const char *name; /* the name in its folder, for one to be created */
+} file_id;
+
+static bool same_target(const file_id *x, const file_id *y)
+{
+    return x->known && y->known && x->exists == y->exists &&
+           x->dev == y->dev && x->ino == y->ino &&
+           (x->exists || strcmp(x->name, y->name) == 0);
+}
+
+/* An output: a folder refused; a special file (written in place) must be
+ * writable; else the folder that will hold the temporary and the rename
+ * must exist and be writable. */
+static pl_status identify_output(file_id *id, const char *path,
+                                 pl_error *err)
+{
+    struct stat sb;
+    char dir[4096];
+    memset(id, 0, sizeof(*id));
+    id->known = true;
+    id->name = folder_of(dir, sizeof(dir), path);
+    if (stat(path, &sb) == 0) {
+        id->exists = true;
+        id->dev = sb.st_dev;
+        id->ino = sb.st_ino;
+        if (S_ISDIR(sb.st_mode))
+            return pl__error_set(err, PL_EUSAGE, "%s: is a folder, not a "
+                                 "file to write", path);
+        if (!S_ISREG(sb.st_mode)) {
+            id->special = true;
+            return access(path, W_OK) == 0
+                       ? PL_OK
+                       : pl__error_errno(err, PL_EIO, errno, "%s: cannot "
+                                         "be written", path);
+        }
+    } else if (errno != ENOENT) {
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot stat", path);
+    }
+    if (!*id->name)
+        return pl__error_set(err, PL_EUSAGE, "%s: names a folder, not a file",
+                             path);
+    int e = stat(dir, &sb) != 0 ? errno : S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
+    if (e)
+        return pl__error_errno(err, PL_EIO, e, "%s: its folder %s is "
+                               "missing", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot write in its "
+                               "folder %s", path, dir);
+    if (!id->exists) {
+        id->dev = sb.st_dev;
+        id->ino = sb.st_ino;
+    }
+    return PL_OK;
+}
+
+pl_status pl_output_check(const char *const *outputs, size_t n_outputs,
+                          const char *const *inputs, size_t n_inputs,
+                          pl_error *err)
+{
+    pl_status st = PL_OK;
+    file_id *ids = calloc(n_outputs + n_inputs + 1, sizeof(*ids));
+    if (!ids)
+        return pl__error_set(err, PL_ENOMEM, "out of memory checking %zu "
+                             "output paths", n_outputs);
+    for (size_t i = 0; i < n_inputs; i++) {
+        struct stat sb;
+        file_id *in = &ids[n_outputs + i];
+        if (inputs[i] && stat(inputs[i], &sb) == 0)
+            *in = (file_id){.known = true, .exists = true,
+                            .dev = sb.st_dev, .ino = sb.st_ino};
+    }
+    for (size_t i = 0; i < n_outputs; i++) {
+        if (!outputs[i])
+            continue;
+        if ((st = identify_output(&ids[i], outputs[i], err)) != PL_OK)
+            goto fail;
+        /* special files are written in place, in order: /dev/stdout may
+         * take both of rapidsnark's outputs */
+        for (size_t k = 0; k < i && !ids[i].special; k++)
+            if (same_target(&ids[i], &ids[k])) {
+                st = strcmp(outputs[k], outputs[i]) == 0
+                         ? pl__error_set(err, PL_EUSAGE, "%s is given as two "
+                                         "outputs: one would replace the "
+                                         "other", outputs[i])
+                         : pl__error_set(err, PL_EUSAGE, "%s and %s name the "
+                                         "same file: one output would "
+                                         "replace the other", outputs[k],
+                                         outputs[i]);
+                goto fail;
+            }
+        for (size_t k = 0; k < n_inputs; k++)
+            if (same_target(&ids[i], &ids[n_outputs + k])) {
+                st = pl__error_set(err, PL_EUSAGE, "%s is also an input "
+                                   "(%s): it would be replaced", outputs[i],
+                                   inputs[k]);
+                goto fail;
+            }
+    }
+fail:
+    free(ids);
+    return st;
 }
 
 pl_status pl__output_stage(pl__output *o, const char *path, const void *data,

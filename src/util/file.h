@@ -32,8 +32,12 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
                         pl_buffer_class cls, uint64_t max_bytes,
                         pl_error *err);
 
-/* Reads a whole small file (at most max_bytes) into a NUL-terminated
- * malloc'd buffer. */
+/* Reads a whole small file (at most max_bytes, refused before reading
+ * when its size is larger) into a NUL-terminated malloc'd buffer.
+ *
+ * Every input (map, load, small read) is opened non-blocking and must be
+ * a regular file that is not empty, checked before anything is read: a
+ * FIFO does not hang the open, a device such as /dev/zero is not read. */
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,
                               size_t max_bytes, pl_error *err);
 
@@ -79,6 +83,15 @@ pl_status pl__output_finish(pl__output *o, pl_error *err);
  * folder.  On failure the temporary is removed. */
 pl_status pl__output_commit(pl__output *o, pl_error *err);
 void pl__output_abort(pl__output *o);
+/* Commits two finished (or written) outputs as a pair, for files that
+ * must agree (proof.json and public.json): both are complete before
+ * either is renamed; a's old file stays reachable (a hard link under a
+ * temporary name) until b is in place, so when b's rename fails a's old
+ * file is put back and the targets hold the previous pair.  An exclusive
+ * flock on the targets' folders keeps two proofline processes committing
+ * pairs there from interleaving their renames.  Either may be in place
+ * (written already: nothing to rename).  Both are aborted on failure. */
+pl_status pl__output_commit_pair(pl__output *a, pl__output *b, pl_error *err);
 
 /* A whole buffer in one call: open, write, finish (commit or abort it
  * later: a caller with two files stages both before it commits either). */
