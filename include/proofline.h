@@ -277,8 +277,9 @@ pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
 
 /* ---- the verifier ------------------------------------------------------ */
 
-/* PL_OK if the proof is valid, PL_EINVALID if not (a proof point off its
- * curve or outside its subgroup included, as snarkjs reports it invalid);
+/* PL_OK if the proof is valid, PL_EINVALID if not (a proof point at
+ * infinity, off its curve or outside its subgroup included, as snarkjs
+ * reports it invalid; docs/snarkjs.md says where the checks differ);
  * PL_EFORMAT when the public input count disagrees with the key or an input
  * is not below r. */
 pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
