@@ -395,7 +395,8 @@ typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);
 typedef enum { PL_LOG_QUIET = 0, PL_LOG_INFO = 1 } pl_log_level;
 
 typedef struct pl_engine_config {
-    uint64_t budget_bytes;   /* 0: 80% of physical memory */
+    uint64_t budget_bytes;   /* 0: 80% of pl_memory_limit() (RAM, or the
+                                cgroup's limit when smaller) */
     unsigned synth_workers;  /* pw; 0: 2 */
     unsigned prover_workers; /* 0: 1 */
     unsigned handoff_slots;  /* bound of the hand-off queue; 0: prover_workers */
@@ -553,6 +554,12 @@ pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
  * per stage with its partitions over time.  Needs record_timeline. */
 pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
                                pl_error *err);
+
+/* The memory this process can use: the smaller of physical memory and the
+ * memory limit of its cgroup (a container's: cgroup v2 memory.max, or v1
+ * memory.limit_in_bytes, its ancestors' included); 0 when neither can be
+ * read.  The default budget is 80% of it. */
+uint64_t pl_memory_limit(void);
 
 /* "4GiB", "512MiB", "1.5GB", "1000000": bytes.  false on anything else. */
 bool pl_parse_size(const char *text, uint64_t *out);

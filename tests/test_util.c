@@ -4,16 +4,19 @@
  * allocator (exact frees, peaks and their reset, largest request, the host
  * total, leak naming, fault injection), the worker pool (every task once,
  * worker indices, thread names, concurrent runs), size parsing and
- * printing, and the byte budget (reserve, release, peak, try, give up, and
- * a waiter woken by a release or a wake from another thread).
+ * printing, the byte budget (reserve, release, peak, try, give up, and
+ * a waiter woken by a release or a wake from another thread), and the
+ * memory limit read from RAM and a (fake) cgroup.
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "engine/budget.h"
 #include "util/alloc.h"
 #include "util/pool.h"
+#include "util/sysmem.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -482,4 +485,57 @@ PL_TEST(budget_wake_lets_a_waiter_give_up)
     CHECK_EQ(reserved, 80); /* nothing taken */
     pl__budget_release(&b, 80);
     pl__budget_destroy(&b);
+}
+
+/* ---- the memory limit: RAM and the cgroup's --------------------------- */
+
+/* Writes text to root/relative, making its folders. */
+static void fake_file(const char *root, const char *relative, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", root, relative);
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    pl_test_write_file(path, text, strlen(text));
+}
+
+/* A fake /proc and /sys under a scratch folder: cgroup v2 (memory.max of
+ * the cgroup and of its ancestors, the smallest binding; "max" is none),
+ * cgroup v1 (memory.limit_in_bytes, its "no limit" value, a cgroup path
+ * that does not exist below the mount as in a container's namespace), and
+ * no cgroup at all.  The default budget used RAM alone before. */
+PL_TEST(cgroup_memory_limit_from_fake_files)
+{
+    char root[4096];
+    snprintf(root, sizeof(root), "%s", pl_test_tmp("fake_cgroup_v2"));
+    fake_file(root, "proc/self/cgroup", "0::/machine/job\n");
+    fake_file(root, "sys/fs/cgroup/machine/memory.max", "3221225472\n");
+    fake_file(root, "sys/fs/cgroup/machine/job/memory.max", "max\n");
+    CHECK_EQ(pl__cgroup_memory_limit(root), 3ull << 30);
+    fake_file(root, "sys/fs/cgroup/machine/job/memory.max", "1073741824\n");
+    CHECK_EQ(pl__cgroup_memory_limit(root), 1ull << 30);
+
+    snprintf(root, sizeof(root), "%s", pl_test_tmp("fake_cgroup_v1"));
+    fake_file(root, "proc/self/cgroup",
+              "5:cpu,cpuacct:/x\n4:memory:/gone/away\n0::/\n");
+    fake_file(root, "sys/fs/cgroup/memory/memory.limit_in_bytes",
+              "9223372036854771712\n");
+    CHECK_EQ(pl__cgroup_memory_limit(root), UINT64_MAX);
+    fake_file(root, "sys/fs/cgroup/memory/memory.limit_in_bytes",
+              "2147483648\n");
+    CHECK_EQ(pl__cgroup_memory_limit(root), 2ull << 30);
+
+    snprintf(root, sizeof(root), "%s", pl_test_tmp("fake_cgroup_none"));
+    fake_file(root, "proc/self/cgroup", "0::/\n");
+    CHECK_EQ(pl__cgroup_memory_limit(root), UINT64_MAX);
+    CHECK_EQ(pl__cgroup_memory_limit(pl_test_tmp("no_such_root")),
+             UINT64_MAX);
+
+    /* the real one: never more than RAM */
+    uint64_t limit = pl_memory_limit(), ram = pl__physical_memory();
+    CHECK(limit > 0 && limit <= ram);
 }

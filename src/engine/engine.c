@@ -823,10 +823,9 @@ void pl_engine_config_init(pl_engine_config *cfg)
 
 static uint64_t default_budget(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 4ull << 30;
-    return (uint64_t)pages * (uint64_t)page / 5 * 4;
+    /* RAM, or the container's cgroup limit when it is smaller */
+    uint64_t limit = pl_memory_limit();
+    return limit ? limit / 5 * 4 : 4ull << 30;
 }
 
 static pl_status start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
