@@ -518,19 +518,31 @@ uint64_t pl_engine_trim(pl_engine *engine);
  * ledger is balanced.  stream NULL: stderr. */
 bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
 
+/* One witness of a run and what became of it, for the report. */
+typedef struct pl_run_item {
+    const char *name;    /* the witness file */
+    pl_status status;    /* PL_OK: proved (and written); PL_ECANCELLED:
+                            stopped before it finished */
+    const char *message; /* why it failed; NULL or "" when it did not */
+} pl_run_item;
+
 /* What a run's report says beyond the engine's counters. */
 typedef struct pl_run_facts {
     double wall_seconds;
     unsigned synth_workers, prover_workers; /* as configured (not 0) */
     unsigned threads;                       /* per prover (not 0) */
+    const pl_run_item *items; /* a status per witness (NULL: none listed) */
+    size_t n_items;
 } pl_run_facts;
 
 /* The run's figures as one JSON object (the format of `proofline batch
  * --report`, docs/ledger.md): the job's counts, wall time and
  * configuration, then `memory` with exact bytes: budget, peaks (reserved,
  * tracked, RssAnon, untracked, RssFile, total RSS), baseline, trimmed, RSS
- * now (anonymous, file-backed, total), per class, per stage,
- * and `balanced` (no class holds a buffer).  From public data alone, so it
+ * now (anonymous, file-backed, total), per class, per stage, and
+ * `balanced` (no class holds a buffer), then with items `witnesses`: each
+ * one's file, status (proved, failed or cancelled), exit code, error and
+ * message.  From public data alone, so it
  * can be written from any snapshot of the stats; the caller owns the
  * stream and checks it for write errors. */
 void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,

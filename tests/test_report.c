@@ -4,8 +4,8 @@
  * the JSON of pl_engine_write_report and the summary text, byte for byte
  * for a made-up set of stats (their layouts are parsed by scripts and
  * tests, so a change shows here first), `balanced` following the classes'
- * live counts, the RSS (anonymous, file-backed, total) and the device
- * line.
+ * live counts, the RSS (anonymous, file-backed, total), the device line,
+ * and a status per witness when the run lists them.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -153,5 +153,42 @@ PL_TEST(report_summary_layout)
                        "untracked 512.0MiB\n") != NULL);
     CHECK(strstr(text, "ledger NOT balanced: device 2 buffers 777 bytes\n")
           != NULL);
+    free(text);
+}
+
+/* `witnesses`: a status per witness after the memory figures, only when
+ * the run lists them (batch, prove); names and messages escaped. */
+PL_TEST(report_lists_each_witness)
+{
+    pl_engine_stats st;
+    fake_stats(&st);
+    pl_job_status js = {.done = true, .n_partitions = 3, .proved = 1,
+                        .failed = 1, .skipped = 1};
+    pl_run_item items[] = {
+        {"w1.wtns", PL_OK, ""},
+        {"dir/\"odd\".wtns", PL_EFORMAT, "odd.wtns: file is empty\tat 0"},
+        {"w3.wtns", PL_ECANCELLED, NULL},
+    };
+    pl_run_facts run = {.wall_seconds = 1, .synth_workers = 1,
+                        .prover_workers = 1, .threads = 1, .items = items,
+                        .n_items = 3};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f);
+    pl_engine_write_report(f, &st, &js, &run);
+    fclose(f);
+    static const char want[] =
+        "    \"balanced\": true\n  },\n  \"witnesses\": [\n"
+        "    {\"file\": \"w1.wtns\", \"status\": \"proved\", \"exit_code\": 0, "
+        "\"error\": \"\", \"message\": \"\"},\n"
+        "    {\"file\": \"dir/\\\"odd\\\".wtns\", \"status\": \"failed\", "
+        "\"exit_code\": 2, \"error\": \"malformed input\", \"message\": "
+        "\"odd.wtns: file is empty\\u0009at 0\"},\n"
+        "    {\"file\": \"w3.wtns\", \"status\": \"cancelled\", \"exit_code\": "
+        "2, \"error\": \"cancelled\", \"message\": \"\"}\n  ]\n}\n";
+    char *at = strstr(text, "    \"balanced\"");
+    CHECK(at != NULL);
+    check_text(strdup(at), want, "report witnesses");
     free(text);
 }

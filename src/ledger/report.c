@@ -105,6 +105,47 @@ static void json_classes(FILE *f, const pl_engine_stats *st)
     fprintf(f, "\n    },\n");
 }
 
+/* A JSON string: quotes, backslashes and control characters escaped
+ * (file names and messages may hold any of them). */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;
+         p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* `witnesses`: what became of each one (none without items, so a report
+ * without them keeps its layout). */
+static void json_items(FILE *f, const pl_run_facts *run)
+{
+    if (!run->items || !run->n_items)
+        return;
+    fprintf(f, ",\n  \"witnesses\": [");
+    for (size_t i = 0; i < run->n_items; i++) {
+        const pl_run_item *it = &run->items[i];
+        const char *status = it->status == PL_OK            ? "proved"
+                             : it->status == PL_ECANCELLED ? "cancelled"
+                                                           : "failed";
+        fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
+        json_string(f, it->name);
+        fprintf(f, ", \"status\": \"%s\", \"exit_code\": %d, \"error\": ",
+                status, pl_status_exit_code(it->status));
+        json_string(f, it->status == PL_OK ? "" : pl_strerror(it->status));
+        fprintf(f, ", \"message\": ");
+        json_string(f, it->message);
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ]");
+}
+
 void pl_engine_write_report(FILE *f, const pl_engine_stats *st,
                             const pl_job_status *js, const pl_run_facts *run)
 {
@@ -146,8 +187,10 @@ void pl_engine_write_report(FILE *f, const pl_engine_stats *st,
         fprintf(f, "%s\n      \"%s\": {\"peak\": %llu}", s ? "," : "",
                 pl_stage_name((pl_stage)s),
                 (unsigned long long)st->stage_peak[s]);
-    fprintf(f, "\n    },\n    \"balanced\": %s\n  }\n}\n",
+    fprintf(f, "\n    },\n    \"balanced\": %s\n  }",
             pl__report_balanced(st) ? "true" : "false");
+    json_items(f, run);
+    fprintf(f, "\n}\n");
 }
 
 pl_status pl_engine_write_report_file(const char *path,
