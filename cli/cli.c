@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,20 @@ int cli_fail(const char *cmd, pl_status st, const pl_error *err)
 
 int cli_exit(const char *cmd, pl_status st, pl_error *err)
 {
-    if (st == PL_OK)
+    int sig = cli_signal_caught();
+    if (st == PL_OK && !sig)
         return 0;
     if (st == PL_ENOMEM && !err->msg[0])
         snprintf(err->msg, sizeof(err->msg), "out of memory");
-    return cli_fail(cmd, st, err);
+    int rc = st == PL_OK || (sig && st == PL_ECANCELLED)
+                 ? 0
+                 : cli_fail(cmd, st, err);
+    if (sig) {
+        fprintf(stderr, "%s %s: stopped by %s: what finished is kept\n",
+                CLI_PROG, cmd, sig == SIGINT ? "SIGINT" : "SIGTERM");
+        rc = 128 + sig;
+    }
+    return rc;
 }
 
 bool cli_is_help(const char *arg)
@@ -92,4 +102,34 @@ char *cli_r1cs_beside(const char *zkey_path)
         strcpy(p + len - 5, ".r1cs");
     }
     return p;
+}
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+    if (caught) { /* the second one: as if there were no handler */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    caught = sig;
+}
+
+void cli_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* system calls the signal interrupts carry on: a write in progress
+     * completes (or fails) as it would have, never half-done by EINTR */
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_signal_caught(void)
+{
+    return caught;
 }

@@ -24,7 +24,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Prints the error of a failed call; returns its exit code. */
 int cli_fail(const char *cmd, pl_status st, const pl_error *err);
 /* The one way a command ends: 0 for PL_OK, else cli_fail's code (an
- * out-of-memory error without a message gets one). */
+ * out-of-memory error without a message gets one); after SIGINT or
+ * SIGTERM, 128 + the signal, saying so. */
 int cli_exit(const char *cmd, pl_status st, pl_error *err);
 bool cli_is_help(const char *arg);
 double cli_now(void);
@@ -34,6 +35,15 @@ double cli_per_hour(size_t proofs, double seconds);
 unsigned cli_threads(unsigned threads);
 /* mkdir, or mkdir -p with parents; an existing directory is fine. */
 pl_status cli_make_dir(const char *path, bool parents, pl_error *err);
+
+/* SIGINT and SIGTERM, for the commands that run the engine: the first
+ * one is noted (cli_signal_caught) and the command stops its jobs, keeps
+ * what is finished, removes nothing it has not written, writes its figures
+ * and exits 128 + the signal's number (130, 143); a second one ends the
+ * process at once, as the signal would. */
+void cli_signals_install(void);
+/* The signal caught (SIGINT, SIGTERM), or 0. */
+int cli_signal_caught(void);
 
 /* circuit.zkey -> circuit.r1cs (malloc'd), or NULL without a .zkey suffix */
 char *cli_r1cs_beside(const char *zkey_path);

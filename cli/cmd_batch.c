@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `proofline batch`: many witnesses of one circuit as one job's partitions,
- * proved by the engine under a byte budget.  Writes DIR/<name>.proof.json
- * and DIR/<name>.public.json per witness (<name> = the witness file's name
- * without .wtns) as each proof is finished; shows progress on a terminal;
- * --report writes the run's figures as JSON (pl_engine_write_report).
+ * `proofline batch`: many witnesses of one circuit, each its own job of
+ * one partition, proved by the engine under a byte budget (the engine
+ * admits the jobs in the order given).  A witness that fails fails alone:
+ * its file and the reason on stderr, its status in the report, the exit
+ * code the worst of the failures'.  Writes DIR/<name>.proof.json and
+ * DIR/<name>.public.json per witness (<name> = the witness file's name
+ * without .wtns) as each proof is finished, nothing for a witness that
+ * failed; every output path is checked before proving starts.  SIGINT and
+ * SIGTERM cancel what is not finished, keep what is, and still write the
+ * figures; shows progress on a terminal; --report writes the run's figures
+ * as JSON (pl_engine_write_report) with a status per witness.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -28,12 +34,17 @@ static const cli_command batch_cmd = {
     "byte budget before it is allocated.  For each witness NAME.wtns it writes\n"
     "DIR/NAME.proof.json and DIR/NAME.public.json.\n",
     "\n"
-    "Exit codes: 0 all proved, 2 bad usage or input (a failed partition fails\n"
-    "the job), 3 internal error.\n",
+    "Each witness is its own job: one that fails (bad input, a proof that does\n"
+    "not verify) is reported with its file and the reason, and the others are\n"
+    "still proved and written; nothing is written for a failed witness.\n"
+    "Exit codes: 0 all proved, 1 a proof did not verify (--verify), 2 bad\n"
+    "usage or input, 3 internal error (the worst over the witnesses); 130 or\n"
+    "143 after SIGINT or SIGTERM (the finished proofs and the figures are\n"
+    "written).\n",
     21};
 
 typedef struct {
-    const char *zkey, *out_dir, *r1cs, *report, *trace, *plot;
+    const char *zkey, *out_dir, *r1cs;
     bool verify, check, print_plan;
     cli_engine_options engine;
     const char *const *witnesses; /* n, in argv */
@@ -51,12 +62,6 @@ static const cli_opt batch_opts[] = {
     {"--check-witness", NULL, CLI_FLAG, O(check),
      .help = "check every constraint first (needs --r1cs)"},
     {"--r1cs", "FILE", CLI_STRING, O(r1cs), .help = "the circuit's .r1cs"},
-    {"--report", "FILE", CLI_STRING, O(report),
-     .help = "write the run's figures as JSON"},
-    {"--trace", "FILE", CLI_STRING, O(trace),
-     .help = "write a Chrome trace (Perfetto, chrome://tracing)"},
-    {"--plot", "FILE", CLI_STRING, O(plot),
-     .help = "write an SVG of memory over time, by buffer class"},
     {"--print-plan", NULL, CLI_FLAG, O(print_plan),
      .help = "print the bytes one partition and the circuit reserve,\n"
              "as key=value lines, and exit"},
@@ -113,30 +118,127 @@ static void print_plan(const pl_circuit *circuit, const char *witness)
 }
 
 
-/* After the job: the totals and the summary (unless --quiet), then the
- * trace, the plot and the report that were asked for. */
-static pl_status batch_outputs(const batch_options *o, pl_engine *engine,
-                               const pl_engine_stats *es,
-                               const pl_job_status *js, double wall,
+/* The files batch will write, checked before any proving: each proof
+ * pair, the figures; none may be an input or another output. */
+static pl_status check_outputs(const batch_options *o, char **names,
                                pl_error *err)
 {
-    const pl_engine_config *cfg = &o->engine.cfg;
-    pl_run_facts run = {wall, cfg->synth_workers, cfg->prover_workers,
-                        cli_threads(cfg->threads)};
+    size_t n_out = 2 * o->n + 3, n_in = o->n + 2;
+    char **paths = calloc(2 * o->n, sizeof(char *));
+    const char **outputs = calloc(n_out, sizeof(char *));
+    const char **inputs = calloc(n_in, sizeof(char *));
     pl_status st = PL_OK;
+    if (!paths || !outputs || !inputs) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    for (size_t i = 0; i < 2 * o->n; i++) {
+        size_t len = strlen(o->out_dir) + strlen(names[i / 2]) + 16;
+        if (!(paths[i] = malloc(len))) {
+            st = PL_ENOMEM;
+            goto fail;
+        }
+        snprintf(paths[i], len, "%s/%s.%s.json", o->out_dir, names[i / 2],
+                 i % 2 ? "public" : "proof");
+        outputs[i] = paths[i];
+    }
+    outputs[2 * o->n] = o->engine.report;
+    outputs[2 * o->n + 1] = o->engine.trace;
+    outputs[2 * o->n + 2] = o->engine.plot;
+    inputs[0] = o->zkey;
+    inputs[1] = o->r1cs;
+    memcpy(inputs + 2, o->witnesses, o->n * sizeof(char *));
+    st = pl_output_check(outputs, n_out, inputs, n_in, err);
+fail:
+    for (size_t i = 0; paths && i < 2 * o->n; i++)
+        free(paths[i]);
+    free(paths);
+    free(outputs);
+    free(inputs);
+    return st;
+}
+
+/* The state of a run: one job and one proof writer per witness. */
+typedef struct {
+    const batch_options *o;
+    pl_job_spec *specs;
+    cli_proof_out *outs;
+    pl_job_status *js;
+    pl_run_item *items;
+} batch_run_state;
+
+/* A witness that failed, as it ends: its file and the reason (always
+ * shown, --quiet or not: it is an error). */
+static void on_witness_done(void *user, size_t i, const pl_job_status *js)
+{
+    const batch_run_state *b = user;
+    pl_error err = {0};
+    pl_status st = cli_job_result(js, &b->outs[i], &err);
+    if (st != PL_OK && !(st == PL_ECANCELLED && cli_signal_caught()))
+        fprintf(stderr, "%s batch: %s: failed: %s: %s\n", CLI_PROG,
+                b->o->witnesses[i], pl_strerror(st),
+                err.msg[0] ? err.msg : "(no detail)");
+}
+
+static pl_status batch_state_init(batch_run_state *b, const batch_options *o,
+                                  pl_circuit *circuit, char **names,
+                                  const pl_vkey *vkey)
+{
+    memset(b, 0, sizeof(*b));
+    b->o = o;
+    b->specs = calloc(o->n, sizeof(*b->specs));
+    b->outs = calloc(o->n, sizeof(*b->outs));
+    b->js = calloc(o->n, sizeof(*b->js));
+    b->items = calloc(o->n, sizeof(*b->items));
+    if (!b->specs || !b->outs || !b->js || !b->items)
+        return PL_ENOMEM;
+    for (size_t i = 0; i < o->n; i++) {
+        b->outs[i] = (cli_proof_out){.dir = o->out_dir, .name = names[i],
+                                     .vkey = vkey,
+                                     .witness = o->witnesses[i]};
+        b->specs[i] = (pl_job_spec){.circuit = circuit, .n_partitions = 1,
+                                    .witness_paths = &o->witnesses[i],
+                                    .check_witness = o->check,
+                                    .on_proof = cli_write_proof,
+                                    .on_proof_user = &b->outs[i]};
+    }
+    return PL_OK;
+}
+
+static void batch_state_free(batch_run_state *b)
+{
+    free(b->specs);
+    free(b->outs);
+    free(b->js);
+    free(b->items);
+}
+
+/* After the jobs: the totals and the summary (unless --quiet), then the
+ * trace, the plot and the report that were asked for; the run's status is
+ * the worst witness's. */
+static pl_status batch_end(batch_run_state *b, pl_engine *engine,
+                           pl_circuit **circuit, double wall, pl_error *err)
+{
+    const batch_options *o = b->o;
+    pl_engine_stats es;
+    pl_job_status total;
+    cli_job_end(engine, circuit, &es);
+    cli_run_tally(&total, b->items, b->js, b->outs, o->witnesses, o->n);
     if (!o->engine.quiet) {
         fprintf(stderr, "batch: %zu proved, %zu verified, %zu failed, %zu "
-                "skipped in %.2f s (%.1f proofs/hour)\n", js->proved,
-                js->verified, js->failed, js->skipped, wall,
-                cli_per_hour(js->proved, wall));
+                "skipped in %.2f s (%.1f proofs/hour)\n", total.proved,
+                total.verified, total.failed, total.skipped, wall,
+                cli_per_hour(total.proved, wall));
         pl_engine_write_summary(engine, stderr);
     }
-    if (o->trace)
-        st = pl_engine_write_trace(engine, o->trace, err);
-    if (st == PL_OK && o->plot)
-        st = pl_engine_write_plot(engine, o->plot, err);
-    if (st == PL_OK && o->report)
-        st = pl_engine_write_report_file(o->report, es, js, &run, err);
+    pl_status st = cli_write_figures(&o->engine, engine, &es, &total,
+                                     b->items, o->n, wall, err);
+    if (st == PL_OK && (st = total.status) != PL_OK) {
+        size_t bad = total.failed ? total.failed : total.skipped;
+        snprintf(err->msg, sizeof(err->msg), "%zu of %zu witnesses %s; "
+                 "the worst: %.180s", bad, o->n,
+                 total.failed ? "failed" : "were cancelled", total.error.msg);
+    }
     return st;
 }
 
@@ -145,13 +247,16 @@ static int batch_run(batch_options *o)
     pl_error err = {0};
     pl_engine *engine = NULL;
     pl_circuit *circuit = NULL;
+    pl_vkey *vkey = NULL;
     char **names = NULL;
-    cli_proof_writer out;
+    batch_run_state b = {0};
     pl_status st;
     if ((st = output_names(&names, o->witnesses, o->n, &err)) ||
-        (st = cli_make_dir(o->out_dir, false, &err)))
+        (st = cli_make_dir(o->out_dir, false, &err)) ||
+        (st = check_outputs(o, names, &err)))
         goto done;
-    cli_proof_writer_init(&out, o->out_dir, names);
+    if (o->verify && (st = cli_vkey_from_zkey(&vkey, o->zkey, &err)))
+        goto done;
     double t0 = cli_now();
     if ((st = cli_engine_open(&engine, &circuit, &o->engine.cfg, o->zkey,
                               o->r1cs, &err)))
@@ -160,23 +265,25 @@ static int batch_run(batch_options *o)
         print_plan(circuit, o->witnesses[0]);
         goto done;
     }
-    pl_job_spec spec = {.circuit = circuit, .n_partitions = o->n,
-                        .witness_paths = o->witnesses,
-                        .check_witness = o->check, .verify = o->verify,
-                        .on_proof = cli_write_proof, .on_proof_user = &out};
-    pl_job_status js;
-    pl_engine_stats es;
-    /* the ledger lines are the progress when they are on */
-    if ((st = cli_run_job(engine, &spec, "batch", !o->engine.quiet &&
-                          o->engine.cfg.log_level == PL_LOG_QUIET, t0, &js,
-                          &err)))
+    if ((st = batch_state_init(&b, o, circuit, names, vkey))) {
+        snprintf(err.msg, sizeof(err.msg), "out of memory for %zu jobs",
+                 o->n);
         goto done;
-    double wall = cli_now() - t0;
-    cli_job_end(engine, &circuit, &es);
-    if ((st = batch_outputs(o, engine, &es, &js, wall, &err)) == PL_OK)
-        st = cli_job_result(&js, &out, &err);
+    }
+    /* the ledger lines are the progress when they are on */
+    if ((st = cli_run_jobs(engine, b.specs, o->n, "batch",
+                           !o->engine.quiet &&
+                               o->engine.cfg.log_level == PL_LOG_QUIET,
+                           t0, b.js, on_witness_done, &b, &err)))
+        goto done;
+    /* the key is an accounted buffer: gone before the ledger is read */
+    pl_vkey_destroy(vkey);
+    vkey = NULL;
+    st = batch_end(&b, engine, &circuit, cli_now() - t0, &err);
 done:
     cli_engine_close(engine, circuit, &st, &err);
+    batch_state_free(&b);
+    pl_vkey_destroy(vkey);
     for (size_t i = 0; names && i < o->n; i++)
         free(names[i]);
     free(names);
@@ -188,10 +295,11 @@ int cli_batch(int argc, char **argv)
     batch_options o = {0};
     cli_engine_options_init(&o.engine, 2, PL_LOG_INFO);
     const cli_table tables[] = {{batch_opts, &o},
+                                {cli_figure_opts, &o.engine},
                                 {cli_pipeline_opts, &o.engine},
                                 {cli_engine_opts, &o.engine}};
     int npos = 0;
-    int rc = cli_parse(&batch_cmd, tables, 3, argc, argv, &npos);
+    int rc = cli_parse(&batch_cmd, tables, 4, argc, argv, &npos);
     if (rc == CLI_RUN && (!o.zkey || !o.out_dir || npos == 0))
         rc = cli_usage_error("batch", "needs --zkey, --out and at least one "
                              "witness");
@@ -200,8 +308,8 @@ int cli_batch(int argc, char **argv)
     if (rc == CLI_RUN) {
         o.witnesses = (const char *const *)argv;
         o.n = (size_t)npos;
-        cli_engine_options_finish(&o.engine);
-        o.engine.cfg.record_timeline = o.trace || o.plot;
+        cli_engine_options_finish(&o.engine, "batch");
+        cli_signals_install();
         rc = batch_run(&o);
     }
     return rc;

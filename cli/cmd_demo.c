@@ -290,7 +290,7 @@ static int demo_run(demo_options *o)
     pl_circuit *circuit = NULL;
     pl_engine_config *cfg = &o->engine.cfg;
     demo_state d = {.seed = o->seed, .lock = PTHREAD_MUTEX_INITIALIZER};
-    cli_proof_writer out;
+    cli_proof_out out = {0};
     pl_status st;
     if ((st = porep_params_for(&d.params, o->target, o->depth, &err)) ||
         (st = porep_shape(&d.params, &d.n_constraints, &d.n_public,
@@ -307,7 +307,7 @@ static int demo_run(demo_options *o)
                        d.n_wires);
     if ((st = demo_cache(&d, cfg->threads, &err)))
         goto done;
-    cli_proof_writer_init(&out, d.proof_dir, NULL);
+    out.dir = d.proof_dir;
     cfg->on_stage = on_stage;
     cfg->on_stage_user = &d;
     double t0 = cli_now();
@@ -320,8 +320,9 @@ static int demo_run(demo_options *o)
                         .on_proof_user = &out};
     pl_job_status js;
     pl_engine_stats es;
-    if ((st = cli_run_job(engine, &spec, "demo", !o->engine.quiet &&
-                          cfg->log_level == PL_LOG_QUIET, t0, &js, &err)))
+    if ((st = cli_run_jobs(engine, &spec, 1, "demo", !o->engine.quiet &&
+                           cfg->log_level == PL_LOG_QUIET, t0, &js, NULL,
+                           NULL, &err)))
         goto done;
     double wall = cli_now() - t0;
     cli_job_end(engine, &circuit, &es);
@@ -358,8 +359,9 @@ int cli_demo(int argc, char **argv)
     if (rc == CLI_RUN && npos > 0)
         rc = cli_usage_error("demo", "unknown option %s", argv[0]);
     if (rc == CLI_RUN) {
-        cli_engine_options_finish(&o.engine);
+        cli_engine_options_finish(&o.engine, "demo");
         o.engine.cfg.record_timeline = true;
+        cli_signals_install();
         rc = demo_run(&o);
     }
     return rc;

@@ -2,7 +2,9 @@
 /*
  * `proofline prove`: a Groth16 proof from a zkey and a witness, with
  * rapidsnark's argument order.  One proof is a job of one partition
- * through the engine: the same path as a batch.
+ * through the engine: the same path as a batch, with the same figures
+ * (--report, --trace, --plot).  With --verify the proof is verified before
+ * it is written, and one that does not verify is an invalid proof (exit 1).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -20,7 +22,10 @@ static const cli_command prove_cmd = {
     "\n"
     "Makes a Groth16 proof (BLS12-381) from a snarkjs zkey and a witness, and\n"
     "writes proof.json and public.json as snarkjs does.  The argument order is\n"
-    "rapidsnark's.  Nothing is written if anything fails.\n",
+    "rapidsnark's (`proofline <zkey> <wtns> <proof> <public>` and a link named\n"
+    "`prover` do the same).  Both files are renamed into place together, only\n"
+    "when both are complete: if anything fails, the previous ones stay.  A\n"
+    "device or a pipe (/dev/stdout) is written in place, and may take both.\n",
     NULL, 23};
 
 typedef struct {
@@ -71,14 +76,33 @@ static pl_status check_points(const char *zkey_path, pl_error *err)
     return st;
 }
 
+/* The report, trace and plot asked for, after the job. */
+static pl_status prove_figures(prove_options *o, pl_engine *engine,
+                               pl_circuit **circuit, const pl_job_status *js,
+                               const cli_proof_out *out, const char *witness,
+                               double wall, pl_error *err)
+{
+    pl_engine_stats es;
+    pl_job_status total;
+    pl_run_item item;
+    if (!o->engine.report && !o->engine.trace && !o->engine.plot)
+        return PL_OK;
+    cli_job_end(engine, circuit, &es);
+    cli_run_tally(&total, &item, js, out, &witness, 1);
+    return cli_write_figures(&o->engine, engine, &es, &total, &item, 1, wall,
+                             err);
+}
+
 /* pos: the zkey, the witness, proof.json, public.json. */
 static int prove_run(prove_options *o, char **pos)
 {
     pl_error err = {0};
     pl_engine *engine = NULL;
     pl_circuit *circuit = NULL;
+    pl_vkey *vkey = NULL;
     char *derived_r1cs = NULL;
-    cli_proof_slot result = {0};
+    cli_proof_out out = {.proof_path = pos[2], .public_path = pos[3],
+                         .witness = pos[1]};
     pl_status st;
     double t0 = cli_now();
     if (o->check && !o->r1cs &&
@@ -88,8 +112,18 @@ static int prove_run(prove_options *o, char **pos)
                  "--check-witness needs the circuit's .r1cs: give --r1cs FILE");
         goto done;
     }
+    /* every output checked before any work: writable, not an input, not
+     * named twice (a device such as /dev/stdout may take both proofs) */
+    const char *outputs[] = {pos[2], pos[3], o->engine.report,
+                             o->engine.trace, o->engine.plot};
+    const char *inputs[] = {pos[0], pos[1], o->check ? o->r1cs : NULL};
+    if ((st = pl_output_check(outputs, 5, inputs, 3, &err)))
+        goto done;
     if (o->check_params && (st = check_points(pos[0], &err)))
         goto done;
+    if (o->verify && (st = cli_vkey_from_zkey(&vkey, pos[0], &err)))
+        goto done;
+    out.vkey = vkey;
     pl_engine_config *cfg = &o->engine.cfg;
     cfg->plain_msm = o->plain_msm;
     cfg->on_stage = on_stage;
@@ -100,31 +134,33 @@ static int prove_run(prove_options *o, char **pos)
     if (o->timings)
         fprintf(stderr, "  %-10s %8.3f s\n", "load", cli_now() - t0);
     const char *witness[1] = {pos[1]};
+    /* the proof is verified (with --verify) and written on the finisher */
     pl_job_spec spec = {.circuit = circuit, .n_partitions = 1,
                         .witness_paths = witness, .check_witness = o->check,
-                        .verify = o->verify, .on_proof = cli_keep_proof,
-                        .on_proof_user = &result};
+                        .on_proof = cli_write_proof, .on_proof_user = &out};
     pl_job_status js;
-    if ((st = cli_run_job(engine, &spec, "prove", false, t0, &js, &err)))
+    if ((st = cli_run_jobs(engine, &spec, 1, "prove", false, t0, &js, NULL,
+                           NULL, &err)))
         goto done;
-    if ((st = js.status) != PL_OK) {
-        err = js.error;
-        goto done;
-    }
-    if (!result.have) {
-        st = PL_ENOMEM;
-        snprintf(err.msg, sizeof(err.msg), "out of memory keeping the proof");
-        goto done;
-    }
-    if (o->timings && o->verify)
+    double wall = cli_now() - t0;
+    /* the key is an accounted buffer: gone before the ledger is read */
+    pl_vkey_destroy(vkey);
+    vkey = NULL;
+    st = cli_job_result(&js, &out, &err);
+    if (st == PL_OK && o->timings && o->verify)
         fprintf(stderr, "  verified OK\n");
-    st = pl_proof_write_json(&result.proof, pos[2], result.publics,
-                             result.n_public, pos[3], &err);
+    pl_error ferr = {0};
+    pl_status fst = prove_figures(o, engine, &circuit, &js, &out, pos[1],
+                                  wall, &ferr);
+    if (st == PL_OK && fst != PL_OK) {
+        st = fst;
+        err = ferr;
+    }
     if (st == PL_OK && o->timings)
         fprintf(stderr, "  %-10s %8.3f s\n", "total", cli_now() - t0);
 done:
-    free(result.publics);
     cli_engine_close(engine, circuit, &st, &err);
+    pl_vkey_destroy(vkey);
     free(derived_r1cs);
     return cli_exit("prove", st, &err);
 }
@@ -134,16 +170,18 @@ int cli_prove(int argc, char **argv)
     prove_options o = {0};
     cli_engine_options_init(&o.engine, 1, PL_LOG_QUIET);
     const cli_table tables[] = {{cli_engine_opts, &o.engine},
-                                {prove_opts, &o}};
+                                {prove_opts, &o},
+                                {cli_figure_opts, &o.engine}};
     int npos = 0;
-    int rc = cli_parse(&prove_cmd, tables, 2, argc, argv, &npos);
+    int rc = cli_parse(&prove_cmd, tables, 3, argc, argv, &npos);
     if (rc == CLI_RUN && npos > 4)
         rc = cli_usage_error("prove", "unexpected argument %s", argv[4]);
     else if (rc == CLI_RUN && npos < 4)
         rc = cli_usage_error("prove", "needs 4 files: <circuit.zkey> "
                              "<witness.wtns> <proof.json> <public.json>");
     if (rc == CLI_RUN) {
-        cli_engine_options_finish(&o.engine);
+        cli_engine_options_finish(&o.engine, "prove");
+        cli_signals_install();
         rc = prove_run(&o, argv);
     }
     return rc;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Running the engine from a command (job.h): open and close, one job with
- * its progress line, the end of a job, and what takes the proofs.
+ * Running the engine from a command (job.h): open and close, jobs with
+ * their progress line and their stop on a signal, the end of a run, what
+ * takes the proofs, and the run's figures.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "job.h"
@@ -34,45 +35,96 @@ void cli_engine_close(pl_engine *engine, pl_circuit *circuit, pl_status *st,
     }
 }
 
+pl_status cli_vkey_from_zkey(pl_vkey **out, const char *zkey_path,
+                             pl_error *err)
+{
+    pl_zkey *zkey = NULL;
+    *out = NULL;
+    pl_status st = pl_zkey_open(&zkey, zkey_path, err);
+    if (st == PL_OK)
+        st = pl_vkey_from_zkey(out, zkey, err);
+    pl_zkey_close(zkey);
+    return st;
+}
+
 static void print_progress(pl_engine *engine, const char *label,
-                           const pl_job_status *js, double t0)
+                           const pl_job_status *js, size_t n, double t0)
 {
     pl_engine_stats es;
+    size_t ended = 0, parts = 0, proved = 0;
+    for (size_t i = 0; i < n; i++) {
+        ended += js[i].proved + js[i].failed + js[i].skipped;
+        parts += js[i].n_partitions;
+        proved += js[i].proved;
+    }
     pl_engine_stats_read(engine, &es);
     char a[32], b[32];
     fprintf(stderr, "\r[%s] %zu/%zu partitions, %.1f proofs/hour, "
-            "reserved %s / %s   ", label,
-            js->proved + js->failed + js->skipped, js->n_partitions,
-            cli_per_hour(js->proved, cli_now() - t0),
+            "reserved %s / %s   ", label, ended, parts,
+            cli_per_hour(proved, cli_now() - t0),
             pl_format_bytes(a, sizeof(a), es.reserved_bytes),
             pl_format_bytes(b, sizeof(b), es.budget_bytes));
 }
 
-pl_status cli_run_job(pl_engine *engine, const pl_job_spec *spec,
-                      const char *label, bool progress, double t0,
-                      pl_job_status *js, pl_error *err)
+pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
+                       const char *label, bool progress, double t0,
+                       pl_job_status *js, cli_job_done_fn on_done,
+                       void *user, pl_error *err)
 {
-    uint64_t job;
-    pl_status st = pl_engine_submit(engine, &job, spec, err);
-    if (st != PL_OK)
-        return st;
+    pl_status st = PL_OK;
+    size_t submitted = 0, left;
+    bool stopping = false;
+    uint64_t *ids = calloc(n ? n : 1, sizeof(*ids));
+    bool *ended = calloc(n ? n : 1, sizeof(*ended));
+    memset(js, 0, n * sizeof(*js));
+    if (!ids || !ended) {
+        st = PL_ENOMEM;
+        snprintf(err->msg, sizeof(err->msg), "out of memory for %zu jobs", n);
+        goto fail;
+    }
+    while (submitted < n &&
+           (st = pl_engine_submit(engine, &ids[submitted], &specs[submitted],
+                                  err)) == PL_OK)
+        submitted++;
     progress = progress && isatty(STDERR_FILENO);
-    for (;;) { /* a progress line on a terminal, twice a second */
-        if ((st = pl_engine_poll(engine, job, js, err)))
-            return st;
-        if (js->done)
-            break;
-        if (progress)
-            print_progress(engine, label, js, t0);
-        struct timespec ts = {0, 100 * 1000000L};
-        for (int k = 0; k < 5 && !js->done; k++) {
-            nanosleep(&ts, NULL);
-            pl_engine_poll(engine, job, js, NULL);
+    left = submitted;
+    for (unsigned round = 0; left; round++) {
+        /* a signal, or a submit that failed: what is left is cancelled,
+         * and waited for (the engine gives every byte back) */
+        if (!stopping && (cli_signal_caught() || st != PL_OK)) {
+            stopping = true;
+            for (size_t i = 0; i < submitted; i++)
+                if (!ended[i])
+                    pl_engine_cancel(engine, ids[i], NULL);
         }
+        for (size_t i = 0; i < submitted; i++) {
+            if (ended[i] || pl_engine_poll(engine, ids[i], &js[i], NULL) ||
+                !js[i].done)
+                continue;
+            pl_error werr = {0};
+            if (pl_engine_wait(engine, ids[i], &js[i], &werr) != PL_OK &&
+                st == PL_OK) { /* cannot happen: the job is done */
+                st = werr.code;
+                *err = werr;
+            }
+            ended[i] = true;
+            left--;
+            if (on_done)
+                on_done(user, i, &js[i]);
+        }
+        if (!left)
+            break;
+        if (progress && round % 5 == 0)
+            print_progress(engine, label, js, submitted, t0);
+        struct timespec tick = {0, 100 * 1000000L};
+        nanosleep(&tick, NULL);
     }
     if (progress)
         fputc('\n', stderr);
-    return pl_engine_wait(engine, job, js, err);
+fail:
+    free(ended);
+    free(ids);
+    return st;
 }
 
 void cli_job_end(pl_engine *engine, pl_circuit **circuit,
@@ -84,62 +136,112 @@ void cli_job_end(pl_engine *engine, pl_circuit **circuit,
     pl_engine_stats_read(engine, stats);
 }
 
-void cli_keep_proof(void *user, uint64_t job, size_t partition,
-                    const pl_proof *proof, const pl_scalar *publics,
-                    size_t n_public)
-{
-    cli_proof_slot *slot = user;
-    slot->proof = *proof;
-    slot->publics = malloc((n_public ? n_public : 1) * sizeof(pl_scalar));
-    if (slot->publics)
-        memcpy(slot->publics, publics, n_public * sizeof(pl_scalar));
-    slot->n_public = n_public;
-    slot->have = slot->publics != NULL;
-}
-
-void cli_proof_writer_init(cli_proof_writer *w, const char *dir,
-                           char **names)
-{
-    memset(w, 0, sizeof(*w));
-    w->dir = dir;
-    w->names = names;
-    pthread_mutex_init(&w->lock, NULL);
-}
-
 void cli_write_proof(void *user, uint64_t job, size_t partition,
                      const pl_proof *proof, const pl_scalar *publics,
                      size_t n_public)
 {
-    cli_proof_writer *w = user;
+    (void)job;
+    cli_proof_out *out = user;
     char name[64], proof_path[4200], public_path[4200];
-    if (!w->names)
-        snprintf(name, sizeof(name), "p%zu", partition);
-    const char *base = w->names ? w->names[partition] : name;
-    snprintf(proof_path, sizeof(proof_path), "%s/%s.proof.json", w->dir, base);
-    snprintf(public_path, sizeof(public_path), "%s/%s.public.json", w->dir,
-             base);
     pl_error err = {0};
-    pl_status st = pl_proof_write_json(proof, proof_path, publics, n_public,
-                                       public_path, &err);
-    pthread_mutex_lock(&w->lock);
-    if (st != PL_OK && w->status == PL_OK) {
-        w->status = st;
-        w->error = err;
+    pl_status st = PL_OK;
+    if (out->vkey) {
+        st = pl_verify(out->vkey, proof, publics, n_public, &err);
+        if (st == PL_EINVALID)
+            snprintf(err.msg, sizeof(err.msg), "%.100s: the proof does not "
+                     "verify with the zkey's verification key: the witness "
+                     "does not satisfy the circuit (--check-witness names "
+                     "the constraint) or the key is damaged "
+                     "(--check-params)", out->witness ? out->witness : "");
+        else if (st == PL_OK)
+            out->verified++;
     }
-    pthread_mutex_unlock(&w->lock);
+    if (st == PL_OK) {
+        if (!out->name)
+            snprintf(name, sizeof(name), "p%zu", partition);
+        const char *base = out->name ? out->name : name;
+        snprintf(proof_path, sizeof(proof_path), "%s/%s.proof.json",
+                 out->dir, base);
+        snprintf(public_path, sizeof(public_path), "%s/%s.public.json",
+                 out->dir, base);
+        st = pl_proof_write_json(
+            proof, out->proof_path ? out->proof_path : proof_path, publics,
+            n_public, out->proof_path ? out->public_path : public_path, &err);
+        if (st == PL_OK)
+            out->written++;
+    }
+    if (st != PL_OK && out->status == PL_OK) {
+        out->status = st;
+        out->error = err;
+    }
 }
 
-pl_status cli_job_result(const pl_job_status *js, cli_proof_writer *w,
+/* A job whose every partition was delivered succeeded, even when a cancel
+ * came after its last partition's last check (its status then says
+ * cancelled, though the proof was written). */
+static pl_status job_status(const pl_job_status *js)
+{
+    return js->proved == js->n_partitions ? PL_OK : js->status;
+}
+
+pl_status cli_job_result(const pl_job_status *js, const cli_proof_out *out,
                          pl_error *err)
 {
-    pl_status st = js->status;
-    if (st != PL_OK) {
+    pl_status st = job_status(js);
+    if (st != PL_OK)
         *err = js->error;
-        return st;
+    else if ((st = out->status) != PL_OK)
+        *err = out->error;
+    return st;
+}
+
+void cli_run_tally(pl_job_status *total, pl_run_item *items,
+                   const pl_job_status *js, const cli_proof_out *outs,
+                   const char *const *witnesses, size_t n)
+{
+    memset(total, 0, sizeof(*total));
+    total->done = true;
+    total->n_partitions = n;
+    for (size_t i = 0; i < n; i++) {
+        bool job_failed = job_status(&js[i]) != PL_OK;
+        const pl_error *e = job_failed ? &js[i].error : &outs[i].error;
+        pl_status st = job_failed ? js[i].status : outs[i].status;
+        items[i] = (pl_run_item){witnesses[i], st, st ? e->msg : ""};
+        total->verified += outs[i].verified;
+        if (st == PL_OK)
+            total->proved++;
+        else if (st == PL_ECANCELLED)
+            total->skipped++;
+        else
+            total->failed++;
+        /* a cancelled one stands for the run only when nothing failed */
+        bool worse = st == PL_ECANCELLED
+                         ? total->status == PL_OK
+                         : total->status == PL_ECANCELLED ||
+                               pl_status_exit_code(st) >
+                                   pl_status_exit_code(total->status);
+        if (st != PL_OK && worse) {
+            total->status = st;
+            total->error = *e;
+        }
     }
-    pthread_mutex_lock(&w->lock); /* the finisher is done: for the reader */
-    if ((st = w->status) != PL_OK)
-        *err = w->error;
-    pthread_mutex_unlock(&w->lock);
+}
+
+pl_status cli_write_figures(const cli_engine_options *o, pl_engine *engine,
+                            const pl_engine_stats *stats,
+                            const pl_job_status *total,
+                            const pl_run_item *items, size_t n_items,
+                            double wall, pl_error *err)
+{
+    const pl_engine_config *cfg = &o->cfg;
+    pl_run_facts run = {wall, cfg->synth_workers, cfg->prover_workers,
+                        cli_threads(cfg->threads), items, n_items};
+    pl_status st = PL_OK;
+    if (o->trace)
+        st = pl_engine_write_trace(engine, o->trace, err);
+    if (st == PL_OK && o->plot)
+        st = pl_engine_write_plot(engine, o->plot, err);
+    if (st == PL_OK && o->report)
+        st = pl_engine_write_report_file(o->report, stats, total, &run, err);
     return st;
 }

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Running the engine from a command: `prove`, `batch` and `demo` each open
- * an engine with one circuit, run one job (with a progress line on a
- * terminal), take the proofs as they come, and close everything through
- * one path that turns a ledger that does not balance into an error.
+ * an engine with one circuit, run their jobs (with a progress line on a
+ * terminal), take the proofs as they come, write the run's figures, and
+ * close everything through one path that turns a ledger that does not
+ * balance into an error.  SIGINT and SIGTERM stop the jobs (cli.h,
+ * cli_signal_caught): what is not finished is cancelled, what is finished
+ * is kept.
  */
 #ifndef PL_CLI_JOB_H
 #define PL_CLI_JOB_H
 
+#include "options.h"
 #include "proofline.h"
-
-#include <pthread.h>
 
 /* pl_engine_create, then pl_engine_open_circuit (r1cs may be NULL). */
 pl_status cli_engine_open(pl_engine **engine, pl_circuit **circuit,
@@ -22,48 +24,71 @@ pl_status cli_engine_open(pl_engine **engine, pl_circuit **circuit,
 void cli_engine_close(pl_engine *engine, pl_circuit *circuit, pl_status *st,
                       pl_error *err);
 
-/* Submits a job and waits for it (pl_engine_wait); meanwhile, with
- * `progress` and a terminal on stderr, a line of partitions done,
- * proofs/hour and reserved/budget, twice a second. */
-pl_status cli_run_job(pl_engine *engine, const pl_job_spec *spec,
-                      const char *label, bool progress, double t0,
-                      pl_job_status *js, pl_error *err);
-/* After a job: releases the circuit (*circuit becomes NULL), gives freed
+/* The verification key of a zkey, for --verify (the CLI verifies the
+ * proofs it writes, so that a proof that does not verify is an invalid
+ * proof, exit 1, named with its witness). */
+pl_status cli_vkey_from_zkey(pl_vkey **out, const char *zkey_path,
+                             pl_error *err);
+
+/* Called on the caller's thread as each job ends, with its final status. */
+typedef void (*cli_job_done_fn)(void *user, size_t index,
+                                const pl_job_status *js);
+
+/* Submits specs[0..n) in order (the engine admits them in that order),
+ * then waits for all of them; js[i] is job i's final status and on_done
+ * (optional) hears of each as it ends.  Meanwhile, with `progress` and a
+ * terminal on stderr, a line of partitions done, proofs/hour and
+ * reserved/budget, twice a second.  On SIGINT or SIGTERM every job not
+ * done is cancelled (its status PL_ECANCELLED) and the rest still waited
+ * for.  Fails only when the engine does (a submit or a wait). */
+pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
+                       const char *label, bool progress, double t0,
+                       pl_job_status *js, cli_job_done_fn on_done,
+                       void *user, pl_error *err);
+/* After the jobs: releases the circuit (*circuit becomes NULL), gives freed
  * heap back to the OS (pl_engine_trim) and reads the stats. */
 void cli_job_end(pl_engine *engine, pl_circuit **circuit,
                  pl_engine_stats *stats);
 
-/* Keeps the one proof of a job (pl_proof_fn), with a copy of its publics;
- * free publics after. */
-typedef struct cli_proof_slot {
-    pl_proof proof;
-    pl_scalar *publics; /* malloc'd */
-    size_t n_public;
-    bool have;
-} cli_proof_slot;
-void cli_keep_proof(void *slot, uint64_t job, size_t partition,
-                    const pl_proof *proof, const pl_scalar *publics,
-                    size_t n_public);
-
-/* Writes each proof as it comes (pl_proof_fn, on the finisher thread) to
- * DIR/NAME.proof.json and DIR/NAME.public.json, NAME the partition's name,
- * or p<partition> without names; keeps the first failure. */
-typedef struct cli_proof_writer {
-    const char *dir;
-    char **names; /* per partition, or NULL */
-    pthread_mutex_t lock;
+/* Where one job's proofs go (pl_proof_fn, on the finisher thread):
+ * proof_path and public_path when given, else DIR/NAME.proof.json and
+ * DIR/NAME.public.json, NAME the given name or p<partition>.  With a
+ * verification key each proof is verified first, and one that does not
+ * verify is not written (PL_EINVALID naming the witness).  Keeps the first
+ * failure.  Read it once the job is done (the engine's wait orders the
+ * finisher's writes before the reader). */
+typedef struct cli_proof_out {
+    const char *proof_path, *public_path;
+    const char *dir, *name;
+    const pl_vkey *vkey;  /* NULL: not verified here */
+    const char *witness;  /* for messages */
+    size_t written, verified;
     pl_status status;
     pl_error error;
-} cli_proof_writer;
-void cli_proof_writer_init(cli_proof_writer *w, const char *dir,
-                           char **names);
-void cli_write_proof(void *writer, uint64_t job, size_t partition,
+} cli_proof_out;
+void cli_write_proof(void *out, uint64_t job, size_t partition,
                      const pl_proof *proof, const pl_scalar *publics,
                      size_t n_public);
 
-/* The outcome of a job whose proofs a writer took: the job's failure,
- * else the writer's, else PL_OK. */
-pl_status cli_job_result(const pl_job_status *js, cli_proof_writer *w,
+/* The outcome of a job whose proofs `out` took: the job's failure, else
+ * the writer's, else PL_OK. */
+pl_status cli_job_result(const pl_job_status *js, const cli_proof_out *out,
                          pl_error *err);
+
+/* The run's totals over n jobs of one witness each (total: counts, and
+ * the status and error of the first failure with the highest exit code)
+ * and each witness's item for the report (its message points into js or
+ * outs, which must outlive it). */
+void cli_run_tally(pl_job_status *total, pl_run_item *items,
+                   const pl_job_status *js, const cli_proof_out *outs,
+                   const char *const *witnesses, size_t n);
+
+/* The figures that were asked for (--report, --trace, --plot), from the
+ * stats after the jobs; items: a status per witness for the report. */
+pl_status cli_write_figures(const cli_engine_options *o, pl_engine *engine,
+                            const pl_engine_stats *stats,
+                            const pl_job_status *total,
+                            const pl_run_item *items, size_t n_items,
+                            double wall, pl_error *err);
 
 #endif /* PL_CLI_JOB_H */

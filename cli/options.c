@@ -209,12 +209,23 @@ const cli_opt cli_pipeline_opts[] = {
     {"--workers", "N", CLI_COUNT, E(cfg.prover_workers),
      .help = "prover workers (default 1)"},
     {"--budget", "SIZE", CLI_SIZE, E(cfg.budget_bytes),
-     .help = "memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM)"},
+     .help = "memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM,\n"
+             "or of the container's memory limit if smaller)"},
     {"--log-level", "L", CLI_CHOICE, E(log_level),
      .help = "ledger lines on stderr: info (default) or quiet",
      .bad = "%s is info or quiet, not '%s'", .choices = log_levels},
     {"--quiet", NULL, CLI_FLAG, E(quiet),
      .help = "no progress line, no ledger lines, no summary"},
+    {NULL},
+};
+
+const cli_opt cli_figure_opts[] = {
+    {"--report", "FILE", CLI_STRING, E(report),
+     .help = "write the run's figures as JSON, with a status per\nwitness"},
+    {"--trace", "FILE", CLI_STRING, E(trace),
+     .help = "write a Chrome trace (Perfetto, chrome://tracing)"},
+    {"--plot", "FILE", CLI_STRING, E(plot),
+     .help = "write an SVG of memory over time, by buffer class"},
     {NULL},
 };
 
@@ -229,7 +240,17 @@ void cli_engine_options_init(cli_engine_options *o, unsigned synth_workers,
     o->quiet = false;
 }
 
-void cli_engine_options_finish(cli_engine_options *o)
+void cli_engine_options_finish(cli_engine_options *o, const char *cmd)
 {
     o->cfg.log_level = o->quiet ? PL_LOG_QUIET : (pl_log_level)o->log_level;
+    o->cfg.record_timeline = o->cfg.record_timeline || o->trace || o->plot;
+    uint64_t limit = pl_memory_limit();
+    char a[32], b[32];
+    if (limit && o->cfg.budget_bytes > limit)
+        fprintf(stderr, "%s %s: warning: the budget %s is more than the %s "
+                "this process can use (RAM, or its container's memory "
+                "limit): the budget will not stop it running out\n",
+                CLI_PROG, cmd, pl_format_bytes(a, sizeof(a),
+                                               o->cfg.budget_bytes),
+                pl_format_bytes(b, sizeof(b), limit));
 }

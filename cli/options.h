@@ -86,10 +86,13 @@ typedef struct cli_engine_options {
     pl_engine_config cfg; /* workers, threads, budget, backend go here */
     unsigned log_level;   /* a pl_log_level, from --log-level */
     bool quiet;
+    const char *report, *trace, *plot; /* the run's figures, or NULL */
 } cli_engine_options;
 
 /* --threads and --backend: every command that proves. */
 extern const cli_opt cli_engine_opts[];
+/* --report, --trace, --plot: the run's figures, for prove and batch. */
+extern const cli_opt cli_figure_opts[];
 /* --pw, --workers, --budget, --log-level, --quiet: the commands that run
  * jobs of many partitions (batch, demo). */
 extern const cli_opt cli_pipeline_opts[];
@@ -99,7 +102,9 @@ extern const cli_opt cli_pipeline_opts[];
 void cli_engine_options_init(cli_engine_options *o, unsigned synth_workers,
                              pl_log_level level);
 /* Completes cfg once the options are read: the log level from --log-level,
- * silenced by --quiet. */
-void cli_engine_options_finish(cli_engine_options *o);
+ * silenced by --quiet; the timeline kept for --trace and --plot.  Warns
+ * (on stderr, naming cmd) when the budget is more than the memory this
+ * process can use (pl_memory_limit). */
+void cli_engine_options_finish(cli_engine_options *o, const char *cmd);
 
 #endif /* PL_CLI_OPTIONS_H */

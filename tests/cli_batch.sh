@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # `proofline batch` end to end: proofs written per witness name and accepted
 # by snarkjs and by us, a report that balances, a budget too small for one
-# partition refused at admission, a failing partition failing the job.
+# partition refused at admission, a failing witness failing alone (each
+# witness is its own job: tests/cli_batch_jobs.sh).
 . "$(dirname "$0")/lib.sh"
 v="$VECTORS/chain10"
 for i in 1 2 3 4; do ln -s "$v/witness.wtns" "$work/w$i.wtns"; done
@@ -34,7 +35,8 @@ ln -s "$m/witness.wtns" "$work/good.wtns"
 expect_exit 2 "$PROOFLINE" batch --zkey "$m/circuit.zkey" --r1cs "$m/circuit.r1cs" --check-witness --out "$work/unsat" \
     --pw 1 --quiet "$VECTORS/bad/unsat.wtns" "$work/good.wtns"
 grep -q "constraint" "$work/log" || fail "unsat: message does not name the constraint: $(cat "$work/log")"
-[ -e "$work/unsat/unsat.proof.json" ] && fail "unsat: a proof was written for the failing partition"
+[ -e "$work/unsat/unsat.proof.json" ] && fail "unsat: a proof was written for the failing witness"
+[ -f "$work/unsat/good.proof.json" ] || fail "unsat: the good witness beside it was not proved"
 
 expect_exit 2 "$PROOFLINE" batch --zkey "$v/circuit.zkey" --out "$work/dup" --quiet "$work/w1.wtns" "$work/w1.wtns"
 

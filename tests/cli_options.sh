@@ -47,8 +47,8 @@ done
 expect_usage "unknown option --pw" prove --pw 2
 "$PROOFLINE" demo --help | grep -q "^  --budget SIZE  *memory budget (default 1GiB)$" \
     || fail "demo --help: --budget does not show the demo's default"
-"$PROOFLINE" batch --help | grep -q "^  --budget SIZE  *memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM)$" \
-    || fail "batch --help: --budget"
+"$PROOFLINE" batch --help | grep -A1 "^  --budget SIZE  *memory budget, e.g. 512MiB, 4GiB (default: 80% of RAM,$" |
+    grep -q "^  *or of the container's memory limit if smaller)$" || fail "batch --help: --budget"
 # continuation lines are indented to the help column
 "$PROOFLINE" prove --help | grep -q "^                       CPU), cpu or cuda$" \
     || fail "prove --help: --backend's second line is not at column 23"

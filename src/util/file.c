@@ -229,15 +229,44 @@ static void random_suffix(char out[TMP_RANDOM + 1])
     out[TMP_RANDOM] = '\0';
 }
 
-/* The target itself when it exists and is neither a regular file nor a
- * folder: -1 (errno 0) when it is not such a target, -1 with errno on
- * failure.  Opened without O_CREAT or O_TRUNC: a device or a FIFO is
- * written as a shell redirection would.  Checked again on the open file,
- * so a target replaced by a regular file in between is not written in
- * place. */
+/* The descriptor a path names when it is one of the process's own
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.  Such
+ * a path is the stream the caller was given, whatever it leads to: a pipe,
+ * a terminal, or a regular file a shell opened with `>`.  A temporary
+ * beside it would be made in /dev and renamed over /dev/stdout itself. */
+static int own_descriptor(const char *path)
+{
+    static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+    if (strcmp(path, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        size_t len = strlen(prefixes[i]);
+        char *end;
+        if (strncmp(path, prefixes[i], len) != 0 || !path[len])
+            continue;
+        long fd = strtol(path + len, &end, 10);
+        if (!*end && fd >= 0 && fd <= INT32_MAX && path[len] != '-')
+            return (int)fd;
+    }
+    return -1;
+}
+
+/* The target itself when it is the process's own stream or exists and is
+ * neither a regular file nor a folder: -1 (errno 0) when it is not such a
+ * target, -1 with errno on failure.  An own stream is written through a
+ * duplicate of its descriptor, so two outputs to /dev/stdout follow each
+ * other as two writes to stdout would, even into a regular file; anything
+ * else is opened without O_CREAT or O_TRUNC: a device or a FIFO is written
+ * as a shell redirection would.  Checked again on the open file, so a
+ * target replaced by a regular file in between is not written in place. */
 static int open_in_place(const char *path)
 {
     struct stat st;
+    int own = own_descriptor(path);
+    if (own >= 0)
+        return fcntl(own, F_DUPFD_CLOEXEC, 3);
     if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
         errno = 0;
         return -1;
@@ -591,6 +620,15 @@ static pl_status identify_output(file_id *id, const char *path,
     memset(id, 0, sizeof(*id));
     id->known = true;
     id->name = folder_of(dir, sizeof(dir), path);
+    int own = own_descriptor(path);
+    if (own >= 0) {
+        id->special = true; /* written in place, through the descriptor */
+        int flags = fcntl(own, F_GETFL);
+        return flags >= 0 && (flags & O_ACCMODE) != O_RDONLY
+                   ? PL_OK
+                   : pl__error_errno(err, PL_EIO, flags < 0 ? errno : EBADF,
+                                     "%s: cannot be written", path);
+    }
     if (stat(path, &sb) == 0) {
         id->exists = true;
         id->dev = sb.st_dev;

@@ -55,8 +55,11 @@ pl_status pl__file_read_small(char **out, size_t *size, const char *path,
  * a failed write leaves nothing behind.
  *
  * An existing target that is not a regular file or a folder (a device, a
- * FIFO, /dev/stdout on a terminal or a pipe) is written in place instead:
- * opened for writing, never renamed over or removed; `in_place` says so.
+ * FIFO) is written in place instead: opened for writing, never renamed
+ * over or removed; `in_place` says so.  So are the process's own streams
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), whatever they
+ * lead to, through a duplicate of the descriptor: two outputs to
+ * /dev/stdout follow each other even when a shell sent it to a file.
  * A pl__output is used by one thread.
  */
 typedef struct pl__output {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Inputs are bounded and checked before they are read (issue 13, point 7):
+#  - a 50 MB public.json for a key of one input is refused by its size,
+#    unread (it can hold 1 KiB + 256 bytes an input), in little memory:
+#    before, verify read and parsed it, 1.42 GB at its peak;
+#  - /dev/zero as an input is refused at once (before: 4 GiB read first);
+#  - a FIFO as an input is refused at once (before: open() hung waiting
+#    for a writer), for verify's JSON and prove's zkey and witness alike.
+. "$(dirname "$0")/lib.sh"
+m="$VECTORS/multiplier"
+vk="$m/verification_key.json" prf="$m/proof_snarkjs.json" pub="$m/public.json"
+
+# expect_refused_fast <text in the message> <args...>: exit 2 within 10 s
+expect_refused_fast() {
+    local text=$1 rc=0; shift
+    timeout 10 "$PROOFLINE" "$@" >"$work/stdout" 2>"$work/log" || rc=$?
+    [ "$rc" = 2 ] || fail "$*: exit $rc, wanted 2 (124: it hung) ($(cat "$work/log"))"
+    grep -qF -- "$text" "$work/log" || fail "$*: message lacks \"$text\": $(cat "$work/log")"
+}
+
+node -e '
+  const fs = require("fs"), fd = fs.openSync(process.argv[1], "w");
+  const chunk = Buffer.from("\"1\",".repeat(250000));
+  fs.writeSync(fd, "["); for (let i = 0; i < 50; i++) fs.writeSync(fd, chunk);
+  fs.writeSync(fd, "\"1\"]"); fs.closeSync(fd);' "$work/big.json"
+rc=0
+/usr/bin/time -f "%M" -o "$work/kib" timeout 10 "$PROOFLINE" verify "$vk" "$work/big.json" "$prf" \
+    >/dev/null 2>"$work/log" || rc=$?
+[ "$rc" = 2 ] || fail "50 MB public.json: exit $rc, wanted 2 ($(cat "$work/log"))"
+grep -q "big.json: 500000[0-9][0-9] bytes, more than the 1280 bytes it can hold" "$work/log" ||
+    fail "50 MB public.json: $(cat "$work/log")"
+[ "$(tail -1 "$work/kib")" -lt 65536 ] || fail "50 MB public.json: peak RSS $(tail -1 "$work/kib") KiB"
+
+expect_refused_fast "/dev/zero: not a regular file" verify "$vk" /dev/zero "$prf"
+expect_refused_fast "/dev/zero: not a regular file" verify /dev/zero "$pub" "$prf"
+mkfifo "$work/fifo"
+expect_refused_fast "fifo: not a regular file" verify "$work/fifo" "$pub" "$prf"
+expect_refused_fast "fifo: not a regular file" verify "$vk" "$pub" "$work/fifo"
+expect_refused_fast "fifo: not a regular file" prove "$work/fifo" "$m/witness.wtns" "$work/p.json" "$work/q.json"
+expect_refused_fast "fifo: not a regular file" prove "$m/circuit.zkey" "$work/fifo" "$work/p.json" "$work/q.json"
+expect_refused_fast "fifo: not a regular file" inspect "$work/fifo"
+# the bound is the key's: manypublic's 43 inputs fit, padded as they are
+expect_exit 0 "$PROOFLINE" verify "$VECTORS/manypublic/verification_key.json" \
+    "$VECTORS/manypublic/public.json" "$VECTORS/manypublic/proof_snarkjs.json"
+
+finish "bounded inputs: ok"
