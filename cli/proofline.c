@@ -7,7 +7,10 @@
  *   proofline vkey <circuit.zkey> <verification_key.json>
  *   proofline inspect <file>
  *
- * The argument order of `prove` is rapidsnark's, so proofline is a drop-in.
+ * The argument order of `prove` is rapidsnark's, so proofline is a drop-in,
+ * called as rapidsnark's users call it: `proofline <zkey> <wtns> <proof>
+ * <public>` with no subcommand, or through a link named `prover` (the
+ * build makes build/prover), both the same as `proofline prove`.
  * Exit codes: 0 success, 1 invalid proof, 2 bad usage or bad input,
  * 3 internal error.  Errors go to stderr as one line naming the file.
  */
@@ -21,6 +24,9 @@ static const char main_help[] =
     ": a Groth16 prover for BLS12-381 that reads and writes snarkjs files.\n"
     "\n"
     "Usage: proofline <command> [arguments]\n"
+    "       proofline <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+    "       (rapidsnark's command line: the same as `proofline prove`; so is a\n"
+    "       link to proofline named `prover`)\n"
     "\n"
     "Commands:\n"
     "  prove    <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
@@ -51,8 +57,18 @@ static const struct {
     {"demo", cli_demo},
 };
 
+/* The file name part of a path. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 int main(int argc, char **argv)
 {
+    /* rapidsnark's binary is `prover`: a link by that name proves */
+    if (argc >= 1 && strcmp(base_name(argv[0]), "prover") == 0)
+        return cli_prove(argc - 1, argv + 1);
     if (argc < 2) {
         fputs(main_help, stderr);
         return 2;
@@ -69,6 +85,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].run(argc - 2, argv + 2);
+    /* no command but files: rapidsnark's `<zkey> <wtns> <proof> <public>`
+     * (fewer arguments is a mistyped command, said so below) */
+    if (cmd[0] != '-' && argc >= 5)
+        return cli_prove(argc - 1, argv + 1);
     fprintf(stderr, "%s: unknown command '%s'\n\n%s", CLI_PROG, cmd, main_help);
     return 2;
 }
