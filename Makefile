@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-# Front door: `make` builds, `make test` runs every test, `make demo` runs the
-# main job, `make bench` measures.  The real build is CMake in $(BUILD).
+# Front door: `make` builds, `make test` runs every test and prints a short
+# summary (the build's and ctest's lines go to $(BUILD)/build.log and
+# $(BUILD)/ctest.log), `make demo` runs the main job, `make bench`
+# measures.  The real build is CMake in $(BUILD).
 #   BLST_DIR=/path/to/blst   build against a local blst checkout
 #   SANITIZE=address,undefined   build (in build-san-address-undefined) and
 #                            test under sanitizers; SANITIZE=thread likewise
@@ -42,7 +44,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build deps npm-deps test test-san-fast test-tsan-fast test-tsan-deep fuzz fuzz-deps demo bench cuda-smoke clean
+.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast test-tsan-deep fuzz fuzz-deps demo bench cuda-smoke clean
 
 all: build
 
@@ -63,29 +65,48 @@ build: $(BUILD)/CMakeCache.txt
 npm-deps:
 	@sh scripts/npm_deps.sh
 
-test: deps npm-deps build
-	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
+# The build with its lines in $(BUILD)/build.log, shown (the end of it)
+# only when it fails: the tests' summary is what `make test` prints.
+quiet-build:
+	@mkdir -p $(BUILD)
+	@$(MAKE) --no-print-directory build >$(BUILD)/build.log 2>&1 || \
+	  { tail -n 30 $(BUILD)/build.log; \
+	    echo "make: the build failed (all of it: $(BUILD)/build.log)"; exit 1; }
+	@echo "build: ok ($(BUILD)/build.log)"
+
+# ctest in folder $(1) with $(2) (its environment) and $(3) (arguments),
+# its lines in $(1)/ctest.log and a JUnit file beside it; then the short
+# summary (scripts/test_summary.py: counts, skipped tests and why, each
+# failure's output).  ctest's exit code is the target's.
+run_ctest = @cd $(1) && rc=0; \
+	$(2) ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml $(3) \
+	  >ctest.log 2>&1 || rc=$$?; \
+	python3 $(CURDIR)/scripts/test_summary.py ctest-junit.xml $(1)/ctest.log; \
+	exit $$rc
+
+test: deps npm-deps quiet-build
+	$(call run_ctest,$(BUILD),$(TEST_ENV),)
 
 # CI's sanitizer pass: everything but the tests labelled slow (see
 # tests/CMakeLists.txt), under ASan and UBSan, in build-san-address-undefined.
 test-san-fast: deps npm-deps
-	$(MAKE) build SANITIZE=address,undefined
-	cd build-san-address-undefined && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) -LE slow
+	@$(MAKE) --no-print-directory quiet-build SANITIZE=address,undefined
+	$(call run_ctest,build-san-address-undefined,$(SAN_ENV),-LE slow)
 
 # CI's ThreadSanitizer pass: the tests labelled tsan (the engine, ledger,
 # prover, MSM, NTT and emulated CUDA tests, and CLI batch runs), in
 # build-san-thread (about 2.5 minutes from a cold build on 2 cores).
 test-tsan-fast: deps npm-deps
-	$(MAKE) build SANITIZE=thread
-	cd build-san-thread && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -L tsan
+	@$(MAKE) --no-print-directory quiet-build SANITIZE=thread
+	$(call run_ctest,build-san-thread,$(TSAN_ENV),-L tsan)
 
 # The same tests with blst built as instrumented portable C, so TSan also
 # sees the writes blst's assembly makes (build-san-thread-portable-blst;
 # the curve arithmetic runs 10 to 50 times slower: about 40 minutes on
 # 2 cores).  Not in CI; for hunting a race.
 test-tsan-deep: deps npm-deps
-	$(MAKE) build SANITIZE=thread TSAN_BLST=portable
-	cd build-san-thread-portable-blst && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -L tsan --timeout 3000
+	@$(MAKE) --no-print-directory quiet-build SANITIZE=thread TSAN_BLST=portable
+	$(call run_ctest,build-san-thread-portable-blst,$(TSAN_ENV),-L tsan --timeout 3000)
 
 fuzz-deps:
 	@FUZZ_CC=$(FUZZ_CC) sh tests/fuzz/deps.sh

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The short report of `make test`: reads the JUnit file ctest wrote
+(--output-junit) and prints one line of counts, the skipped tests grouped
+by the reason they printed (a test that exits 77 says why on stdout: "SKIP:
+..." or "skipped: ..."), and each failure with the end of its output.
+
+    test_summary.py JUNIT.xml [LOG]
+
+LOG is ctest's own output, named at the end for the whole story.  Exits 0;
+the caller keeps ctest's exit code.
+"""
+import sys
+import xml.etree.ElementTree as ET
+
+TAIL_LINES = 25
+
+
+def reason(out):
+    """The skip reason a test printed: its SKIP line, else its last line."""
+    lines = [l.strip() for l in (out or "").splitlines() if l.strip()]
+    for l in lines:
+        if l.lower().startswith(("skip:", "skipped:", "skip ")):
+            return l.split(":", 1)[1].strip() if ":" in l else l
+    return lines[-1] if lines else "no reason printed"
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    try:
+        suite = ET.parse(sys.argv[1]).getroot()
+    except (OSError, ET.ParseError) as e:
+        print(f"test summary: cannot read {sys.argv[1]}: {e}")
+        return 0
+    passed, failed, skipped = [], [], {}
+    for case in suite.iter("testcase"):
+        name, out = case.get("name"), case.findtext("system-out") or ""
+        if case.find("skipped") is not None or case.get("status") == "notrun":
+            skipped.setdefault(reason(out), []).append(name)
+        elif case.find("failure") is not None or case.get("status") == "fail":
+            failed.append((name, out))
+        else:
+            passed.append(name)
+    n_skip = sum(len(v) for v in skipped.values())
+    total = len(passed) + len(failed) + n_skip
+    print(f"tests: {total}, {len(passed)} passed, {len(failed)} failed, "
+          f"{n_skip} skipped ({float(suite.get('time', 0)):.0f} s)")
+    for why, names in sorted(skipped.items()):
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more"
+                                        if len(names) > 4 else "")
+        print(f"  skipped {len(names)}: {why}: {shown}")
+    for name, out in failed:
+        print(f"FAILED {name}:")
+        for l in out.splitlines()[-TAIL_LINES:]:
+            print(f"    {l}")
+    if failed and len(sys.argv) > 2:
+        print(f"ctest's full output: {sys.argv[2]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
