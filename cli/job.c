@@ -66,6 +66,10 @@ static void print_progress(pl_engine *engine, const char *label,
             pl_format_bytes(b, sizeof(b), es.budget_bytes));
 }
 
+/* Unfinished jobs polled per round: more than can be in flight at once
+ * with any sensible number of workers. */
+#define POLL_WINDOW 256
+
 pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
                        const char *label, bool progress, double t0,
                        pl_job_status *js, cli_job_done_fn on_done,
@@ -86,6 +90,9 @@ pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
            (st = pl_engine_submit(engine, &ids[submitted], &specs[submitted],
                                   err)) == PL_OK)
         submitted++;
+    for (size_t i = submitted; i < n; i++) /* never submitted */
+        js[i] = (pl_job_status){.done = true, .status = PL_ECANCELLED,
+                                .n_partitions = specs[i].n_partitions};
     progress = progress && isatty(STDERR_FILENO);
     left = submitted;
     for (unsigned round = 0; left; round++) {
@@ -97,9 +104,17 @@ pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
                 if (!ended[i])
                     pl_engine_cancel(engine, ids[i], NULL);
         }
+        /* The engine admits jobs in order, so beyond the first unfinished
+         * ones nothing has started: a window of them is polled each round
+         * (all of them once stopping), which keeps a batch of thousands
+         * from polling every job ten times a second. */
+        size_t open_seen = 0;
         for (size_t i = 0; i < submitted; i++) {
-            if (ended[i] || pl_engine_poll(engine, ids[i], &js[i], NULL) ||
-                !js[i].done)
+            if (ended[i])
+                continue;
+            if (!stopping && ++open_seen > POLL_WINDOW)
+                break;
+            if (pl_engine_poll(engine, ids[i], &js[i], NULL) || !js[i].done)
                 continue;
             pl_error werr = {0};
             if (pl_engine_wait(engine, ids[i], &js[i], &werr) != PL_OK &&
