@@ -542,9 +542,9 @@ typedef struct pl_run_facts {
  * now (anonymous, file-backed, total), per class, per stage, and
  * `balanced` (no class holds a buffer), then with items `witnesses`: each
  * one's file, status (proved, failed or cancelled), exit code, error and
- * message.  From public data alone, so it
- * can be written from any snapshot of the stats; the caller owns the
- * stream and checks it for write errors. */
+ * message.  From public data alone, so it can be written from any
+ * snapshot of the stats; the caller owns the stream and checks it for
+ * write errors. */
 void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,
                             const pl_job_status *job,
                             const pl_run_facts *run);
