@@ -86,15 +86,34 @@ pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
         snprintf(err->msg, sizeof(err->msg), "out of memory for %zu jobs", n);
         goto fail;
     }
-    while (submitted < n &&
-           (st = pl_engine_submit(engine, &ids[submitted], &specs[submitted],
-                                  err)) == PL_OK)
-        submitted++;
+    /* A job the engine refuses for its input (a partition that can never
+     * fit the budget) fails alone, as it would have once admitted; any
+     * other refusal stops the run. */
+    for (pl_error serr = {0}; submitted < n && st == PL_OK; submitted++) {
+        pl_status sst = pl_engine_submit(engine, &ids[submitted],
+                                         &specs[submitted], &serr);
+        if (sst != PL_OK && (pl_status_exit_code(sst) != 2 ||
+                             sst == PL_ECANCELLED)) {
+            st = sst;
+            *err = serr;
+            break;
+        }
+        if (sst != PL_OK) {
+            js[submitted] = (pl_job_status){
+                .done = true, .status = sst, .error = serr, .failed = 1,
+                .n_partitions = specs[submitted].n_partitions};
+            ended[submitted] = true;
+            if (on_done)
+                on_done(user, submitted, &js[submitted]);
+        }
+    }
     for (size_t i = submitted; i < n; i++) /* never submitted */
         js[i] = (pl_job_status){.done = true, .status = PL_ECANCELLED,
                                 .n_partitions = specs[i].n_partitions};
     progress = progress && isatty(STDERR_FILENO);
-    left = submitted;
+    left = 0;
+    for (size_t i = 0; i < submitted; i++)
+        left += !ended[i];
     for (unsigned round = 0; left; round++) {
         /* a signal, or a submit that failed: what is left is cancelled,
          * and waited for (the engine gives every byte back) */

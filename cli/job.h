@@ -40,7 +40,9 @@ typedef void (*cli_job_done_fn)(void *user, size_t index,
  * terminal on stderr, a line of partitions done, proofs/hour and
  * reserved/budget, twice a second.  On SIGINT or SIGTERM every job not
  * done is cancelled (its status PL_ECANCELLED) and the rest still waited
- * for.  Fails only when the engine does (a submit or a wait). */
+ * for.  A job the engine refuses at submission for its input (one that can
+ * never fit the budget) fails alone, its status that refusal.  Fails only
+ * when the engine does (another refusal, a wait). */
 pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
                        const char *label, bool progress, double t0,
                        pl_job_status *js, cli_job_done_fn on_done,

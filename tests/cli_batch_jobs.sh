@@ -49,6 +49,20 @@ grep -q "batch: $work/long.wtns: failed: " "$work/log" || fail "the long witness
 grep -q "2 of 4 witnesses failed" "$work/log" || fail "no count of the failures: $(cat "$work/log")"
 check_report "$work/r.json" good1.wtns:proved:0 empty.wtns:failed:2 long.wtns:failed:2 good2.wtns:proved:0
 
+# a witness that can never fit the budget is refused when it is submitted,
+# and fails alone too: the budget holds the circuit and one partition of
+# the good witnesses, and the other circuit's witness is larger
+"$PROOFLINE" batch --zkey "$m/circuit.zkey" --out "$work/plan" --print-plan "$work/good1.wtns" \
+    >"$work/plan.txt" 2>/dev/null || fail "--print-plan: exit $?"
+eval "$(cat "$work/plan.txt")"
+expect_exit 2 "$PROOFLINE" batch --zkey "$m/circuit.zkey" --out "$work/fit" --pw 1 --quiet \
+    --budget $((resident_bytes + partition_bytes)) --report "$work/fit.json" \
+    "$work/good1.wtns" "$work/long.wtns" "$work/good2.wtns"
+proved "$work/fit" good1 good2
+grep -q "batch: $work/long.wtns: failed: does not fit the memory budget" "$work/log" ||
+    fail "a witness too large for the budget: $(cat "$work/log")"
+check_report "$work/fit.json" good1.wtns:proved:0 long.wtns:failed:2 good2.wtns:proved:0
+
 # --verify: a proof that does not verify is an invalid proof (exit 1), alone
 expect_exit 1 "$PROOFLINE" batch --zkey "$m/circuit.zkey" --out "$work/v" --pw 2 --quiet --verify \
     --report "$work/v.json" "$work/unsat.wtns" "$work/good1.wtns"
