@@ -37,7 +37,7 @@ static const cli_command batch_cmd = {
     "Each witness is its own job: one that fails (bad input, a proof that does\n"
     "not verify) is reported with its file and the reason, and the others are\n"
     "still proved and written; nothing is written for a failed witness.\n"
-    "Exit codes: 0 all proved, 1 a proof did not verify (--verify), 2 bad\n"
+    "Exit codes: 0 all proved, 1 a proof did not verify, 2 bad\n"
     "usage or input, 3 internal error (the worst over the witnesses); 130 or\n"
     "143 after SIGINT or SIGTERM (the finished proofs and the figures are\n"
     "written).\n",
@@ -45,7 +45,7 @@ static const cli_command batch_cmd = {
 
 typedef struct {
     const char *zkey, *out_dir, *r1cs;
-    bool verify, check, print_plan;
+    bool verify, no_verify, check, print_plan;
     cli_engine_options engine;
     const char *const *witnesses; /* n, in argv */
     size_t n;
@@ -57,8 +57,12 @@ static const cli_opt batch_opts[] = {
      .help = "the circuit's Groth16 zkey (required)"},
     {"--out", "DIR", CLI_STRING, O(out_dir),
      .help = "where the proofs go (required; created if missing)"},
+    {"--no-verify", NULL, CLI_FLAG, O(no_verify),
+     .help = "write proofs without verifying them first (by\n"
+             "default each is verified, and one that does not\n"
+             "verify is not written)"},
     {"--verify", NULL, CLI_FLAG, O(verify),
-     .help = "verify every proof before writing it"},
+     .help = "the default, kept for scripts that ask for it"},
     {"--check-witness", NULL, CLI_FLAG, O(check),
      .help = "check every constraint first (needs --r1cs)"},
     {"--r1cs", "FILE", CLI_STRING, O(r1cs), .help = "the circuit's .r1cs"},
@@ -181,8 +185,7 @@ static void on_witness_done(void *user, size_t i, const pl_job_status *js)
 }
 
 static pl_status batch_state_init(batch_run_state *b, const batch_options *o,
-                                  pl_circuit *circuit, char **names,
-                                  const pl_vkey *vkey)
+                                  pl_circuit *circuit, char **names)
 {
     memset(b, 0, sizeof(*b));
     b->o = o;
@@ -194,11 +197,11 @@ static pl_status batch_state_init(batch_run_state *b, const batch_options *o,
         return PL_ENOMEM;
     for (size_t i = 0; i < o->n; i++) {
         b->outs[i] = (cli_proof_out){.dir = o->out_dir, .name = names[i],
-                                     .vkey = vkey,
                                      .witness = o->witnesses[i]};
         b->specs[i] = (pl_job_spec){.circuit = circuit, .n_partitions = 1,
                                     .witness_paths = &o->witnesses[i],
                                     .check_witness = o->check,
+                                    .verify = !o->no_verify,
                                     .on_proof = cli_write_proof,
                                     .on_proof_user = &b->outs[i]};
     }
@@ -247,15 +250,12 @@ static int batch_run(batch_options *o)
     pl_error err = {0};
     pl_engine *engine = NULL;
     pl_circuit *circuit = NULL;
-    pl_vkey *vkey = NULL;
     char **names = NULL;
     batch_run_state b = {0};
     pl_status st;
     if ((st = output_names(&names, o->witnesses, o->n, &err)) ||
         (st = cli_make_dir(o->out_dir, false, &err)) ||
         (st = check_outputs(o, names, &err)))
-        goto done;
-    if (o->verify && (st = cli_vkey_from_zkey(&vkey, o->zkey, &err)))
         goto done;
     double t0 = cli_now();
     if ((st = cli_engine_open(&engine, &circuit, &o->engine.cfg, o->zkey,
@@ -265,7 +265,7 @@ static int batch_run(batch_options *o)
         print_plan(circuit, o->witnesses[0]);
         goto done;
     }
-    if ((st = batch_state_init(&b, o, circuit, names, vkey))) {
+    if ((st = batch_state_init(&b, o, circuit, names))) {
         snprintf(err.msg, sizeof(err.msg), "out of memory for %zu jobs",
                  o->n);
         goto done;
@@ -276,14 +276,10 @@ static int batch_run(batch_options *o)
                                o->engine.cfg.log_level == PL_LOG_QUIET,
                            t0, b.js, on_witness_done, &b, &err)))
         goto done;
-    /* the key is an accounted buffer: gone before the ledger is read */
-    pl_vkey_destroy(vkey);
-    vkey = NULL;
     st = batch_end(&b, engine, &circuit, cli_now() - t0, &err);
 done:
     cli_engine_close(engine, circuit, &st, &err);
     batch_state_free(&b);
-    pl_vkey_destroy(vkey);
     for (size_t i = 0; names && i < o->n; i++)
         free(names[i]);
     free(names);

@@ -3,8 +3,9 @@
  * `proofline prove`: a Groth16 proof from a zkey and a witness, with
  * rapidsnark's argument order.  One proof is a job of one partition
  * through the engine: the same path as a batch, with the same figures
- * (--report, --trace, --plot).  With --verify the proof is verified before
- * it is written, and one that does not verify is an invalid proof (exit 1).
+ * (--report, --trace, --plot).  The proof is verified before it is
+ * written (unless --no-verify), and one that does not verify is an invalid
+ * proof (exit 1).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -30,15 +31,18 @@ static const cli_command prove_cmd = {
 
 typedef struct {
     const char *r1cs;
-    bool verify, check, check_params, timings, plain_msm;
+    bool verify, no_verify, check, check_params, timings, plain_msm;
     cli_engine_options engine;
 } prove_options;
 
 #define O(field) offsetof(prove_options, field)
 static const cli_opt prove_opts[] = {
+    {"--no-verify", NULL, CLI_FLAG, O(no_verify),
+     .help = "write the proof without verifying it first (by\n"
+             "default it is verified with the key's verification\n"
+             "key, and one that does not verify is not written)"},
     {"--verify", NULL, CLI_FLAG, O(verify),
-     .help = "verify the proof with the zkey's verification key\n"
-             "before writing it"},
+     .help = "the default, kept for scripts that ask for it"},
     {"--check-witness", NULL, CLI_FLAG, O(check),
      .help = "check every constraint first; on the first that\n"
              "fails, report it and do not prove.  Needs the\n"
@@ -99,7 +103,6 @@ static int prove_run(prove_options *o, char **pos)
     pl_error err = {0};
     pl_engine *engine = NULL;
     pl_circuit *circuit = NULL;
-    pl_vkey *vkey = NULL;
     char *derived_r1cs = NULL;
     cli_proof_out out = {.proof_path = pos[2], .public_path = pos[3],
                          .witness = pos[1]};
@@ -121,9 +124,6 @@ static int prove_run(prove_options *o, char **pos)
         goto done;
     if (o->check_params && (st = check_points(pos[0], &err)))
         goto done;
-    if (o->verify && (st = cli_vkey_from_zkey(&vkey, pos[0], &err)))
-        goto done;
-    out.vkey = vkey;
     pl_engine_config *cfg = &o->engine.cfg;
     cfg->plain_msm = o->plain_msm;
     cfg->on_stage = on_stage;
@@ -134,20 +134,19 @@ static int prove_run(prove_options *o, char **pos)
     if (o->timings)
         fprintf(stderr, "  %-10s %8.3f s\n", "load", cli_now() - t0);
     const char *witness[1] = {pos[1]};
-    /* the proof is verified (with --verify) and written on the finisher */
+    /* the proof is verified (unless --no-verify) and written on the
+     * finisher */
     pl_job_spec spec = {.circuit = circuit, .n_partitions = 1,
                         .witness_paths = witness, .check_witness = o->check,
+                        .verify = !o->no_verify,
                         .on_proof = cli_write_proof, .on_proof_user = &out};
     pl_job_status js;
     if ((st = cli_run_jobs(engine, &spec, 1, "prove", false, t0, &js, NULL,
                            NULL, &err)))
         goto done;
     double wall = cli_now() - t0;
-    /* the key is an accounted buffer: gone before the ledger is read */
-    pl_vkey_destroy(vkey);
-    vkey = NULL;
     st = cli_job_result(&js, &out, &err);
-    if (st == PL_OK && o->timings && o->verify)
+    if (st == PL_OK && o->timings && js.verified)
         fprintf(stderr, "  verified OK\n");
     pl_error ferr = {0};
     pl_status fst = prove_figures(o, engine, &circuit, &js, &out, pos[1],
@@ -160,7 +159,6 @@ static int prove_run(prove_options *o, char **pos)
         fprintf(stderr, "  %-10s %8.3f s\n", "total", cli_now() - t0);
 done:
     cli_engine_close(engine, circuit, &st, &err);
-    pl_vkey_destroy(vkey);
     free(derived_r1cs);
     return cli_exit("prove", st, &err);
 }

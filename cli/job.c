@@ -35,18 +35,6 @@ void cli_engine_close(pl_engine *engine, pl_circuit *circuit, pl_status *st,
     }
 }
 
-pl_status cli_vkey_from_zkey(pl_vkey **out, const char *zkey_path,
-                             pl_error *err)
-{
-    pl_zkey *zkey = NULL;
-    *out = NULL;
-    pl_status st = pl_zkey_open(&zkey, zkey_path, err);
-    if (st == PL_OK)
-        st = pl_vkey_from_zkey(out, zkey, err);
-    pl_zkey_close(zkey);
-    return st;
-}
-
 static void print_progress(pl_engine *engine, const char *label,
                            const pl_job_status *js, size_t n, double t0)
 {
@@ -179,18 +167,7 @@ void cli_write_proof(void *user, uint64_t job, size_t partition,
     char name[64], proof_path[4200], public_path[4200];
     pl_error err = {0};
     pl_status st = PL_OK;
-    if (out->vkey) {
-        st = pl_verify(out->vkey, proof, publics, n_public, &err);
-        if (st == PL_EINVALID)
-            snprintf(err.msg, sizeof(err.msg), "%.100s: the proof does not "
-                     "verify with the zkey's verification key: the witness "
-                     "does not satisfy the circuit (--check-witness names "
-                     "the constraint) or the key is damaged "
-                     "(--check-params)", out->witness ? out->witness : "");
-        else if (st == PL_OK)
-            out->verified++;
-    }
-    if (st == PL_OK) {
+    {
         if (!out->name)
             snprintf(name, sizeof(name), "p%zu", partition);
         const char *base = out->name ? out->name : name;
@@ -241,7 +218,7 @@ void cli_run_tally(pl_job_status *total, pl_run_item *items,
         const pl_error *e = job_failed ? &js[i].error : &outs[i].error;
         pl_status st = job_failed ? js[i].status : outs[i].status;
         items[i] = (pl_run_item){witnesses[i], st, st ? e->msg : ""};
-        total->verified += outs[i].verified;
+        total->verified += js[i].verified;
         if (st == PL_OK)
             total->proved++;
         else if (st == PL_ECANCELLED)

@@ -24,12 +24,6 @@ pl_status cli_engine_open(pl_engine **engine, pl_circuit **circuit,
 void cli_engine_close(pl_engine *engine, pl_circuit *circuit, pl_status *st,
                       pl_error *err);
 
-/* The verification key of a zkey, for --verify (the CLI verifies the
- * proofs it writes, so that a proof that does not verify is an invalid
- * proof, exit 1, named with its witness). */
-pl_status cli_vkey_from_zkey(pl_vkey **out, const char *zkey_path,
-                             pl_error *err);
-
 /* Called on the caller's thread as each job ends, with its final status. */
 typedef void (*cli_job_done_fn)(void *user, size_t index,
                                 const pl_job_status *js);
@@ -54,17 +48,16 @@ void cli_job_end(pl_engine *engine, pl_circuit **circuit,
 
 /* Where one job's proofs go (pl_proof_fn, on the finisher thread):
  * proof_path and public_path when given, else DIR/NAME.proof.json and
- * DIR/NAME.public.json, NAME the given name or p<partition>.  With a
- * verification key each proof is verified first, and one that does not
- * verify is not written (PL_EINVALID naming the witness).  Keeps the first
+ * DIR/NAME.public.json, NAME the given name or p<partition>.  (The engine
+ * verifies each proof before it delivers it, when the job asks: one that
+ * does not verify never reaches here.)  Keeps the first
  * failure.  Read it once the job is done (the engine's wait orders the
  * finisher's writes before the reader). */
 typedef struct cli_proof_out {
     const char *proof_path, *public_path;
     const char *dir, *name;
-    const pl_vkey *vkey;  /* NULL: not verified here */
     const char *witness;  /* for messages */
-    size_t written, verified;
+    size_t written;
     pl_status status;
     pl_error error;
 } cli_proof_out;

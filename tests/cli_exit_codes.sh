@@ -3,9 +3,11 @@
 # The README's table of exit codes, a case or more for each row (issue 13,
 # point 6):
 #   0  success;
-#   1  an invalid proof: `verify` of a changed input, and `prove --verify`
-#      or `batch --verify` whose proof does not verify (an unsatisfied
-#      witness, a damaged key): these exited 3, "internal error", before;
+#   1  an invalid proof: `verify` of a changed input, and `prove` or
+#      `batch` whose proof does not verify (an unsatisfied witness, a
+#      damaged key; verified by default, --no-verify turns it off): these
+#      exited 3, "internal error", before, and wrote the proof unless
+#      --verify was given;
 #   2  bad usage or bad input;
 #   3  internal error, out of memory: a key that cannot be mapped for lack
 #      of address space (ulimit -v; vkey and inspect map it) exited 2,
@@ -34,6 +36,13 @@ node -e '
   fs.writeFileSync(process.argv[2], b)' "$z" "$work/damaged.zkey"
 expect_exit 1 "$PROOFLINE" prove "$work/damaged.zkey" "$w" "$work/d.json" "$work/dq.json" --verify
 expect_exit 1 "$PROOFLINE" batch --zkey "$z" --out "$work/b" --quiet --verify "$VECTORS/bad/unsat.wtns"
+# verification is the default: the same without --verify
+expect_exit 1 "$PROOFLINE" prove "$z" "$VECTORS/bad/unsat.wtns" "$work/u.json" "$work/uq.json"
+[ -e "$work/u.json" ] && fail "by default, a proof that does not verify was written"
+expect_exit 1 "$PROOFLINE" batch --zkey "$z" --out "$work/b2" --quiet "$VECTORS/bad/unsat.wtns"
+# and --no-verify turns it off: the invalid proof is written, exit 0
+expect_exit 0 "$PROOFLINE" prove "$z" "$VECTORS/bad/unsat.wtns" "$work/n.json" "$work/nq.json" --no-verify
+expect_exit 1 "$PROOFLINE" verify "$vk" "$work/nq.json" "$work/n.json"
 
 # row 2
 expect_exit 2 "$PROOFLINE" prove --bogus

@@ -750,13 +750,22 @@ static void finish_one(pl_engine *e, partition *p)
     const pl_scalar *publics = pl_wtns_values(p->wtns) + 1;
     size_t n_public = c->zkey->n_public;
     if (j->spec.verify) {
+        /* an invalid proof is never delivered: the witness does not
+         * satisfy the circuit, or the key is damaged */
         st = pl_verify(c->vkey, &proof, publics, n_public, &err);
         if (st != PL_OK) {
             if (st == PL_EINVALID)
-                pl__error_set(&err, PL_EINTERNAL, "partition %zu of job %llu:"
-                              " the proof did not verify", p->index,
+                pl__error_set(&err, PL_EINVALID,
+                              "%s%sthe proof does not verify with the key's "
+                              "verification key (partition %zu of job "
+                              "%llu): the witness does not satisfy the "
+                              "circuit (--check-witness names the "
+                              "constraint) or the key is damaged "
+                              "(--check-params)",
+                              j->paths ? j->paths[p->index] : "",
+                              j->paths ? ": " : "", p->index,
                               (unsigned long long)j->id);
-            retire(e, p, OUTCOME_FAILED, PL_EINTERNAL, &err);
+            retire(e, p, OUTCOME_FAILED, st, &err);
             return;
         }
         engine_lock(e);
