@@ -121,7 +121,10 @@ static pl_status parse_mapped(pl_wtns *w, const char *path, pl_error *err)
     return read_values(w, &c, n_witness, err);
 }
 
-pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
+/* A witness from a file: mapped, or (heap) read into class witness after
+ * a check that it is at most max_bytes. */
+static pl_status wtns_from_file(pl_wtns **out, const char *path, bool heap,
+                                uint64_t max_bytes, pl_error *err)
 {
     pl_status st;
     pl_wtns *w = wtns_new(path, err);
@@ -130,8 +133,10 @@ pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
         st = PL_ENOMEM;
         goto fail;
     }
-    if ((st = pl__file_map(&w->map, path, err)) != PL_OK ||
-        (st = parse_mapped(w, path, err)) != PL_OK)
+    w->heap = heap;
+    st = heap ? pl__file_load(&w->map, path, PL_BUF_WITNESS, max_bytes, err)
+              : pl__file_map(&w->map, path, err);
+    if (st != PL_OK || (st = parse_mapped(w, path, err)) != PL_OK)
         goto fail;
     *out = w;
     return PL_OK;
@@ -141,27 +146,15 @@ fail:
     return st;
 }
 
+pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
+{
+    return wtns_from_file(out, path, false, 0, err);
+}
+
 pl_status pl__wtns_load(pl_wtns **out, const char *path, uint64_t max_bytes,
                         pl_error *err)
 {
-    pl_status st;
-    pl_wtns *w = wtns_new(path, err);
-    *out = NULL;
-    if (!w) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
-    w->heap = true;
-    if ((st = pl__file_load(&w->map, path, PL_BUF_WITNESS, max_bytes, err)) !=
-            PL_OK ||
-        (st = parse_mapped(w, path, err)) != PL_OK)
-        goto fail;
-    *out = w;
-    return PL_OK;
-
-fail:
-    pl_wtns_close(w);
-    return st;
+    return wtns_from_file(out, path, true, max_bytes, err);
 }
 
 pl_status pl__wtns_parse(pl_wtns **out, const uint8_t *data, size_t len,
