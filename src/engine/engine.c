@@ -15,10 +15,14 @@
  *     right after; the pending state goes to the finisher.
  *   the finisher ("pl-finish"): the prover's finish, verification if asked,
  *     delivery, witness freed, the rest of the reservation released.
+ *   the sampler ("pl-rss"): a ledger sample (RSS, classes) every sample_ms.
  *
  * The engine calls the prover (src/groth16/) only; the backend it was
- * created with is chosen, planned and opened through the prover.
- *   the sampler ("pl-rss"): a ledger sample (RSS, classes) every sample_ms.
+ * created with is chosen, planned and opened through the prover.  Its
+ * decisions (admission order, a partition's bytes, whether they can ever
+ * fit, hand-off room) are the pure functions of sched.c.  Every engine
+ * thread, and the caller inside an engine call, allocates in the engine's
+ * accounting scope, so destroy checks this engine's buffers only.
  *
  * At every lifecycle event the ledger (src/ledger/) records the stages, the
  * classes, reserved bytes and RSS, and logs one line; see docs/ledger.md.
@@ -1262,11 +1266,11 @@ void pl_circuit_release(pl_circuit *c)
     pl__alloc_scope_enter(outer);
 }
 
-void pl_circuit_plan(const pl_circuit *c, uint64_t witness_bytes,
+void pl_circuit_plan(const pl_circuit *c, uint64_t witness_file_bytes,
                      uint64_t *partition_bytes, uint64_t *resident_bytes)
 {
     pl__sched_reservation r;
-    pl__sched_reservation_for(&r, &c->plan, witness_bytes);
+    pl__sched_reservation_for(&r, &c->plan, witness_file_bytes);
     if (partition_bytes)
         *partition_bytes = r.total;
     if (resident_bytes)
