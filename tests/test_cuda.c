@@ -723,3 +723,55 @@ PL_TEST(usable_means_it_opens_emulated)
     CHECK(!pl__backend_cuda_emulated.device_memory(&used, &total, &at_open));
     CHECK(pl_alloc_all_freed(&err));
 }
+
+/* Two processes on one card (the emulated card, another process's bytes
+ * set by the hook).  When the other holds so much that this circuit's
+ * buffers and the headroom do not fit, open refuses before allocating,
+ * naming the bytes; when the other takes the memory after our check (it
+ * passed the check at the same moment), the allocation fails and open
+ * fails cleanly: nothing allocated stays, on the device or the host, and
+ * the device opens fine once the memory is back. */
+PL_TEST(device_shared_with_another_process_emulated)
+{
+    pl_error err = {0};
+    pl_zkey *zk;
+    CHECK_OK(pl_zkey_open(&zk, pl_test_vector("chain10/circuit.zkey"), &err),
+             &err);
+    pl_prover *prover;
+    const uint64_t card = (uint64_t)4 << 30;
+    pl__gpu_emu_foreign(card - ((uint64_t)200 << 20), 0);
+    CHECK_STATUS(pl__prover_create_with_backend(&prover, zk,
+                                                &pl__backend_cuda_emulated,
+                                                NULL, &err), PL_ENOMEM, &err);
+    CHECK(strstr(err.msg, "of device memory for this circuit") != NULL);
+    CHECK(strstr(err.msg, "headroom") != NULL);
+    CHECK(pl_alloc_all_freed(&err));
+
+    pl__gpu_emu_foreign(0, card);
+    CHECK_STATUS(pl__prover_create_with_backend(&prover, zk,
+                                                &pl__backend_cuda_emulated,
+                                                NULL, &err), PL_ENOMEM, &err);
+    CHECK(strstr(err.msg, "the card is full") != NULL);
+    CHECK(pl_alloc_all_freed(&err));
+
+    pl__gpu_emu_foreign(0, 0);
+    CHECK_OK(pl__prover_create_with_backend(&prover, zk,
+                                            &pl__backend_cuda_emulated, NULL,
+                                            &err), &err);
+    pl_wtns *w;
+    pl_vkey *vk;
+    CHECK_OK(pl_wtns_open(&w, pl_test_vector("chain10/witness.wtns"), &err),
+             &err);
+    CHECK_OK(pl_vkey_from_zkey(&vk, zk, &err), &err);
+    pl_proof proof;
+    CHECK_OK(pl_prove(prover, &proof, w, &err), &err);
+    pl_zkey_info info;
+    pl_zkey_get_info(zk, &info);
+    CHECK_OK(pl_verify(vk, &proof, pl_wtns_values(w) + 1, info.n_public, &err),
+             &err);
+    pl_vkey_destroy(vk);
+    pl_wtns_close(w);
+    pl_prover_destroy(prover);
+    pl_zkey_close(zk);
+    CHECK(pl_alloc_all_freed(&err));
+}

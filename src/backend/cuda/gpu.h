@@ -322,6 +322,10 @@ pl_status pl__gpu_quiesce(pl__gpu *gpu, pl_error *err);
  * cudaErrorIllegalAddress). */
 #define PL_GPU_EMU_FAULT_CODE 700
 void pl__gpu_emu_fault_next_launch(void);
+/* Test hook of the emulation: another process holds bytes_now of the card,
+ * and takes bytes_at_next_alloc more at our next allocation (it won the
+ * race between our check of free memory and the allocation). */
+void pl__gpu_emu_foreign(uint64_t bytes_now, uint64_t bytes_at_next_alloc);
 
 /* ---- phase timing (bench/gpu_check.sh) ---------------------------------- */
 

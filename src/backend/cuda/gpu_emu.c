@@ -123,10 +123,27 @@ static void emu_reset(void *dev)
     free(dev);
 }
 
+/* Another process on the card (the test hook's): bytes it holds now, and
+ * bytes it takes at our next allocation (as if it won a race between our
+ * check of free memory and our cudaMalloc). */
+static _Atomic uint64_t foreign_bytes, foreign_at_next_alloc;
+
+void pl__gpu_emu_foreign(uint64_t bytes_now, uint64_t bytes_at_next_alloc)
+{
+    atomic_store(&foreign_bytes, bytes_now);
+    atomic_store(&foreign_at_next_alloc, bytes_at_next_alloc);
+}
+
+static uint64_t emu_used(void *dev)
+{
+    return EMU_CONTEXT_BYTES + atomic_load(&((emu_device *)dev)->used) +
+           atomic_load(&foreign_bytes);
+}
+
 static pl_status emu_mem_info(void *dev, uint64_t *free_bytes,
                               uint64_t *total_bytes, pl_error *err)
 {
-    uint64_t used = EMU_CONTEXT_BYTES + atomic_load(&((emu_device *)dev)->used);
+    uint64_t used = emu_used(dev);
     *total_bytes = EMU_CARD_BYTES;
     *free_bytes = used < EMU_CARD_BYTES ? EMU_CARD_BYTES - used : 0;
     return PL_OK;
@@ -152,6 +169,11 @@ static pl_status emu_alloc(void *dev, void **ptr, uint64_t bytes,
     char *block = NULL;
     *ptr = NULL;
     EMU_CALL(dev);
+    atomic_fetch_add(&foreign_bytes, atomic_exchange(&foreign_at_next_alloc, 0));
+    if (emu_used(dev) + bytes > EMU_CARD_BYTES) /* cudaErrorMemoryAllocation */
+        return pl__error_set(err, PL_ENOMEM, "emulated device: out of memory "
+                             "allocating %llu bytes (the card is full)",
+                             (unsigned long long)bytes);
     if (bytes > SIZE_MAX - 2 * EMU_HEADER ||
         !(block = aligned_alloc(EMU_HEADER,
                                 ((size_t)bytes + 2 * EMU_HEADER - 1) &
