@@ -22,7 +22,8 @@ FAIL: the second check</system-out></testcase>
 XML
 python3 "$summary" "$work/junit.xml" build/ctest.log >"$work/out" || fail "exit $?"
 cat >"$work/want" <<'TXT'
-tests: 5, 1 passed, 1 failed, 3 skipped (12 s)
+5 tests in 12 s
+tests: 1 passed, 1 failed, 3 skipped
   skipped 1: snarkjs missing (run make npm-deps): cli_e
   skipped 2: this build has no CUDA backend: cuda.c_on_device, cuda.d_on_device
 FAILED cli_b:
