@@ -135,7 +135,8 @@ PL_API const char *pl_buffer_class_name(pl_buffer_class cls);
  */
 /* Reads one class's counters; with reset, the high-water mark restarts at
  * the live bytes (as sqlite3_status64 does). */
-PL_API void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
+PL_API void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls,
+                                bool reset);
 /* True when every class has no live buffer in the process; else names
  * them in err. */
 PL_API bool pl_alloc_all_freed(pl_error *err);
@@ -206,10 +207,12 @@ PL_API pl_status pl_inspect(const char *path, FILE *stream, pl_error *err);
 
 typedef struct pl_vkey pl_vkey;
 
-PL_API pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey, pl_error *err);
-PL_API pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err);
+PL_API pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey,
+                                   pl_error *err);
+PL_API pl_status pl_vkey_read_json(pl_vkey **out, const char *path,
+                                   pl_error *err);
 PL_API pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
-                             pl_error *err);
+                                    pl_error *err);
 PL_API size_t pl_vkey_n_public(const pl_vkey *vkey);
 PL_API void pl_vkey_destroy(pl_vkey *vkey);
 
@@ -220,14 +223,16 @@ PL_API void pl_vkey_destroy(pl_vkey *vkey);
  * (PL_PUBLIC_JSON_BYTES each); PL_EFORMAT naming the file otherwise. */
 #define PL_VKEY_MAX_PUBLIC ((size_t)1 << 16)
 #define PL_PUBLIC_JSON_BYTES 256u
-PL_API pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err);
+PL_API pl_status pl_proof_read_json(pl_proof *out, const char *path,
+                                    pl_error *err);
 /* The public inputs are < r (checked).  *out holds *count values (a valid
  * pointer even for none) and is released with pl_public_free; on failure
  * *out is NULL.  max_count bounds the file's size (above): the inputs the
  * verification key takes (pl_vkey_n_public); a count that differs from it
  * is pl_verify's to refuse. */
-PL_API pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
-                              size_t max_count, pl_error *err);
+PL_API pl_status pl_public_read_json(pl_scalar **out, size_t *count,
+                                     const char *path, size_t max_count,
+                                     pl_error *err);
 /* Releases what pl_public_read_json returned; NULL is a no-op. */
 PL_API void pl_public_free(pl_scalar *publics);
 
@@ -237,9 +242,10 @@ PL_API void pl_public_free(pl_scalar *publics);
  * naming one file are refused (PL_EUSAGE), unless it is a device or a pipe
  * such as /dev/stdout, written in place (the proof, then the inputs).
  * public_path may be NULL. */
-PL_API pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
-                              const pl_scalar *publics, size_t count,
-                              const char *public_path, pl_error *err);
+PL_API pl_status pl_proof_write_json(const pl_proof *proof,
+                                     const char *proof_path,
+                                     const pl_scalar *publics, size_t count,
+                                     const char *public_path, pl_error *err);
 
 /* Checks the files a command will write before it starts work: each
  * output's folder exists and can be written, and no output is a folder,
@@ -249,8 +255,8 @@ PL_API pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_pa
  * than once.  NULL entries are skipped.  PL_EUSAGE or PL_EIO naming the
  * paths. */
 PL_API pl_status pl_output_check(const char *const *outputs, size_t n_outputs,
-                          const char *const *inputs, size_t n_inputs,
-                          pl_error *err);
+                                 const char *const *inputs, size_t n_inputs,
+                                 pl_error *err);
 
 /* ---- the prover -------------------------------------------------------- */
 
@@ -279,26 +285,27 @@ PL_API void pl_prover_config_init(pl_prover_config *cfg);
 
 /* The prover keeps a reference to zkey, which must outlive it. */
 PL_API pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
-                           const pl_prover_config *cfg, pl_error *err);
+                                  const pl_prover_config *cfg, pl_error *err);
 PL_API void pl_prover_destroy(pl_prover *prover);
 
 /* Everything up to the G1 MSMs; the B-in-G2 MSM runs on a background thread
  * until pl_prove_finish.  The witness must outlive the pending proof. */
 PL_API pl_status pl_prove_start(pl_prover *prover, pl_pending **out,
-                         const pl_wtns *wtns, pl_error *err);
+                                const pl_wtns *wtns, pl_error *err);
 /* Joins the G2 MSM, blinds, assembles.  Consumes `pending` in every case. */
-PL_API pl_status pl_prove_finish(pl_pending *pending, pl_proof *out, pl_error *err);
+PL_API pl_status pl_prove_finish(pl_pending *pending, pl_proof *out,
+                                 pl_error *err);
 /* Start and finish in one call. */
 PL_API pl_status pl_prove(pl_prover *prover, pl_proof *out, const pl_wtns *wtns,
-                   pl_error *err);
+                          pl_error *err);
 
 /* Checks every constraint of r1cs against the witness; on the first that
  * fails, PL_EUNSAT with its index and its A, B, C values in err. */
 PL_API pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
-                           pl_error *err);
+                                  pl_error *err);
 /* Checks that an r1cs and a zkey describe the same circuit shape. */
 PL_API pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
-                               pl_error *err);
+                                      pl_error *err);
 
 /* ---- the verifier ------------------------------------------------------ */
 
@@ -308,7 +315,8 @@ PL_API pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
  * PL_EFORMAT when the public input count disagrees with the key or an input
  * is not below r. */
 PL_API pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
-                    const pl_scalar *publics, size_t count, pl_error *err);
+                           const pl_scalar *publics, size_t count,
+                           pl_error *err);
 
 /* ---- the engine: partitioned jobs under a byte budget ------------------ */
 /*
@@ -442,7 +450,7 @@ typedef struct pl_engine_config {
 
 PL_API void pl_engine_config_init(pl_engine_config *cfg);
 PL_API pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
-                           pl_error *err);
+                                  pl_error *err);
 /* Cancels what is left, joins every thread, closes the circuits; then
  * checks that every buffer this engine allocated is freed (PL_EINTERNAL
  * naming the classes if not).  The check counts this engine's own buffers
@@ -455,13 +463,14 @@ PL_API pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
  * its resident bytes (constraint matrices, NTT tables) from the budget.  The
  * r1cs is optional: jobs that check witnesses need it. */
 PL_API pl_status pl_engine_open_circuit(pl_engine *engine, pl_circuit **out,
-                                 const char *zkey_path, const char *r1cs_path,
-                                 pl_error *err);
+                                        const char *zkey_path,
+                                        const char *r1cs_path, pl_error *err);
 PL_API void pl_circuit_release(pl_circuit *circuit);
 /* The bytes one partition of this circuit reserves (with a witness file of
  * witness_bytes, 0 for an in-memory witness), and the resident bytes. */
 PL_API void pl_circuit_plan(const pl_circuit *circuit, uint64_t witness_bytes,
-                     uint64_t *partition_bytes, uint64_t *resident_bytes);
+                            uint64_t *partition_bytes,
+                            uint64_t *resident_bytes);
 PL_API size_t pl_circuit_n_public(const pl_circuit *circuit);
 
 /* Called on the finisher thread for each proof, in completion order. */
@@ -500,14 +509,15 @@ typedef struct pl_job_status {
 } pl_job_status;
 
 PL_API pl_status pl_engine_submit(pl_engine *engine, uint64_t *job_id,
-                           const pl_job_spec *spec, pl_error *err);
+                                  const pl_job_spec *spec, pl_error *err);
 /* Blocks until the job is done, fills *out and forgets the job. */
 PL_API pl_status pl_engine_wait(pl_engine *engine, uint64_t job_id,
-                         pl_job_status *out, pl_error *err);
+                                pl_job_status *out, pl_error *err);
 /* Non-blocking: the job's status now. */
 PL_API pl_status pl_engine_poll(pl_engine *engine, uint64_t job_id,
-                         pl_job_status *out, pl_error *err);
-PL_API pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id, pl_error *err);
+                                pl_job_status *out, pl_error *err);
+PL_API pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id,
+                                  pl_error *err);
 
 typedef struct pl_engine_stats {
     const char *backend;     /* the one in use: "cpu" or "cuda" */
@@ -571,26 +581,27 @@ typedef struct pl_run_facts {
  * snapshot of the stats; the caller owns the stream and checks it for
  * write errors. */
 PL_API void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,
-                            const pl_job_status *job,
-                            const pl_run_facts *run);
+                                   const pl_job_status *job,
+                                   const pl_run_facts *run);
 /* The same report as a file: written to a temporary file beside path,
  * then renamed into place (see pl_engine_write_trace). */
 PL_API pl_status pl_engine_write_report_file(const char *path,
-                                      const pl_engine_stats *stats,
-                                      const pl_job_status *job,
-                                      const pl_run_facts *run, pl_error *err);
+                                             const pl_engine_stats *stats,
+                                             const pl_job_status *job,
+                                             const pl_run_facts *run,
+                                             pl_error *err);
 /* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
  * partition per stage on its thread's track, the prover's stages inside
  * them (NTT, each MSM; the G2 MSM on a pl-g2msm track), counters for every
  * class, reserved, budget and RSS.  Needs record_timeline. */
 PL_API pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
-                                pl_error *err);
+                                       pl_error *err);
 /* A self-contained SVG of bytes over time, stacked by class, with
  * reserved and RSS as lines, the budget as a line or, when the data stays
  * far below it, a mark above the chart; events as ticks; under it a lane
  * per stage with its partitions over time.  Needs record_timeline. */
 PL_API pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
-                               pl_error *err);
+                                      pl_error *err);
 
 /* The memory this process can use: the smaller of physical memory and the
  * memory limit of its cgroup (a container's: cgroup v2 memory.max, or v1
@@ -625,7 +636,7 @@ PL_API void pl_setup_config_init(pl_setup_config *cfg);
  * Anyone who knows the seed can forge proofs: for tests and benchmarks
  * only.  The file appears complete or not at all. */
 PL_API pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
-                       const pl_setup_config *cfg, pl_error *err);
+                              const pl_setup_config *cfg, pl_error *err);
 
 #ifdef __cplusplus
 }

@@ -64,13 +64,13 @@ PL_API pl_status pl_cs_create_recording(pl_cs **out, pl_error *err);
  * caller's buffer of n_wires scalars, written as the circuit runs (NULL:
  * the cs keeps its own); read it after pl_cs_freeze succeeds. */
 PL_API pl_status pl_cs_create_witness_only(pl_cs **out, size_t n_public,
-                                    size_t n_wires, pl_scalar *values,
-                                    pl_error *err);
+                                           size_t n_wires, pl_scalar *values,
+                                           pl_error *err);
 PL_API void pl_cs_destroy(pl_cs *cs);
 
 /* Runs circuit(cs, inputs, err), then pl_cs_freeze. */
 PL_API pl_status pl_cs_run(pl_cs *cs, pl_cs_fn circuit, const void *inputs,
-                    pl_error *err);
+                           pl_error *err);
 /* Ends the run.  Recording: fixes the wire order; no more variables or
  * constraints.  Witness-only: checks that the circuit allocated exactly the
  * shape's variables (PL_EFORMAT naming the counts if not). */
@@ -85,10 +85,10 @@ PL_API bool pl_cs_is_recording(const pl_cs *cs);
 PL_API void pl_cs_set_check(pl_cs *cs, bool check);
 
 PL_API pl_var pl_cs_one(void);
-PL_API pl_status pl_cs_alloc_public(pl_cs *cs, pl_var *out, const pl_scalar *value,
-                             pl_error *err);
-PL_API pl_status pl_cs_alloc_private(pl_cs *cs, pl_var *out, const pl_scalar *value,
-                              pl_error *err);
+PL_API pl_status pl_cs_alloc_public(pl_cs *cs, pl_var *out,
+                                    const pl_scalar *value, pl_error *err);
+PL_API pl_status pl_cs_alloc_private(pl_cs *cs, pl_var *out,
+                                     const pl_scalar *value, pl_error *err);
 /* The value of a variable of this cs. */
 PL_API void pl_cs_value(const pl_cs *cs, pl_scalar *out, pl_var var);
 
@@ -106,7 +106,7 @@ PL_API void pl_lc_value(const pl_lc *lc, pl_scalar *out);
 
 /* Enforces a * b = c (the lcs are read, not consumed). */
 PL_API pl_status pl_cs_enforce(pl_cs *cs, const pl_lc *a, const pl_lc *b,
-                        const pl_lc *c, pl_error *err);
+                               const pl_lc *c, pl_error *err);
 
 PL_API size_t pl_cs_n_constraints(const pl_cs *cs); /* witness-only: counted */
 PL_API size_t pl_cs_n_public(const pl_cs *cs);
@@ -115,16 +115,18 @@ PL_API size_t pl_cs_n_wires(const pl_cs *cs);       /* 1 + public + private */
 
 /* After freeze: the witness in wire order (n must be pl_cs_n_wires). */
 PL_API pl_status pl_cs_witness(const pl_cs *cs, pl_scalar *out, size_t n,
-                        pl_error *err);
+                               pl_error *err);
 /* Recording, after freeze: every constraint holds for the witness, else
  * PL_EUNSAT naming the first that does not, with its A, B, C values. */
 PL_API pl_status pl_cs_check(const pl_cs *cs, pl_error *err);
 /* Recording, after freeze: a snarkjs-readable .r1cs, version 1, sections
  * 1-3 (labels are the wire indices).  Written to a temporary file, renamed
  * into place. */
-PL_API pl_status pl_cs_write_r1cs(const pl_cs *cs, const char *path, pl_error *err);
+PL_API pl_status pl_cs_write_r1cs(const pl_cs *cs, const char *path,
+                                  pl_error *err);
 /* After freeze: the witness as a .wtns, version 2. */
-PL_API pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path, pl_error *err);
+PL_API pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path,
+                                  pl_error *err);
 
 #ifdef __cplusplus
 }
