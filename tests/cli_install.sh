@@ -94,8 +94,11 @@ m="$VECTORS/multiplier"
 "$cc" -o "$work/prove_verify" "$src/tests/install/prove_verify.c" $flags \
     2>"$work/cc.log" || fail "cc with pkg-config's flags: $(cat "$work/cc.log")"
 if [ -x "$work/prove_verify" ]; then
-    LD_LIBRARY_PATH="$u/lib" ldd "$work/prove_verify" | grep -q "libproofline.so.$major => $u/lib/" ||
-        fail "prove_verify does not load the installed library: $(LD_LIBRARY_PATH="$u/lib" ldd "$work/prove_verify")"
+    # (ldd's output held first: grep -q stopping early would fail ldd's
+    # write, and pipefail the check)
+    loads=$(LD_LIBRARY_PATH="$u/lib" ldd "$work/prove_verify")
+    grep -qF "libproofline.so.$major => $u/lib/" <<<"$loads" ||
+        fail "prove_verify does not load the installed library: $loads"
     expect_exit 0 env LD_LIBRARY_PATH="$u/lib" "$work/prove_verify" "$m/circuit.zkey" "$m/witness.wtns"
     grep -q "^proof: valid$" "$work/stdout" || fail "prove_verify: $(cat "$work/stdout" "$work/log")"
     grep -q "^library $version header $version$" "$work/stdout" ||
@@ -139,7 +142,9 @@ left=$(find "$root" ! -type d | sed "s|^$root||" | tr '\n' ' ')
 rm -f "$build"/proofline_*.deb
 make -s -C "$src" package BUILD="$build" >"$work/package.log" 2>&1 ||
     fail "make package: $(tail -20 "$work/package.log")"
-deb=$(ls "$build"/proofline_"$version"_*.deb 2>/dev/null | head -1)
+debs=("$build"/proofline_"$version"_*.deb)
+deb=${debs[0]}
+[ -e "$deb" ] || deb=
 if [ -z "$deb" ]; then
     fail "make package made no .deb"
 else
