@@ -18,7 +18,8 @@
 #    binary's --help texts give;
 #  - `make uninstall` removes every file;
 #  - `make package` makes a .deb with those files, the post-install
-#    script and dependencies from dpkg-shlibdeps.
+#    script and dependencies from dpkg-shlibdeps (and, with PL_TEST_DPKG=1
+#    as root, installs and purges for real).
 # The install manifest of an earlier `make install` from this build is
 # kept as it was.  Skipped in sanitizer builds (a program built without the
 # sanitizer cannot load their library).
@@ -159,6 +160,20 @@ else
     grep -q "adduser --system" "$work/control/postinst" || fail "no system user in postinst"
     grep -q "/var/lib/proofline" "$work/control/postinst" || fail "no data folder in postinst"
     grep -q "ldconfig" "$work/control/triggers" || fail "no ldconfig trigger"
+fi
+
+# The package installed and removed for real: only when asked
+# (PL_TEST_DPKG=1, as root, on a machine without proofline installed), as
+# it writes to /usr and adds the proofline user, which removal leaves.
+if [ "${PL_TEST_DPKG:-0}" = 1 ] && [ -n "$deb" ]; then
+    dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$work/dpkg.log")"
+    getent passwd proofline >/dev/null || fail "dpkg -i made no proofline user"
+    [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:750 ] ||
+        fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
+    [ "$(/usr/bin/proofline --version)" = "proofline $version" ] || fail "the installed proofline"
+    dpkg --purge proofline >"$work/dpkg.log" 2>&1 || fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
+    [ ! -e /usr/bin/proofline ] && [ ! -e "/usr/lib/libproofline.so.$major" ] ||
+        fail "dpkg --purge left the binary or the library"
 fi
 
 finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}"))"
