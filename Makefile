@@ -11,6 +11,10 @@
 #   make test-tsan-fast      the threaded tests, under ThreadSanitizer
 #   make test-tsan-deep      the same with blst instrumented too (slow)
 #   make fuzz FUZZ_SECONDS=N  every fuzz target for N s (build-fuzz, clang)
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the binary, the libraries,
+#                            the headers, the pkg-config file, the man page
+#                            and the docs; make uninstall removes them
+#   make package             a Debian package (CPack) in $(BUILD)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?=
@@ -39,12 +43,14 @@ CMAKE_EXTRA += -DPL_BLST_PORTABLE=ON
 endif
 endif
 FUZZ_SECONDS ?= 60
+PREFIX ?= /usr/local
+DESTDIR ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast test-tsan-deep fuzz fuzz-deps demo bench cuda-smoke clean
+.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast test-tsan-deep fuzz fuzz-deps demo bench cuda-smoke clean install uninstall package
 
 all: build
 
@@ -130,6 +136,33 @@ bench: deps npm-deps build
 # when nvcc is found).
 cuda-smoke: build
 	cd $(BUILD) && ctest -R nvcc_smoke --output-on-failure
+
+# CMake's install rules (CMakeLists.txt, "install"), for PREFIX under
+# DESTDIR.  cmake --install lists the files it wrote in
+# $(BUILD)/install_manifest.txt, without DESTDIR: install keeps DESTDIR
+# beside it, so uninstall removes exactly those files where they were put
+# (DESTDIR given to uninstall counts only when that record is missing)
+# (and our own folder, share/doc/proofline; shared folders such as
+# lib/pkgconfig stay).
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+	@printf '%s\n' "$(DESTDIR)" >$(BUILD)/install_destdir
+
+uninstall:
+	@test -f $(BUILD)/install_manifest.txt || \
+	  { echo "make: nothing installed from $(BUILD) (no install_manifest.txt)"; exit 1; }
+	@root="$(DESTDIR)"; \
+	if [ -f $(BUILD)/install_destdir ]; then root=$$(cat $(BUILD)/install_destdir); fi; \
+	while IFS= read -r f || [ -n "$$f" ]; do \
+	  rm -f "$$root$$f" && echo "removed $$root$$f"; \
+	  d=$$(dirname "$$f"); \
+	  if [ "$${d##*/}" = proofline ]; then rmdir "$$root$$d" 2>/dev/null || true; fi; \
+	done <$(BUILD)/install_manifest.txt
+	@rm -f $(BUILD)/install_manifest.txt $(BUILD)/install_destdir
+
+# The .deb (CPack, "the Debian package" in CMakeLists.txt) lands in $(BUILD).
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf build build-san-* $(FUZZ_BUILD)

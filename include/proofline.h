@@ -29,7 +29,32 @@
 extern "C" {
 #endif
 
-#define PL_VERSION_STRING "0.1.0"
+/* The version, in one place: CMake reads these three lines for the
+ * shared library's file name and soname (libproofline.so.MAJOR), the
+ * pkg-config file and the Debian package, and `proofline --version` prints
+ * PL_VERSION_STRING.  pl_version() is the library's own string, so a
+ * program can tell the header it was compiled with from the library it
+ * runs against. */
+#define PL_VERSION_MAJOR 0
+#define PL_VERSION_MINOR 1
+#define PL_VERSION_PATCH 0
+#define PL__STR(x) #x
+#define PL__XSTR(x) PL__STR(x)
+#define PL_VERSION_STRING                                                     \
+    PL__XSTR(PL_VERSION_MAJOR) "." PL__XSTR(PL_VERSION_MINOR) "."             \
+    PL__XSTR(PL_VERSION_PATCH)
+
+/* PL_API marks the public functions: the library is compiled with hidden
+ * visibility, so libproofline.so exports these and nothing else (no
+ * internal pl__ function, no blst symbol); tests/cli_install.sh checks it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PL_API __attribute__((visibility("default")))
+#else
+#define PL_API
+#endif
+
+/* "MAJOR.MINOR.PATCH" of the library linked at run time. */
+PL_API const char *pl_version(void);
 
 /* ---- status codes ------------------------------------------------------ */
 
@@ -61,9 +86,9 @@ typedef struct pl_error {
     char msg[256];    /* names the file, the section or field, the offset */
 } pl_error;
 
-const char *pl_strerror(pl_status status);
+PL_API const char *pl_strerror(pl_status status);
 /* The process exit code the CLI uses for a status: 0, 1, 2 or 3. */
-int pl_status_exit_code(pl_status status);
+PL_API int pl_status_exit_code(pl_status status);
 
 /* ---- buffer classes and the accounted allocator's counters ------------ */
 
@@ -96,7 +121,7 @@ typedef struct pl_alloc_stats {
     uint64_t total_frees;
 } pl_alloc_stats;
 
-const char *pl_buffer_class_name(pl_buffer_class cls);
+PL_API const char *pl_buffer_class_name(pl_buffer_class cls);
 /*
  * The counters are process-wide: one set per class for the whole process,
  * shared by every engine, every prover used directly and every other
@@ -110,13 +135,14 @@ const char *pl_buffer_class_name(pl_buffer_class cls);
  */
 /* Reads one class's counters; with reset, the high-water mark restarts at
  * the live bytes (as sqlite3_status64 does). */
-void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls, bool reset);
+PL_API void pl_alloc_stats_read(pl_alloc_stats *out, pl_buffer_class cls,
+                                bool reset);
 /* True when every class has no live buffer in the process; else names
  * them in err. */
-bool pl_alloc_all_freed(pl_error *err);
+PL_API bool pl_alloc_all_freed(pl_error *err);
 /* Live bytes over the host classes now (all but device: GPU memory is not
  * in the process's RSS), and their high-water mark; process-wide too. */
-void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes);
+PL_API void pl_alloc_total(uint64_t *live_bytes, uint64_t *high_water_bytes);
 
 /* ---- plain values ------------------------------------------------------ */
 
@@ -153,40 +179,42 @@ typedef struct pl_r1cs_info {
     uint32_t n_constraints;
 } pl_r1cs_info;
 
-pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err);
-void pl_zkey_close(pl_zkey *zkey);
-void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out);
+PL_API pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err);
+PL_API void pl_zkey_close(pl_zkey *zkey);
+PL_API void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out);
 
 /* Checks every point of the zkey: coordinates below q, on its curve, in its
  * prime-order subgroup (alpha, beta, gamma, delta also not infinity).  Costs
  * about one proof's worth of work, so opening does not do it; PL_EFORMAT
  * naming the section, the point and its byte offset. */
-pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err);
+PL_API pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err);
 
-pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err);
-void pl_wtns_close(pl_wtns *wtns);
-size_t pl_wtns_count(const pl_wtns *wtns);
+PL_API pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err);
+PL_API void pl_wtns_close(pl_wtns *wtns);
+PL_API size_t pl_wtns_count(const pl_wtns *wtns);
 /* The witness values, n = pl_wtns_count, in place in the mapped file. */
-const pl_scalar *pl_wtns_values(const pl_wtns *wtns);
+PL_API const pl_scalar *pl_wtns_values(const pl_wtns *wtns);
 
-pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err);
-void pl_r1cs_close(pl_r1cs *r1cs);
-void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);
+PL_API pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err);
+PL_API void pl_r1cs_close(pl_r1cs *r1cs);
+PL_API void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);
 
 /* Writes the header facts of a zkey, wtns or r1cs (chosen by its magic) as
  * `key: value` lines. */
-pl_status pl_inspect(const char *path, FILE *stream, pl_error *err);
+PL_API pl_status pl_inspect(const char *path, FILE *stream, pl_error *err);
 
 /* ---- verification keys, proofs and public inputs (JSON) ---------------- */
 
 typedef struct pl_vkey pl_vkey;
 
-pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey, pl_error *err);
-pl_status pl_vkey_read_json(pl_vkey **out, const char *path, pl_error *err);
-pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
-                             pl_error *err);
-size_t pl_vkey_n_public(const pl_vkey *vkey);
-void pl_vkey_destroy(pl_vkey *vkey);
+PL_API pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey,
+                                   pl_error *err);
+PL_API pl_status pl_vkey_read_json(pl_vkey **out, const char *path,
+                                   pl_error *err);
+PL_API pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
+                                    pl_error *err);
+PL_API size_t pl_vkey_n_public(const pl_vkey *vkey);
+PL_API void pl_vkey_destroy(pl_vkey *vkey);
 
 /* Every JSON input is read only when it is a regular file (opened
  * non-blocking: a FIFO does not hang, a device is not read) and no larger
@@ -195,16 +223,18 @@ void pl_vkey_destroy(pl_vkey *vkey);
  * (PL_PUBLIC_JSON_BYTES each); PL_EFORMAT naming the file otherwise. */
 #define PL_VKEY_MAX_PUBLIC ((size_t)1 << 16)
 #define PL_PUBLIC_JSON_BYTES 256u
-pl_status pl_proof_read_json(pl_proof *out, const char *path, pl_error *err);
+PL_API pl_status pl_proof_read_json(pl_proof *out, const char *path,
+                                    pl_error *err);
 /* The public inputs are < r (checked).  *out holds *count values (a valid
  * pointer even for none) and is released with pl_public_free; on failure
  * *out is NULL.  max_count bounds the file's size (above): the inputs the
  * verification key takes (pl_vkey_n_public); a count that differs from it
  * is pl_verify's to refuse. */
-pl_status pl_public_read_json(pl_scalar **out, size_t *count, const char *path,
-                              size_t max_count, pl_error *err);
+PL_API pl_status pl_public_read_json(pl_scalar **out, size_t *count,
+                                     const char *path, size_t max_count,
+                                     pl_error *err);
 /* Releases what pl_public_read_json returned; NULL is a no-op. */
-void pl_public_free(pl_scalar *publics);
+PL_API void pl_public_free(pl_scalar *publics);
 
 /* Writes proof.json and public.json together: each is written to a
  * temporary file beside it, and both are renamed only when both are
@@ -212,9 +242,10 @@ void pl_public_free(pl_scalar *publics);
  * naming one file are refused (PL_EUSAGE), unless it is a device or a pipe
  * such as /dev/stdout, written in place (the proof, then the inputs).
  * public_path may be NULL. */
-pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
-                              const pl_scalar *publics, size_t count,
-                              const char *public_path, pl_error *err);
+PL_API pl_status pl_proof_write_json(const pl_proof *proof,
+                                     const char *proof_path,
+                                     const pl_scalar *publics, size_t count,
+                                     const char *public_path, pl_error *err);
 
 /* Checks the files a command will write before it starts work: each
  * output's folder exists and can be written, and no output is a folder,
@@ -223,9 +254,9 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
  * pipes such as /dev/stdout, written in place, which may be named more
  * than once.  NULL entries are skipped.  PL_EUSAGE or PL_EIO naming the
  * paths. */
-pl_status pl_output_check(const char *const *outputs, size_t n_outputs,
-                          const char *const *inputs, size_t n_inputs,
-                          pl_error *err);
+PL_API pl_status pl_output_check(const char *const *outputs, size_t n_outputs,
+                                 const char *const *inputs, size_t n_inputs,
+                                 pl_error *err);
 
 /* ---- the prover -------------------------------------------------------- */
 
@@ -250,30 +281,31 @@ typedef struct pl_prover_config {
     const char *backend;
 } pl_prover_config;
 
-void pl_prover_config_init(pl_prover_config *cfg);
+PL_API void pl_prover_config_init(pl_prover_config *cfg);
 
 /* The prover keeps a reference to zkey, which must outlive it. */
-pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
-                           const pl_prover_config *cfg, pl_error *err);
-void pl_prover_destroy(pl_prover *prover);
+PL_API pl_status pl_prover_create(pl_prover **out, const pl_zkey *zkey,
+                                  const pl_prover_config *cfg, pl_error *err);
+PL_API void pl_prover_destroy(pl_prover *prover);
 
 /* Everything up to the G1 MSMs; the B-in-G2 MSM runs on a background thread
  * until pl_prove_finish.  The witness must outlive the pending proof. */
-pl_status pl_prove_start(pl_prover *prover, pl_pending **out,
-                         const pl_wtns *wtns, pl_error *err);
+PL_API pl_status pl_prove_start(pl_prover *prover, pl_pending **out,
+                                const pl_wtns *wtns, pl_error *err);
 /* Joins the G2 MSM, blinds, assembles.  Consumes `pending` in every case. */
-pl_status pl_prove_finish(pl_pending *pending, pl_proof *out, pl_error *err);
+PL_API pl_status pl_prove_finish(pl_pending *pending, pl_proof *out,
+                                 pl_error *err);
 /* Start and finish in one call. */
-pl_status pl_prove(pl_prover *prover, pl_proof *out, const pl_wtns *wtns,
-                   pl_error *err);
+PL_API pl_status pl_prove(pl_prover *prover, pl_proof *out, const pl_wtns *wtns,
+                          pl_error *err);
 
 /* Checks every constraint of r1cs against the witness; on the first that
  * fails, PL_EUNSAT with its index and its A, B, C values in err. */
-pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
-                           pl_error *err);
+PL_API pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
+                                  pl_error *err);
 /* Checks that an r1cs and a zkey describe the same circuit shape. */
-pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
-                               pl_error *err);
+PL_API pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
+                                      pl_error *err);
 
 /* ---- the verifier ------------------------------------------------------ */
 
@@ -282,8 +314,9 @@ pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
  * reports it invalid; docs/snarkjs.md says where the checks differ);
  * PL_EFORMAT when the public input count disagrees with the key or an input
  * is not below r. */
-pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
-                    const pl_scalar *publics, size_t count, pl_error *err);
+PL_API pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
+                           const pl_scalar *publics, size_t count,
+                           pl_error *err);
 
 /* ---- the engine: partitioned jobs under a byte budget ------------------ */
 /*
@@ -332,7 +365,7 @@ typedef enum {
     PL_STAGE_COUNT
 } pl_stage;
 
-const char *pl_stage_name(pl_stage stage);
+PL_API const char *pl_stage_name(pl_stage stage);
 
 /* X(name, label): the lifecycle events of a partition, in order (failed
  * and cancelled end a partition early). */
@@ -356,7 +389,7 @@ typedef enum {
     PL_EV_COUNT
 } pl_event;
 
-const char *pl_event_name(pl_event event);
+PL_API const char *pl_event_name(pl_event event);
 
 /* The ledger's view at one instant: one lifecycle event, or a timer sample
  * (event = PL_EV_COUNT, job = partition = 0). */
@@ -415,29 +448,30 @@ typedef struct pl_engine_config {
     bool plain_msm;          /* see pl_prover_config (benchmarks) */
 } pl_engine_config;
 
-void pl_engine_config_init(pl_engine_config *cfg);
-pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
-                           pl_error *err);
+PL_API void pl_engine_config_init(pl_engine_config *cfg);
+PL_API pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
+                                  pl_error *err);
 /* Cancels what is left, joins every thread, closes the circuits; then
  * checks that every buffer this engine allocated is freed (PL_EINTERNAL
  * naming the classes if not).  The check counts this engine's own buffers
  * only (an accounting scope per engine): buffers another engine or a
  * direct prover holds do not fail it, though the process-wide counters
  * (pl_alloc_stats_read, the summary) include them.  NULL is a no-op. */
-pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
+PL_API pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
 
 /* Opens a circuit (cached by path: opening it again shares it) and reserves
  * its resident bytes (constraint matrices, NTT tables) from the budget.  The
  * r1cs is optional: jobs that check witnesses need it. */
-pl_status pl_engine_open_circuit(pl_engine *engine, pl_circuit **out,
-                                 const char *zkey_path, const char *r1cs_path,
-                                 pl_error *err);
-void pl_circuit_release(pl_circuit *circuit);
+PL_API pl_status pl_engine_open_circuit(pl_engine *engine, pl_circuit **out,
+                                        const char *zkey_path,
+                                        const char *r1cs_path, pl_error *err);
+PL_API void pl_circuit_release(pl_circuit *circuit);
 /* The bytes one partition of this circuit reserves (with a witness file of
  * witness_bytes, 0 for an in-memory witness), and the resident bytes. */
-void pl_circuit_plan(const pl_circuit *circuit, uint64_t witness_bytes,
-                     uint64_t *partition_bytes, uint64_t *resident_bytes);
-size_t pl_circuit_n_public(const pl_circuit *circuit);
+PL_API void pl_circuit_plan(const pl_circuit *circuit, uint64_t witness_bytes,
+                            uint64_t *partition_bytes,
+                            uint64_t *resident_bytes);
+PL_API size_t pl_circuit_n_public(const pl_circuit *circuit);
 
 /* Called on the finisher thread for each proof, in completion order. */
 typedef void (*pl_proof_fn)(void *user, uint64_t job, size_t partition,
@@ -474,15 +508,16 @@ typedef struct pl_job_status {
     size_t proved, verified, failed, skipped;
 } pl_job_status;
 
-pl_status pl_engine_submit(pl_engine *engine, uint64_t *job_id,
-                           const pl_job_spec *spec, pl_error *err);
+PL_API pl_status pl_engine_submit(pl_engine *engine, uint64_t *job_id,
+                                  const pl_job_spec *spec, pl_error *err);
 /* Blocks until the job is done, fills *out and forgets the job. */
-pl_status pl_engine_wait(pl_engine *engine, uint64_t job_id,
-                         pl_job_status *out, pl_error *err);
+PL_API pl_status pl_engine_wait(pl_engine *engine, uint64_t job_id,
+                                pl_job_status *out, pl_error *err);
 /* Non-blocking: the job's status now. */
-pl_status pl_engine_poll(pl_engine *engine, uint64_t job_id,
-                         pl_job_status *out, pl_error *err);
-pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id, pl_error *err);
+PL_API pl_status pl_engine_poll(pl_engine *engine, uint64_t job_id,
+                                pl_job_status *out, pl_error *err);
+PL_API pl_status pl_engine_cancel(pl_engine *engine, uint64_t job_id,
+                                  pl_error *err);
 
 typedef struct pl_engine_stats {
     const char *backend;     /* the one in use: "cpu" or "cuda" */
@@ -506,17 +541,17 @@ typedef struct pl_engine_stats {
     uint64_t peak_rss_bytes, peak_rss_file_bytes;
 } pl_engine_stats;
 
-void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
+PL_API void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
 
 /* Returns freed heap memory to the OS (malloc_trim) and reports how much
  * RssAnon dropped: fragmentation made visible, not guessed. */
-uint64_t pl_engine_trim(pl_engine *engine);
+PL_API uint64_t pl_engine_trim(pl_engine *engine);
 /* The end-of-run table: per class (peak count, peak bytes, allocations,
  * frees, live now), per stage (peak partitions), budget, peak reserved,
  * peak RSS (anonymous, file-backed and their sum), peak untracked, then
  * "ledger balanced" or the classes that are not.  Returns whether the
  * ledger is balanced.  stream NULL: stderr. */
-bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
+PL_API bool pl_engine_write_summary(pl_engine *engine, FILE *stream);
 
 /* One witness of a run and what became of it, for the report. */
 typedef struct pl_run_item {
@@ -545,39 +580,40 @@ typedef struct pl_run_facts {
  * message.  From public data alone, so it can be written from any
  * snapshot of the stats; the caller owns the stream and checks it for
  * write errors. */
-void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,
-                            const pl_job_status *job,
-                            const pl_run_facts *run);
+PL_API void pl_engine_write_report(FILE *stream, const pl_engine_stats *stats,
+                                   const pl_job_status *job,
+                                   const pl_run_facts *run);
 /* The same report as a file: written to a temporary file beside path,
  * then renamed into place (see pl_engine_write_trace). */
-pl_status pl_engine_write_report_file(const char *path,
-                                      const pl_engine_stats *stats,
-                                      const pl_job_status *job,
-                                      const pl_run_facts *run, pl_error *err);
+PL_API pl_status pl_engine_write_report_file(const char *path,
+                                             const pl_engine_stats *stats,
+                                             const pl_job_status *job,
+                                             const pl_run_facts *run,
+                                             pl_error *err);
 /* Chrome trace event JSON (Perfetto, chrome://tracing): a span per
  * partition per stage on its thread's track, the prover's stages inside
  * them (NTT, each MSM; the G2 MSM on a pl-g2msm track), counters for every
  * class, reserved, budget and RSS.  Needs record_timeline. */
-pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
-                                pl_error *err);
+PL_API pl_status pl_engine_write_trace(pl_engine *engine, const char *path,
+                                       pl_error *err);
 /* A self-contained SVG of bytes over time, stacked by class, with
  * reserved and RSS as lines, the budget as a line or, when the data stays
  * far below it, a mark above the chart; events as ticks; under it a lane
  * per stage with its partitions over time.  Needs record_timeline. */
-pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
-                               pl_error *err);
+PL_API pl_status pl_engine_write_plot(pl_engine *engine, const char *path,
+                                      pl_error *err);
 
 /* The memory this process can use: the smaller of physical memory and the
  * memory limit of its cgroup (a container's: cgroup v2 memory.max, or v1
  * memory.limit_in_bytes, its ancestors' included); 0 when neither can be
  * read.  The default budget is 80% of it. */
-uint64_t pl_memory_limit(void);
+PL_API uint64_t pl_memory_limit(void);
 
 /* "4GiB", "512MiB", "1.5GB", "1000000": bytes.  false on anything else. */
-bool pl_parse_size(const char *text, uint64_t *out);
+PL_API bool pl_parse_size(const char *text, uint64_t *out);
 /* Bytes for people, binary units with one decimal: "96.0MiB", "512B".
  * Returns buf. */
-const char *pl_format_bytes(char *buf, size_t cap, uint64_t bytes);
+PL_API const char *pl_format_bytes(char *buf, size_t cap, uint64_t bytes);
 
 /* ---- development setup (the toxic waste is known) --------------------- */
 
@@ -591,7 +627,7 @@ typedef struct pl_setup_config {
     void *on_stage_user;
 } pl_setup_config;
 
-void pl_setup_config_init(pl_setup_config *cfg);
+PL_API void pl_setup_config_init(pl_setup_config *cfg);
 
 /* Writes a snarkjs Groth16 .zkey (sections 1-10) for an r1cs from secrets
  * derived from the seed: secret(label) = SHA-512(seed ":" label) as a
@@ -599,8 +635,8 @@ void pl_setup_config_init(pl_setup_config *cfg);
  * bytes equal those of the reference tool fast_zkey.mjs for the same seed.
  * Anyone who knows the seed can forge proofs: for tests and benchmarks
  * only.  The file appears complete or not at all. */
-pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
-                       const pl_setup_config *cfg, pl_error *err);
+PL_API pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
+                              const pl_setup_config *cfg, pl_error *err);
 
 #ifdef __cplusplus
 }

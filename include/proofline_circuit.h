@@ -58,73 +58,75 @@ typedef struct pl_var { uint32_t id; } pl_var;
 /* The circuit: records or fills `cs` from `inputs`. */
 typedef pl_status (*pl_cs_fn)(pl_cs *cs, const void *inputs, pl_error *err);
 
-pl_status pl_cs_create_recording(pl_cs **out, pl_error *err);
+PL_API pl_status pl_cs_create_recording(pl_cs **out, pl_error *err);
 /* n_public (without ONE) and n_wires (with it) give the shape, as in the
  * r1cs (1 + nPubOut + nPubIn + private wires = nWires).  `values` is the
  * caller's buffer of n_wires scalars, written as the circuit runs (NULL:
  * the cs keeps its own); read it after pl_cs_freeze succeeds. */
-pl_status pl_cs_create_witness_only(pl_cs **out, size_t n_public,
-                                    size_t n_wires, pl_scalar *values,
-                                    pl_error *err);
-void pl_cs_destroy(pl_cs *cs);
+PL_API pl_status pl_cs_create_witness_only(pl_cs **out, size_t n_public,
+                                           size_t n_wires, pl_scalar *values,
+                                           pl_error *err);
+PL_API void pl_cs_destroy(pl_cs *cs);
 
 /* Runs circuit(cs, inputs, err), then pl_cs_freeze. */
-pl_status pl_cs_run(pl_cs *cs, pl_cs_fn circuit, const void *inputs,
-                    pl_error *err);
+PL_API pl_status pl_cs_run(pl_cs *cs, pl_cs_fn circuit, const void *inputs,
+                           pl_error *err);
 /* Ends the run.  Recording: fixes the wire order; no more variables or
  * constraints.  Witness-only: checks that the circuit allocated exactly the
  * shape's variables (PL_EFORMAT naming the counts if not). */
-pl_status pl_cs_freeze(pl_cs *cs, pl_error *err);
+PL_API pl_status pl_cs_freeze(pl_cs *cs, pl_error *err);
 /* The first error so far (PL_OK if none), copied into err. */
-pl_status pl_cs_status(const pl_cs *cs, pl_error *err);
-bool pl_cs_is_recording(const pl_cs *cs);
+PL_API pl_status pl_cs_status(const pl_cs *cs, pl_error *err);
+PL_API bool pl_cs_is_recording(const pl_cs *cs);
 /* With check on, each enforce also evaluates its constraint and fails with
  * PL_EUNSAT naming it when the values do not satisfy it (for debugging a
  * circuit; off by default, so an unsatisfied witness can still be
  * exported and checked elsewhere). */
-void pl_cs_set_check(pl_cs *cs, bool check);
+PL_API void pl_cs_set_check(pl_cs *cs, bool check);
 
-pl_var pl_cs_one(void);
-pl_status pl_cs_alloc_public(pl_cs *cs, pl_var *out, const pl_scalar *value,
-                             pl_error *err);
-pl_status pl_cs_alloc_private(pl_cs *cs, pl_var *out, const pl_scalar *value,
-                              pl_error *err);
+PL_API pl_var pl_cs_one(void);
+PL_API pl_status pl_cs_alloc_public(pl_cs *cs, pl_var *out,
+                                    const pl_scalar *value, pl_error *err);
+PL_API pl_status pl_cs_alloc_private(pl_cs *cs, pl_var *out,
+                                     const pl_scalar *value, pl_error *err);
 /* The value of a variable of this cs. */
-void pl_cs_value(const pl_cs *cs, pl_scalar *out, pl_var var);
+PL_API void pl_cs_value(const pl_cs *cs, pl_scalar *out, pl_var var);
 
 /* Linear combinations sum_i coeff_i * var_i; a constant c is c * ONE.
  * An lc belongs to its cs and must not outlive it.  In witness-only mode it
  * keeps only its value. */
-pl_status pl_lc_create(pl_cs *cs, pl_lc **out, pl_error *err);
-void pl_lc_destroy(pl_lc *lc);
-void pl_lc_clear(pl_lc *lc);
+PL_API pl_status pl_lc_create(pl_cs *cs, pl_lc **out, pl_error *err);
+PL_API void pl_lc_destroy(pl_lc *lc);
+PL_API void pl_lc_clear(pl_lc *lc);
 /* coeff NULL means 1. */
-void pl_lc_add(pl_lc *lc, pl_var var, const pl_scalar *coeff);
-void pl_lc_add_i64(pl_lc *lc, pl_var var, int64_t coeff);
-void pl_lc_add_constant(pl_lc *lc, const pl_scalar *constant);
-void pl_lc_value(const pl_lc *lc, pl_scalar *out);
+PL_API void pl_lc_add(pl_lc *lc, pl_var var, const pl_scalar *coeff);
+PL_API void pl_lc_add_i64(pl_lc *lc, pl_var var, int64_t coeff);
+PL_API void pl_lc_add_constant(pl_lc *lc, const pl_scalar *constant);
+PL_API void pl_lc_value(const pl_lc *lc, pl_scalar *out);
 
 /* Enforces a * b = c (the lcs are read, not consumed). */
-pl_status pl_cs_enforce(pl_cs *cs, const pl_lc *a, const pl_lc *b,
-                        const pl_lc *c, pl_error *err);
+PL_API pl_status pl_cs_enforce(pl_cs *cs, const pl_lc *a, const pl_lc *b,
+                               const pl_lc *c, pl_error *err);
 
-size_t pl_cs_n_constraints(const pl_cs *cs); /* witness-only: counted */
-size_t pl_cs_n_public(const pl_cs *cs);
-size_t pl_cs_n_private(const pl_cs *cs);
-size_t pl_cs_n_wires(const pl_cs *cs);       /* 1 + public + private */
+PL_API size_t pl_cs_n_constraints(const pl_cs *cs); /* witness-only: counted */
+PL_API size_t pl_cs_n_public(const pl_cs *cs);
+PL_API size_t pl_cs_n_private(const pl_cs *cs);
+PL_API size_t pl_cs_n_wires(const pl_cs *cs);       /* 1 + public + private */
 
 /* After freeze: the witness in wire order (n must be pl_cs_n_wires). */
-pl_status pl_cs_witness(const pl_cs *cs, pl_scalar *out, size_t n,
-                        pl_error *err);
+PL_API pl_status pl_cs_witness(const pl_cs *cs, pl_scalar *out, size_t n,
+                               pl_error *err);
 /* Recording, after freeze: every constraint holds for the witness, else
  * PL_EUNSAT naming the first that does not, with its A, B, C values. */
-pl_status pl_cs_check(const pl_cs *cs, pl_error *err);
+PL_API pl_status pl_cs_check(const pl_cs *cs, pl_error *err);
 /* Recording, after freeze: a snarkjs-readable .r1cs, version 1, sections
  * 1-3 (labels are the wire indices).  Written to a temporary file, renamed
  * into place. */
-pl_status pl_cs_write_r1cs(const pl_cs *cs, const char *path, pl_error *err);
+PL_API pl_status pl_cs_write_r1cs(const pl_cs *cs, const char *path,
+                                  pl_error *err);
 /* After freeze: the witness as a .wtns, version 2. */
-pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path, pl_error *err);
+PL_API pl_status pl_cs_write_wtns(const pl_cs *cs, const char *path,
+                                  pl_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installed like a system library (issue 20), from this build:
+#  - `make install DESTDIR=$root PREFIX=/usr` puts every file where it
+#    belongs (the binary and its `prover` link, the shared library with its
+#    soname and links, the static one, the headers, the pkg-config file,
+#    the man page, the docs);
+#  - libproofline.so exports the public API and nothing else: every name
+#    marked PL_API in the installed headers, and no other (no pl__
+#    internal, no blst symbol);
+#  - the versions agree: the header's macros, the soname, pl_version(),
+#    `proofline --version` and pkg-config's;
+#  - a user's program (tests/install/prove_verify.c) builds with
+#    `pkg-config --cflags --libs proofline` alone, runs against the
+#    installed shared library, and proves and verifies the multiplier
+#    vector; linked against the installed static archive too;
+#  - the man page renders without warnings and is what the installed
+#    binary's --help texts give;
+#  - `make uninstall` removes every file;
+#  - `make package` makes a .deb with those files, the post-install
+#    script and dependencies from dpkg-shlibdeps (and, with PL_TEST_DPKG=1
+#    as root, installs and purges for real).
+# The install manifest of an earlier `make install` from this build is
+# kept as it was.  Skipped in sanitizer builds (a program built without the
+# sanitizer cannot load their library).
+. "$(dirname "$0")/lib.sh"
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$(dirname "$PROOFLINE")" && pwd)
+cc=${CC:-cc}
+# run under `make test`: the outer make's flags and variables are not ours
+unset MAKEFLAGS MFLAGS MAKELEVEL
+if grep -q '^PL_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then
+    echo "SKIP: a sanitizer build (its library needs the sanitizer runtime)"
+    exit 77
+fi
+for tool in pkg-config readelf nm man dpkg-deb cpack "$cc"; do
+    command -v "$tool" >/dev/null || { echo "SKIP: $tool missing"; exit 77; }
+done
+# keep a real install's manifest
+for f in install_manifest.txt install_destdir; do
+    [ -f "$build/$f" ] && cp "$build/$f" "$work/saved.$f"
+done
+restore() {
+    for f in install_manifest.txt install_destdir; do
+        rm -f "$build/$f"
+        [ -f "$work/saved.$f" ] && cp "$work/saved.$f" "$build/$f"
+    done
+    rm -rf "$work"
+}
+trap restore EXIT
+
+hdr="$src/include/proofline.h"
+ver_part() { sed -n "s/^#define PL_VERSION_$1 \([0-9]*\)$/\1/p" "$hdr"; }
+major=$(ver_part MAJOR) version="$(ver_part MAJOR).$(ver_part MINOR).$(ver_part PATCH)"
+
+root="$work/root"
+make -s -C "$src" install BUILD="$build" DESTDIR="$root" PREFIX=/usr \
+    >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "make install"; finish x; }
+u="$root/usr"
+expected="bin/proofline bin/prover lib/libproofline.so.$version
+lib/libproofline.so.$major lib/libproofline.so lib/libproofline.a
+include/proofline.h include/proofline_circuit.h lib/pkgconfig/proofline.pc
+share/man/man1/proofline.1 share/doc/proofline/README.md"
+for f in $expected; do
+    [ -e "$u/$f" ] || fail "make install: no $f"
+done
+[ "$(readlink "$u/bin/prover")" = proofline ] || fail "bin/prover is not a link to proofline"
+[ "$(readlink "$u/lib/libproofline.so")" = "libproofline.so.$major" ] ||
+    fail "libproofline.so -> $(readlink "$u/lib/libproofline.so")"
+[ "$(readlink "$u/lib/libproofline.so.$major")" = "libproofline.so.$version" ] ||
+    fail "libproofline.so.$major -> $(readlink "$u/lib/libproofline.so.$major")"
+
+# soname, and the exported symbols against the headers' PL_API names
+lib="$u/lib/libproofline.so.$version"
+soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libproofline.so.$major" ] || fail "soname $soname, wanted libproofline.so.$major"
+nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u >"$work/exported"
+sed -n 's/^PL_API .*[ *]\(pl_[a-z0-9_]*\)(.*/\1/p' "$u/include/proofline.h" \
+    "$u/include/proofline_circuit.h" | sort -u >"$work/api"
+[ -s "$work/api" ] || fail "no PL_API names found in the installed headers"
+extra=$(comm -23 "$work/exported" "$work/api" | tr '\n' ' ')
+missing=$(comm -13 "$work/exported" "$work/api" | tr '\n' ' ')
+[ -z "$extra" ] || fail "exported but not public API: $extra"
+[ -z "$missing" ] || fail "public API not exported: $missing"
+
+# a user's program, through pkg-config alone
+export PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$u/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root"
+[ "$(pkg-config --modversion proofline)" = "$version" ] ||
+    fail "pkg-config version $(pkg-config --modversion proofline), wanted $version"
+flags=$(pkg-config --cflags --libs proofline)
+case "$flags" in *"$src/include"* | *"$src/src"* | *_deps*)
+    fail "pkg-config points into the source or build tree: $flags" ;; esac
+m="$VECTORS/multiplier"
+# shellcheck disable=SC2086  # the flags are words
+"$cc" -o "$work/prove_verify" "$src/tests/install/prove_verify.c" $flags \
+    2>"$work/cc.log" || fail "cc with pkg-config's flags: $(cat "$work/cc.log")"
+if [ -x "$work/prove_verify" ]; then
+    # (ldd's output held first: grep -q stopping early would fail ldd's
+    # write, and pipefail the check)
+    loads=$(LD_LIBRARY_PATH="$u/lib" ldd "$work/prove_verify")
+    grep -qF "libproofline.so.$major => $u/lib/" <<<"$loads" ||
+        fail "prove_verify does not load the installed library: $loads"
+    expect_exit 0 env LD_LIBRARY_PATH="$u/lib" "$work/prove_verify" "$m/circuit.zkey" "$m/witness.wtns"
+    grep -q "^proof: valid$" "$work/stdout" || fail "prove_verify: $(cat "$work/stdout" "$work/log")"
+    grep -q "^library $version header $version$" "$work/stdout" ||
+        fail "pl_version() and the header: $(head -1 "$work/stdout"), wanted $version"
+fi
+[ "$("$u/bin/proofline" --version)" = "proofline $version" ] ||
+    fail "proofline --version: $("$u/bin/proofline" --version), wanted $version"
+# the static archive links on its own too (blst inside it)
+static_libs=$(pkg-config --static --libs-only-other --libs-only-l proofline | sed 's/-lproofline//')
+# shellcheck disable=SC2086
+"$cc" -o "$work/prove_verify_static" "$src/tests/install/prove_verify.c" \
+    $(pkg-config --cflags proofline) "$u/lib/libproofline.a" $static_libs \
+    2>"$work/cc.log" || fail "cc with libproofline.a: $(cat "$work/cc.log")"
+if [ -x "$work/prove_verify_static" ]; then
+    expect_exit 0 "$work/prove_verify_static" "$m/circuit.zkey" "$m/witness.wtns"
+fi
+
+# the installed binaries prove and verify
+expect_exit 0 "$u/bin/prover" "$m/circuit.zkey" "$m/witness.wtns" "$work/p.json" "$work/pub.json"
+expect_exit 0 "$u/bin/proofline" verify "$m/verification_key.json" "$work/pub.json" "$work/p.json"
+
+# the man page: no warnings, and the installed binary's --help texts
+page="$u/share/man/man1/proofline.1"
+MANWIDTH=80 man --warnings -l "$page" >"$work/man.txt" 2>"$work/man.err" || fail "man -l failed"
+[ ! -s "$work/man.err" ] || fail "man -l warns: $(head -5 "$work/man.err")"
+for c in prove batch verify vkey inspect setup circuit demo; do
+    grep -q "^\.SS $c$" "$page" || fail "the man page has no section for $c"
+done
+if command -v python3 >/dev/null; then
+    python3 "$src/scripts/help2roff.py" "$u/bin/proofline" "$work/regen.1"
+    cmp -s "$page" "$work/regen.1" || fail "the man page differs from the installed --help texts"
+fi
+
+# uninstall leaves no file behind
+make -s -C "$src" uninstall BUILD="$build" >"$work/uninstall.log" 2>&1 ||
+    fail "make uninstall: $(cat "$work/uninstall.log")"
+left=$(find "$root" ! -type d | sed "s|^$root||" | tr '\n' ' ')
+[ -z "$left" ] || fail "make uninstall left: $left"
+
+# the Debian package
+rm -f "$build"/proofline_*.deb
+make -s -C "$src" package BUILD="$build" >"$work/package.log" 2>&1 ||
+    fail "make package: $(tail -20 "$work/package.log")"
+debs=("$build"/proofline_"$version"_*.deb)
+deb=${debs[0]}
+[ -e "$deb" ] || deb=
+if [ -z "$deb" ]; then
+    fail "make package made no .deb"
+else
+    dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||' >"$work/deb.list"
+    for f in $expected; do
+        grep -qx "usr/$f" "$work/deb.list" || fail "the .deb has no /usr/$f"
+    done
+    dpkg-deb -f "$deb" Depends >"$work/depends"
+    grep -q "libc6" "$work/depends" || fail "the .deb's Depends has no libc6: $(cat "$work/depends")"
+    grep -q "adduser" "$work/depends" || fail "the .deb's Depends has no adduser: $(cat "$work/depends")"
+    dpkg-deb -e "$deb" "$work/control"
+    grep -q "adduser --system" "$work/control/postinst" || fail "no system user in postinst"
+    grep -q "/var/lib/proofline" "$work/control/postinst" || fail "no data folder in postinst"
+    grep -q "ldconfig" "$work/control/triggers" || fail "no ldconfig trigger"
+fi
+
+# The package installed and removed for real: only when asked
+# (PL_TEST_DPKG=1, as root, on a machine without proofline installed), as
+# it writes to /usr and adds the proofline user, which removal leaves.
+if [ "${PL_TEST_DPKG:-0}" = 1 ] && [ -n "$deb" ]; then
+    dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$work/dpkg.log")"
+    getent passwd proofline >/dev/null || fail "dpkg -i made no proofline user"
+    [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:750 ] ||
+        fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
+    [ "$(/usr/bin/proofline --version)" = "proofline $version" ] || fail "the installed proofline"
+    dpkg --purge proofline >"$work/dpkg.log" 2>&1 || fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
+    [ ! -e /usr/bin/proofline ] && [ ! -e "/usr/lib/libproofline.so.$major" ] ||
+        fail "dpkg --purge left the binary or the library"
+fi
+
+finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}"))"
