@@ -45,7 +45,7 @@ static const cli_command batch_cmd = {
 
 typedef struct {
     const char *zkey, *out_dir, *r1cs;
-    bool verify, no_verify, check, print_plan;
+    bool check, print_plan;
     cli_engine_options engine;
     const char *const *witnesses; /* n, in argv */
     size_t n;
@@ -57,12 +57,6 @@ static const cli_opt batch_opts[] = {
      .help = "the circuit's Groth16 zkey (required)"},
     {"--out", "DIR", CLI_STRING, O(out_dir),
      .help = "where the proofs go (required; created if missing)"},
-    {"--no-verify", NULL, CLI_FLAG, O(no_verify),
-     .help = "write proofs without verifying them first (by\n"
-             "default each is verified, and one that does not\n"
-             "verify is not written)"},
-    {"--verify", NULL, CLI_FLAG, O(verify),
-     .help = "the default, kept for scripts that ask for it"},
     {"--check-witness", NULL, CLI_FLAG, O(check),
      .help = "check every constraint first (needs --r1cs)"},
     {"--r1cs", "FILE", CLI_STRING, O(r1cs), .help = "the circuit's .r1cs"},
@@ -201,7 +195,7 @@ static pl_status batch_state_init(batch_run_state *b, const batch_options *o,
         b->specs[i] = (pl_job_spec){.circuit = circuit, .n_partitions = 1,
                                     .witness_paths = &o->witnesses[i],
                                     .check_witness = o->check,
-                                    .verify = !o->no_verify,
+                                    .verify = !o->engine.no_verify,
                                     .on_proof = cli_write_proof,
                                     .on_proof_user = &b->outs[i]};
     }
@@ -292,10 +286,12 @@ int cli_batch(int argc, char **argv)
     cli_engine_options_init(&o.engine, 2, PL_LOG_INFO);
     const cli_table tables[] = {{batch_opts, &o},
                                 {cli_figure_opts, &o.engine},
+                                {cli_verify_opts, &o.engine},
                                 {cli_pipeline_opts, &o.engine},
                                 {cli_engine_opts, &o.engine}};
     int npos = 0;
-    int rc = cli_parse(&batch_cmd, tables, 4, argc, argv, &npos);
+    int rc = cli_parse(&batch_cmd, tables, sizeof(tables) / sizeof(tables[0]),
+                       argc, argv, &npos);
     if (rc == CLI_RUN && (!o.zkey || !o.out_dir || npos == 0))
         rc = cli_usage_error("batch", "needs --zkey, --out and at least one "
                              "witness");

@@ -31,18 +31,12 @@ static const cli_command prove_cmd = {
 
 typedef struct {
     const char *r1cs;
-    bool verify, no_verify, check, check_params, timings, plain_msm;
+    bool check, check_params, timings, plain_msm;
     cli_engine_options engine;
 } prove_options;
 
 #define O(field) offsetof(prove_options, field)
 static const cli_opt prove_opts[] = {
-    {"--no-verify", NULL, CLI_FLAG, O(no_verify),
-     .help = "write the proof without verifying it first (by\n"
-             "default it is verified with the key's verification\n"
-             "key, and one that does not verify is not written)"},
-    {"--verify", NULL, CLI_FLAG, O(verify),
-     .help = "the default, kept for scripts that ask for it"},
     {"--check-witness", NULL, CLI_FLAG, O(check),
      .help = "check every constraint first; on the first that\n"
              "fails, report it and do not prove.  Needs the\n"
@@ -138,7 +132,7 @@ static int prove_run(prove_options *o, char **pos)
      * finisher */
     pl_job_spec spec = {.circuit = circuit, .n_partitions = 1,
                         .witness_paths = witness, .check_witness = o->check,
-                        .verify = !o->no_verify,
+                        .verify = !o->engine.no_verify,
                         .on_proof = cli_write_proof, .on_proof_user = &out};
     pl_job_status js;
     if ((st = cli_run_jobs(engine, &spec, 1, "prove", false, t0, &js, NULL,
@@ -169,9 +163,11 @@ int cli_prove(int argc, char **argv)
     cli_engine_options_init(&o.engine, 1, PL_LOG_QUIET);
     const cli_table tables[] = {{cli_engine_opts, &o.engine},
                                 {prove_opts, &o},
-                                {cli_figure_opts, &o.engine}};
+                                {cli_figure_opts, &o.engine},
+                                {cli_verify_opts, &o.engine}};
     int npos = 0;
-    int rc = cli_parse(&prove_cmd, tables, 3, argc, argv, &npos);
+    int rc = cli_parse(&prove_cmd, tables, sizeof(tables) / sizeof(tables[0]),
+                       argc, argv, &npos);
     if (rc == CLI_RUN && npos > 4)
         rc = cli_usage_error("prove", "unexpected argument %s", argv[4]);
     else if (rc == CLI_RUN && npos < 4)

@@ -229,6 +229,16 @@ const cli_opt cli_figure_opts[] = {
     {NULL},
 };
 
+const cli_opt cli_verify_opts[] = {
+    {"--no-verify", NULL, CLI_FLAG, E(no_verify),
+     .help = "write proofs without verifying them first (by\n"
+             "default each is verified with the key's verification\n"
+             "key, and one that does not verify is not written)"},
+    {"--verify", NULL, CLI_FLAG, E(verify),
+     .help = "the default, kept for scripts that ask for it"},
+    {NULL},
+};
+
 void cli_engine_options_init(cli_engine_options *o, unsigned synth_workers,
                              pl_log_level level)
 {

@@ -87,12 +87,16 @@ typedef struct cli_engine_options {
     unsigned log_level;   /* a pl_log_level, from --log-level */
     bool quiet;
     const char *report, *trace, *plot; /* the run's figures, or NULL */
+    bool no_verify;       /* --no-verify: deliver proofs unverified */
+    bool verify;          /* --verify: the default's name, for scripts */
 } cli_engine_options;
 
 /* --threads and --backend: every command that proves. */
 extern const cli_opt cli_engine_opts[];
 /* --report, --trace, --plot: the run's figures, for prove and batch. */
 extern const cli_opt cli_figure_opts[];
+/* --no-verify (and --verify, the default): prove and batch. */
+extern const cli_opt cli_verify_opts[];
 /* --pw, --workers, --budget, --log-level, --quiet: the commands that run
  * jobs of many partitions (batch, demo). */
 extern const cli_opt cli_pipeline_opts[];
