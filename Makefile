@@ -8,8 +8,8 @@
 #                            test under sanitizers; SANITIZE=thread likewise
 #                            in build-san-thread
 #   make test-san-fast       the tests not labelled slow, under ASan + UBSan
-#   make test-tsan-fast      the threaded tests, under ThreadSanitizer
-#   make test-tsan-deep      the same with blst instrumented too (slow)
+#   make test-tsan-fast      the threaded tests, under ThreadSanitizer (blst
+#                            instrumented too; TSAN_BLST=asm: its assembly)
 #   make fuzz FUZZ_SECONDS=N  every fuzz target for N s (build-fuzz, clang)
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the binary, the libraries,
 #                            the headers, the pkg-config file, the man page
@@ -36,10 +36,15 @@ ifneq ($(findstring thread,$(SANITIZE)),)
 CMAKE_EXTRA += -DPL_CUDA=OFF
 TEST_ENV := $(TSAN_ENV)
 endif
-# TSAN_BLST=portable: blst instrumented too (see PL_BLST_PORTABLE)
-ifeq ($(TSAN_BLST),portable)
-BUILD := $(BUILD)-portable-blst
+# Under TSan blst is instrumented too, built as portable C (see
+# PL_BLST_PORTABLE), so the race detector sees the curve code's writes;
+# TSAN_BLST=asm keeps blst's assembly (faster, blind to those writes).
+ifneq ($(findstring thread,$(SANITIZE)),)
+ifeq ($(TSAN_BLST),asm)
+BUILD := $(BUILD)-asm-blst
+else
 CMAKE_EXTRA += -DPL_BLST_PORTABLE=ON
+endif
 endif
 endif
 FUZZ_SECONDS ?= 60
@@ -50,7 +55,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast test-tsan-deep fuzz fuzz-deps demo bench cuda-smoke clean install uninstall package
+.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench cuda-smoke clean install uninstall package
 
 all: build
 
@@ -101,18 +106,13 @@ test-san-fast: deps npm-deps
 
 # CI's ThreadSanitizer pass: the tests labelled tsan (the engine, ledger,
 # prover, MSM, NTT and emulated CUDA tests, and CLI batch runs), in
-# build-san-thread (about 2.5 minutes from a cold build on 2 cores).
+# build-san-thread, blst instrumented too (about 8 minutes from a cold
+# build on 2 cores; TSAN_BLST=asm: about 2, in build-san-thread-asm-blst,
+# blind to blst's writes).
+TSAN_BUILD := build-san-thread$(if $(filter asm,$(TSAN_BLST)),-asm-blst)
 test-tsan-fast: deps npm-deps
 	@$(MAKE) --no-print-directory quiet-build SANITIZE=thread
-	$(call run_ctest,build-san-thread,$(TSAN_ENV),-L tsan)
-
-# The same tests with blst built as instrumented portable C, so TSan also
-# sees the writes blst's assembly makes (build-san-thread-portable-blst;
-# the curve arithmetic runs 10 to 50 times slower: about 40 minutes on
-# 2 cores).  Not in CI; for hunting a race.
-test-tsan-deep: deps npm-deps
-	@$(MAKE) --no-print-directory quiet-build SANITIZE=thread TSAN_BLST=portable
-	$(call run_ctest,build-san-thread-portable-blst,$(TSAN_ENV),-L tsan --timeout 3000)
+	$(call run_ctest,$(TSAN_BUILD),$(TSAN_ENV),-L tsan --timeout 1500)
 
 fuzz-deps:
 	@FUZZ_CC=$(FUZZ_CC) sh tests/fuzz/deps.sh
