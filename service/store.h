@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The service's durable job store: circuits, jobs and their partitions, and
+ * the claims workers hold on partitions.  One interface, several
+ * implementations behind it (SQLite under --data here, PostgreSQL for a
+ * cluster of services later), chosen by pl__store_open's locator.
+ *
+ * Why a claim is a lease and not a flag: several processes may claim from
+ * one queue.  A claim names its owner (a worker id), carries an expiry the
+ * owner renews with pl__store_heartbeat, and a fencing token that grows
+ * with every claim of the partition; complete and fail succeed only with
+ * the token of the live claim, so a worker whose lease lapsed (a crash, a
+ * pause, a lost network) can never overwrite the result of the worker that
+ * took the partition over.  pl__store_recover returns to the queue every
+ * claim whose lease expired, and, at a worker's start, every claim of its
+ * own id (work a crashed run of the same worker left).
+ *
+ * Durability: every call that changes state returns only after the change
+ * is committed to disk (SQLite: WAL with synchronous=FULL).  The caller
+ * writes witness and proof files (temporary, fsync, rename) before it
+ * records them, so a record never names a file that is not whole.
+ *
+ * Threads: a store handle may be used by several threads at once (the
+ * implementation serialises or pools its connections).  Strings it returns
+ * inside structures live in fixed arrays: nothing to free.
+ */
+#ifndef PL_SERVICE_STORE_H
+#define PL_SERVICE_STORE_H
+
+#include "proofline.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PL__STORE_ID_LEN 64   /* circuit ids: sha256 in hex */
+#define PL__STORE_JOB_ID_LEN 36
+#define PL__STORE_PATH_MAX 4096
+#define PL__STORE_MSG_MAX 256
+#define PL__STORE_OWNER_MAX 128
+
+typedef struct pl__store pl__store;
+
+typedef enum {
+    PL__PRIORITY_LOW = 0,
+    PL__PRIORITY_NORMAL = 1,
+    PL__PRIORITY_HIGH = 2,
+    PL__PRIORITY_COUNT
+} pl__priority;
+
+/* A job's state.  receiving: created, not every witness stored yet;
+ * queued: every witness stored, no partition claimed; running: at least
+ * one partition claimed or done, not all finished; then one of the three
+ * ends. */
+#define PL__JOB_STATE_MAP(X)                                                  \
+    X(PL__JOB_RECEIVING, "receiving")                                         \
+    X(PL__JOB_QUEUED,    "queued")                                            \
+    X(PL__JOB_RUNNING,   "running")                                           \
+    X(PL__JOB_DONE,      "done")                                              \
+    X(PL__JOB_FAILED,    "failed")                                            \
+    X(PL__JOB_CANCELLED, "cancelled")
+
+typedef enum {
+#define PL__JOB_STATE_ENUM(name, label) name,
+    PL__JOB_STATE_MAP(PL__JOB_STATE_ENUM)
+#undef PL__JOB_STATE_ENUM
+    PL__JOB_STATE_COUNT
+} pl__job_state;
+
+/* A partition's state: waiting (its witness not stored), queued, claimed,
+ * done, failed, cancelled. */
+#define PL__PART_STATE_MAP(X)                                                 \
+    X(PL__PART_WAITING,   "waiting")                                          \
+    X(PL__PART_QUEUED,    "queued")                                           \
+    X(PL__PART_CLAIMED,   "claimed")                                          \
+    X(PL__PART_DONE,      "done")                                             \
+    X(PL__PART_FAILED,    "failed")                                           \
+    X(PL__PART_CANCELLED, "cancelled")
+
+typedef enum {
+#define PL__PART_STATE_ENUM(name, label) name,
+    PL__PART_STATE_MAP(PL__PART_STATE_ENUM)
+#undef PL__PART_STATE_ENUM
+    PL__PART_STATE_COUNT
+} pl__part_state;
+
+const char *pl__job_state_name(pl__job_state s);
+const char *pl__part_state_name(pl__part_state s);
+const char *pl__priority_name(pl__priority p);
+/* "high", "normal", "low" -> the priority; false for anything else. */
+bool pl__priority_parse(pl__priority *out, const char *text);
+
+typedef struct pl__store_circuit {
+    char id[PL__STORE_ID_LEN + 1];        /* sha256 of the zkey, hex */
+    char zkey_path[PL__STORE_PATH_MAX];
+    uint64_t zkey_bytes;
+    uint64_t n_constraints, n_vars, n_public; /* the shape */
+    uint64_t witness_bytes;   /* the exact size of a witness file */
+    uint64_t partition_bytes; /* planned bytes per partition */
+    int64_t created_unix_ms;
+} pl__store_circuit;
+
+typedef struct pl__store_job {
+    char id[PL__STORE_JOB_ID_LEN + 1];
+    char circuit_id[PL__STORE_ID_LEN + 1];
+    pl__priority priority;
+    pl__job_state state;
+    uint32_t n_partitions;
+    uint64_t seq;             /* arrival order, unique, increasing */
+    int64_t created_unix_ms, updated_unix_ms, finished_unix_ms;
+    char error[PL__STORE_MSG_MAX]; /* the first failure, "" otherwise */
+} pl__store_job;
+
+typedef struct pl__store_partition {
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+    pl__part_state state;
+    char witness_path[PL__STORE_PATH_MAX]; /* "" while waiting */
+    char proof_path[PL__STORE_PATH_MAX];   /* "" until done */
+    char owner[PL__STORE_OWNER_MAX];       /* the claim's owner, "" if none */
+    uint64_t fence;            /* the token of the latest claim; 0: never */
+    int64_t lease_until_unix_ms;
+    uint32_t attempts;         /* claims so far */
+    uint32_t completions;      /* times it completed (1 at most, by design) */
+    int64_t claimed_unix_ms, finished_unix_ms;
+    char error[PL__STORE_MSG_MAX];
+} pl__store_partition;
+
+/* What a successful claim hands the worker. */
+typedef struct pl__store_claim {
+    pl__store_partition part;
+    pl__store_job job;
+    pl__store_circuit circuit;
+} pl__store_claim;
+
+/* Counts for status and metrics, read in one transaction. */
+typedef struct pl__store_counts {
+    uint64_t jobs[PL__JOB_STATE_COUNT];
+    uint64_t queued_partitions[PL__PRIORITY_COUNT]; /* claimable now */
+    uint64_t claimed_partitions;
+} pl__store_counts;
+
+/* Opens (creating if needed) a store.  locator: a folder (SQLite in
+ * DIR/store.sqlite, schema created or upgraded to the current version; a
+ * newer schema than this build knows is refused), or later
+ * "postgres://...".  Errors name the file or the server. */
+pl_status pl__store_open(pl__store **out, const char *locator, pl_error *err);
+void pl__store_close(pl__store *store);
+/* The schema version this build writes, and the one the store holds. */
+int pl__store_schema_version(const pl__store *store);
+
+/* Circuits: put is idempotent on the id (a second put of the same id
+ * changes nothing and succeeds). */
+pl_status pl__store_circuit_put(pl__store *store, const pl__store_circuit *c,
+                                pl_error *err);
+/* An absent id: PL_EUSAGE, "unknown circuit ..." (pl__store_is_not_found
+ * tells it from other usage errors). */
+pl_status pl__store_circuit_get(pl__store *store, const char *id,
+                                pl__store_circuit *out, pl_error *err);
+typedef bool (*pl__store_circuit_fn)(void *user, const pl__store_circuit *c);
+pl_status pl__store_circuit_list(pl__store *store, pl__store_circuit_fn fn,
+                                 void *user, pl_error *err);
+
+/* Jobs.  create: a new job in state receiving with n partitions waiting;
+ * the store chooses the id (random, 36 characters) and the arrival
+ * sequence. */
+pl_status pl__store_job_create(pl__store *store, const char *circuit_id,
+                               pl__priority priority, uint32_t n_partitions,
+                               pl__store_job *out, pl_error *err);
+/* Records partition k's witness file (already whole on disk); when it is
+ * the last one the job becomes queued, in the same transaction.  A
+ * partition that already has a witness is refused (PL_EUSAGE). */
+pl_status pl__store_witness_stored(pl__store *store, const char *job_id,
+                                   uint32_t index, const char *witness_path,
+                                   pl__store_job *job_out, pl_error *err);
+pl_status pl__store_job_get(pl__store *store, const char *job_id,
+                            pl__store_job *out, pl_error *err);
+/* The job's partitions, in index order, into out[0..cap); *count is the
+ * job's partition count (may be more than cap). */
+pl_status pl__store_partitions(pl__store *store, const char *job_id,
+                               pl__store_partition *out, size_t cap,
+                               size_t *count, pl_error *err);
+typedef bool (*pl__store_job_fn)(void *user, const pl__store_job *job);
+/* Jobs in arrival order, newest first; state < 0 lists every state; at
+ * most limit (0: no limit). */
+pl_status pl__store_job_list(pl__store *store, int state, size_t limit,
+                             pl__store_job_fn fn, void *user, pl_error *err);
+/* Cancels a job that has not ended: waiting and queued partitions become
+ * cancelled at once; claimed ones become cancelled too, and their owners
+ * find out when complete or heartbeat reports the claim gone.  *changed
+ * is false when the job had already ended. */
+pl_status pl__store_job_cancel(pl__store *store, const char *job_id,
+                               bool *changed, pl_error *err);
+
+/* Claims the first queued partition, by priority then arrival (then
+ * index), whose circuit's partition_bytes is at most max_bytes (the
+ * caller's room under its budget; UINT64_MAX for no limit).  *found is
+ * false when there is none.  The claim lasts lease_ms from now. */
+pl_status pl__store_claim(pl__store *store, const char *owner,
+                          uint64_t max_bytes, int64_t lease_ms,
+                          pl__store_claim *out, bool *found, pl_error *err);
+/* Extends every live claim of owner to now + lease_ms.  A claim that is no
+ * longer the owner's (expired and taken, or its job cancelled) is not
+ * extended: pl__store_claim_live tells the worker to stop that work. */
+pl_status pl__store_heartbeat(pl__store *store, const char *owner,
+                              int64_t lease_ms, pl_error *err);
+/* Whether (job, index) is still claimed by owner with this fence. */
+pl_status pl__store_claim_live(pl__store *store, const char *job_id,
+                               uint32_t index, const char *owner,
+                               uint64_t fence, bool *live, pl_error *err);
+/* Ends a claim.  Both succeed only with the live claim's owner and fence;
+ * otherwise PL_ECANCELLED ("the claim was lost") and nothing changes.
+ * complete records the proof file (already whole on disk); when it is the
+ * job's last partition the job becomes done.  fail ends the partition and
+ * the job (failed, with msg) and cancels its other waiting/queued
+ * partitions. */
+pl_status pl__store_complete(pl__store *store, const char *job_id,
+                             uint32_t index, const char *owner, uint64_t fence,
+                             const char *proof_path, pl_error *err);
+pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
+                         const char *owner, uint64_t fence, const char *msg,
+                         pl_error *err);
+/* Gives a claim back to the queue without an attempt's failure (a drain,
+ * a budget that no longer fits). */
+pl_status pl__store_release(pl__store *store, const char *job_id,
+                            uint32_t index, const char *owner, uint64_t fence,
+                            pl_error *err);
+
+/* Returns to the queue every claim whose lease has expired, and every
+ * claim of `owner` (NULL: none) whatever its lease: call it at a worker's
+ * start with its own id.  *requeued counts them. */
+pl_status pl__store_recover(pl__store *store, const char *owner,
+                            uint64_t *requeued, pl_error *err);
+
+pl_status pl__store_counts_read(pl__store *store, pl__store_counts *out,
+                                pl_error *err);
+
+/* Deletes jobs that ended before cutoff_unix_ms; fn (may be NULL) is told
+ * each file path the store forgets (witnesses, proofs) so the caller can
+ * unlink them.  *removed counts the jobs. */
+typedef void (*pl__store_path_fn)(void *user, const char *path);
+pl_status pl__store_purge(pl__store *store, int64_t cutoff_unix_ms,
+                          pl__store_path_fn fn, void *user, uint64_t *removed,
+                          pl_error *err);
+
+/* Whether err came from an unknown id (circuit or job): the server maps it
+ * to 404. */
+bool pl__store_is_not_found(const pl_error *err);
+
+#endif
