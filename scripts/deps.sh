@@ -15,10 +15,22 @@ need perl perl
 need openssl openssl
 need python3 python3
 [ -x /usr/bin/time ] || missing="$missing time"
+# The service (service/): SQLite, libmicrohttpd, libcurl, pkg-config.
+hdr() { # header, package: /usr/include or its multiarch folder
+    for h in /usr/include/$1 /usr/include/*/$1; do [ -f "$h" ] && return 0; done
+    missing="$missing $2"
+}
+hdr sqlite3.h libsqlite3-dev
+hdr microhttpd.h libmicrohttpd-dev
+hdr curl/curl.h libcurl4-openssl-dev
+need pkg-config pkg-config
 # Optional: OpenSSL's headers, for the SHA-256 gadget's comparison test
 # (tests/test_sha256.c; skipped without them).
 optional=""
 [ -f /usr/include/openssl/sha.h ] || optional="$optional libssl-dev"
+# Optional: promtool (Debian prometheus), to check /metrics in the service
+# tests (that one check is skipped without it).
+command -v promtool >/dev/null 2>&1 || optional="$optional prometheus"
 [ -z "$missing$optional" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$missing$optional" >&2

@@ -196,9 +196,10 @@ pl_status pl__store_job_cancel(pl__store *store, const char *job_id,
  * index), whose circuit's partition_bytes is at most max_bytes (the
  * caller's room under its budget; UINT64_MAX for no limit).  *found is
  * false when there is none.  The claim lasts lease_ms from now. */
-pl_status pl__store_claim(pl__store *store, const char *owner,
-                          uint64_t max_bytes, int64_t lease_ms,
-                          pl__store_claim *out, bool *found, pl_error *err);
+pl_status pl__store_claim_next(pl__store *store, const char *owner,
+                               uint64_t max_bytes, int64_t lease_ms,
+                               pl__store_claim *out, bool *found,
+                               pl_error *err);
 /* Extends every live claim of owner to now + lease_ms.  A claim that is no
  * longer the owner's (expired and taken, or its job cancelled) is not
  * extended: pl__store_claim_live tells the worker to stop that work. */
