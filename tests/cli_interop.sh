@@ -34,9 +34,11 @@ for dir in "$VECTORS"/*/; do
     "$PROOFLINE" prove "$dir/circuit.zkey" "$dir/witness.wtns" "$out/proof.json" "$out/public.json" --verify \
         || { fail "$name: prove"; continue; }
     snarkjs_accepts "$vk" "$out/public.json" "$out/proof.json" || fail "$name: snarkjs rejects our proof: $(cat "$work/sj.log")"
-    ours_accepts "$vk" "$out/public.json" "$out/proof.json" || fail "$name: we reject our proof"
+    ours_accepts "$vk" "$out/public.json" "$out/proof.json" ||
+        fail "$name: we reject our proof ($(cat "$work/pl.log"))" "$(cat "$out/proof.json")"
     same_json_values "$out/public.json" "$dir/public.json" || fail "$name: public.json differs from snarkjs's"
-    ours_accepts "$vk" "$dir/public.json" "$dir/proof_snarkjs.json" || fail "$name: we reject snarkjs's proof"
+    ours_accepts "$vk" "$dir/public.json" "$dir/proof_snarkjs.json" ||
+        fail "$name: we reject snarkjs's proof ($(cat "$work/pl.log"))"
 
     "$PROOFLINE" vkey "$dir/circuit.zkey" "$out/vk.json" || fail "$name: vkey"
     same_json_values "$out/vk.json" "$vk" || fail "$name: our vkey differs from snarkjs's"
