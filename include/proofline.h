@@ -322,7 +322,8 @@ PL_API pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
 /*
  * A job is N partitions (N witnesses) of one circuit.  Partitions are
  * admitted strictly in order (highest priority, then oldest job, then lowest
- * partition), each after reserving its bytes from the budget; a pool of
+ * partition), each after reserving its bytes from the budget (a partition
+ * waiting for room gives way to a job of higher priority that arrives); a pool of
  * synthesis workers turns witnesses into a, b, c; one bounded hand-off feeds
  * the prover workers (prove_start), which pass the pending state to a
  * finisher (prove_finish).  Bytes are released only after they are freed.
@@ -484,6 +485,16 @@ typedef void (*pl_proof_fn)(void *user, uint64_t job, size_t partition,
 typedef pl_status (*pl_witness_fn)(void *user, size_t partition,
                                    pl_scalar *out, size_t n, pl_error *err);
 
+/* The service's classes, as job priorities (any int works: higher first).
+ * A waiting admission gives way to a job of a higher priority that arrives
+ * meanwhile, so no lower partition takes room a higher one waits for: a
+ * critical job goes before every waiting partition as soon as its bytes
+ * can be reserved (partitions already admitted are never stopped). */
+#define PL_PRIORITY_LOW 0
+#define PL_PRIORITY_NORMAL 1
+#define PL_PRIORITY_HIGH 2
+#define PL_PRIORITY_CRITICAL 3
+
 typedef struct pl_job_spec {
     pl_circuit *circuit;
     size_t n_partitions;
@@ -493,7 +504,8 @@ typedef struct pl_job_spec {
                                           nVars values, alive until done */
     pl_witness_fn generate;            /* or computed per partition */
     void *generate_user;
-    int priority;        /* higher is admitted first; then older jobs */
+    int priority;        /* higher is admitted first; then older jobs
+                            (PL_PRIORITY_*, or any int) */
     bool check_witness;  /* check every constraint first (needs the r1cs) */
     bool verify;         /* verify each proof before delivering it */
     pl_proof_fn on_proof;

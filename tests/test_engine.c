@@ -717,3 +717,87 @@ PL_TEST(witness_grown_while_waiting_fails_not_hangs)
     pl_circuit_release(c);
     destroy_balanced(e);
 }
+
+/* The order of admissions, from the ledger's events. */
+typedef struct {
+    pthread_mutex_t lock;
+    size_t n;
+    uint64_t job[16];
+    size_t part[16];
+} admission_log;
+
+static void log_admission(void *user, const pl_ledger_record *r)
+{
+    admission_log *log = user;
+    if (r->event != PL_EV_ADMITTED)
+        return;
+    pthread_mutex_lock(&log->lock);
+    if (log->n < 16) {
+        log->job[log->n] = r->job;
+        log->part[log->n] = r->partition;
+        log->n++;
+    }
+    pthread_mutex_unlock(&log->lock);
+}
+
+/* Room for one partition, a slow prover holding it, and a normal job whose
+ * next partition waits for that room: a critical job submitted then is
+ * admitted before it (the wait gives way), and the normal job's partitions
+ * follow in their order.  Submitted before the wait began, it is picked
+ * first anyway: the order is the same either way, which is the point. */
+PL_TEST(critical_job_overtakes_a_waiting_admission)
+{
+    pl_engine *probe = engine_with(0, 1, 1, NULL);
+    pl_circuit *c;
+    pl_error err = {0};
+    CHECK_OK(pl_engine_open_circuit(probe, &c, zkey_path("chain10"), NULL,
+                                    &err), &err);
+    struct stat sb;
+    CHECK(stat(wtns_path("chain10"), &sb) == 0);
+    uint64_t part, resident;
+    pl_circuit_plan(c, (uint64_t)sb.st_size, &part, &resident);
+    pl_circuit_release(c);
+    destroy_balanced(probe);
+
+    pl__backend_ops slow;
+    pl_test_slow_backend(&slow, 150);
+    admission_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.budget_bytes = resident + part;
+    cfg.synth_workers = 2;
+    cfg.prover_workers = 1;
+    cfg.threads = 2;
+    cfg.on_event = log_admission;
+    cfg.on_event_user = &log;
+    pl_engine *e;
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg, &slow, NULL, &err),
+             &err);
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL, &err),
+             &err);
+    delivery_log dl = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t normal = submit_copies(e, c, "chain10", 3, &dl,
+                                    PL_PRIORITY_NORMAL);
+    struct timespec ts = {0, 60 * 1000000L}; /* let partition 1 wait */
+    nanosleep(&ts, NULL);
+    uint64_t critical = submit_copies(e, c, "chain10", 1, &dl,
+                                      PL_PRIORITY_CRITICAL);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, critical, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_OK(pl_engine_wait(e, normal, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 3);
+    CHECK_EQ(log.n, 4);
+    const uint64_t want_job[4] = {normal, critical, normal, normal};
+    const size_t want_part[4] = {0, 0, 1, 2};
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_EQ(log.job[i], want_job[i]);
+        CHECK_EQ(log.part[i], want_part[i]);
+    }
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.peak_reserved_bytes, resident + part);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}

@@ -57,6 +57,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -156,6 +157,13 @@ struct pl_engine {
 
     job *jobs; /* in submission order */
     uint64_t next_job_id;
+    /* The priority of the partition admission is waiting on (INT_MIN when
+     * none; written under `lock` with the pick), and whether a job of a
+     * higher one arrived since: the wait then gives way (the partition goes
+     * back, unadmitted), so no lower partition takes room a higher job
+     * waits for. */
+    int admitting_priority;
+    atomic_bool admission_yield;
     pl_circuit *circuits;
     fifo handoff, finishing;
     atomic_bool stopping;
@@ -459,8 +467,11 @@ static job *pick_next_locked(pl_engine *e, size_t *index)
             best_key = key;
         }
     }
-    if (best)
+    if (best) {
         *index = best->next_to_admit++;
+        e->admitting_priority = best->spec.priority;
+        atomic_store(&e->admission_yield, false);
+    }
     return best;
 }
 
@@ -470,17 +481,30 @@ typedef struct {
     uint64_t bytes;
 } give_up_ctx;
 
-/* A waiting admission gives up when the engine stops, its job stops, or
- * the reservation could never be granted any more (a circuit opened
- * meanwhile holds more of the budget resident): nothing waits for what
- * cannot come. */
+/* A waiting admission gives up when the engine stops, its job stops, a
+ * job of higher priority arrives (it goes first), or the reservation could
+ * never be granted any more (a circuit opened meanwhile holds more of the
+ * budget resident): nothing waits for what cannot come. */
 static bool admission_give_up(void *arg)
 {
     give_up_ctx *ctx = arg;
     pl_engine *e = ctx->engine;
     return atomic_load(&e->stopping) || atomic_load(&ctx->job->stopped) ||
+           atomic_load(&e->admission_yield) ||
            !pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
                               ctx->bytes);
+}
+
+/* Under e->lock: partition `index` of j, picked but not admitted, goes
+ * back to be picked again (it was the last one picked: admission_lock
+ * orders picks, so nothing of j was picked after it). */
+static void unpick_locked(pl_engine *e, job *j, size_t index)
+{
+    assert(engine_lock_held(e));
+    if (!atomic_load(&j->stopped) && j->next_to_admit == index + 1)
+        j->next_to_admit = index;
+    e->admitting_priority = INT_MIN;
+    atomic_store(&e->admission_yield, false);
 }
 
 /* PL_EBUDGET for a partition that can never be admitted, with the three
@@ -571,8 +595,20 @@ static partition *admit_next(pl_engine *e)
         uint64_t want = r.total;
         give_up_ctx ctx = {e, j, want};
         if (!pl__budget_reserve(&e->budget, want, admission_give_up, &ctx)) {
-            /* stopped, or it can never fit (a witness file that grew since
-             * the job was submitted, a circuit opened meanwhile) */
+            /* stopped, a higher job arrived, or it can never fit (a witness
+             * file that grew since the job was submitted, a circuit opened
+             * meanwhile) */
+            if (atomic_load(&e->admission_yield) &&
+                !atomic_load(&e->stopping) && !atomic_load(&j->stopped) &&
+                pl__sched_can_fit(e->budget.limit,
+                                  atomic_load(&e->resident_total), want)) {
+                engine_lock(e);
+                unpick_locked(e, j, index);
+                engine_unlock(e);
+                free(p);
+                p = NULL;
+                continue;
+            }
             if (atomic_load(&e->stopping) || atomic_load(&j->stopped)) {
                 retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
             } else {
@@ -583,6 +619,9 @@ static partition *admit_next(pl_engine *e)
             continue;
         }
         p->reserved = want;
+        engine_lock(e);
+        e->admitting_priority = INT_MIN;
+        engine_unlock(e);
         set_stage(e, p, PL_STAGE_ADMITTED);
         emit(e, PL_EV_ADMITTED, p);
         break;
@@ -879,6 +918,7 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     e->fallback = fallback;
     pl__budget_init(&e->budget, e->cfg.budget_bytes);
     pthread_mutex_init(&e->admission_lock, NULL);
+    e->admitting_priority = INT_MIN;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->work_changed, NULL);
     pthread_cond_init(&e->handoff_changed, NULL);
@@ -1343,8 +1383,13 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
         link = &(*link)->next;
     *link = j;
     *job_id = j->id;
+    bool yield = pl__sched_preempts(e->admitting_priority, spec->priority);
+    if (yield)
+        atomic_store(&e->admission_yield, true);
     pthread_cond_broadcast(&e->work_changed);
     engine_unlock(e);
+    if (yield)
+        pl__budget_wake(&e->budget);
     return PL_OK;
 }
 

@@ -2,6 +2,8 @@
 /* The engine's scheduling decisions (see sched.h): pure functions. */
 #include "engine/sched.h"
 
+#include <limits.h>
+
 bool pl__sched_before(const pl__sched_key *a, const pl__sched_key *b)
 {
     if (a->priority != b->priority)
@@ -35,4 +37,9 @@ bool pl__sched_handoff_has_room(size_t queued, size_t claimed,
                                 size_t capacity)
 {
     return queued + claimed < capacity;
+}
+
+bool pl__sched_preempts(int waiting, int arriving)
+{
+    return waiting != INT_MIN && arriving > waiting;
 }

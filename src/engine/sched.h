@@ -24,6 +24,12 @@ typedef struct pl__sched_key {
 /* True when a is admitted before b. */
 bool pl__sched_before(const pl__sched_key *a, const pl__sched_key *b);
 
+/* Whether a job of priority `arriving` makes the admission waiting for
+ * room for a partition of priority `waiting` give way (INT_MIN: none
+ * waits): only a strictly higher priority does, so equal ones keep their
+ * arrival order. */
+bool pl__sched_preempts(int waiting, int arriving);
+
 /* A partition's reservation: everything one proof of the circuit plans,
  * plus its witness; abc_share goes back once start has freed a/b/c, the
  * rest when the partition is retired (its buffers freed). */
