@@ -323,10 +323,10 @@ PL_API pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
  * A job is N partitions (N witnesses) of one circuit.  Partitions are
  * admitted strictly in order (highest priority, then oldest job, then lowest
  * partition), each after reserving its bytes from the budget (a partition
- * waiting for room gives way to a job of higher priority that arrives); a pool of
- * synthesis workers turns witnesses into a, b, c; one bounded hand-off feeds
- * the prover workers (prove_start), which pass the pending state to a
- * finisher (prove_finish).  Bytes are released only after they are freed.
+ * waiting for room gives way to a job of higher priority that arrives); a
+ * pool of synthesis workers turns witnesses into a, b, c; one bounded
+ * hand-off feeds the prover workers (prove_start), which pass the pending
+ * state to a finisher (prove_finish).  Bytes are released only after they are freed.
  * See docs/ARCHITECTURE.md.
  *
  * Callbacks, the threads they run on, and what they may call:
