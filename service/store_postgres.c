@@ -14,13 +14,17 @@
  * transaction's start), not the worker's, so that workers whose clocks
  * disagree still agree on when a lease ends.
  *
- * Transactions run at READ COMMITTED, each through txn(), which retries
- * the whole transaction (a few times) when PostgreSQL aborts it for a
- * deadlock or a serialization failure: a cancel, which locks a job's
- * partitions after its row, can meet a claim, which locks a partition and
- * then its job's row; PostgreSQL detects the cycle and aborts one, and the
- * retry makes that invisible.  Reads that must agree with each other
- * (counts, a job's partitions) run at REPEATABLE READ.
+ * Row locks, one order: a transaction locks partitions before their job's
+ * row, and several partitions in (job, index) order (PS_PARTS_LOCK for a
+ * job's, an ordered FOR UPDATE subquery for heartbeats and recovery).  A
+ * claim holds one partition and then takes its job's row; a cancel, a
+ * failure or the last witness locks all the job's partitions first.  So
+ * no two transactions wait on each other in a cycle (a cycle costs
+ * PostgreSQL's deadlock_timeout, 1 s, before it aborts one).  Should one
+ * still happen, txn() retries the whole transaction (a few times) when
+ * PostgreSQL aborts it for a deadlock or a serialization failure.
+ * Transactions run at READ COMMITTED; reads that must agree with each
+ * other (counts, a job's partitions) at REPEATABLE READ.
  *
  * Schema versions: proofline.meta holds the version.  The schema is
  * created, or checked (and would be migrated), in one transaction under
@@ -149,8 +153,8 @@ static const char schema_v1[] =
       "partition_bytes) SELECT $1::text, g, 'waiting', $2::smallint, "        \
       "$3::bigint, $4::bigint FROM generate_series(0, $5::integer - 1) g")    \
     X(PS_JOB_GET, "SELECT " JOB_COLS " FROM " JOBS " WHERE id = $1::text")    \
-    X(PS_JOB_LOCK,                                                            \
-      "SELECT " JOB_COLS " FROM " JOBS " WHERE id = $1::text FOR UPDATE")     \
+    X(PS_PARTS_LOCK, "SELECT idx FROM " PARTS " WHERE job_id = $1::text "     \
+                     "ORDER BY idx FOR UPDATE")                               \
     X(PS_PART_GET, "SELECT " PART_COLS " FROM " PARTS " WHERE "               \
                    "job_id = $1::text AND idx = $2::integer")                 \
     X(PS_PART_WITNESS,                                                        \
@@ -189,7 +193,9 @@ static const char schema_v1[] =
       " WHERE id = $1::text AND state = 'queued'")                            \
     X(PS_HEARTBEAT,                                                           \
       "UPDATE " PARTS " SET lease_until = " NOW_MS " + $2::bigint WHERE "     \
-      "state = 'claimed' AND owner = $1::text")                               \
+      "(job_id, idx) IN (SELECT job_id, idx FROM " PARTS " WHERE "            \
+      "state = 'claimed' AND owner = $1::text ORDER BY job_id, idx FOR "      \
+      "UPDATE) AND state = 'claimed' AND owner = $1::text")                   \
     X(PS_CLAIM_LIVE, "SELECT 1 FROM " PARTS " WHERE " CLAIM_IS)               \
     X(PS_PART_COMPLETE,                                                       \
       "UPDATE " PARTS " SET state = 'done', proof_path = $5::text, "          \
@@ -224,9 +230,12 @@ static const char schema_v1[] =
       "UPDATE " PARTS " p SET state = CASE WHEN j.state IN ('queued', "       \
       "'running') THEN 'queued' ELSE 'cancelled' END, owner = CASE WHEN "     \
       "j.state IN ('queued', 'running') THEN '' ELSE p.owner END, "           \
-      "lease_until = 0 FROM " JOBS " j WHERE j.id = p.job_id AND "            \
-      "p.state = 'claimed' AND (p.lease_until <= " NOW_MS " OR "              \
-      "p.owner = $1::text) RETURNING p.state")                                \
+      "lease_until = 0 FROM " JOBS " j WHERE (p.job_id, p.idx) IN (SELECT "   \
+      "job_id, idx FROM " PARTS " WHERE state = 'claimed' AND "               \
+      "(lease_until <= " NOW_MS " OR owner = $1::text) ORDER BY job_id, idx " \
+      "FOR UPDATE) AND j.id = p.job_id AND p.state = 'claimed' AND "          \
+      "(p.lease_until <= " NOW_MS " OR p.owner = $1::text) RETURNING "        \
+      "p.state")                                                              \
     X(PS_COUNT_JOBS, "SELECT state, count(*) FROM " JOBS " GROUP BY state")   \
     X(PS_COUNT_QUEUED, "SELECT priority, count(*) FROM " PARTS " WHERE "      \
                        "state = 'queued' GROUP BY priority")                  \
@@ -235,11 +244,11 @@ static const char schema_v1[] =
     X(PS_PURGE_PICK,                                                          \
       "SELECT id FROM " JOBS " WHERE state IN ('done', 'failed', "            \
       "'cancelled') AND finished_ms < $1::bigint ORDER BY seq LIMIT "         \
-      "$2::bigint FOR UPDATE SKIP LOCKED")                                    \
+      "$2::bigint")                                                           \
     X(PS_PURGE_PATHS, "SELECT witness_path, proof_path FROM " PARTS           \
                       " WHERE job_id = $1::text")                             \
-    X(PS_PURGE_PARTS, "DELETE FROM " PARTS " WHERE job_id = $1::text")        \
-    X(PS_PURGE_JOB, "DELETE FROM " JOBS " WHERE id = $1::text")
+    X(PS_PURGE_JOB, "DELETE FROM " JOBS " WHERE id = $1::text AND state IN " \
+                    "('done', 'failed', 'cancelled')")
 
 enum {
 #define STMT_ENUM(name, sql) name,
@@ -428,14 +437,12 @@ static void read_part(const PGresult *r, int row, pl__store_partition *p)
     pl__store_copy(p->error, sizeof(p->error), PQgetvalue(r, row, 12));
 }
 
-/* Job id into out (may be NULL); "unknown job" if absent.  lock_row: FOR
- * UPDATE (the row stays locked until the transaction ends). */
-static pl_status get_job(pg_store *s, const char *id, bool lock_row,
-                         pl__store_job *out, pl_error *err)
+/* Job id into out (may be NULL); "unknown job" if absent. */
+static pl_status get_job(pg_store *s, const char *id, pl__store_job *out,
+                         pl_error *err)
 {
     const char *p[] = {id};
-    PGresult *r = q(s, lock_row ? PS_JOB_LOCK : PS_JOB_GET, 1, p,
-                    "reading a job", err);
+    PGresult *r = q(s, PS_JOB_GET, 1, p, "reading a job", err);
     if (!r)
         return err->code;
     pl_status status = PL_OK;
@@ -469,7 +476,7 @@ static pl_status get_part(pg_store *s, const char *job_id, uint32_t index,
                           pl__store_partition *out, pl_error *err)
 {
     pl__store_job job;
-    pl_status status = get_job(s, job_id, false, &job, err);
+    pl_status status = get_job(s, job_id, &job, err);
     if (status != PL_OK)
         return status;
     num k = i64(index);
@@ -485,6 +492,14 @@ static pl_status get_part(pg_store *s, const char *job_id, uint32_t index,
         read_part(r, 0, out);
     PQclear(r);
     return status;
+}
+
+/* Locks every partition of job_id, in index order (see the top). */
+static pl_status lock_parts(pg_store *s, const char *job_id, pl_error *err)
+{
+    const char *p[] = {job_id};
+    return q_run(s, PS_PARTS_LOCK, 1, p, NULL, "locking a job's partitions",
+                 err);
 }
 
 /* ---- transactions ----------------------------------------------------------- */
@@ -682,7 +697,7 @@ static pl_status body_job_create(pg_store *s, void *arg, pl_error *err)
     status = q_run(s, PS_PARTS_INSERT, 5, pp, NULL,
                    "recording a job's partitions", err);
     if (status == PL_OK)
-        status = get_job(s, a->id, false, a->out, err);
+        status = get_job(s, a->id, a->out, err);
     return status;
 }
 
@@ -712,9 +727,11 @@ static pl_status body_witness_stored(pg_store *s, void *arg, pl_error *err)
 {
     part_args *a = arg;
     pl__store_job job;
-    /* The job's row first: witnesses of one job are recorded one at a
-     * time, so the last one sees every other. */
-    pl_status status = get_job(s, a->job_id, true, &job, err);
+    /* The job's partitions first: witnesses of one job are recorded one
+     * at a time, so the last one sees every other, and may queue them. */
+    pl_status status = lock_parts(s, a->job_id, err);
+    if (status == PL_OK)
+        status = get_job(s, a->job_id, &job, err);
     pl__store_partition part;
     if (status == PL_OK)
         status = get_part(s, a->job_id, a->index, &part, err);
@@ -736,7 +753,7 @@ static pl_status body_witness_stored(pg_store *s, void *arg, pl_error *err)
         status = q_run(s, PS_JOB_WITNESS, 1, p, NULL, "recording a witness",
                        err);
     if (status == PL_OK)
-        status = get_job(s, a->job_id, false, &job, err);
+        status = get_job(s, a->job_id, &job, err);
     /* The last witness: the job and all its partitions queue together. */
     if (status == PL_OK && job.state == PL__JOB_QUEUED)
         status = q_run(s, PS_PARTS_QUEUE, 1, p, NULL, "queueing a job", err);
@@ -757,7 +774,7 @@ static pl_status pg_witness_stored(pl__store *store, const char *job_id,
 static pl_status body_job_get(pg_store *s, void *arg, pl_error *err)
 {
     get_args *a = arg;
-    return get_job(s, a->id, false, a->out, err);
+    return get_job(s, a->id, a->out, err);
 }
 
 static pl_status pg_job_get(pl__store *store, const char *job_id,
@@ -777,7 +794,7 @@ static pl_status body_partitions(pg_store *s, void *arg, pl_error *err)
 {
     parts_args *a = arg;
     pl__store_job job;
-    pl_status status = get_job(s, a->job_id, false, &job, err);
+    pl_status status = get_job(s, a->job_id, &job, err);
     if (status != PL_OK)
         return status;
     *a->count = job.n_partitions;
@@ -842,7 +859,9 @@ static pl_status body_job_cancel(pg_store *s, void *arg, pl_error *err)
     part_args *a = arg;
     pl__store_job job;
     *a->flag = false;
-    pl_status status = get_job(s, a->job_id, true, &job, err);
+    pl_status status = lock_parts(s, a->job_id, err);
+    if (status == PL_OK)
+        status = get_job(s, a->job_id, &job, err);
     if (status != PL_OK || job.state > PL__JOB_RUNNING)
         return status;
     const char *p[] = {a->job_id};
@@ -897,7 +916,7 @@ static pl_status body_claim(pg_store *s, void *arg, pl_error *err)
     if (status == PL_OK)
         status = get_part(s, job_id, index, &a->out->part, err);
     if (status == PL_OK)
-        status = get_job(s, job_id, false, &a->out->job, err);
+        status = get_job(s, job_id, &a->out->job, err);
     if (status == PL_OK)
         status = get_circuit(s, a->out->job.circuit_id, &a->out->circuit, err);
     *a->found = status == PL_OK;
@@ -970,7 +989,13 @@ static pl_status body_end_claim(pg_store *s, void *arg, pl_error *err)
     num k = i64(a->index), f = u64(a->fence);
     const char *p[] = {a->job_id, k.s, a->owner, f.s, a->text};
     uint64_t rows = 0;
-    pl_status status = q_run(s, e->part_stmt, e->part_stmt == PS_RELEASE ? 4 : 5,
+    pl_status status = PL_OK;
+    /* A failure cancels the job's other partitions: it locks them all
+     * first. */
+    if (e->job_stmt == PS_JOB_FAIL)
+        status = lock_parts(s, a->job_id, err);
+    if (status == PL_OK)
+        status = q_run(s, e->part_stmt, e->part_stmt == PS_RELEASE ? 4 : 5,
                              p, &rows, e->what, err);
     if (status == PL_OK && rows == 0) {
         pl__store_partition part;
@@ -1099,7 +1124,7 @@ static pl_status pg_counts_read(pl__store *store, pl__store_counts *out,
 
 typedef struct purge_args {
     int64_t cutoff;
-    size_t n;
+    size_t picked, n; /* jobs chosen, jobs removed */
     char **paths;
     size_t n_paths, cap_paths;
 } purge_args;
@@ -1140,6 +1165,10 @@ static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
     int n = PQntuples(ids);
     for (int i = 0; i < n && status == PL_OK; i++) {
         const char *pj[] = {PQgetvalue(ids, i, 0)};
+        status = lock_parts(s, pj[0], err);
+        if (status != PL_OK)
+            break;
+        size_t mark = a->n_paths;
         PGresult *r = q(s, PS_PURGE_PATHS, 1, pj, "purging", err);
         if (!r) {
             status = err->code;
@@ -1151,14 +1180,18 @@ static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
                 status = pl__error_set(err, PL_ENOMEM, "%s: purging",
                                        s->name);
         PQclear(r);
+        /* The job's row goes, its partitions with it (ON DELETE CASCADE);
+         * none if another purge took it meanwhile. */
+        uint64_t gone = 0;
         if (status == PL_OK)
-            status = q_run(s, PS_PURGE_PARTS, 1, pj, NULL, "purging", err);
-        if (status == PL_OK)
-            status = q_run(s, PS_PURGE_JOB, 1, pj, NULL, "purging", err);
+            status = q_run(s, PS_PURGE_JOB, 1, pj, &gone, "purging", err);
+        if (status == PL_OK && gone)
+            a->n++;
+        while (status == PL_OK && !gone && a->n_paths > mark)
+            free(a->paths[--a->n_paths]);
     }
     PQclear(ids);
-    if (status == PL_OK)
-        a->n = (size_t)n;
+    a->picked = (size_t)n;
     return status;
 }
 
@@ -1176,7 +1209,7 @@ static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
         *removed += a.n;
         for (size_t i = 0; fn && i < a.n_paths; i++)
             fn(user, a.paths[i]);
-        more = a.n == PURGE_BATCH;
+        more = a.picked == PURGE_BATCH;
     }
     path_clear(&a);
     free(a.paths);

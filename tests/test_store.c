@@ -452,11 +452,13 @@ SCENARIO(lease_expiry_and_recover)
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
-    pl__store_claim old = claim(s, "w1", UINT64_MAX, 50);
+    /* A claim whose lease has not lapsed stays (10 minutes: however
+     * loaded the machine, it does not lapse during the test). */
     pl__store_claim kept = claim(s, "w2", UINT64_MAX, 600000);
     uint64_t requeued = 99;
     CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
-    CHECK_EQ(requeued, 0); /* neither lease has lapsed yet */
+    CHECK_EQ(requeued, 0);
+    pl__store_claim old = claim(s, "w1", UINT64_MAX, 50);
     sleep_ms(120);
     CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
     CHECK_EQ(requeued, 1); /* w1's; w2's lease runs for 10 minutes */
@@ -917,8 +919,9 @@ SCENARIO(reopen_keeps_everything)
 
 /* Claims and completes until the queue is empty, with work_ms of
  * pretended proving between (outside the store, as a worker's would be);
- * returns how many. */
-static int drain(pl__store *s, const char *owner, int work_ms)
+ * returns how many it completed, -1 on an error (a lost claim is one
+ * unless lost_ok). */
+static int drain(pl__store *s, const char *owner, int work_ms, bool lost_ok)
 {
     int n = 0;
     for (;;) {
@@ -936,8 +939,11 @@ static int drain(pl__store *s, const char *owner, int work_ms)
             sleep_ms(work_ms);
         char p[256];
         proof_path(p, sizeof(p), c.part.job_id, c.part.index);
-        if (pl__store_complete(s, c.part.job_id, c.part.index, owner,
-                               c.part.fence, p, &err) != PL_OK) {
+        pl_status st = pl__store_complete(s, c.part.job_id, c.part.index,
+                                          owner, c.part.fence, p, &err);
+        if (st == PL_ECANCELLED && lost_ok)
+            continue; /* its job was cancelled meanwhile */
+        if (st != PL_OK) {
             fprintf(stderr, "%s: complete: %s\n", owner, err.msg);
             return -1;
         }
@@ -976,7 +982,7 @@ typedef struct {
 static void *drain_thread(void *arg)
 {
     drainer *d = arg;
-    d->done = drain(d->s, d->owner, 0);
+    d->done = drain(d->s, d->owner, 0, false);
     return NULL;
 }
 
@@ -1040,7 +1046,7 @@ SCENARIO(processes_claim_each_partition_once)
             }
             char owner[32];
             snprintf(owner, sizeof(owner), "process-%d", i);
-            int n = drain(mine, owner, 2);
+            int n = drain(mine, owner, 2, false);
             fprintf(stderr, "%s completed %d partitions\n", owner, n);
             pl__store_close(mine);
             _exit(n < 0 ? 1 : 0);
@@ -1059,6 +1065,94 @@ SCENARIO(processes_claim_each_partition_once)
     pl__store_close(s);
 }
 
+
+/* Claims, completions and cancels at once, from several processes (the
+ * canceller waits for each of its jobs to start, so that it cancels
+ * claimed partitions): every call succeeds or reports a lost claim, and
+ * at the end each job is done or cancelled, no partition completed twice,
+ * none left claimed.  On PostgreSQL a cancel and a claim may deadlock;
+ * the store retries the transaction PostgreSQL aborted. */
+SCENARIO(cancel_under_load)
+{
+    char loc[512];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_cancel_load"));
+    pl__store *s = open_store(loc);
+    put_circuit(s, 'a', 100);
+    enum { JOBS = 16, PER_JOB = 8, DRAINERS = 3 };
+    pl__store_job jobs[JOBS];
+    for (int j = 0; j < JOBS; j++)
+        jobs[j] = queued_job(s, 'a', PL__PRIORITY_NORMAL, PER_JOB);
+    pl__store_close(s);
+    pid_t pids[DRAINERS + 1];
+    for (int i = 0; i <= DRAINERS; i++) {
+        pids[i] = fork();
+        CHECK(pids[i] >= 0);
+        if (pids[i] != 0)
+            continue;
+        pl_error err = {0};
+        pl__store *mine = NULL;
+        if (pl__store_open(&mine, loc, &err) != PL_OK) {
+            fprintf(stderr, "process %d: %s\n", i, err.msg);
+            _exit(2);
+        }
+        int rc = 0;
+        if (i < DRAINERS) {
+            char owner[32];
+            snprintf(owner, sizeof(owner), "process-%d", i);
+            rc = drain(mine, owner, 2, true) < 0;
+        } else {
+            for (int j = 1; j < JOBS && !rc; j += 2) {
+                pl__store_job now;
+                for (int tries = 0; tries < 5000; tries++) {
+                    if (pl__store_job_get(mine, jobs[j].id, &now, &err) !=
+                        PL_OK) {
+                        rc = 1;
+                        break;
+                    }
+                    if (now.state != PL__JOB_QUEUED)
+                        break;
+                    sleep_ms(1);
+                }
+                bool changed;
+                if (!rc && pl__store_job_cancel(mine, jobs[j].id, &changed,
+                                                &err) != PL_OK)
+                    rc = 1;
+            }
+            if (rc)
+                fprintf(stderr, "canceller: %s\n", err.msg);
+        }
+        pl__store_close(mine);
+        _exit(rc);
+    }
+    for (int i = 0; i <= DRAINERS; i++) {
+        int status = 0;
+        CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
+        CHECK(WIFEXITED(status));
+        CHECK_EQ(WEXITSTATUS(status), 0);
+    }
+    s = open_store(loc);
+    int cancelled = 0;
+    for (int j = 0; j < JOBS; j++) {
+        pl__store_job job = job_of(s, jobs[j].id);
+        CHECK(job.state == PL__JOB_DONE ||
+              (j % 2 == 1 && job.state == PL__JOB_CANCELLED));
+        cancelled += job.state == PL__JOB_CANCELLED;
+        for (uint32_t k = 0; k < PER_JOB; k++) {
+            pl__store_partition p = part_of(s, jobs[j].id, k);
+            CHECK(p.state == PL__PART_DONE ||
+                  (job.state == PL__JOB_CANCELLED &&
+                   p.state == PL__PART_CANCELLED));
+            CHECK_EQ(p.completions, p.state == PL__PART_DONE);
+        }
+    }
+    fprintf(stderr, "%d of %d jobs cancelled\n", cancelled, JOBS / 2);
+    pl_error err = {0};
+    pl__store_counts n;
+    CHECK_OK(pl__store_counts_read(s, &n, &err), &err);
+    CHECK_EQ(n.claimed_partitions, 0);
+    CHECK_EQ(n.queued_partitions[PL__PRIORITY_NORMAL], 0);
+    pl__store_close(s);
+}
 
 /* ---- the cases: each scenario on SQLite ------------------------------- */
 
@@ -1079,7 +1173,8 @@ SCENARIO(processes_claim_each_partition_once)
     X(purge_forgets_ended_jobs)                                               \
     X(reopen_keeps_everything)                                                \
     X(threads_share_one_handle)                                               \
-    X(processes_claim_each_partition_once)
+    X(processes_claim_each_partition_once)                                    \
+    X(cancel_under_load)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1099,6 +1194,7 @@ PL_TEST(purge_forgets_ended_jobs) { scenario_purge_forgets_ended_jobs(); }
 PL_TEST(reopen_keeps_everything) { scenario_reopen_keeps_everything(); }
 PL_TEST(threads_share_one_handle) { scenario_threads_share_one_handle(); }
 PL_TEST(processes_claim_each_partition_once) { scenario_processes_claim_each_partition_once(); }
+PL_TEST(cancel_under_load) { scenario_cancel_under_load(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
