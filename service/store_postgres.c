@@ -528,8 +528,14 @@ static bool retryable(const pg_store *s)
            strcmp(s->sqlstate, "40P01") == 0;
 }
 
-/* Runs body in a transaction (kind), under the lock, retrying it when
- * PostgreSQL aborted it for a deadlock or a serialization failure. */
+/* Runs body in a transaction (kind), under the lock.  Retries it (up to
+ * TXN_ATTEMPTS in all) when PostgreSQL aborted it for a deadlock or a
+ * serialization failure, and when the connection broke before COMMIT was
+ * sent (a server restart, a dropped network): then nothing was committed,
+ * and the transaction runs again on a new connection.  A connection lost
+ * during COMMIT is reported (PL_EIO): whether it committed is unknown, and
+ * running it again could do it twice.  (The single statements of
+ * TXN_NONE may all run again: each is idempotent or harmless twice.) */
 static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
                      pl_error *err)
 {
@@ -538,6 +544,7 @@ static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
     for (int attempt = 0; status == PL_OK && attempt < TXN_ATTEMPTS;
          attempt++) {
         s->sqlstate[0] = 0;
+        bool committing = false;
         if (kind == TXN_WRITE)
             status = exec_sql(s, "BEGIN", "starting a transaction", err);
         else if (kind == TXN_READ)
@@ -548,9 +555,11 @@ static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
         if (status == PL_OK)
             status = body(s, arg, err);
         if (kind != TXN_NONE) {
-            if (status == PL_OK)
+            if (status == PL_OK) {
+                committing = true;
                 status = exec_sql(s, "COMMIT", "committing", err);
-            else if (PQtransactionStatus(s->conn) != PQTRANS_IDLE) {
+            } else if (PQstatus(s->conn) == CONNECTION_OK &&
+                       PQtransactionStatus(s->conn) != PQTRANS_IDLE) {
                 pl_error ignored = {0};
                 char keep[6];
                 memcpy(keep, s->sqlstate, sizeof(keep));
@@ -558,8 +567,20 @@ static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
                 memcpy(s->sqlstate, keep, sizeof(keep));
             }
         }
-        if (status == PL_OK || !retryable(s) || attempt + 1 == TXN_ATTEMPTS)
+        if (status == PL_OK || attempt + 1 == TXN_ATTEMPTS)
             break;
+        if (PQstatus(s->conn) != CONNECTION_OK) {
+            if (committing)
+                break;
+            pl_error lost = *err;
+            if (connected(s, err) != PL_OK) {
+                *err = lost; /* the first cause is the clearer */
+                status = lost.code;
+                break;
+            }
+        } else if (!retryable(s)) {
+            break;
+        }
         status = PL_OK; /* and again */
     }
     pthread_mutex_unlock(&s->mu);

@@ -1304,6 +1304,19 @@ static bool pg_start(void)
     return true;
 }
 
+static void pg_restart(void)
+{
+    char ctl[300], data[200], log[200];
+    snprintf(ctl, sizeof(ctl), "%s/pg_ctl", g_pg_bin);
+    snprintf(data, sizeof(data), "%s/data", g_pg_dir);
+    snprintf(log, sizeof(log), "%s/server.log", g_pg_dir);
+    char *argv[] = {ctl, "-D", data, "-l", log, "-m", "fast", "-w", "restart",
+                    NULL};
+    if (pg_run(argv) != 0)
+        pl_test_fail(__FILE__, __LINE__, "the server did not restart: see %s",
+                     log);
+}
+
 static PGconn *pg_connect(const char *db)
 {
     const char *keys[] = {"host", "dbname", "user", NULL};
@@ -1360,6 +1373,22 @@ PL_TEST(postgres_store)
         scenarios[i].fn();
     }
 
+    /* The server restarts under an open store: its next call reconnects,
+     * and finds what was committed before. */
+    const char *restart_loc = store_loc("store_restart");
+    pl__store *s = open_store(restart_loc);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    pg_restart();
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_QUEUED);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    complete(s, &c);
+    pg_restart();
+    c = claim(s, "w1", UINT64_MAX, 60000);
+    complete(s, &c);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    pl__store_close(s);
+
     /* Four processes open one new database at the same moment: the
      * advisory lock lets one create the schema; the others find it. */
     const char *loc = store_loc("store_migrate");
@@ -1369,12 +1398,12 @@ PL_TEST(postgres_store)
         CHECK(pids[i] >= 0);
         if (pids[i] == 0) {
             pl_error err = {0};
-            pl__store *s = NULL;
-            if (pl__store_open(&s, loc, &err) != PL_OK) {
+            pl__store *mine = NULL;
+            if (pl__store_open(&mine, loc, &err) != PL_OK) {
                 fprintf(stderr, "process %d: %s\n", i, err.msg);
                 _exit(1);
             }
-            pl__store_close(s);
+            pl__store_close(mine);
             _exit(0);
         }
     }
@@ -1383,7 +1412,7 @@ PL_TEST(postgres_store)
         CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
-    pl__store *s = open_store(loc);
+    s = open_store(loc);
     CHECK_EQ(pl__store_schema_version(s), 1);
     pl__store_close(s);
 
