@@ -1348,7 +1348,15 @@ pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
     pthread_mutex_init(&s->mu, NULL);
     pl__store_copy(s->name, sizeof(s->name), "postgres");
     pl_status status = PL_OK;
-    s->conn = PQconnectdb(conninfo);
+    /* Defaults the locator may override: a bounded wait for a server
+     * that does not answer, and TCP keepalives that notice a dead peer
+     * within about a minute (not the system's two hours), so a worker
+     * whose network went away gets an error it can act on. */
+    const char *keys[] = {"connect_timeout", "keepalives_idle",
+                          "keepalives_interval", "keepalives_count",
+                          "application_name", "dbname", NULL};
+    const char *vals[] = {"10", "30", "10", "3", "proofline", conninfo, NULL};
+    s->conn = PQconnectdbParams(keys, vals, 1);
     if (!s->conn) {
         status = pl__error_set(err, PL_ENOMEM, "postgres: connecting");
         goto fail;

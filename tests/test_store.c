@@ -1154,6 +1154,49 @@ SCENARIO(cancel_under_load)
     pl__store_close(s);
 }
 
+/* Four processes open one new store at the same moment: one creates the
+ * schema (SQLite: in its IMMEDIATE transaction; PostgreSQL: under the
+ * advisory lock), the others find it; all succeed. */
+SCENARIO(concurrent_first_open)
+{
+    char loc[512];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_first_open"));
+    int gate[2];
+    CHECK(pipe(gate) == 0);
+    pid_t pids[4];
+    for (int i = 0; i < 4; i++) {
+        pids[i] = fork();
+        CHECK(pids[i] >= 0);
+        if (pids[i] == 0) {
+            close(gate[1]);
+            char byte;
+            while (read(gate[0], &byte, 1) < 0 && errno == EINTR) {
+            }
+            pl_error err = {0};
+            pl__store *mine = NULL;
+            if (pl__store_open(&mine, loc, &err) != PL_OK) {
+                fprintf(stderr, "process %d: %s\n", i, err.msg);
+                _exit(1);
+            }
+            pl__store_close(mine);
+            _exit(0);
+        }
+    }
+    close(gate[0]);
+    close(gate[1]);
+    for (int i = 0; i < 4; i++) {
+        int status = 0;
+        CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
+        CHECK(WIFEXITED(status));
+        CHECK_EQ(WEXITSTATUS(status), 0);
+    }
+    pl__store *s = open_store(loc);
+    CHECK_EQ(pl__store_schema_version(s), 1);
+    put_circuit(s, 'a', 100);
+    queued_job(s, 'a', PL__PRIORITY_LOW, 1);
+    pl__store_close(s);
+}
+
 /* ---- the cases: each scenario on SQLite ------------------------------- */
 
 #define SCENARIO_LIST(X)                                                      \
@@ -1174,7 +1217,8 @@ SCENARIO(cancel_under_load)
     X(reopen_keeps_everything)                                                \
     X(threads_share_one_handle)                                               \
     X(processes_claim_each_partition_once)                                    \
-    X(cancel_under_load)
+    X(cancel_under_load)                                                      \
+    X(concurrent_first_open)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1195,6 +1239,7 @@ PL_TEST(reopen_keeps_everything) { scenario_reopen_keeps_everything(); }
 PL_TEST(threads_share_one_handle) { scenario_threads_share_one_handle(); }
 PL_TEST(processes_claim_each_partition_once) { scenario_processes_claim_each_partition_once(); }
 PL_TEST(cancel_under_load) { scenario_cancel_under_load(); }
+PL_TEST(concurrent_first_open) { scenario_concurrent_first_open(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
@@ -1353,8 +1398,8 @@ static const char *pg_fresh_db(const char *name)
 }
 
 /* Every scenario against one PostgreSQL server, each on a database of its
- * own; then the start of two stores at once on an empty database (the
- * schema is created once). */
+ * own; then restarts of the server under an open store, and a server
+ * that is not there. */
 PL_TEST(postgres_store)
 {
     if (!pg_start())
@@ -1389,35 +1434,9 @@ PL_TEST(postgres_store)
     CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
     pl__store_close(s);
 
-    /* Four processes open one new database at the same moment: the
-     * advisory lock lets one create the schema; the others find it. */
-    const char *loc = store_loc("store_migrate");
-    pid_t pids[4];
-    for (int i = 0; i < 4; i++) {
-        pids[i] = fork();
-        CHECK(pids[i] >= 0);
-        if (pids[i] == 0) {
-            pl_error err = {0};
-            pl__store *mine = NULL;
-            if (pl__store_open(&mine, loc, &err) != PL_OK) {
-                fprintf(stderr, "process %d: %s\n", i, err.msg);
-                _exit(1);
-            }
-            pl__store_close(mine);
-            _exit(0);
-        }
-    }
-    for (int i = 0; i < 4; i++) {
-        int status = 0;
-        CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
-    s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 1);
-    pl__store_close(s);
-
     /* A server that is not there: an error naming it, no crash. */
     pl_error err = {0};
+    s = NULL;
     char bad[300];
     snprintf(bad, sizeof(bad), "postgresql:///nodb?host=%s/nowhere&user=x",
              g_pg_dir);
