@@ -191,6 +191,13 @@ pl_status pl__store_job_list(pl__store *store, int state, size_t limit,
  * is false when the job had already ended. */
 pl_status pl__store_job_cancel(pl__store *store, const char *job_id,
                                bool *changed, pl_error *err);
+/* Fails a job that has not ended, without a claim (a witness found not to
+ * fit its circuit as it arrived): the job becomes failed with msg (a job
+ * keeps its first message), its waiting, queued and claimed partitions
+ * cancelled, as cancel does.  *changed is false when the job had already
+ * ended. */
+pl_status pl__store_job_fail(pl__store *store, const char *job_id,
+                             const char *msg, bool *changed, pl_error *err);
 
 /* Claims the first queued partition, by priority then arrival (then
  * index), whose circuit's partition_bytes is at most max_bytes (the

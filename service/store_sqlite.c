@@ -161,9 +161,11 @@ static const char schema_v1[] =
                    "ORDER BY seq DESC LIMIT ?2")                              \
     X(ST_JOB_PAGE_STATE, "SELECT " JOB_COLS " FROM jobs WHERE state = ?3 "    \
                          "AND seq < ?1 ORDER BY seq DESC LIMIT ?2")           \
-    X(ST_JOB_CANCEL,                                                          \
-      "UPDATE jobs SET state = 'cancelled', updated_ms = ?2, "                \
-      "finished_ms = ?2 WHERE id = ?1 AND state IN " LIVE_JOB)                \
+    /* Cancel (?3 'cancelled', ?4 '') or fail (?3 'failed', ?4 a message). */ \
+    X(ST_JOB_END,                                                             \
+      "UPDATE jobs SET state = ?3, error = CASE WHEN error = '' THEN ?4 "      \
+      "ELSE error END, updated_ms = ?2, finished_ms = ?2 WHERE id = ?1 AND "  \
+      "state IN " LIVE_JOB)                                                   \
     X(ST_PARTS_CANCEL,                                                        \
       "UPDATE partitions SET state = 'cancelled', lease_until = 0, "          \
       "finished_ms = ?2 WHERE job_id = ?1 AND state IN ('waiting', "          \
@@ -796,8 +798,9 @@ static pl_status sq_job_list(pl__store *store, int state, size_t limit,
     return status;
 }
 
-static pl_status sq_job_cancel(pl__store *store, const char *job_id,
-                               bool *changed, pl_error *err)
+static pl_status sq_job_end(pl__store *store, const char *job_id,
+                            const char *fail_msg, bool *changed,
+                            pl_error *err)
 {
     sq_store *s = sq(store);
     int64_t now = pl__store_now_ms();
@@ -809,19 +812,21 @@ static pl_status sq_job_cancel(pl__store *store, const char *job_id,
     status = get_job(s, job_id, &job, NULL, err);
     sqlite3_stmt *st = NULL;
     if (status == PL_OK && job.state <= PL__JOB_RUNNING) {
-        if (!(st = stmt(s, ST_JOB_CANCEL, err)))
+        if (!(st = stmt(s, ST_JOB_END, err)))
             status = err->code;
         else {
             bind_text(st, 1, job_id);
             bind_i64(st, 2, now);
-            status = run(s, st, "cancelling a job", err);
+            bind_text(st, 3, fail_msg ? "failed" : "cancelled");
+            bind_text(st, 4, fail_msg ? fail_msg : "");
+            status = run(s, st, "ending a job", err);
         }
         if (status == PL_OK && !(st = stmt(s, ST_PARTS_CANCEL, err)))
             status = err->code;
         if (status == PL_OK) {
             bind_text(st, 1, job_id);
             bind_i64(st, 2, now);
-            status = run(s, st, "cancelling a job", err);
+            status = run(s, st, "ending a job", err);
         }
         *changed = status == PL_OK;
     }
@@ -1237,7 +1242,7 @@ static const pl__store_ops sq_ops = {
     .job_get = sq_job_get,
     .partitions = sq_partitions,
     .job_list = sq_job_list,
-    .job_cancel = sq_job_cancel,
+    .job_end = sq_job_end,
     .claim_next = sq_claim_next,
     .heartbeat = sq_heartbeat,
     .claim_live = sq_claim_live,
