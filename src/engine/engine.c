@@ -19,8 +19,10 @@
  *
  * The engine calls the prover (src/groth16/) only; the backend it was
  * created with is chosen, planned and opened through the prover.  Its
- * decisions (admission order, a partition's bytes, whether they can ever
- * fit, hand-off room) are the pure functions of sched.c.  Every engine
+ * decisions (defaults, admission order, a partition's bytes and when each
+ * share comes back, whether they can ever fit, hand-off and finishing
+ * room, when a synthesis worker is free) are the pure functions of
+ * sched.c, which the planner (src/plan/) calls too.  Every engine
  * thread, and the caller inside an engine call, allocates in the engine's
  * accounting scope, so destroy checks this engine's buffers only.
  *
