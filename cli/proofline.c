@@ -41,6 +41,8 @@ static const char main_help[] =
     "  plan     --preset filecoin-porep-32g | --zkey F --costs FILE [...]\n"
     "           what a configuration does to memory and throughput, before\n"
     "           it runs (the engine's scheduler on a simulated clock)\n"
+    "  calibrate [--out FILE] [--validate]\n"
+    "           this machine's stage costs for plan (a costs file)\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -59,6 +61,7 @@ static const struct {
     {"circuit", cli_circuit},
     {"demo", cli_demo},
     {"plan", cli_plan},
+    {"calibrate", cli_calibrate},
 };
 
 /* The file name part of a path. */

@@ -677,6 +677,7 @@ typedef struct pl_plan_config {
     unsigned cores;          /* 0: this machine's */
     unsigned gpus;           /* 0: the CPU backend's bytes and costs */
     uint64_t memory_bytes;   /* 0: this machine's (pl_memory_limit) */
+    uint64_t baseline_bytes; /* RssAnon before any work (the process) */
     /* the engine: as pl_engine_config (0: its defaults; the budget's is
      * 80% of memory_bytes) */
     unsigned synth_workers, prover_workers;

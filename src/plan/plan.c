@@ -106,6 +106,9 @@ void pl__plan_bytes_for(pl__plan_bytes *out, const pl__plan_shape *shape,
     shape_zkey(&zk, shape);
     memset(out, 0, sizeof(*out));
     pl__prover_plan(&zk, backend, threads, &out->prove);
+    pl__prove_plan backend_only;
+    backend->plan(&zk, pl__pool_threads_for(threads), &backend_only);
+    out->msm_g1_scratch = backend_only.bytes[PL_BUF_MSM_SCRATCH];
     out->csr = pl__prover_csr_bytes(&zk);
     out->witness = witness_bytes ? witness_bytes
                                  : (uint64_t)shape->n_vars * PL__FR_BYTES;
@@ -141,6 +144,8 @@ typedef struct {
     uint32_t index;
     uint32_t track;    /* the synthesis worker's, then the prover's ... */
     uint32_t worker;   /* the synthesis worker it holds (ours) */
+    double ends;       /* when its running stage ends */
+    pl__plan_stage running; /* which (while it is in `busy`) */
     pl_stage stage;
     uint64_t reserved;
     /* what it holds now, per class (witness, abc, h, msm_scratch, pending) */
@@ -172,6 +177,8 @@ typedef struct {
     uint64_t stage_now[PL_STAGE_COUNT];
     uint64_t cls[PL_BUF_CLASS_COUNT], cls_count[PL_BUF_CLASS_COUNT];
     pl__plan_load load;
+    size_t busy[PL__PLAN_MAX_RUNNING]; /* partitions in a running stage */
+    size_t n_busy;
     bool stopped;
 } sim;
 
@@ -355,12 +362,37 @@ static void release(sim *s, part *p, pl_event after)
     s->reserved -= bytes;
 }
 
-static double duration(sim *s, pl__plan_stage stage, const part *p)
+/* Starts `stage` of p now: its duration (from the caller's function,
+ * told what else runs and for how long), its end scheduled. */
+static void run_stage(sim *s, pl__plan_stage stage, part *p, enum ev_kind end)
 {
+    s->load.n_running = 0;
+    for (size_t i = 0; i < s->n_busy; i++) {
+        const part *q = &s->parts[s->busy[i]];
+        s->load.running[i] = q->running;
+        s->load.remaining[i] = q->ends - s->now;
+        s->load.n_running++;
+    }
     double d = s->cfg->duration(s->cfg->duration_user, stage,
                                 (uint64_t)p->job + 1, p->index, &s->load);
+    if (!(d > 0))
+        d = 0;
     s->res->busy_seconds[stage] += d;
-    return d > 0 ? d : 0;
+    p->ends = s->now + d;
+    p->running = stage;
+    if (s->n_busy < PL__PLAN_MAX_RUNNING)
+        s->busy[s->n_busy++] = (size_t)(p - s->parts);
+    schedule(s, p->ends, end, (size_t)(p - s->parts));
+}
+
+static void stage_ended(sim *s, const part *p)
+{
+    size_t id = (size_t)(p - s->parts);
+    for (size_t i = 0; i < s->n_busy; i++)
+        if (s->busy[i] == id) {
+            s->busy[i] = s->busy[--s->n_busy];
+            return;
+        }
 }
 
 /* ---- the pipeline's steps ---------------------------------------------- */
@@ -410,8 +442,7 @@ static bool admit(sim *s)
     if (!check_memory(s, p, PL_EV_SYNTH_START))
         return false;
     s->load.synthesizing++;
-    schedule(s, s->now + duration(s, PL__PLAN_SYNTH, p), EV_SYNTH_DONE,
-             (size_t)(p - s->parts));
+    run_stage(s, PL__PLAN_SYNTH, p, EV_SYNTH_DONE);
     return true;
 }
 
@@ -428,16 +459,32 @@ static bool start_proving(sim *s)
     p->track = 1 + s->eng.synth_workers + w;
     set_stage(s, p, PL_STAGE_PROVING);
     emit(s, PL_EV_PROVE_START, p, NULL);
-    const pl__prove_plan *plan = &s->cfg->bytes.prove;
-    hold(s, p, PL_BUF_H, plan->bytes[PL_BUF_H]);
-    hold(s, p, PL_BUF_MSM_SCRATCH, plan->bytes[PL_BUF_MSM_SCRATCH]);
-    hold(s, p, PL_BUF_PENDING, plan->bytes[PL_BUF_PENDING]);
-    hold(s, p, PL_BUF_PINNED, plan->bytes[PL_BUF_PINNED]);
+    /* start, in two phases: the G2 sum's scratch, H's buffer and the
+     * pending state beside a/b/c (H from them); then a/b/c freed and the
+     * G1 sums' scratch instead.  Held from here to abc_freed as the first
+     * phase; the second's total counts for the peak (and the machine). */
+    const pl__plan_bytes *b = &s->cfg->bytes;
+    uint64_t g1 = b->msm_g1_scratch;
+    hold(s, p, PL_BUF_H, b->prove.bytes[PL_BUF_H]);
+    hold(s, p, PL_BUF_MSM_SCRATCH, b->prove.bytes[PL_BUF_MSM_SCRATCH] - g1);
+    hold(s, p, PL_BUF_PENDING, b->prove.bytes[PL_BUF_PENDING]);
+    hold(s, p, PL_BUF_PINNED, b->prove.bytes[PL_BUF_PINNED]);
     if (!check_memory(s, p, PL_EV_PROVE_START))
         return false;
+    uint64_t abc = p->live[PL_BUF_ABC];
+    s->cls[PL_BUF_ABC] -= abc;
+    s->cls[PL_BUF_MSM_SCRATCH] += g1;
+    p->live[PL_BUF_ABC] = 0;
+    p->live[PL_BUF_MSM_SCRATCH] += g1;
+    bool fits = check_memory(s, p, PL_EV_PROVE_START);
+    s->cls[PL_BUF_ABC] += abc;
+    s->cls[PL_BUF_MSM_SCRATCH] -= g1;
+    p->live[PL_BUF_ABC] = abc;
+    p->live[PL_BUF_MSM_SCRATCH] -= g1;
+    if (!fits)
+        return false;
     s->load.proving++;
-    schedule(s, s->now + duration(s, PL__PLAN_PROVE, p), EV_PROVE_DONE,
-             (size_t)(p - s->parts));
+    run_stage(s, PL__PLAN_PROVE, p, EV_PROVE_DONE);
     return true;
 }
 
@@ -447,8 +494,7 @@ static void start_finishing(sim *s)
     s->finisher_busy = true;
     p->track = 1 + s->eng.synth_workers + s->eng.prover_workers;
     s->load.finishing++;
-    schedule(s, s->now + duration(s, PL__PLAN_FINISH, p), EV_FINISH_DONE,
-             (size_t)(p - s->parts));
+    run_stage(s, PL__PLAN_FINISH, p, EV_FINISH_DONE);
 }
 
 /* What the engine's threads do at this instant, until none can move. */
@@ -496,6 +542,7 @@ static void on_event(sim *s, const event *e)
         return;
     }
     part *p = &s->parts[e->id];
+    stage_ended(s, p);
     switch (e->kind) {
     case EV_SYNTH_DONE:
         s->load.synthesizing--;

@@ -54,6 +54,9 @@ typedef struct pl__plan_bytes {
     uint64_t key;         /* the key, read whole at open (class params) */
     uint64_t csr;         /* the matrices: part of prove.resident_bytes */
     uint64_t vkey;        /* the verification key (class params) */
+    /* the backend's share of prove.bytes[msm_scratch] (the G1 sums, after
+     * a/b/c are freed); the rest is the G2 sum's, from the start on */
+    uint64_t msm_g1_scratch;
 } pl__plan_bytes;
 
 /* key_bytes: the key file's size (0: the shape's, pl__plan_zkey_file_bytes);
@@ -77,9 +80,14 @@ typedef enum {
 } pl__plan_stage;
 
 /* What is running when a stage starts (it included), for cost models that
- * share the cores. */
+ * share the cores: counts, and for each other running stage its kind and
+ * the seconds it still has to run. */
+#define PL__PLAN_MAX_RUNNING 256
 typedef struct pl__plan_load {
     unsigned synthesizing, proving, finishing;
+    size_t n_running;
+    pl__plan_stage running[PL__PLAN_MAX_RUNNING];
+    double remaining[PL__PLAN_MAX_RUNNING];
 } pl__plan_load;
 
 /* Seconds of `stage` for partition `partition` of job `job` (1-based). */

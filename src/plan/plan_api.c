@@ -39,6 +39,15 @@ typedef struct {
     unsigned cores;
 } cost_ctx;
 
+/* The cores a stage keeps busy: synthesis and the finish one, a CPU start
+ * all of them, a GPU start none. */
+static double stage_threads(const cost_ctx *c, pl__plan_stage stage)
+{
+    if (stage != PL__PLAN_PROVE)
+        return 1;
+    return c->costs->gpu ? 0 : (double)c->cores;
+}
+
 static double cost_duration(void *user, pl__plan_stage stage, uint64_t job,
                             size_t partition, const pl__plan_load *load)
 {
@@ -46,13 +55,19 @@ static double cost_duration(void *user, pl__plan_stage stage, uint64_t job,
     (void)partition;
     const cost_ctx *c = user;
     double t = pl_plan_costs_seconds(c->costs, (pl_plan_stage)stage, c->rows);
-    bool cpu_start = !c->costs->gpu;
-    if (stage == PL__PLAN_PROVE && cpu_start)
+    double own = stage_threads(c, stage);
+    if (stage == PL__PLAN_PROVE && own > 0)
         t *= (double)c->costs->cores / (double)c->cores;
-    if (stage == PL__PLAN_PROVE && !cpu_start)
-        return t; /* the GPU's own */
-    double demand = (double)load->synthesizing + (double)load->finishing +
-                    (cpu_start ? (double)load->proving * c->cores : 0.0);
+    if (own == 0 || t <= 0)
+        return t;
+    /* the cores the other running stages take while this one runs, on
+     * average: each for as long as it still has to run, at most t */
+    double others = 0;
+    for (size_t i = 0; i < load->n_running; i++) {
+        double overlap = load->remaining[i] < t ? load->remaining[i] : t;
+        others += stage_threads(c, load->running[i]) * overlap;
+    }
+    double demand = own + others / t;
     if (demand > c->cores)
         t *= demand / (double)c->cores;
     return t;
@@ -138,6 +153,7 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
                     ? PL__SCHED_RELEASE_AT_SYNTH_END
                     : PL__SCHED_OURS;
     pc.memory_bytes = memory;
+    pc.baseline_bytes = cfg->baseline_bytes;
     pc.jobs = cfg->jobs ? cfg->jobs : 1;
     pc.partitions = cfg->partitions ? cfg->partitions : 1;
     pc.arrival_seconds = cfg->arrival_seconds;
