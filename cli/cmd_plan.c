@@ -17,11 +17,13 @@
 #include "cli.h"
 #include "options.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const cli_command plan_cmd = {
     "plan",
@@ -47,6 +49,7 @@ static const cli_command plan_cmd = {
 
 typedef struct {
     const char *zkey, *r1cs, *preset, *costs_path, *arrival, *density;
+    const char *witness;
     uint64_t constraints;
     long publics;
     unsigned cores, gpus, pw, workers, jobs, partitions, policy;
@@ -71,6 +74,9 @@ static const cli_opt plan_opts[] = {
     {"--density", "D", CLI_STRING, O(density),
      .help = "A and B terms per constraint, with --constraints\n"
              "or --r1cs (default 2)"},
+    {"--witness", "FILE", CLI_STRING, O(witness),
+     .help = "partitions come from witness files like this one\n"
+             "(its size is reserved; default: generated witnesses)"},
     {"--preset", "P", CLI_STRING, O(preset),
      .help = "filecoin-porep-32g or filecoin-porep-64g"},
     {"--cores", "N", CLI_COUNT, O(cores), .max = 65536,
@@ -457,6 +463,17 @@ static int plan_main(plan_options *o)
         cfg.r1cs_path = o->r1cs;
         cfg.constraints = o->constraints;
         cfg.publics = o->constraints && !o->publics ? 1 : (uint64_t)o->publics;
+    }
+    if (o->witness) { /* what the engine reserves for a witness file */
+        struct stat sb;
+        if (stat(o->witness, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            err.code = PL_EIO;
+            snprintf(err.msg, sizeof(err.msg), "%.200s: cannot read: %s",
+                     o->witness, stat(o->witness, &sb) != 0
+                                     ? strerror(errno) : "not a file");
+            return cli_exit("plan", PL_EIO, &err);
+        }
+        cfg.witness_bytes = (uint64_t)sb.st_size;
     }
     if (!o->jobs)
         o->jobs = 1;
