@@ -41,7 +41,7 @@ static const char main_help[] =
     "  plan     --preset filecoin-porep-32g | --zkey F --costs FILE [...]\n"
     "           what a configuration does to memory and throughput, before\n"
     "           it runs (the engine's scheduler on a simulated clock)\n"
-    "  calibrate [--out FILE] [--validate]\n"
+    "  calibrate  [--out FILE] [--validate]\n"
     "           this machine's stage costs for plan (a costs file)\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
