@@ -395,8 +395,12 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     }
     /* lines: the budget when it falls on the chart, reserved, RSS */
     bool budget_on_chart = x.budget <= d.y_top;
+    /* UINT64_MAX: no budget at all (a plan of the story's engine) */
+    bool no_budget = x.budget == UINT64_MAX;
     for (int k = 0; k < LINE_COUNT && x.n; k++) {
-        if (k == LINE_BUDGET && !budget_on_chart) {
+        if (k == LINE_BUDGET && no_budget) {
+            /* nothing to draw: the legend says so */
+        } else if (k == LINE_BUDGET && !budget_on_chart) {
             draw_budget_notice(f, &d);
         } else {
             d.series = k;
@@ -412,7 +416,9 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
                 "</text>\n", W - RIGHT + 14, legend_y + 6, W - RIGHT + 26,
                 legend_y + 6, line_styles[k], W - RIGHT + 32, legend_y + 10,
                 line_names[k],
-                k == LINE_BUDGET && !budget_on_chart ? " (above)" : "");
+                k == LINE_BUDGET && no_budget          ? " (none)"
+                : k == LINE_BUDGET && !budget_on_chart ? " (above)"
+                                                       : "");
         legend_y += 18;
     }
     pl__ledger_each(l, count, event_tick, &d);
