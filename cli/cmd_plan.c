@@ -288,6 +288,28 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
         printf("%s%s %llu", s ? ", " : "", pl_stage_name((pl_stage)s),
                (unsigned long long)r->stage_peak[s]);
     printf(" (most at once)\n");
+    /* the queues over time, in eighths of the plan */
+    if (r->wall_seconds > 0 && r->queue_bin_seconds > 0) {
+        printf("queues over time (most waiting / in flight):");
+        double eighth = r->wall_seconds / 8;
+        for (int k = 0; k < 8; k++) {
+            uint64_t w = 0, f = 0;
+            for (size_t b = 0; b < PL_PLAN_QUEUE_BINS; b++) {
+                double t0 = b * r->queue_bin_seconds;
+                double t1 = t0 + r->queue_bin_seconds;
+                if (t1 <= k * eighth || t0 >= (k + 1) * eighth)
+                    continue;
+                if (r->queue_waiting[b] > w)
+                    w = r->queue_waiting[b];
+                if (r->queue_in_flight[b] > f)
+                    f = r->queue_in_flight[b];
+            }
+            printf("%s %s %llu/%llu", k ? "," : "",
+                   when(b1, sizeof(b1), (k + 1) * eighth),
+                   (unsigned long long)w, (unsigned long long)f);
+        }
+        printf(" (each to the time shown)\n");
+    }
     double wall = r->wall_seconds;
     printf("throughput: %.1f jobs/hour, %.3f partitions/s (%zu partitions, "
            "%zu jobs done in %s%s)\n",

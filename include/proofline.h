@@ -693,6 +693,8 @@ typedef struct pl_plan_config {
 
 PL_API void pl_plan_config_init(pl_plan_config *cfg);
 
+#define PL_PLAN_QUEUE_BINS 64
+
 typedef struct pl_plan_result {
     bool fits;               /* false: out of memory */
     double oom_seconds;      /* when (fits false) */
@@ -710,6 +712,12 @@ typedef struct pl_plan_result {
     uint64_t peak_class_bytes[PL_BUF_CLASS_COUNT];
     uint64_t peak_memory_by_stage[PL_STAGE_COUNT]; /* at the memory's peak */
     uint64_t stage_peak[PL_STAGE_COUNT];
+    /* the queues over time: the most partitions waiting for a prover and
+     * in flight in each of PL_PLAN_QUEUE_BINS bins of queue_bin_seconds
+     * from t = 0 (bins past wall_seconds are 0) */
+    double queue_bin_seconds;
+    uint64_t queue_waiting[PL_PLAN_QUEUE_BINS];
+    uint64_t queue_in_flight[PL_PLAN_QUEUE_BINS];
     /* how busy each stage's servers were (work / (servers x wall)) */
     double utilisation[PL_PLAN_STAGE_COUNT];
     double core_utilisation, gpu_utilisation;

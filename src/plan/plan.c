@@ -274,6 +274,38 @@ static void note_memory_peak(sim *s)
     }
 }
 
+/* The queues' history, in bins that double in width (two merged into
+ * one, keeping the larger) whenever the clock runs past the last. */
+static void note_queues(sim *s)
+{
+    pl__plan_result *res = s->res;
+    if (res->queue_bin_seconds <= 0)
+        res->queue_bin_seconds = 1e-3;
+    while (s->now >= res->queue_bin_seconds * PL_PLAN_QUEUE_BINS) {
+        for (size_t i = 0; i < PL_PLAN_QUEUE_BINS; i++) {
+            uint64_t w = 0, f = 0;
+            if (2 * i < PL_PLAN_QUEUE_BINS) {
+                size_t a = 2 * i, b = 2 * i + 1;
+                w = res->queue_waiting[a] > res->queue_waiting[b]
+                        ? res->queue_waiting[a] : res->queue_waiting[b];
+                f = res->queue_in_flight[a] > res->queue_in_flight[b]
+                        ? res->queue_in_flight[a] : res->queue_in_flight[b];
+            }
+            res->queue_waiting[i] = w;
+            res->queue_in_flight[i] = f;
+        }
+        res->queue_bin_seconds *= 2;
+    }
+    size_t bin = (size_t)(s->now / res->queue_bin_seconds);
+    uint64_t flight = 0;
+    for (int st = 0; st < PL_STAGE_COUNT; st++)
+        flight += s->stage_now[st];
+    if (s->stage_now[PL_STAGE_WAITING] > res->queue_waiting[bin])
+        res->queue_waiting[bin] = s->stage_now[PL_STAGE_WAITING];
+    if (flight > res->queue_in_flight[bin])
+        res->queue_in_flight[bin] = flight;
+}
+
 static void set_stage(sim *s, part *p, pl_stage to)
 {
     if (p->stage < PL_STAGE_COUNT)
@@ -281,6 +313,7 @@ static void set_stage(sim *s, part *p, pl_stage to)
     p->stage = to;
     if (to < PL_STAGE_COUNT && ++s->stage_now[to] > s->res->stage_peak[to])
         s->res->stage_peak[to] = s->stage_now[to];
+    note_queues(s);
 }
 
 static void emit(sim *s, pl_event ev, const part *p, const char *reason)

@@ -129,6 +129,13 @@ typedef struct pl__plan_result {
     /* at the memory's peak: bytes held by the partitions in each stage */
     uint64_t peak_memory_by_stage[PL_STAGE_COUNT];
     uint64_t stage_peak[PL_STAGE_COUNT];
+    /* the queues over time: the most partitions waiting (synthesized, not
+     * yet taken by a prover) and in flight in each of PL_PLAN_QUEUE_BINS
+     * bins of queue_bin_seconds from t = 0 (the bins widen, two merged into
+     * one, as the plan runs longer) */
+    double queue_bin_seconds;
+    uint64_t queue_waiting[PL_PLAN_QUEUE_BINS];
+    uint64_t queue_in_flight[PL_PLAN_QUEUE_BINS];
     double busy_seconds[PL__PLAN_STAGES]; /* work done, summed */
     unsigned servers[PL__PLAN_STAGES];    /* pw, prover workers, 1 */
     uint64_t events;

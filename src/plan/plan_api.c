@@ -195,6 +195,10 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     memcpy(r->peak_memory_by_stage, s->peak_memory_by_stage,
            sizeof(r->peak_memory_by_stage));
     memcpy(r->stage_peak, s->stage_peak, sizeof(r->stage_peak));
+    r->queue_bin_seconds = s->queue_bin_seconds;
+    memcpy(r->queue_waiting, s->queue_waiting, sizeof(r->queue_waiting));
+    memcpy(r->queue_in_flight, s->queue_in_flight,
+           sizeof(r->queue_in_flight));
     r->events = s->events;
     r->domain_rows = shape.domain_size;
     double core_work = 0;
