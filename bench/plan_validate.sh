@@ -16,3 +16,8 @@ mkdir -p "$work"
 "$build/proofline" calibrate --out "$work/measured.costs" \
     --sizes "${PLAN_SIZES:-12,13,14,15,16}" --cache "$work" \
     --validate --validate-partitions "${PLAN_PARTITIONS:-6}"
+# how long a plan of a thousand sectors of the 32 GiB preset takes
+t0=$(date +%s.%N)
+"$build/proofline" plan --preset filecoin-porep-32g --pw 12 --jobs 1000 >/dev/null
+awk -v a="$t0" -v b="$(date +%s.%N)" \
+    'BEGIN { printf "bench=plan_speed preset=filecoin-porep-32g sectors=1000 partitions=10000 seconds=%.3f\n", b - a }'
