@@ -46,7 +46,7 @@ static const cli_command calibrate_cmd = {
     24};
 
 typedef struct {
-    const char *out, *cache, *sizes, *profile;
+    const char *out, *cache, *sizes, *profile, *backend;
     unsigned partitions, threads, validate_partitions;
     bool validate;
 } calibrate_options;
@@ -67,6 +67,9 @@ static const cli_opt calibrate_opts[] = {
              "./proofline-calibrate-cache)"},
     {"--profile", "NAME", CLI_STRING, O(profile),
      .help = "the profile's name (default cpu-<cores>core)"},
+    {"--backend", "B", CLI_STRING, O(backend),
+     .help = "cpu (default) or cuda: where the start runs (a cuda\n"
+             "profile says device gpu)"},
     {"--validate", NULL, CLI_FLAG, O(validate),
      .help = "then plan against runs at each size (a table)"},
     {"--validate-partitions", "N", CLI_COUNT, O(validate_partitions),
@@ -152,6 +155,9 @@ static void on_event(void *user, const pl_ledger_record *r)
     pthread_mutex_unlock(&log->lock);
 }
 
+/* The backend every run uses (--backend). */
+static const char *run_backend = "cpu";
+
 /* The demo circuit, witness-only, into the engine's witness buffer. */
 static pl_status generate(void *user, size_t partition, pl_scalar *out,
                           size_t n, pl_error *err)
@@ -205,7 +211,7 @@ static pl_status run_engine(run_result *out, const circuit *c, unsigned pw,
     pl_engine_config cfg;
     pl_engine_config_init(&cfg);
     cfg.threads = threads;
-    cfg.backend = "cpu";
+    cfg.backend = run_backend;
     cfg.synth_workers = 1;
     pl_engine *e = NULL;
     pl_circuit *circ = NULL;
@@ -401,6 +407,13 @@ static int calibrate_main(calibrate_options *o)
         return cli_usage_error("calibrate", "--sizes: two sizes at least, "
                                "to fit a line");
     unsigned threads = cli_threads(o->threads);
+    if (o->backend && strcmp(o->backend, "cpu") != 0 &&
+        strcmp(o->backend, "cuda") != 0)
+        return cli_usage_error("calibrate", "--backend is cpu or cuda, not "
+                               "'%s'", o->backend);
+    if (o->backend)
+        run_backend = o->backend;
+    bool gpu = strcmp(run_backend, "cuda") == 0;
     static circuit cs[MAX_SIZES];
     double x[MAX_SIZES], y[PL_PLAN_STAGE_COUNT][MAX_SIZES];
     for (size_t i = 0; i < n_sizes; i++) {
@@ -423,12 +436,14 @@ static int calibrate_main(calibrate_options *o)
     if (o->profile)
         snprintf(costs.profile, sizeof(costs.profile), "%s", o->profile);
     else
-        snprintf(costs.profile, sizeof(costs.profile), "cpu-%ucore", threads);
+        snprintf(costs.profile, sizeof(costs.profile), "%s-%ucore",
+                 gpu ? "gpu" : "cpu", threads);
     snprintf(costs.source, sizeof(costs.source), "measured by proofline "
              "calibrate: the demo circuit at 2^%u..2^%u, medians of %u "
-             "partitions, CPU backend, %u threads", logs[0],
-             logs[n_sizes - 1], o->partitions, threads);
+             "partitions, %s backend, %u threads", logs[0],
+             logs[n_sizes - 1], o->partitions, gpu ? "CUDA" : "CPU", threads);
     costs.cores = threads;
+    costs.gpu = gpu;
     for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
         fit(x, y[s], n_sizes, &costs.fixed[s], &costs.per_row[s]);
     if ((st = pl_plan_costs_write(o->out, &costs, &err)))
