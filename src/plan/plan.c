@@ -686,9 +686,12 @@ pl_status pl__plan_run(pl__plan_result *out, const pl__plan_config *cfg,
     s.free_provers = calloc(s.eng.prover_workers, sizeof(unsigned));
     if (!s.heap || !s.parts || !s.next_to_admit || !s.job_proved ||
         !s.free_workers || !s.free_provers ||
-        !ring_init(&s.waiting, s.n_parts) || !ring_init(&s.handoff, s.n_parts) ||
-        !ring_init(&s.finishing, s.n_parts) ||
-        !ring_init(&s.blocked, s.n_parts)) {
+        /* the story's policy can leave every partition waiting; the
+         * queues behind it hold their capacities at most */
+        !ring_init(&s.waiting, s.n_parts) ||
+        !ring_init(&s.handoff, s.eng.handoff_slots) ||
+        !ring_init(&s.finishing, s.eng.prover_workers) ||
+        !ring_init(&s.blocked, s.eng.prover_workers)) {
         sim_free(&s);
         return pl__error_set(err, PL_ENOMEM, "plan: out of memory for %zu "
                              "partitions", s.n_parts);
