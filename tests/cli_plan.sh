@@ -51,6 +51,12 @@ assert run["memory"]["peak_reserved_bytes"] == plan["memory"]["peak_reserved_byt
 assert run["proofs"] == plan["proofs"] == 3
 PY
 
+# the circuit from an r1cs header gives chain10's domain
+expect_exit 0 "$PROOFLINE" plan --r1cs "$c/circuit.r1cs" --costs "$work/t.costs" --jobs 2
+grep -q "^circuit: domain 2^" "$work/stdout" || fail "r1cs: $(cat "$work/stdout")"
+expect_exit 2 "$PROOFLINE" plan --zkey "$work/missing.zkey" --costs "$work/t.costs"
+grep -q "missing.zkey" "$work/log" || fail "missing zkey: $(cat "$work/log")"
+
 # costs and usage errors name what is wrong
 printf 'profile x\nsynth 1 0\nprove 1\nfinish 0 0\n' >"$work/bad.costs"
 expect_exit 2 "$PROOFLINE" plan --constraints 2^16 --costs "$work/bad.costs"
