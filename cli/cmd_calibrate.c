@@ -43,7 +43,7 @@ static const cli_command calibrate_cmd = {
     "--validate then runs each size under three configurations and plans the\n"
     "same jobs: peak reserved (must be equal), peak RssAnon and wall time,\n"
     "planned against measured (bench/plan_validate.sh prints it).\n",
-    24};
+    27};
 
 typedef struct {
     const char *out, *cache, *sizes, *profile, *backend;
