@@ -86,8 +86,8 @@ static const cli_opt plan_opts[] = {
     {"--gpus", "N", CLI_COUNT, O(gpus), .max = 64,
      .help = "GPUs, one prover worker each (default 0: the CPU)"},
     {"--gpu-memory", "SIZE", CLI_SIZE, O(gpu_memory),
-     .help = "each GPU's memory (shown; the circuit's device\n"
-             "buffers are checked when it opens, not planned)"},
+     .help = "each GPU's memory: the circuit's device buffers\n"
+             "must fit it (less the MSM's sort scratch)"},
     {"--pw", "N", CLI_COUNT, O(pw), .help = "synthesis workers (default 2)"},
     {"--workers", "N", CLI_COUNT, O(workers),
      .help = "prover workers (default: the GPUs, or 1)"},
@@ -227,8 +227,16 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
                          const pl_plan_costs *costs, double arrival)
 {
     char b1[40], b2[40], b3[40];
+    bool gpu_short = o->gpu_memory && r->device_bytes > o->gpu_memory;
+    if (gpu_short) {
+        printf("plan: the circuit does not fit a GPU: its device buffers "
+               "take %s of the GPU's %s (the open would be refused)\n",
+               bytes(b1, sizeof(b1), r->device_bytes),
+               bytes(b2, sizeof(b2), o->gpu_memory));
+    }
     if (r->fits) {
-        printf("plan: fits: peak host memory %s of %s\n",
+        printf("plan: %s: peak host memory %s of %s\n",
+               gpu_short ? "host memory fits" : "fits",
                bytes(b1, sizeof(b1), r->peak_memory_bytes),
                bytes(b2, sizeof(b2), r->memory_bytes));
     } else {
@@ -269,6 +277,12 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
            bytes(b2, sizeof(b2), r->budget_bytes));
     printf("  host memory        %s\n",
            bytes(b1, sizeof(b1), r->peak_memory_bytes));
+    if (r->gpus)
+        printf("  device, per GPU    %s%s%s (the circuit's buffers, from its "
+               "open; + the MSM's sort scratch, which the device sizes)\n",
+               bytes(b1, sizeof(b1), r->device_bytes),
+               o->gpu_memory ? " of " : "",
+               o->gpu_memory ? bytes(b2, sizeof(b2), o->gpu_memory) : "");
     printf("  by class           ");
     bool first = true;
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
@@ -550,7 +564,8 @@ static int plan_main(plan_options *o)
     if (o->recommend && (st = recommend(&cfg, &r, &err)))
         goto done;
     pl_plan_destroy(plan);
-    return r.fits ? 0 : 1;
+    return r.fits && !(o->gpu_memory && r.device_bytes > o->gpu_memory) ? 0
+                                                                       : 1;
 done:
     pl_plan_destroy(plan);
     return cli_exit("plan", st, &err);

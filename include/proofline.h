@@ -708,6 +708,10 @@ typedef struct pl_plan_result {
     uint64_t budget_bytes;   /* UINT64_MAX: none */
     uint64_t memory_bytes;
     uint64_t resident_bytes, partition_bytes;
+    /* per GPU (0 without): the circuit's device buffers, allocated when it
+     * opens, less the MSM's sort scratch (sized by the device's CUB) and
+     * the kernels' stack reservation */
+    uint64_t device_bytes;
     uint64_t peak_reserved_bytes, peak_memory_bytes;
     uint64_t peak_class_bytes[PL_BUF_CLASS_COUNT];
     uint64_t peak_memory_by_stage[PL_STAGE_COUNT]; /* at the memory's peak */

@@ -30,6 +30,12 @@ t = json.load(open(sys.argv[2]))["traceEvents"]
 assert sum(1 for e in t if e.get("ph") == "X" and e["name"] == "proving") == 1000
 xml.dom.minidom.parse(sys.argv[3])
 PY
+# a GPU too small for the circuit's device buffers is the answer, exit 1
+expect_exit 1 "$PROOFLINE" plan --preset filecoin-porep-32g --jobs 10 --gpu-memory 40GiB
+head -1 "$work/stdout" | grep -q "^plan: the circuit does not fit a GPU: its device buffers take .* of the GPU's 40.0GiB" ||
+    fail "small GPU: $(head -1 "$work/stdout")"
+expect_exit 0 "$PROOFLINE" plan --preset filecoin-porep-32g --jobs 10 --gpu-memory 141GiB
+grep -q "^  device, per GPU .* of 141.0GiB" "$work/stdout" || fail "no device line: $(cat "$work/stdout")"
 expect_exit 0 "$PROOFLINE" plan --preset filecoin-porep-32g --jobs 20 --recommend
 grep -q "^recommend: --pw [0-9]* --workers 1 --budget " "$work/stdout" || fail "no recommendation"
 

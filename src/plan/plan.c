@@ -109,6 +109,7 @@ void pl__plan_bytes_for(pl__plan_bytes *out, const pl__plan_shape *shape,
     pl__prove_plan backend_only;
     backend->plan(&zk, pl__pool_threads_for(threads), &backend_only);
     out->msm_g1_scratch = backend_only.bytes[PL_BUF_MSM_SCRATCH];
+    out->device = backend->g1_on_host ? 0 : pl__backend_cuda_device_bytes(&zk);
     out->csr = pl__prover_csr_bytes(&zk);
     out->witness = witness_bytes ? witness_bytes
                                  : (uint64_t)shape->n_vars * PL__FR_BYTES;

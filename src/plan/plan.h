@@ -57,6 +57,9 @@ typedef struct pl__plan_bytes {
     /* the backend's share of prove.bytes[msm_scratch] (the G1 sums, after
      * a/b/c are freed); the rest is the G2 sum's, from the start on */
     uint64_t msm_g1_scratch;
+    /* per GPU, with a backend that proves on one: its buffers less the
+     * MSM's sort scratch (pl__backend_cuda_device_bytes); 0 on the CPU */
+    uint64_t device;
 } pl__plan_bytes;
 
 /* key_bytes: the key file's size (0: the shape's, pl__plan_zkey_file_bytes);

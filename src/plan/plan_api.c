@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include "plan/plan.h"
+#include "backend/backend.h"
 #include "ledger/ledger.h"
 #include "util/error.h"
 
@@ -188,6 +189,7 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     r->memory_bytes = memory;
     r->resident_bytes = s->resident_bytes;
     r->partition_bytes = s->partition_bytes;
+    r->device_bytes = pc.bytes.device;
     r->peak_reserved_bytes = s->peak_reserved_bytes;
     r->peak_memory_bytes = s->peak_memory_bytes;
     memcpy(r->peak_class_bytes, s->peak_class_bytes,
