@@ -292,7 +292,7 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
                    bytes(b1, sizeof(b1), r->peak_class_bytes[c]));
             first = false;
         }
-    printf("\n  by stage (at the memory's peak) resident %s",
+    printf("\n  by stage           at the memory's peak: resident %s",
            bytes(b1, sizeof(b1), r->resident_bytes));
     for (int s = 0; s < PL_STAGE_COUNT; s++)
         printf(", %s %s", pl_stage_name((pl_stage)s),
