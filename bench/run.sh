@@ -11,8 +11,10 @@
 #      and the batch's wall time vs the sum of single proofs.
 #   4. The job store's claim throughput (bench/store_claims.sh): SQLite and
 #      PostgreSQL, 1, 4 and 16 worker processes.
+#   5. The planner against runs (bench/plan_validate.sh): peak reserved,
+#      RssAnon and wall time, planned and measured, 2^12 to 2^16.
 # Circuits, witnesses and zkeys are generated into $BUILD/bench and kept.
-#   BENCH_SIZES="14 16 18"  BENCH_RUNS=3  BENCH_SKIP="msm engine prove store"
+#   BENCH_SIZES="14 16 18"  BENCH_RUNS=3  BENCH_SKIP="msm engine prove store plan"
 set -eu
 build=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,4 +101,8 @@ fi
 
 if ! skipped store && [ -x "$build/bench_store" ]; then
     sh "$top/bench/store_claims.sh" "$build"
+fi
+
+if ! skipped plan; then
+    sh "$top/bench/plan_validate.sh" "$build"
 fi

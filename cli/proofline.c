@@ -38,6 +38,11 @@ static const char main_help[] =
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
     "  demo     [--partitions N --constraints 2^K --pw P --budget SIZE]\n"
     "           prove the demo circuit through the engine, with its ledger\n"
+    "  plan     --preset filecoin-porep-32g | --zkey F --costs FILE [...]\n"
+    "           what a configuration does to memory and throughput, before\n"
+    "           it runs (the engine's scheduler on a simulated clock)\n"
+    "  calibrate  [--out FILE] [--validate]\n"
+    "           this machine's stage costs for plan (a costs file)\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -55,6 +60,8 @@ static const struct {
     {"setup", cli_setup},
     {"circuit", cli_circuit},
     {"demo", cli_demo},
+    {"plan", cli_plan},
+    {"calibrate", cli_calibrate},
 };
 
 /* The file name part of a path. */

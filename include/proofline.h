@@ -627,6 +627,139 @@ PL_API bool pl_parse_size(const char *text, uint64_t *out);
  * Returns buf. */
 PL_API const char *pl_format_bytes(char *buf, size_t cap, uint64_t bytes);
 
+/* ---- the planner (docs/plan.md) --------------------------------------- */
+
+/* The engine's scheduler on a simulated clock: what a configuration does
+ * to memory and throughput, answered before it runs.  The decisions are
+ * the engine's own and the bytes the plan admission reserves, so a plan's
+ * records, report, trace and plot read like a run's. */
+
+typedef enum {
+    PL_PLAN_OURS = 0,  /* the engine's: a synthesis worker holds its
+                          partition until the hand-off takes it */
+    PL_PLAN_RELEASE_AT_SYNTH_END, /* the story's (DESIGN.md): the worker is
+                          freed when synthesis ends, so synthesized
+                          partitions can pile up before the prover */
+} pl_plan_policy;
+
+/* The stages whose costs a profile gives: synthesis (one thread), the
+ * prover's start (H and the G1 sums: the pool's threads, or a GPU) and
+ * the finish (the G2 sum's rest, blinding, delivery). */
+typedef enum {
+    PL_PLAN_STAGE_SYNTH,
+    PL_PLAN_STAGE_PROVE,
+    PL_PLAN_STAGE_FINISH,
+    PL_PLAN_STAGE_COUNT
+} pl_plan_stage;
+
+/* Seconds of each stage for one partition of a circuit whose domain is n
+ * rows: fixed + per_row * n, measured on `cores` cores (`proofline
+ * calibrate`) or estimated (then `estimated` is true and `source` names
+ * the figures).  The file format is in docs/plan.md. */
+typedef struct pl_plan_costs {
+    char profile[64];
+    char source[192];
+    bool estimated;
+    bool gpu;          /* the start runs on a GPU, not the cores */
+    unsigned cores;    /* the cores the start was measured with */
+    double fixed[PL_PLAN_STAGE_COUNT];
+    double per_row[PL_PLAN_STAGE_COUNT];
+} pl_plan_costs;
+
+/* PL_EFORMAT naming the file, the line and the field. */
+PL_API pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
+                                    pl_error *err);
+/* Written through a temporary file, renamed into place. */
+PL_API pl_status pl_plan_costs_write(const char *path,
+                                     const pl_plan_costs *costs,
+                                     pl_error *err);
+/* The seconds of a stage at n rows, on an otherwise idle machine. */
+PL_API double pl_plan_costs_seconds(const pl_plan_costs *costs,
+                                    pl_plan_stage stage, uint64_t rows);
+
+typedef struct pl_plan_config {
+    /* the circuit: a zkey (its header), or an r1cs (its header: constraints
+     * and publics, with density), or constraints and publics */
+    const char *zkey_path;
+    const char *r1cs_path;
+    uint64_t constraints, publics;
+    double density;          /* A and B terms per constraint; 0: 2 */
+    uint64_t witness_bytes;  /* a partition's witness; 0: nVars scalars */
+    /* the machine */
+    unsigned cores;          /* 0: this machine's */
+    unsigned gpus;           /* 0: the CPU backend's bytes and costs */
+    uint64_t memory_bytes;   /* 0: this machine's (pl_memory_limit) */
+    uint64_t baseline_bytes; /* RssAnon before any work (the process) */
+    /* the engine: as pl_engine_config (0: its defaults; the budget's is
+     * 80% of memory_bytes) */
+    unsigned synth_workers, prover_workers;
+    uint64_t budget_bytes;
+    bool no_budget;          /* no byte budget at all (the story's engine) */
+    /* the load */
+    size_t jobs, partitions; /* 0: 1 and 1 */
+    double arrival_seconds;  /* between jobs; 0: all at once */
+    pl_plan_policy policy;
+    const pl_plan_costs *costs;
+    bool record_timeline;    /* keep the records for trace and plot */
+} pl_plan_config;
+
+PL_API void pl_plan_config_init(pl_plan_config *cfg);
+
+#define PL_PLAN_QUEUE_BINS 64
+
+typedef struct pl_plan_result {
+    bool fits;               /* false: out of memory */
+    double oom_seconds;      /* when (fits false) */
+    uint64_t oom_memory_bytes;
+    uint64_t oom_stage_now[PL_STAGE_COUNT]; /* partitions in each stage then */
+    pl_buffer_class oom_class;              /* the largest class then */
+    pl_event oom_event;      /* the allocation: synth_start or prove_start */
+    double wall_seconds;
+    size_t proved, jobs_done;
+    unsigned synth_workers, prover_workers, cores, gpus; /* as completed */
+    uint64_t budget_bytes;   /* UINT64_MAX: none */
+    uint64_t memory_bytes;
+    uint64_t resident_bytes, partition_bytes;
+    /* per GPU (0 without): the circuit's device buffers, allocated when it
+     * opens, less the MSM's sort scratch (sized by the device's CUB) and
+     * the kernels' stack reservation */
+    uint64_t device_bytes;
+    uint64_t peak_reserved_bytes, peak_memory_bytes;
+    uint64_t peak_class_bytes[PL_BUF_CLASS_COUNT];
+    uint64_t peak_memory_by_stage[PL_STAGE_COUNT]; /* at the memory's peak */
+    uint64_t stage_peak[PL_STAGE_COUNT];
+    /* the queues over time: the most partitions waiting for a prover and
+     * in flight in each of PL_PLAN_QUEUE_BINS bins of queue_bin_seconds
+     * from t = 0 (bins past wall_seconds are 0) */
+    double queue_bin_seconds;
+    uint64_t queue_waiting[PL_PLAN_QUEUE_BINS];
+    uint64_t queue_in_flight[PL_PLAN_QUEUE_BINS];
+    /* how busy each stage's servers were (work / (servers x wall)) */
+    double utilisation[PL_PLAN_STAGE_COUNT];
+    double core_utilisation, gpu_utilisation;
+    uint64_t events;
+    uint64_t domain_rows;
+} pl_plan_result;
+
+typedef struct pl_plan pl_plan;
+
+/* Runs the plan.  PL_EBUDGET when a partition can never fit the budget
+ * (as pl_engine_submit would fail); an out-of-memory machine is a result
+ * (fits false), not an error. */
+PL_API pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg,
+                             pl_error *err);
+PL_API void pl_plan_destroy(pl_plan *plan);
+PL_API void pl_plan_result_read(const pl_plan *plan, pl_plan_result *out);
+/* The plan's figures as an engine's stats (backend "plan"), for
+ * pl_engine_write_report: a plan and a run side by side. */
+PL_API void pl_plan_stats_read(const pl_plan *plan, pl_engine_stats *out);
+/* The same outputs as pl_engine_write_trace and pl_engine_write_plot, on
+ * the simulated clock.  Need record_timeline. */
+PL_API pl_status pl_plan_write_trace(pl_plan *plan, const char *path,
+                                     pl_error *err);
+PL_API pl_status pl_plan_write_plot(pl_plan *plan, const char *path,
+                                    pl_error *err);
+
 /* ---- development setup (the toxic waste is known) --------------------- */
 
 /* The seed of the reference tool (fast_zkey.mjs) when none is given. */

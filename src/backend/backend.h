@@ -104,6 +104,12 @@ extern const pl__backend_ops pl__backend_cuda_emulated;
  * device is counted, it has not faulted in this process and it opens;
  * else false with the reason in why. */
 bool pl__backend_cuda_usable(char *why, size_t why_len);
+/* The device bytes the CUDA backend allocates when it opens a circuit of
+ * this zkey's shape (points, tables, one proof's a/b/c and witness), less
+ * the MSM's sort and scan scratch, which the device's CUB sizes, and the
+ * kernels' stack reservation: for the planner, which has no device.  Reads
+ * the zkey's header fields only. */
+uint64_t pl__backend_cuda_device_bytes(const pl_zkey *zkey);
 
 /* The backend for a name: "cpu"; "cuda" (NULL with a reason in note when
  * this build has no CUDA or no device is found); "auto" (CUDA when a

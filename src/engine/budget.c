@@ -3,6 +3,7 @@
  * The byte budget (see budget.h).  One lock; no work is done under it.
  */
 #include "engine/budget.h"
+#include "engine/sched.h"
 
 #include <stdlib.h>
 
@@ -21,9 +22,10 @@ void pl__budget_destroy(pl__budget *b)
     pthread_mutex_destroy(&b->lock);
 }
 
+/* The planner asks the same question of its simulated budget. */
 static bool fits(const pl__budget *b, uint64_t bytes)
 {
-    return bytes <= b->limit - b->reserved;
+    return pl__sched_can_fit(b->limit, b->reserved, bytes);
 }
 
 static void take(pl__budget *b, uint64_t bytes)

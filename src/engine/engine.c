@@ -19,8 +19,10 @@
  *
  * The engine calls the prover (src/groth16/) only; the backend it was
  * created with is chosen, planned and opened through the prover.  Its
- * decisions (admission order, a partition's bytes, whether they can ever
- * fit, hand-off room) are the pure functions of sched.c.  Every engine
+ * decisions (defaults, admission order, a partition's bytes and when each
+ * share comes back, whether they can ever fit, hand-off and finishing
+ * room, when a synthesis worker is free) are the pure functions of
+ * sched.c, which the planner (src/plan/) calls too.  Every engine
  * thread, and the caller inside an engine call, allocates in the engine's
  * accounting scope, so destroy checks this engine's buffers only.
  *
@@ -98,7 +100,7 @@ typedef struct partition {
     job *job;
     size_t index;
     uint64_t reserved;  /* bytes of the budget this partition still holds */
-    uint64_t abc_share; /* part of reserved released after start */
+    pl__sched_reservation res; /* what it reserved, and the abc share */
     uint64_t witness_reserved; /* a witness file's share: its size then */
     pl_wtns *wtns;
     blst_fr *abc;
@@ -403,7 +405,13 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     p->abc = NULL;
     pl_wtns_close(p->wtns);
     p->wtns = NULL;
-    release(e, p, p->reserved); /* after every free above */
+    /* after every free above: everything it still holds */
+    release(e, p, pl__sched_release_after(&p->res,
+                                          outcome == OUTCOME_PROVED
+                                              ? PL_EV_DEALLOC_DONE
+                                              : PL_EV_FAILED,
+                                          p->reserved));
+    assert(p->reserved == 0);
     /* Once the job is done its owner may free it: keep what we log. */
     uint64_t job_id = j->id;
     size_t part = p->index;
@@ -590,7 +598,7 @@ static partition *admit_next(pl_engine *e)
         }
         pl__sched_reservation r;
         pl__sched_reservation_for(&r, plan, wb);
-        p->abc_share = r.abc_share;
+        p->res = r;
         p->witness_reserved = j->paths ? wb : 0;
         uint64_t want = r.total;
         give_up_ctx ctx = {e, j, want};
@@ -713,6 +721,9 @@ static void *synth_main(void *arg)
         fifo_push(&e->handoff, p);
         pthread_cond_broadcast(&e->handoff_changed);
         engine_unlock(e);
+        /* the engine's policy: this worker is free now, not at synth_done
+         * (the planner replays the other one) */
+        assert(pl__sched_worker_free_after(PL__SCHED_OURS, PL_EV_HANDED_OFF));
     }
     return NULL;
 }
@@ -752,7 +763,9 @@ static void *prover_main(void *arg)
         pl_status st = pl__prove_start_abc(p->job->circuit->prover,
                                            &p->pending, abc, p->wtns, &err);
         stage_spans_of(e, NULL);
-        release(e, p, p->abc_share); /* a/b/c are freed by now */
+        /* a/b/c are freed by now */
+        release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
+                                              p->reserved));
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
             continue;
@@ -760,7 +773,8 @@ static void *prover_main(void *arg)
         emit(e, PL_EV_ABC_FREED, p);
         engine_lock(e);
         set_stage_locked(e, p, PL_STAGE_FINISHING);
-        while (e->finishing.count >= e->finishing.capacity)
+        while (!pl__sched_queue_has_room(e->finishing.count,
+                                         e->finishing.capacity))
             engine_wait(e, &e->finish_changed);
         fifo_push(&e->finishing, p);
         pthread_cond_broadcast(&e->finish_changed);
@@ -873,13 +887,6 @@ void pl_engine_config_init(pl_engine_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-static uint64_t default_budget(void)
-{
-    /* RAM, or the container's cgroup limit when it is smaller */
-    uint64_t limit = pl_memory_limit();
-    return limit ? limit / 5 * 4 : 4ull << 30;
-}
-
 static pl_status start_thread(pthread_t *t, void *(*fn)(void *), void *arg,
                               const char *name, pl_error *err)
 {
@@ -903,14 +910,10 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     if (cfg)
         e->cfg = *cfg;
-    if (!e->cfg.budget_bytes)
-        e->cfg.budget_bytes = default_budget();
-    if (!e->cfg.synth_workers)
-        e->cfg.synth_workers = 2;
-    if (!e->cfg.prover_workers)
-        e->cfg.prover_workers = 1;
-    if (!e->cfg.handoff_slots)
-        e->cfg.handoff_slots = e->cfg.prover_workers;
+    /* the budget's base: RAM, or the container's cgroup limit when it is
+     * smaller */
+    pl__sched_config_complete(&e->cfg, e->cfg.budget_bytes
+                                           ? 0 : pl_memory_limit());
     e->cfg.threads = pl__pool_threads_for(e->cfg.threads);
     if (!e->cfg.sample_ms)
         e->cfg.sample_ms = DEFAULT_SAMPLE_MS;

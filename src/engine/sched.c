@@ -43,3 +43,46 @@ bool pl__sched_preempts(int waiting, int arriving)
 {
     return waiting != INT_MIN && arriving > waiting;
 }
+
+bool pl__sched_queue_has_room(size_t count, size_t capacity)
+{
+    return count < capacity;
+}
+
+uint64_t pl__sched_release_after(const pl__sched_reservation *r,
+                                 pl_event event, uint64_t held)
+{
+    switch (event) {
+    case PL_EV_ABC_FREED:
+        return r->abc_share < held ? r->abc_share : held;
+    case PL_EV_DEALLOC_DONE:
+    case PL_EV_FAILED:
+    case PL_EV_CANCELLED:
+        return held;
+    default:
+        return 0;
+    }
+}
+
+bool pl__sched_worker_free_after(pl__sched_policy policy, pl_event event)
+{
+    switch (policy) {
+    case PL__SCHED_RELEASE_AT_SYNTH_END:
+        return event == PL_EV_SYNTH_DONE;
+    case PL__SCHED_OURS:
+    default:
+        return event == PL_EV_HANDED_OFF;
+    }
+}
+
+void pl__sched_config_complete(pl_engine_config *cfg, uint64_t memory_limit)
+{
+    if (!cfg->budget_bytes)
+        cfg->budget_bytes = memory_limit ? memory_limit / 5 * 4 : 4ull << 30;
+    if (!cfg->synth_workers)
+        cfg->synth_workers = 2;
+    if (!cfg->prover_workers)
+        cfg->prover_workers = 1;
+    if (!cfg->handoff_slots)
+        cfg->handoff_slots = cfg->prover_workers;
+}

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The engine's scheduling decisions, as functions of plain values: which
- * partition is admitted next, how many bytes it reserves and when they come
- * back, whether it can ever fit, whether the hand-off has a free slot.
- * None of them locks, sleeps or allocates, so a second caller (the planner,
- * running the engine's policy on a simulated clock) makes the same
- * decisions through the same code.  engine.c calls them under its locks.
+ * The engine's scheduling decisions, as functions of plain values: the
+ * defaults of its configuration, which partition is admitted next, how
+ * many bytes it reserves and at which events they come back, whether it
+ * can ever fit, whether the hand-off (and the finisher's queue) has a free
+ * slot, and when a synthesis worker is free to admit again.  None of them
+ * locks, sleeps or allocates, so a second caller, the planner (src/plan/,
+ * the engine's policy on a simulated clock), makes the same decisions
+ * through the same code.  engine.c calls them under its locks.
  */
 #ifndef PL_ENGINE_SCHED_H
 #define PL_ENGINE_SCHED_H
@@ -53,5 +55,37 @@ uint64_t pl__sched_smallest_budget(uint64_t resident, uint64_t bytes);
  * are in it, `claimed` are about to be pushed. */
 bool pl__sched_handoff_has_room(size_t queued, size_t claimed,
                                 size_t capacity);
+
+/* A queue of `capacity` holding `count` can take one more (the finisher's
+ * queue: its capacity is the prover workers). */
+bool pl__sched_queue_has_room(size_t count, size_t capacity);
+
+/* The bytes a partition gives back right after `event` (its buffers freed
+ * by then): the a/b/c share once start has freed them (abc_freed), all it
+ * still holds when it is retired (dealloc_done, failed, cancelled);
+ * nothing at any other event.  `held`: what it still holds. */
+uint64_t pl__sched_release_after(const pl__sched_reservation *r,
+                                 pl_event event, uint64_t held);
+
+/* When a synthesis worker may admit the next partition.  The engine's
+ * policy (OURS) keeps the worker, and so the partition it holds, until the
+ * hand-off has taken the partition: synthesized partitions in memory are
+ * bounded by the workers plus the hand-off's slots.  The story's
+ * (DESIGN.md) returned the permit as soon as synthesis ended, so any
+ * number could pile up in front of the prover; the planner replays it. */
+typedef enum {
+    PL__SCHED_OURS,
+    PL__SCHED_RELEASE_AT_SYNTH_END,
+} pl__sched_policy;
+
+/* True when, under `policy`, a synthesis worker is free once `event` has
+ * happened to its partition. */
+bool pl__sched_worker_free_after(pl__sched_policy policy, pl_event event);
+
+/* The engine's defaults for what a configuration leaves at 0: the budget
+ * (80% of memory_limit, the memory the process can use; 4 GiB when that is
+ * unknown), pw 2, one prover worker, as many hand-off slots as prover
+ * workers.  threads and the sampling period are left alone. */
+void pl__sched_config_complete(pl_engine_config *cfg, uint64_t memory_limit);
 
 #endif /* PL_ENGINE_SCHED_H */

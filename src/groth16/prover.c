@@ -186,6 +186,11 @@ void pl__prover_plan(const pl_zkey *zk, const pl__backend_ops *backend,
     out->resident_bytes += matrices_bytes(zk);
 }
 
+uint64_t pl__prover_csr_bytes(const pl_zkey *zk)
+{
+    return matrices_bytes(zk);
+}
+
 pl_status pl__prover_create_with_backend(pl_prover **out, const pl_zkey *zkey,
                                          const pl__backend_ops *backend,
                                          const pl_prover_config *cfg,

@@ -43,6 +43,11 @@ bool pl__prover_device_memory(const pl__backend_ops *backend,
  * backend's tables); threads as in pl_prover_config (0: one per core). */
 void pl__prover_plan(const pl_zkey *zkey, const pl__backend_ops *backend,
                      unsigned threads, pl__prove_plan *out);
+/* The part of the plan's resident bytes that is the constraint matrices
+ * (class csr; the rest is the backend's tables, class params).  Both read
+ * only the zkey's shape (n_vars, n_public, domain, n_coefs), so a planner
+ * can call them on a zkey of a header alone. */
+uint64_t pl__prover_csr_bytes(const pl_zkey *zkey);
 
 /* pl_prover_create on a given backend (cfg->backend is not read). */
 pl_status pl__prover_create_with_backend(pl_prover **out, const pl_zkey *zkey,

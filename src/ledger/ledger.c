@@ -395,6 +395,8 @@ static void format_line(char line[LINE_BYTES], const pl__ledger *l,
 
 /* ---- records ----------------------------------------------------------- */
 
+static void keep_record(pl__ledger *l, pl_ledger_record *r, bool stamp);
+
 void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
                        size_t partition, unsigned track,
                        const pl__ledger_state *state,
@@ -426,18 +428,42 @@ void pl__ledger_record(pl__ledger *l, pl_event event, uint64_t job,
     r.rss_anon_bytes = pl__ledger_read_rss(&r.rss_file_bytes);
     r.untracked_bytes = (int64_t)r.rss_anon_bytes - (int64_t)r.tracked_bytes -
                         (int64_t)l->baseline;
-
-    pthread_mutex_lock(&l->lock);
-    /* Stamped under the lock, so records are kept (and "latest" moves) in
-     * time order whatever the threads' interleaving. */
-    r.t_seconds = pl__now_seconds() - l->t0;
-    if (r.device_total_bytes) {
+    if (r.device_total_bytes)
         r.device_untracked_bytes = (int64_t)r.device_used_bytes -
                                    (int64_t)r.class_bytes[PL_BUF_DEVICE] -
                                    (int64_t)state->device_used_at_open_bytes;
-        if (r.device_untracked_bytes > l->peaks.device_untracked)
-            l->peaks.device_untracked = r.device_untracked_bytes;
-    }
+    keep_record(l, &r, true);
+}
+
+void pl__ledger_record_given(pl__ledger *l, const pl_ledger_record *given)
+{
+    pl_ledger_record r = *given;
+    keep_record(l, &r, false);
+}
+
+void pl__ledger_set_baseline(pl__ledger *l, uint64_t rss_anon)
+{
+    pthread_mutex_lock(&l->lock);
+    l->baseline = rss_anon;
+    l->peaks.baseline_rss_anon = rss_anon;
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* Peaks, the latest record, the kept list, the log line and the callback,
+ * for a record whose numbers are filled; stamp: its time is now (else the
+ * caller's, a simulated clock). */
+static void keep_record(pl__ledger *l, pl_ledger_record *rp, bool stamp)
+{
+    pl_ledger_record r = *rp;
+    pl_event event = r.event;
+    pthread_mutex_lock(&l->lock);
+    /* Stamped under the lock, so records are kept (and "latest" moves) in
+     * time order whatever the threads' interleaving. */
+    if (stamp)
+        r.t_seconds = pl__now_seconds() - l->t0;
+    if (r.device_total_bytes &&
+        r.device_untracked_bytes > l->peaks.device_untracked)
+        l->peaks.device_untracked = r.device_untracked_bytes;
     if (event < PL_EV_COUNT)
         l->peaks.events++;
     if (r.rss_anon_bytes > l->peaks.rss_anon)

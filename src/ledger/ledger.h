@@ -73,6 +73,14 @@ void pl__ledger_record(pl__ledger *ledger, pl_event event, uint64_t job,
                        size_t partition, unsigned track,
                        const pl__ledger_state *state,
                        const pl__ledger_note *note);
+/* A record whose numbers the caller filled, its time included: the
+ * planner's, on a simulated clock (src/plan/).  Kept, logged and counted
+ * in the peaks as pl__ledger_record's are; the ledger reads nothing of its
+ * own (no clock, no RSS, no classes). */
+void pl__ledger_record_given(pl__ledger *ledger, const pl_ledger_record *r);
+/* The RssAnon before the work (a simulation's model of it, say), which
+ * untracked bytes are counted from. */
+void pl__ledger_set_baseline(pl__ledger *ledger, uint64_t rss_anon);
 void pl__ledger_read_peaks(pl__ledger *ledger, pl__ledger_peaks *out);
 /* The latest record (RSS now, untracked now). */
 void pl__ledger_latest(pl__ledger *ledger, pl_ledger_record *out);

@@ -100,6 +100,8 @@ typedef struct {
     size_t i;
     uint64_t y_top;
     double last_x, last_y; /* a lane's step so far */
+    double tick_x[4];      /* per tick colour: the last one drawn, + 1 */
+    const bool *keep;      /* per record: drawn as a point (see mark_kept) */
 } draw_ctx;
 
 static double px(const extent *x, double t)
@@ -117,8 +119,25 @@ static bool stack_edge(void *arg, const pl_ledger_record *r)
 {
     draw_ctx *d = arg;
     double upper = d->lower[d->i] + (double)r->class_bytes[d->series];
-    fprintf(d->f, "%s%.1f,%.1f", d->i ? " " : "", px(d->x, r->t_seconds),
-            py(d, upper));
+    if (d->keep[d->i])
+        fprintf(d->f, "%s%.1f,%.1f", d->i ? " " : "",
+                px(d->x, r->t_seconds), py(d, upper));
+    d->i++;
+    return true;
+}
+
+/* A record is drawn as a point when it is the first or the last, or half
+ * a pixel or more right of the last one drawn: thousands of records (a
+ * plan of a thousand partitions) stay a small file, and what is dropped
+ * could not be told apart on the chart. */
+static bool mark_kept(void *arg, const pl_ledger_record *r)
+{
+    draw_ctx *d = arg;
+    bool *keep = (bool *)d->keep;
+    double x = px(d->x, r->t_seconds);
+    keep[d->i] = d->i == 0 || d->i + 1 == d->x->n || x - d->last_x >= 0.5;
+    if (keep[d->i])
+        d->last_x = x;
     d->i++;
     return true;
 }
@@ -153,8 +172,10 @@ static bool line_point(void *arg, const pl_ledger_record *r)
                : d->series == LINE_RESERVED   ? r->reserved_bytes
                : d->series == LINE_RSS_ANON   ? r->rss_anon_bytes
                                               : rss_total(r);
-    fprintf(d->f, "%s%.1f,%.1f", d->i++ ? " " : "", px(d->x, r->t_seconds),
-            py(d, (double)v));
+    if (d->keep[d->i])
+        fprintf(d->f, "%s%.1f,%.1f", d->i ? " " : "",
+                px(d->x, r->t_seconds), py(d, (double)v));
+    d->i++;
     return true;
 }
 
@@ -163,11 +184,20 @@ static bool event_tick(void *arg, const pl_ledger_record *r)
     draw_ctx *d = arg;
     if (r->event >= PL_EV_COUNT)
         return true;
-    const char *color = r->event == PL_EV_ADMITTED ? "#2b8cbe"
-                      : r->event == PL_EV_DEALLOC_DONE ? "#31a354"
-                      : r->event == PL_EV_FAILED || r->event == PL_EV_CANCELLED
-                          ? "#de2d26" : "#999999";
+    static const char *const colors[4] = {"#2b8cbe", "#31a354", "#de2d26",
+                                          "#999999"};
+    int k = r->event == PL_EV_ADMITTED       ? 0
+            : r->event == PL_EV_DEALLOC_DONE ? 1
+            : r->event == PL_EV_FAILED || r->event == PL_EV_CANCELLED ? 2
+                                                                      : 3;
+    const char *color = colors[k];
     double x = px(d->x, r->t_seconds), y0 = MEM_BOTTOM + 6;
+    /* a tick within 2 pixels of the last one of its colour adds nothing to
+     * see: left out, so that thousands of partitions (a plan's) stay a
+     * small file (its title is the trace's to tell) */
+    if (d->tick_x[k] > 0 && fabs(x - (d->tick_x[k] - 1)) < 2)
+        return true;
+    d->tick_x[k] = x + 1;
     fprintf(d->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
             "stroke=\"%s\" stroke-width=\"1\"><title>%s job %llu part %zu at "
             "%.3f s</title></line>\n", x, y0, x, y0 + 10, color,
@@ -186,6 +216,8 @@ static double lane_y(const draw_ctx *d, uint64_t count)
 static bool lane_step(void *arg, const pl_ledger_record *r)
 {
     draw_ctx *d = arg;
+    if (!d->keep[d->i++])
+        return true;
     double x = px(d->x, r->t_seconds);
     double y = lane_y(d, r->stage_now[d->series]);
     fprintf(d->f, " %.1f,%.1f %.1f,%.1f", x, d->last_y, x, y);
@@ -292,6 +324,7 @@ static void draw_lanes(FILE *f, pl__ledger *l, size_t count, draw_ctx *d)
                 stage_colors[s], stage_colors[s], LEFT, base);
         d->last_x = LEFT;
         d->last_y = base;
+        d->i = 0;
         pl__ledger_each(l, count, lane_step, d);
         fprintf(f, " %.1f,%.1f\"><title>%s: partitions in the stage, peak "
                 "%llu</title></polygon>\n", d->last_x, base, name, peak);
@@ -308,9 +341,11 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
         x.lane_max = 1;
     double *lower = calloc(x.n ? x.n : 1, sizeof(double));
     double *times = calloc(x.n ? x.n : 1, sizeof(double));
-    if (!lower || !times) {
+    bool *keep = calloc(x.n ? x.n : 1, sizeof(bool));
+    if (!lower || !times || !keep) {
         free(lower);
         free(times);
+        free(keep);
         return pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
     }
     pl__output out;
@@ -318,6 +353,7 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     if (st != PL_OK) {
         free(lower);
         free(times);
+        free(keep);
         return st;
     }
     FILE *f = out.f;
@@ -327,10 +363,12 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     uint64_t scale = x.y_max;
     if (x.budget > scale && x.budget / 2 <= x.y_max)
         scale = x.budget;
-    draw_ctx d = {f, &x, 0, lower, 0, nice_max(scale), 0, 0};
+    draw_ctx d = {f, &x, 0, lower, 0, nice_max(scale), 0, 0, {0}, keep};
     draw_frame(f, &d);
-    draw_ctx back = {f, &x, 0, times, 0, d.y_top, 0, 0};
+    draw_ctx back = {f, &x, 0, times, 0, d.y_top, 0, 0, {0}, keep};
     pl__ledger_each(l, count, collect_times, &back);
+    back.i = 0;
+    pl__ledger_each(l, count, mark_kept, &back);
 
     /* stacked classes, one polygon each */
     double legend_y = TOP + 10;
@@ -344,7 +382,8 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
         d.i = 0;
         pl__ledger_each(l, count, stack_edge, &d);
         for (size_t i = x.n; i-- > 0;)
-            fprintf(f, " %.1f,%.1f", px(&x, times[i]), py(&d, lower[i]));
+            if (keep[i])
+                fprintf(f, " %.1f,%.1f", px(&x, times[i]), py(&d, lower[i]));
         fputs("\"/>\n", f);
         d.i = 0;
         pl__ledger_each(l, count, stack_advance, &d);
@@ -356,8 +395,12 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     }
     /* lines: the budget when it falls on the chart, reserved, RSS */
     bool budget_on_chart = x.budget <= d.y_top;
+    /* UINT64_MAX: no budget at all (a plan of the story's engine) */
+    bool no_budget = x.budget == UINT64_MAX;
     for (int k = 0; k < LINE_COUNT && x.n; k++) {
-        if (k == LINE_BUDGET && !budget_on_chart) {
+        if (k == LINE_BUDGET && no_budget) {
+            /* nothing to draw: the legend says so */
+        } else if (k == LINE_BUDGET && !budget_on_chart) {
             draw_budget_notice(f, &d);
         } else {
             d.series = k;
@@ -373,7 +416,9 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
                 "</text>\n", W - RIGHT + 14, legend_y + 6, W - RIGHT + 26,
                 legend_y + 6, line_styles[k], W - RIGHT + 32, legend_y + 10,
                 line_names[k],
-                k == LINE_BUDGET && !budget_on_chart ? " (above)" : "");
+                k == LINE_BUDGET && no_budget          ? " (none)"
+                : k == LINE_BUDGET && !budget_on_chart ? " (above)"
+                                                       : "");
         legend_y += 18;
     }
     pl__ledger_each(l, count, event_tick, &d);
@@ -381,5 +426,6 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     fputs("</svg>\n", f);
     free(lower);
     free(times);
+    free(keep);
     return pl__output_commit(&out, err);
 }

@@ -166,12 +166,11 @@ typedef struct {
     uint64_t bytes[BUF_COUNT];
 } device_layout;
 
-static pl_status layout_for(const pl_zkey *zk, pl__gpu *gpu,
-                            device_layout *out, pl_error *err)
+/* Everything but the MSM's scratch, whose sort and scan buffers are sized
+ * by the device's CUB (layout_for). */
+static void layout_fixed(const pl_zkey *zk, device_layout *out)
 {
     uint64_t n = zk->domain_size;
-    uint32_t msm_max = zk->domain_size > zk->n_vars ? zk->domain_size
-                                                     : zk->n_vars;
     out->bytes[BUF_POINTS_A] = (uint64_t)zk->n_vars * PL__G1_BYTES;
     out->bytes[BUF_POINTS_B1] = (uint64_t)zk->n_vars * PL__G1_BYTES;
     out->bytes[BUF_POINTS_C] = (uint64_t)pl__zkey_n_private(zk) * PL__G1_BYTES;
@@ -180,8 +179,27 @@ static pl_status layout_for(const pl_zkey *zk, pl__gpu *gpu,
     out->bytes[BUF_CONSTANTS] = pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
     out->bytes[BUF_ABC] = 3 * n * sizeof(blst_fr);
     out->bytes[BUF_WITNESS] = ((uint64_t)zk->n_vars + 1) * PL__FR_BYTES;
+    out->bytes[BUF_MSM_SCRATCH] = 0;
+}
+
+static pl_status layout_for(const pl_zkey *zk, pl__gpu *gpu,
+                            device_layout *out, pl_error *err)
+{
+    uint32_t msm_max = zk->domain_size > zk->n_vars ? zk->domain_size
+                                                     : zk->n_vars;
+    layout_fixed(zk, out);
     return pl__gpu_msm_scratch_bytes(gpu, &out->bytes[BUF_MSM_SCRATCH],
                                      msm_max, err);
+}
+
+uint64_t pl__backend_cuda_device_bytes(const pl_zkey *zk)
+{
+    device_layout layout;
+    layout_fixed(zk, &layout);
+    uint64_t total = 0;
+    for (int i = 0; i < BUF_COUNT; i++)
+        total += layout.bytes[i];
+    return total;
 }
 
 static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)

@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `proofline plan`: what a configuration will do to memory and throughput,
+ * answered before it runs (pl_plan_run: the engine's own scheduling
+ * decisions on a simulated clock, with the bytes admission reserves).
+ * Prints the answer first ("fits", or when and with what in flight the
+ * machine runs out of memory), then the peaks by class and by stage,
+ * throughput, the bottleneck and each resource's utilisation; --report,
+ * --trace and --plot write what `batch` writes for a run; --recommend
+ * searches pw and prover workers for the best throughput that fits.
+ *
+ * The presets are the story's circuit (DESIGN.md; figures and sources in
+ * docs/plan.md): shape, partitions per sector, the machine, and an
+ * estimated GPU profile of stage costs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const cli_command plan_cmd = {
+    "plan",
+    "Usage: proofline plan (--zkey F | --r1cs F | --constraints N | --preset P)\n"
+    "                      --costs FILE [options]\n"
+    "\n"
+    "Runs the engine's own scheduler (admission under the byte budget, the\n"
+    "synthesis workers, the bounded hand-off, the provers) on a simulated\n"
+    "clock, with the bytes each partition reserves and stage costs from a\n"
+    "profile, and says whether the configuration fits the machine's memory,\n"
+    "what peaks where, and its throughput.  Nothing is proved or allocated\n"
+    "but the simulation's records.\n",
+    "\n"
+    "Presets (docs/plan.md gives the figures and their sources):\n"
+    "  filecoin-porep-32g  ~130M constraints, 10 partitions per sector, the\n"
+    "                      story's machine (755 GiB, 1 GPU) and its estimated\n"
+    "                      stage costs\n"
+    "  filecoin-porep-64g  the same at ~133M constraints (estimated)\n"
+    "The costs file format is in docs/plan.md; `proofline calibrate` writes\n"
+    "one for this machine.  Exit codes: 0 fits, 1 runs out of memory, 2 bad\n"
+    "usage or input.\n",
+    24};
+
+typedef struct {
+    const char *zkey, *r1cs, *preset, *costs_path, *arrival, *density;
+    const char *witness;
+    uint64_t constraints;
+    long publics;
+    unsigned cores, gpus, pw, workers, jobs, partitions, policy;
+    uint64_t memory, gpu_memory, budget;
+    bool no_budget, recommend;
+    const char *report, *trace, *plot;
+} plan_options;
+
+static const char *const policies[] = {"ours", "release-at-synthesis-end",
+                                       NULL};
+
+#define O(field) offsetof(plan_options, field)
+static const cli_opt plan_opts[] = {
+    {"--zkey", "FILE", CLI_STRING, O(zkey),
+     .help = "the circuit: a zkey (its header and size)"},
+    {"--r1cs", "FILE", CLI_STRING, O(r1cs),
+     .help = "the circuit: an r1cs (its header; see --density)"},
+    {"--constraints", "N", CLI_CONSTRAINTS, O(constraints),
+     .help = "the circuit: N constraints, 2^K or a number"},
+    {"--public", "N", CLI_LONG, O(publics),
+     .help = "public inputs, with --constraints (default 1)"},
+    {"--density", "D", CLI_STRING, O(density),
+     .help = "A and B terms per constraint, with --constraints\n"
+             "or --r1cs (default 2)"},
+    {"--witness", "FILE", CLI_STRING, O(witness),
+     .help = "partitions come from witness files like this one\n"
+             "(its size is reserved; default: generated witnesses)"},
+    {"--preset", "P", CLI_STRING, O(preset),
+     .help = "filecoin-porep-32g or filecoin-porep-64g"},
+    {"--cores", "N", CLI_COUNT, O(cores), .max = 65536,
+     .help = "the machine's cores (default: this one's)"},
+    {"--memory", "SIZE", CLI_SIZE, O(memory),
+     .help = "the machine's memory (default: this one's)"},
+    {"--gpus", "N", CLI_COUNT, O(gpus), .max = 64,
+     .help = "GPUs, one prover worker each (default 0: the CPU)"},
+    {"--gpu-memory", "SIZE", CLI_SIZE, O(gpu_memory),
+     .help = "each GPU's memory: the circuit's device buffers\n"
+             "must fit it (less the MSM's sort scratch)"},
+    {"--pw", "N", CLI_COUNT, O(pw), .help = "synthesis workers (default 2)"},
+    {"--workers", "N", CLI_COUNT, O(workers),
+     .help = "prover workers (default: the GPUs, or 1)"},
+    {"--budget", "SIZE", CLI_SIZE, O(budget),
+     .help = "the engine's byte budget (default: 80% of --memory;\n"
+             "none with release-at-synthesis-end, as in the story)"},
+    {"--no-budget", NULL, CLI_FLAG, O(no_budget),
+     .help = "no byte budget at all"},
+    {"--jobs", "N", CLI_COUNT, O(jobs), .max = 1000000,
+     .help = "jobs (sectors, batches) (default 1)"},
+    {"--partitions", "K", CLI_COUNT, O(partitions), .max = 100000,
+     .help = "partitions per job (default 1; a preset's: 10)"},
+    {"--arrival", "RATE", CLI_STRING, O(arrival),
+     .help = "jobs arriving at a rate, e.g. 1/60s, 2/h (default:\n"
+             "all at once)"},
+    {"--costs", "FILE", CLI_STRING, O(costs_path),
+     .help = "stage costs (proofline calibrate; required without\n"
+             "a preset)"},
+    {"--policy", "P", CLI_CHOICE, O(policy), .choices = policies,
+     .help = "ours (default) or release-at-synthesis-end (the\n"
+             "story's bug: the worker is freed when synthesis ends)",
+     .bad = "%s is ours or release-at-synthesis-end, not '%s'"},
+    {"--recommend", NULL, CLI_FLAG, O(recommend),
+     .help = "the pw and workers that maximise throughput within\n"
+             "the memory, and the budget they need"},
+    {"--report", "FILE", CLI_STRING, O(report),
+     .help = "the plan's figures as JSON (batch --report's format)"},
+    {"--trace", "FILE", CLI_STRING, O(trace),
+     .help = "a Chrome trace on the simulated clock"},
+    {"--plot", "FILE", CLI_STRING, O(plot),
+     .help = "an SVG of memory and stages over simulated time"},
+    {NULL},
+};
+
+/* ---- presets ----------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    uint64_t constraints, publics;
+    unsigned partitions, cores, gpus;
+    uint64_t memory_gib;
+    pl_plan_costs costs;
+} preset;
+
+/* The story's GPU machine: stage costs estimated from DESIGN.md (37.1 s
+ * per proof of 10 partitions on the GPU: 3.71 s a partition; synthesis
+ * chosen inside the window the story implies, docs/plan.md). */
+#define STORY_ROWS 134217728.0 /* 2^27 */
+#define STORY_COSTS                                                          \
+    {"story-gpu-estimate",                                                   \
+     "DESIGN.md: 37.1 s per 10-partition proof on the GPU; synthesis 40 s "  \
+     "per partition, inside the window pw 10 fits and pw 12 does not",      \
+     true, true, 96,                                                         \
+     {0, 0, 0},                                                              \
+     {40.0 / STORY_ROWS, 3.71 / STORY_ROWS, 1.0 / STORY_ROWS}}
+
+static const preset presets[] = {
+    {"filecoin-porep-32g", 130000000, 16, 10, 96, 1, 755, STORY_COSTS},
+    {"filecoin-porep-64g", 133000000, 16, 10, 96, 1, 755, STORY_COSTS},
+};
+
+/* ---- arguments --------------------------------------------------------- */
+
+/* A duration: a number (1 when absent and `bare` allows it) and a unit
+ * s, m or h (s when absent). */
+static bool parse_duration(const char *text, bool bare, double *out)
+{
+    char *end = (char *)text;
+    double v = 1;
+    if (!bare || (*text != 's' && *text != 'm' && *text != 'h'))
+        v = strtod(text, &end);
+    if ((end == text && !bare) || !(v >= 0) || !isfinite(v))
+        return false;
+    double unit = !*end          ? 1
+                  : !strcmp(end, "s") ? 1
+                  : !strcmp(end, "m") ? 60
+                  : !strcmp(end, "h") ? 3600
+                                      : 0;
+    *out = v * unit;
+    return unit > 0;
+}
+
+/* "1/60s", "2/h", "30s", "0": seconds between two jobs' arrivals. */
+static bool parse_arrival(const char *text, double *seconds)
+{
+    const char *slash = strchr(text, '/');
+    if (!slash)
+        return parse_duration(text, false, seconds);
+    char *end;
+    double jobs = strtod(text, &end);
+    double per;
+    if (end != slash || !(jobs > 0) || !isfinite(jobs) ||
+        !parse_duration(slash + 1, true, &per))
+        return false;
+    *seconds = per / jobs;
+    return true;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static const char *when(char *buf, size_t cap, double s)
+{
+    if (s < 120)
+        snprintf(buf, cap, "%.2f s", s);
+    else if (s < 7200)
+        snprintf(buf, cap, "%.1f min (%.0f s)", s / 60, s);
+    else
+        snprintf(buf, cap, "%.2f h (%.0f s)", s / 3600, s);
+    return buf;
+}
+
+static const char *bytes(char *buf, size_t cap, uint64_t b)
+{
+    if (b == UINT64_MAX)
+        snprintf(buf, cap, "none");
+    else
+        pl_format_bytes(buf, cap, b);
+    return buf;
+}
+
+static const char *const stage_work[PL_PLAN_STAGE_COUNT] = {
+    "synthesis", "proving (start)", "finishing"};
+
+static void print_stage_counts(const uint64_t *now)
+{
+    uint64_t total = 0;
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        total += now[s];
+    printf("%llu partitions in flight (", (unsigned long long)total);
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        printf("%s%llu %s", s ? ", " : "", (unsigned long long)now[s],
+               pl_stage_name((pl_stage)s));
+    printf(")");
+}
+
+static void print_result(const pl_plan_result *r, const plan_options *o,
+                         const pl_plan_costs *costs, double arrival)
+{
+    char b1[40], b2[40], b3[40];
+    bool gpu_short = o->gpu_memory && r->device_bytes > o->gpu_memory;
+    if (gpu_short) {
+        printf("plan: the circuit does not fit a GPU: its device buffers "
+               "take %s of the GPU's %s (the open would be refused)\n",
+               bytes(b1, sizeof(b1), r->device_bytes),
+               bytes(b2, sizeof(b2), o->gpu_memory));
+    }
+    if (r->fits) {
+        printf("plan: %s: peak host memory %s of %s\n",
+               gpu_short ? "host memory fits" : "fits",
+               bytes(b1, sizeof(b1), r->peak_memory_bytes),
+               bytes(b2, sizeof(b2), r->memory_bytes));
+    } else {
+        printf("plan: runs out of memory at t = %s with ",
+               when(b1, sizeof(b1), r->oom_seconds));
+        print_stage_counts(r->oom_stage_now);
+        printf("; %s would reach %s of %s, the largest class %s\n",
+               pl_event_name(r->oom_event),
+               bytes(b2, sizeof(b2), r->oom_memory_bytes),
+               bytes(b3, sizeof(b3), r->memory_bytes),
+               pl_buffer_class_name(r->oom_class));
+    }
+    printf("circuit: domain 2^%.0f; a partition reserves %s, the circuit "
+           "%s resident\n", log2((double)r->domain_rows),
+           bytes(b1, sizeof(b1), r->partition_bytes),
+           bytes(b2, sizeof(b2), r->resident_bytes));
+    printf("machine: %u cores, %s, %u GPU%s", r->cores,
+           bytes(b1, sizeof(b1), r->memory_bytes), r->gpus,
+           r->gpus == 1 ? "" : "s");
+    if (o->gpu_memory)
+        printf(" of %s", bytes(b1, sizeof(b1), o->gpu_memory));
+    printf("; engine: pw %u, %u prover worker%s, budget %s; policy %s\n",
+           r->synth_workers, r->prover_workers,
+           r->prover_workers == 1 ? "" : "s",
+           bytes(b2, sizeof(b2), r->budget_bytes), policies[o->policy]);
+    printf("load: %u job%s of %u partition%s, %s\n", o->jobs,
+           o->jobs == 1 ? "" : "s", o->partitions,
+           o->partitions == 1 ? "" : "s",
+           arrival > 0 ? "arriving" : "all at once");
+    if (arrival > 0)
+        printf("  one job every %.1f s\n", arrival);
+    printf("costs: %s (%s%s%s)\n", costs->profile,
+           costs->estimated ? "ESTIMATED: " : "measured: ", costs->source,
+           costs->gpu ? "; the start on a GPU" : "");
+    printf("peaks:\n");
+    printf("  reserved           %s of a budget of %s\n",
+           bytes(b1, sizeof(b1), r->peak_reserved_bytes),
+           bytes(b2, sizeof(b2), r->budget_bytes));
+    printf("  host memory        %s\n",
+           bytes(b1, sizeof(b1), r->peak_memory_bytes));
+    if (r->gpus)
+        printf("  device, per GPU    %s%s%s (the circuit's buffers, from its "
+               "open; + the MSM's sort scratch, which the device sizes)\n",
+               bytes(b1, sizeof(b1), r->device_bytes),
+               o->gpu_memory ? " of " : "",
+               o->gpu_memory ? bytes(b2, sizeof(b2), o->gpu_memory) : "");
+    printf("  by class           ");
+    bool first = true;
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+        if (r->peak_class_bytes[c]) {
+            printf("%s%s %s", first ? "" : ", ",
+                   pl_buffer_class_name((pl_buffer_class)c),
+                   bytes(b1, sizeof(b1), r->peak_class_bytes[c]));
+            first = false;
+        }
+    printf("\n  by stage           at the memory's peak: resident %s",
+           bytes(b1, sizeof(b1), r->resident_bytes));
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        printf(", %s %s", pl_stage_name((pl_stage)s),
+               bytes(b1, sizeof(b1), r->peak_memory_by_stage[s]));
+    printf("\n  partitions         ");
+    for (int s = 0; s < PL_STAGE_COUNT; s++)
+        printf("%s%s %llu", s ? ", " : "", pl_stage_name((pl_stage)s),
+               (unsigned long long)r->stage_peak[s]);
+    printf(" (most at once)\n");
+    /* the queues over time, in eighths of the plan */
+    if (r->wall_seconds > 0 && r->queue_bin_seconds > 0) {
+        printf("queues over time (most waiting / in flight):");
+        double eighth = r->wall_seconds / 8;
+        for (int k = 0; k < 8; k++) {
+            uint64_t w = 0, f = 0;
+            for (size_t b = 0; b < PL_PLAN_QUEUE_BINS; b++) {
+                double t0 = b * r->queue_bin_seconds;
+                double t1 = t0 + r->queue_bin_seconds;
+                if (t1 <= k * eighth || t0 >= (k + 1) * eighth)
+                    continue;
+                if (r->queue_waiting[b] > w)
+                    w = r->queue_waiting[b];
+                if (r->queue_in_flight[b] > f)
+                    f = r->queue_in_flight[b];
+            }
+            printf("%s %s %llu/%llu", k ? "," : "",
+                   when(b1, sizeof(b1), (k + 1) * eighth),
+                   (unsigned long long)w, (unsigned long long)f);
+        }
+        printf(" (each to the time shown)\n");
+    }
+    double wall = r->wall_seconds;
+    printf("throughput: %.1f jobs/hour, %.3f partitions/s (%zu partitions, "
+           "%zu jobs done in %s%s)\n",
+           wall > 0 ? r->jobs_done * 3600.0 / wall : 0,
+           wall > 0 ? (double)r->proved / wall : 0, r->proved, r->jobs_done,
+           when(b1, sizeof(b1), wall), r->fits ? "" : ", until out of memory");
+    int bottleneck = 0;
+    for (int s = 1; s < PL_PLAN_STAGE_COUNT; s++)
+        if (r->utilisation[s] > r->utilisation[bottleneck])
+            bottleneck = s;
+    printf("bottleneck: %s (%.0f%% busy)\n", stage_work[bottleneck],
+           r->utilisation[bottleneck] * 100);
+    printf("utilisation: synthesis workers %.0f%%, prover workers %.0f%%, "
+           "finisher %.0f%%; cores %.0f%%",
+           r->utilisation[0] * 100, r->utilisation[1] * 100,
+           r->utilisation[2] * 100, r->core_utilisation * 100);
+    if (r->gpus)
+        printf(", GPUs %.0f%%", r->gpu_utilisation * 100);
+    printf("\n");
+}
+
+/* --recommend: pw from 1 to the cores (at most 64) and workers from 1 to
+ * the GPUs (or 2 on the CPU), policy ours, the budget left to the default;
+ * the best throughput that fits, then the fewest workers within 1% of it,
+ * and the budget it needs: its peak reserved. */
+static pl_status recommend(const pl_plan_config *base, const pl_plan_result *r0,
+                           pl_error *err)
+{
+    pl_plan_config c = *base;
+    c.policy = PL_PLAN_OURS;
+    c.record_timeline = false;
+    unsigned max_pw = r0->cores < 64 ? r0->cores : 64;
+    unsigned max_w = base->gpus ? base->gpus : 2;
+    double best = -1;
+    unsigned best_pw = 0, best_w = 0;
+    uint64_t best_reserved = 0, best_mem = 0;
+    size_t tried = 0, oom = 0;
+    double rates[65][65];
+    memset(rates, 0, sizeof(rates));
+    for (unsigned w = 1; w <= max_w && w <= 64; w++)
+        for (unsigned pw = 1; pw <= max_pw; pw++) {
+            c.synth_workers = pw;
+            c.prover_workers = w;
+            pl_plan *p;
+            pl_status st = pl_plan_run(&p, &c, err);
+            if (st == PL_EBUDGET)
+                continue;
+            if (st != PL_OK)
+                return st;
+            pl_plan_result r;
+            pl_plan_result_read(p, &r);
+            pl_plan_destroy(p);
+            tried++;
+            if (!r.fits) {
+                oom++;
+                continue;
+            }
+            double rate = r.wall_seconds > 0 ? r.proved / r.wall_seconds : 0;
+            rates[w][pw] = rate;
+            if (rate > best) {
+                best = rate;
+                best_pw = pw;
+                best_w = w;
+                best_reserved = r.peak_reserved_bytes;
+                best_mem = r.peak_memory_bytes;
+            }
+        }
+    if (best_pw == 0) {
+        printf("recommend: no configuration of pw 1-%u and 1-%u workers "
+               "fits this machine's memory\n", max_pw, max_w);
+        return PL_OK;
+    }
+    /* the fewest workers within 1% of the best: less memory, same speed */
+    for (unsigned w = 1; w <= max_w && w <= 64; w++)
+        for (unsigned pw = 1; pw <= max_pw; pw++)
+            if (rates[w][pw] >= best * 0.99 &&
+                pw + w < best_pw + best_w) {
+                best_pw = pw;
+                best_w = w;
+            }
+    c.synth_workers = best_pw;
+    c.prover_workers = best_w;
+    pl_plan *p;
+    pl_status st = pl_plan_run(&p, &c, err);
+    if (st != PL_OK)
+        return st;
+    pl_plan_result r;
+    pl_plan_result_read(p, &r);
+    pl_plan_destroy(p);
+    best_reserved = r.peak_reserved_bytes;
+    best_mem = r.peak_memory_bytes;
+    char b1[40], b2[40], b3[40];
+    printf("recommend: --pw %u --workers %u --budget %s\n", best_pw, best_w,
+           bytes(b1, sizeof(b1), best_reserved));
+    int bottleneck = 0;
+    for (int s = 1; s < PL_PLAN_STAGE_COUNT; s++)
+        if (r.utilisation[s] > r.utilisation[bottleneck])
+            bottleneck = s;
+    printf("  %zu configurations planned (%zu ran out of memory); this one "
+           "proves %.3f partitions/s, within 1%% of the best that fits, with "
+           "the fewest workers: more would only add partitions in flight, "
+           "because %s is the bottleneck (%.0f%% busy).  Its peak reserved "
+           "is %s, so a budget of that much admits as much as it can use; "
+           "its host memory peaks at %s of %s.\n",
+           tried, oom, r.wall_seconds > 0 ? r.proved / r.wall_seconds : 0,
+           stage_work[bottleneck], r.utilisation[bottleneck] * 100,
+           bytes(b1, sizeof(b1), best_reserved),
+           bytes(b2, sizeof(b2), best_mem),
+           bytes(b3, sizeof(b3), r.memory_bytes));
+    return PL_OK;
+}
+
+static int plan_main(plan_options *o)
+{
+    pl_error err = {0};
+    pl_status st = PL_OK;
+    pl_plan *plan = NULL;
+    pl_plan_costs costs;
+    pl_plan_config cfg;
+    pl_plan_config_init(&cfg);
+    const preset *pre = NULL;
+    int sources = !!o->zkey + !!o->r1cs + !!o->constraints + !!o->preset;
+    if (sources != 1)
+        return cli_usage_error("plan", "give the circuit once: --zkey, "
+                               "--r1cs, --constraints or --preset");
+    if (o->preset) {
+        for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+            if (strcmp(o->preset, presets[i].name) == 0)
+                pre = &presets[i];
+        if (!pre)
+            return cli_usage_error("plan", "--preset: '%s' is not one of "
+                                   "filecoin-porep-32g, filecoin-porep-64g",
+                                   o->preset);
+    }
+    if (o->density) {
+        char *end;
+        cfg.density = strtod(o->density, &end);
+        if (*end || !(cfg.density > 0))
+            return cli_usage_error("plan", "--density: '%s' is not a "
+                                   "positive number", o->density);
+    }
+    double arrival = 0;
+    if (o->arrival && !parse_arrival(o->arrival, &arrival))
+        return cli_usage_error("plan", "--arrival: '%s' is not a rate "
+                               "(1/60s, 2/h) or an interval (30s)",
+                               o->arrival);
+    if (o->publics < 0 || o->publics > 1000000)
+        return cli_usage_error("plan", "--public: %ld is not a count of "
+                               "public inputs", o->publics);
+    if (o->costs_path) {
+        if ((st = pl_plan_costs_read(&costs, o->costs_path, &err)))
+            return cli_exit("plan", st, &err);
+    } else if (pre) {
+        costs = pre->costs;
+    } else {
+        return cli_usage_error("plan", "--costs FILE is needed without a "
+                               "preset (`proofline calibrate` writes one; "
+                               "docs/costs/ has profiles)");
+    }
+    if (pre) {
+        cfg.constraints = pre->constraints;
+        cfg.publics = pre->publics;
+        if (!o->partitions)
+            o->partitions = pre->partitions;
+        if (!o->cores)
+            o->cores = pre->cores;
+        if (!o->gpus)
+            o->gpus = pre->gpus;
+        if (!o->memory)
+            o->memory = pre->memory_gib << 30;
+    } else {
+        cfg.zkey_path = o->zkey;
+        cfg.r1cs_path = o->r1cs;
+        cfg.constraints = o->constraints;
+        cfg.publics = o->constraints && !o->publics ? 1 : (uint64_t)o->publics;
+    }
+    if (o->witness) { /* what the engine reserves for a witness file */
+        struct stat sb;
+        if (stat(o->witness, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            err.code = PL_EIO;
+            snprintf(err.msg, sizeof(err.msg), "%.200s: cannot read: %s",
+                     o->witness, stat(o->witness, &sb) != 0
+                                     ? strerror(errno) : "not a file");
+            return cli_exit("plan", PL_EIO, &err);
+        }
+        cfg.witness_bytes = (uint64_t)sb.st_size;
+    }
+    if (!o->jobs)
+        o->jobs = 1;
+    if (!o->partitions)
+        o->partitions = 1;
+    cfg.cores = o->cores;
+    cfg.gpus = o->gpus;
+    cfg.memory_bytes = o->memory;
+    cfg.synth_workers = o->pw;
+    cfg.prover_workers = o->workers;
+    cfg.budget_bytes = o->budget;
+    cfg.policy = (pl_plan_policy)o->policy;
+    /* the story's engine had no byte budget: its policy plans without one
+     * unless a budget is given */
+    cfg.no_budget = o->no_budget ||
+                    (!o->budget && cfg.policy == PL_PLAN_RELEASE_AT_SYNTH_END);
+    cfg.jobs = o->jobs;
+    cfg.partitions = o->partitions;
+    cfg.arrival_seconds = arrival;
+    cfg.costs = &costs;
+    cfg.record_timeline = o->trace || o->plot;
+    if ((st = pl_plan_run(&plan, &cfg, &err)))
+        goto done;
+    pl_plan_result r;
+    pl_plan_result_read(plan, &r);
+    print_result(&r, o, &costs, arrival);
+    if (o->report) {
+        pl_engine_stats es;
+        pl_plan_stats_read(plan, &es);
+        pl_job_status js = {.done = true, .status = PL_OK,
+                            .n_partitions = (size_t)o->jobs * o->partitions,
+                            .proved = r.proved};
+        pl_run_facts facts = {.wall_seconds = r.wall_seconds,
+                              .synth_workers = r.synth_workers,
+                              .prover_workers = r.prover_workers,
+                              .threads = r.cores};
+        if ((st = pl_engine_write_report_file(o->report, &es, &js, &facts,
+                                              &err)))
+            goto done;
+        printf("report: %s\n", o->report);
+    }
+    if (o->trace) {
+        if ((st = pl_plan_write_trace(plan, o->trace, &err)))
+            goto done;
+        printf("trace: %s\n", o->trace);
+    }
+    if (o->plot) {
+        if ((st = pl_plan_write_plot(plan, o->plot, &err)))
+            goto done;
+        printf("plot: %s\n", o->plot);
+    }
+    if (o->recommend && (st = recommend(&cfg, &r, &err)))
+        goto done;
+    pl_plan_destroy(plan);
+    return r.fits && !(o->gpu_memory && r.device_bytes > o->gpu_memory) ? 0
+                                                                       : 1;
+done:
+    pl_plan_destroy(plan);
+    return cli_exit("plan", st, &err);
+}
+
+int cli_plan(int argc, char **argv)
+{
+    plan_options o = {0};
+    const cli_table tables[] = {{plan_opts, &o}};
+    int npos = 0;
+    int rc = cli_parse(&plan_cmd, tables, 1, argc, argv, &npos);
+    if (rc == CLI_RUN && npos > 0)
+        rc = cli_usage_error("plan", "unexpected argument '%s'", argv[0]);
+    if (rc == CLI_RUN)
+        rc = plan_main(&o);
+    return rc;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Stage-cost profiles for the planner: reading and writing the costs file
+ * (docs/plan.md, "Costs"), and the seconds of a stage at a size.  A
+ * profile says, for synthesis, the prover's start and its finish, the
+ * seconds of one partition as fixed + per_row x domain rows, and how it was
+ * obtained: measured by `proofline calibrate` on a number of cores, or
+ * estimated from named figures.
+ *
+ * The format is lines of `key value...`; `#` starts a comment:
+ *     profile NAME
+ *     source TEXT...          (where the figures come from)
+ *     estimated yes|no
+ *     device cpu|gpu          (where the start runs)
+ *     cores N                 (the cores the start was measured with)
+ *     synth FIXED PER_ROW     (seconds; seconds per domain row)
+ *     prove FIXED PER_ROW
+ *     finish FIXED PER_ROW
+ */
+#define _GNU_SOURCE
+#include "proofline.h"
+#include "util/error.h"
+#include "util/file.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stage_keys[PL_PLAN_STAGE_COUNT] = {"synth", "prove",
+                                                             "finish"};
+
+double pl_plan_costs_seconds(const pl_plan_costs *c, pl_plan_stage stage,
+                             uint64_t rows)
+{
+    if ((unsigned)stage >= PL_PLAN_STAGE_COUNT)
+        return 0;
+    double t = c->fixed[stage] + c->per_row[stage] * (double)rows;
+    return t > 0 ? t : 0;
+}
+
+/* A number that is finite and not negative. */
+static bool parse_seconds(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
+                             pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
+    char line[512];
+    unsigned lineno = 0, seen = 0;
+    pl_status st = PL_OK;
+    while (fgets(line, sizeof(line), f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        line[strcspn(line, "\r\n")] = '\0';
+        char *save = NULL, *key = strtok_r(line, " \t", &save);
+        if (!key)
+            continue;
+        char *rest = save ? save + strspn(save, " \t") : NULL;
+        if (strcmp(key, "profile") == 0 && rest && *rest) {
+            snprintf(out->profile, sizeof(out->profile), "%s", rest);
+        } else if (strcmp(key, "source") == 0 && rest) {
+            snprintf(out->source, sizeof(out->source), "%s", rest);
+        } else if (strcmp(key, "estimated") == 0 && rest &&
+                   (!strcmp(rest, "yes") || !strcmp(rest, "no"))) {
+            out->estimated = strcmp(rest, "yes") == 0;
+        } else if (strcmp(key, "device") == 0 && rest &&
+                   (!strcmp(rest, "cpu") || !strcmp(rest, "gpu"))) {
+            out->gpu = strcmp(rest, "gpu") == 0;
+        } else if (strcmp(key, "cores") == 0 && rest) {
+            char *end;
+            unsigned long n = strtoul(rest, &end, 10);
+            if (*end || n == 0 || n > 1u << 16) {
+                st = pl__error_set(err, PL_EFORMAT, "%s:%u: cores: '%s' is "
+                                   "not a count of cores", path, lineno, rest);
+                break;
+            }
+            out->cores = (unsigned)n;
+        } else {
+            int stage = -1;
+            for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
+                if (strcmp(key, stage_keys[s]) == 0)
+                    stage = s;
+            char *a = rest ? strtok_r(NULL, " \t", &save) : NULL;
+            char *b = a ? strtok_r(NULL, " \t", &save) : NULL;
+            if (stage < 0) {
+                st = pl__error_set(err, PL_EFORMAT, "%s:%u: '%s' is not a "
+                                   "field of a costs file (profile, source, "
+                                   "estimated, device, cores, synth, prove, "
+                                   "finish)", path, lineno, key);
+                break;
+            }
+            if (!a || !b || strtok_r(NULL, " \t", &save) ||
+                !parse_seconds(a, &out->fixed[stage]) ||
+                !parse_seconds(b, &out->per_row[stage])) {
+                st = pl__error_set(err, PL_EFORMAT, "%s:%u: %s: wants two "
+                                   "numbers, seconds and seconds per domain "
+                                   "row", path, lineno, key);
+                break;
+            }
+            seen |= 1u << stage;
+        }
+    }
+    fclose(f);
+    if (st == PL_OK && seen != (1u << PL_PLAN_STAGE_COUNT) - 1)
+        st = pl__error_set(err, PL_EFORMAT, "%s: %s: missing (a costs file "
+                           "gives synth, prove and finish)", path,
+                           !(seen & 1) ? "synth" : !(seen & 2) ? "prove"
+                                                               : "finish");
+    if (st == PL_OK && !out->cores)
+        out->cores = 1;
+    return st;
+}
+
+pl_status pl_plan_costs_write(const char *path, const pl_plan_costs *c,
+                              pl_error *err)
+{
+    pl__output out;
+    pl_status st = pl__output_open(&out, path, err);
+    if (st != PL_OK)
+        return st;
+    fprintf(out.f, "# proofline costs (docs/plan.md): seconds of one "
+            "partition's stage = fixed + per_row x domain rows\n");
+    fprintf(out.f, "profile %s\n", c->profile[0] ? c->profile : "unnamed");
+    if (c->source[0])
+        fprintf(out.f, "source %s\n", c->source);
+    fprintf(out.f, "estimated %s\ndevice %s\ncores %u\n",
+            c->estimated ? "yes" : "no", c->gpu ? "gpu" : "cpu", c->cores);
+    for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
+        fprintf(out.f, "%-6s %.6g %.6g\n", stage_keys[s], c->fixed[s],
+                c->per_row[s]);
+    return pl__output_commit(&out, err);
+}
