@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * proofline_c2.h: the Filecoin stack's files, beside proofline.h.  The
+ * formats bellperson (Rust) and SupraSeal C2 read and write, so that a
+ * Filecoin prover can hand its parameters and proofs to proofline:
+ *
+ *  - parameter files (`.params`): the verifying key, then the h, l, a,
+ *    b_g1 and b_g2 queries, each a u32 big-endian count and that many
+ *    uncompressed points in the zcash encoding (G1 96 bytes, G2 192,
+ *    big-endian coordinates, flags in the top three bits of the first
+ *    byte); docs/filecoin.md has the byte map;
+ *  - verifying key files (`.vk`): the same verifying key alone (alpha_g1,
+ *    beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, a u32 big-endian count
+ *    and the ic points);
+ *  - proofs of 192 bytes: A (G1 compressed, 48) || B (G2 compressed, 96) ||
+ *    C (G1 compressed, 48), zcash flags; a batch (a multi-partition proof)
+ *    is their concatenation;
+ *  - public inputs as a file of 32-byte little-endian field elements (each
+ *    < r, the representation of ff's to_repr for BLS12-381's Fr),
+ *    concatenated: n_public per proof, proof after proof.
+ *
+ * Points and scalars crossing this API are proofline.h's (pl_proof,
+ * pl_scalar): the zcash encodings stay inside the library.
+ *
+ * The SupraSeal-C2-shaped prover (assignments with densities in, proofs
+ * out) is not here yet: docs/filecoin.md says what it will take.
+ */
+#ifndef PROOFLINE_C2_H
+#define PROOFLINE_C2_H
+
+#include "proofline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- parameter and verifying key files --------------------------------- */
+
+typedef struct pl_bp_params pl_bp_params;
+
+typedef struct pl_bp_info {
+    bool vk_only;         /* a `.vk` file: the verifying key and nothing else */
+    uint64_t file_bytes;
+    uint32_t n_ic;        /* the public inputs + 1 (ONE) */
+    /* the queries' counts (0 in a .vk) */
+    uint32_t n_h, n_l, n_a, n_b_g1, n_b_g2;
+} pl_bp_info;
+
+/* Maps a parameter file or a verifying key file (told apart by where the
+ * file ends: a .vk ends after its ic points) and validates its structure:
+ * every count against the bytes left before anything is read past it, no
+ * trailing bytes, b_g1 and b_g2 of one count, and the verifying key's
+ * points decoded (on their curves).  The queries' points are not decoded:
+ * pl_bp_params_check_points does that.  PL_EFORMAT naming the file, the
+ * section and the byte offset. */
+PL_API pl_status pl_bp_params_open(pl_bp_params **out, const char *path,
+                                   pl_error *err);
+PL_API void pl_bp_params_close(pl_bp_params *params);
+PL_API void pl_bp_params_get_info(const pl_bp_params *params,
+                                  pl_bp_info *out);
+/* Every point of every section: a valid encoding, on its curve, in its
+ * prime-order subgroup, not the point at infinity (bellperson's checked
+ * read refuses it too).  About a proof's worth of work per point set;
+ * PL_EFORMAT naming the section, the point and its byte offset. */
+PL_API pl_status pl_bp_params_check_points(const pl_bp_params *params,
+                                           pl_error *err);
+/* The verification key of a parameter or .vk file (gamma_g2 may be any
+ * point: bellperson's keys do not fix it to the generator). */
+PL_API pl_status pl_vkey_from_bp_params(pl_vkey **out,
+                                        const pl_bp_params *params,
+                                        pl_error *err);
+
+/* A zkey's verification key as a bellperson .vk (alpha, beta and delta in
+ * both groups are in the zkey's header): proofs from the snarkjs path,
+ * converted to 192 bytes, verify against it in a bellperson verifier.
+ * Complete or not at all. */
+PL_API pl_status pl_bp_vk_write_from_zkey(const pl_zkey *zkey,
+                                          const char *vk_path, pl_error *err);
+
+/* ---- 192-byte proofs ---------------------------------------------------- */
+
+#define PL_BP_PROOF_BYTES 192u
+
+/* Decodes one proof.  A point that is not a valid compressed encoding
+ * (flags, a coordinate >= q) is PL_EFORMAT; one whose x has no point on
+ * the curve is PL_EINVALID (a tampered proof).  The subgroup checks are
+ * pl_verify's. */
+PL_API pl_status pl_proof_from_bp_bytes(pl_proof *out, const uint8_t *in,
+                                        pl_error *err);
+PL_API void pl_proof_to_bp_bytes(uint8_t *out, const pl_proof *proof);
+
+/* A file of proofs: a non-empty multiple of 192 bytes, at most max_count
+ * proofs (0: no limit).  *out is released with pl_bp_proofs_free. */
+PL_API pl_status pl_bp_proofs_read(pl_proof **out, size_t *count,
+                                   const char *path, size_t max_count,
+                                   pl_error *err);
+PL_API void pl_bp_proofs_free(pl_proof *proofs);
+/* Writes count proofs, concatenated, complete or not at all. */
+PL_API pl_status pl_bp_proofs_write(const char *path, const pl_proof *proofs,
+                                    size_t count, pl_error *err);
+
+/* A file of public inputs: 32-byte little-endian values, each < r, at most
+ * max_count of them (0: no limit); an empty file is no inputs.  *out is
+ * released with pl_public_free. */
+PL_API pl_status pl_bp_inputs_read(pl_scalar **out, size_t *count,
+                                   const char *path, size_t max_count,
+                                   pl_error *err);
+
+/* Writes count public inputs as such a file (each < r, checked), complete
+ * or not at all. */
+PL_API pl_status pl_bp_inputs_write(const char *path, const pl_scalar *inputs,
+                                    size_t count, pl_error *err);
+
+/* ---- the development setup in bellperson's layout ----------------------- */
+
+/* pl_setup_dev's secrets (the same seed gives the same tau, alpha, beta,
+ * delta; gamma = 1), written as a bellperson parameter file and its .vk:
+ * the a, b_g1, b_g2 queries without their points at infinity, l and ic as
+ * the zkey's C and IC, h as tau^i t(tau) / delta for i < n - 1 (the
+ * monomial basis bellperson's prover uses, not the zkey's Lagrange H), and
+ * the domain generated by blstrs's root of unity (7^((r-1)/2^32), where
+ * snarkjs takes 5^(...)): row k of the constraints sits at omega^k as a
+ * bellperson prover puts it, so its A, B, l points differ from the zkey's.
+ * The two files are renamed into place as a pair.  The toxic waste is
+ * known: tests and benchmarks only. */
+PL_API pl_status pl_setup_dev_bellperson(const char *r1cs_path,
+                                         const char *params_path,
+                                         const char *vk_path,
+                                         const pl_setup_config *cfg,
+                                         pl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROOFLINE_C2_H */
