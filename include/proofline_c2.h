@@ -22,8 +22,10 @@
  * Points and scalars crossing this API are proofline.h's (pl_proof,
  * pl_scalar): the zcash encodings stay inside the library.
  *
- * The SupraSeal-C2-shaped prover (assignments with densities in, proofs
- * out) is not here yet: docs/filecoin.md says what it will take.
+ * And a prover shaped like SupraSeal C2's generate_groth16_proofs_c:
+ * bellperson's proving assignments (a, b, c evaluated during synthesis,
+ * the input and auxiliary assignments, the density bit vectors) in,
+ * proofs out, against an SRS read from a parameter file.
  */
 #ifndef PROOFLINE_C2_H
 #define PROOFLINE_C2_H
@@ -128,6 +130,87 @@ PL_API pl_status pl_setup_dev_bellperson(const char *r1cs_path,
                                          const char *vk_path,
                                          const pl_setup_config *cfg,
                                          pl_error *err);
+
+/* ---- the SupraSeal-C2-shaped prover ------------------------------------- */
+/*
+ * What bellperson's ProvingAssignment holds after synthesis, as SupraSeal
+ * C2's Assignment takes it (field for field), with two differences a Rust
+ * caller bridges with a copy: scalars are pl_scalar (32 bytes little-endian
+ * standard form, ff's to_repr) where SupraSeal takes blstrs's Montgomery
+ * limbs, and density words are uint64_t where it takes usize (the same on
+ * 64-bit targets).
+ *
+ * Buffer ownership: every pointer in an assignment is the caller's, read
+ * only, and must stay valid until pl_c2_prove returns -- except a, b and c,
+ * which proofline reads once, at the start of that proof's H computation,
+ * and then reports through `abc_done`: from that call on the caller may
+ * free that assignment's a, b and c (bellperson drops them there; they are
+ * the largest per-proof buffers, 3 x 32 bytes per constraint), while the
+ * MSMs still run.  The densities and the input and auxiliary assignments
+ * are read until the proof's MSMs end.  proofline frees nothing of the
+ * caller's; its own buffers (the SRS's points: class params; the NTT's
+ * vectors: class h; gathered scalars and MSM scratch: class msm_scratch)
+ * go through the accounted allocator and are freed before it returns.
+ */
+typedef struct pl_c2_assignment {
+    /* density bit vectors: bit i is word i / 64, bit i % 64 (bitvec's Lsb0
+     * order); a set bit means the variable occurs in that matrix */
+    const uint64_t *a_aux_density;
+    size_t a_aux_bit_len, a_aux_popcount;
+    const uint64_t *b_inp_density;
+    size_t b_inp_bit_len, b_inp_popcount;
+    const uint64_t *b_aux_density;
+    size_t b_aux_bit_len, b_aux_popcount;
+    /* the constraints' evaluations, one per constraint (the input
+     * constraints bellperson adds included), at most the domain's size */
+    const pl_scalar *a, *b, *c;
+    size_t abc_size;
+    /* ONE first, then the public inputs; then the auxiliary variables */
+    const pl_scalar *inp_assignment;
+    size_t inp_assignment_size;
+    const pl_scalar *aux_assignment;
+    size_t aux_assignment_size;
+} pl_c2_assignment;
+
+typedef struct pl_c2_srs pl_c2_srs;
+
+/* Reads a bellperson parameter file into memory for proving: every query
+ * point decoded into accounted buffers (class params, the SRS's bytes in
+ * the ledger as a zkey's are), the NTT's tables for its domain.  With
+ * check_points, each point is also checked for its subgroup (--check-params).
+ * threads: 0 is one per online core. */
+PL_API pl_status pl_c2_srs_create(pl_c2_srs **out, const char *params_path,
+                                  bool check_points, unsigned threads,
+                                  pl_error *err);
+PL_API void pl_c2_srs_destroy(pl_c2_srs *srs);
+/* Bytes pl_c2_prove takes beyond the SRS for one proof at a time (the
+ * NTT's vectors and the MSMs' scratch): what a budget reserves. */
+PL_API uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs);
+/* The SRS's own bytes (class params). */
+PL_API uint64_t pl_c2_srs_bytes(const pl_c2_srs *srs);
+
+/* Called once per proof when its a, b and c have been read (see above). */
+typedef void (*pl_c2_abc_done_fn)(void *user, size_t proof);
+
+typedef struct pl_c2_config {
+    /* refuse (PL_EBUDGET, before any work) when the SRS's bytes plus
+     * pl_c2_prove_bytes exceed it; 0: no limit */
+    uint64_t budget_bytes;
+    pl_c2_abc_done_fn abc_done; /* optional */
+    void *abc_done_user;
+} pl_c2_config;
+
+/* Proves n assignments, proofs[i] from assignments[i] with blinding r[i]
+ * and s[i] (r = s = 0 gives the unblinded proof, as bellperson does
+ * without randomization), one after the other, each proof's MSMs over the
+ * SRS's pool.  Every assignment is checked against the SRS first (its
+ * lengths, its densities' lengths and popcounts against their bits and
+ * the queries' counts, its scalars < r): PL_EFORMAT naming the assignment
+ * and the field, and no proof is written.  cfg may be NULL. */
+PL_API pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
+                             size_t n, const pl_scalar *r, const pl_scalar *s,
+                             const pl_c2_srs *srs, const pl_c2_config *cfg,
+                             pl_error *err);
 
 #ifdef __cplusplus
 }

@@ -146,11 +146,11 @@ static pl_status parse(pl_bp_params *p, pl_error *err)
     const uint64_t len = p->map.size;
     uint64_t at = PL__BP_VK_POINTS_BYTES;
     pl_status st;
-    if (len < PL__BP_VK_POINTS_BYTES + 4)
+    if (len < PL__BP_VK_POINTS_BYTES)
         return pl__error_set(err, PL_EFORMAT, "%s: verifying key: the file is "
-                             "%" PRIu64 " bytes, a verifying key takes at "
-                             "least %u (at byte offset 0)", p->path, len,
-                             PL__BP_VK_POINTS_BYTES + 4);
+                             "%" PRIu64 " bytes, the key's six points take "
+                             "%u (at byte offset 0)", p->path, len,
+                             PL__BP_VK_POINTS_BYTES);
     if ((st = parse_vk_points(p, p->map.data, err)) ||
         (st = parse_section(p, PL__BP_IC, &at, err)))
         return st;

@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bellperson's files and the SupraSeal-C2-shaped prover
+ * (include/proofline_c2.h, src/formats/bellperson.c, src/groth16/c2.c):
+ *  - blstrs's root of unity is 7^((r-1)/2^32), the constant bellperson's
+ *    domains start from;
+ *  - round trip for three circuits (multiplier; noB, whose public inputs
+ *    never occur in B; nopublic, with no input besides ONE): setup --dev
+ *    in bellperson's layout, the files read back (every point checked),
+ *    their points rewritten through the writer give the same bytes, the
+ *    .vk's key equals the parameter file's; proofs through the C API from
+ *    a bellperson-style assignment (a, b, c evaluated per constraint, the
+ *    input constraints appended, densities from the r1cs), verified by our
+ *    verifier, through 192 bytes and back; a tampered proof and a wrong
+ *    input rejected;
+ *  - bad files: truncated in each section, a count larger than the file,
+ *    a point off the curve, a point outside the subgroup (found only by
+ *    the point check): PL_EFORMAT naming the file and the section;
+ *  - bad assignments: lengths that disagree with the SRS, popcounts that
+ *    disagree with their bits: PL_EFORMAT naming the field, no proof
+ *    written;
+ *  - the C API's abc_done comes before the proof is done, and its buffers
+ *    are all freed after (the harness checks every class at zero).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "proofline_c2.h"
+#include "field/field.h"
+#include "formats/bellperson.h"
+#include "formats/formats.h"
+#include "groth16/vkey.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a bellperson-style assignment from an r1cs and a witness ----------- */
+
+typedef struct {
+    pl_c2_assignment as;
+    pl_scalar *abc;       /* a, b, c: rows each */
+    uint64_t *bits;       /* a_aux, b_inp, b_aux */
+} built;
+
+static void lc_eval(pl_scalar *out, const pl__r1cs_lc *lc, const pl_scalar *w)
+{
+    blst_fr acc, c, v;
+    memset(&acc, 0, sizeof(acc));
+    for (uint32_t t = 0; t < lc->n_terms; t++) {
+        pl__r1cs_term term = pl__r1cs_lc_term(lc, t);
+        pl__fr_from_le(&c, term.coef);
+        pl__fr_from_le(&v, w[term.wire].b);
+        blst_fr_mul(&c, &c, &v);
+        blst_fr_add(&acc, &acc, &c);
+    }
+    pl__fr_to_le(out->b, &acc);
+}
+
+static void set_bit(uint64_t *words, size_t i)
+{
+    words[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static size_t count_bits(const uint64_t *words, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += (words[i / 64] >> (i % 64)) & 1;
+    return c;
+}
+
+/* What bellperson's synthesis leaves: per constraint a, b, c; then one
+ * input constraint per input (input_i * 0 = 0); densities by occurrence. */
+static void build_assignment(built *out, const pl_r1cs *r1cs,
+                             const pl_wtns *wtns)
+{
+    const pl_scalar *w = pl_wtns_values(wtns);
+    const size_t n_inp = (size_t)r1cs->info.n_pub_out + r1cs->info.n_pub_in +
+                         1;
+    const size_t n_aux = r1cs->info.n_wires - n_inp;
+    const size_t rows = r1cs->info.n_constraints + n_inp;
+    const size_t words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    memset(out, 0, sizeof(*out));
+    out->abc = calloc(3 * rows, sizeof(pl_scalar));
+    out->bits = calloc(3 * words, sizeof(uint64_t));
+    CHECK(out->abc && out->bits);
+    uint64_t *a_aux = out->bits, *b_inp = a_aux + words, *b_aux = b_inp + words;
+    pl_scalar *a = out->abc, *b = a + rows, *c = b + rows;
+    pl__r1cs_iter it;
+    pl__r1cs_lc lc[3];
+    uint32_t k;
+    for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);) {
+        lc_eval(&a[k], &lc[0], w);
+        lc_eval(&b[k], &lc[1], w);
+        lc_eval(&c[k], &lc[2], w);
+        for (unsigned m = 0; m < 2; m++)
+            for (uint32_t t = 0; t < lc[m].n_terms; t++) {
+                uint32_t wire = pl__r1cs_lc_term(&lc[m], t).wire;
+                if (wire >= n_inp)
+                    set_bit(m == 0 ? a_aux : b_aux, wire - n_inp);
+                else if (m == 1)
+                    set_bit(b_inp, wire);
+            }
+    }
+    for (size_t i = 0; i < n_inp; i++)
+        a[r1cs->info.n_constraints + i] = w[i]; /* b, c stay 0 */
+    pl_c2_assignment *as = &out->as;
+    as->a_aux_density = a_aux;
+    as->a_aux_bit_len = n_aux;
+    as->a_aux_popcount = count_bits(a_aux, n_aux);
+    as->b_inp_density = b_inp;
+    as->b_inp_bit_len = n_inp;
+    as->b_inp_popcount = count_bits(b_inp, n_inp);
+    as->b_aux_density = b_aux;
+    as->b_aux_bit_len = n_aux;
+    as->b_aux_popcount = count_bits(b_aux, n_aux);
+    as->a = a;
+    as->b = b;
+    as->c = c;
+    as->abc_size = rows;
+    as->inp_assignment = w;
+    as->inp_assignment_size = n_inp;
+    as->aux_assignment = w + n_inp;
+    as->aux_assignment_size = n_aux;
+}
+
+static void built_free(built *b)
+{
+    free(b->abc);
+    free(b->bits);
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static void paths(char *params, char *vk, size_t cap, const char *name)
+{
+    char f[128];
+    snprintf(f, sizeof(f), "bp_%s.params", name);
+    snprintf(params, cap, "%s", pl_test_tmp(f));
+    snprintf(f, sizeof(f), "bp_%s.vk", name);
+    snprintf(vk, cap, "%s", pl_test_tmp(f));
+}
+
+static void setup(const char *circuit, char *params, char *vk, size_t cap)
+{
+    pl_error err = {0};
+    char r1cs[512];
+    snprintf(r1cs, sizeof(r1cs), "%s/circuit.r1cs", circuit);
+    paths(params, vk, cap, circuit);
+    pl_setup_config cfg;
+    pl_setup_config_init(&cfg);
+    cfg.threads = 2;
+    CHECK_OK(pl_setup_dev_bellperson(pl_test_vector(r1cs), params, vk, &cfg,
+                                     &err),
+             &err);
+}
+
+static bool msg_has(const pl_error *err, const char *what)
+{
+    if (strstr(err->msg, what))
+        return true;
+    fprintf(stderr, "message lacks '%s': %s\n", what, err->msg);
+    return false;
+}
+
+/* Every point of p decoded and written again through the writer: the same
+ * bytes as the file. */
+static void rewrite_same(const pl_bp_params *p, const char *path)
+{
+    pl_error err = {0};
+    pl__output out;
+    pl__bp_writer w;
+    memset(&out, 0, sizeof(out));
+    const pl__bp_vk vk = {&p->alpha_g1, &p->beta_g1, &p->delta_g1,
+                          &p->beta_g2,  &p->gamma_g2, &p->delta_g2};
+    CHECK_OK(pl__output_open(&out, path, &err), &err);
+    CHECK_OK(pl__bp_write_begin(&w, &out, p->vk_only, &vk, &err), &err);
+    for (unsigned s = 0; s < PL__BP_SECTIONS; s++) {
+        if (p->vk_only && s != PL__BP_IC)
+            break;
+        CHECK_OK(pl__bp_section_begin(&w, s, p->count[s], &err), &err);
+        for (uint32_t i = 0; i < p->count[s]; i++) {
+            if (pl__bp_section_is_g2(s)) {
+                blst_p2_affine q;
+                CHECK_EQ(pl__bp_g2_at(&q, p, i), BLST_SUCCESS);
+                CHECK_OK(pl__bp_put_points(&w, (const uint8_t *)&q, 1, &err),
+                         &err);
+            } else {
+                blst_p1_affine q;
+                CHECK_EQ(pl__bp_g1_at(&q, p, s, i), BLST_SUCCESS);
+                CHECK_OK(pl__bp_put_points(&w, (const uint8_t *)&q, 1, &err),
+                         &err);
+            }
+        }
+        CHECK_OK(pl__bp_section_end(&w, &err), &err);
+    }
+    CHECK_OK(pl__bp_write_end(&w, &err), &err);
+    CHECK_OK(pl__output_commit(&out, &err), &err);
+    pl__output_abort(&out);
+    size_t a_len, b_len;
+    uint8_t *a = pl_test_read_file(p->path, &a_len);
+    uint8_t *b = pl_test_read_file(path, &b_len);
+    CHECK_EQ(a_len, b_len);
+    CHECK_MEM(a, b, a_len);
+    free(a);
+    free(b);
+}
+
+static void random_scalar(uint64_t *state, pl_scalar *out)
+{
+    pl_test_random_bytes(state, out->b, sizeof(out->b));
+    out->b[31] &= 0x3f; /* < 2^254 < r */
+}
+
+static int abc_done_calls;
+static void on_abc_done(void *user, size_t proof)
+{
+    (void)user;
+    CHECK_EQ(proof, (size_t)abc_done_calls);
+    abc_done_calls++;
+}
+
+/* The whole round trip for one circuit of tests/vectors. */
+static void round_trip(const char *circuit, bool expect_b_inputs_absent)
+{
+    pl_error err = {0};
+    char params[512], vk_path[512], again[600], rel[512];
+    setup(circuit, params, vk_path, sizeof(params));
+
+    pl_bp_params *p = NULL, *v = NULL;
+    pl_bp_info pi, vi;
+    CHECK_OK(pl_bp_params_open(&p, params, &err), &err);
+    CHECK_OK(pl_bp_params_check_points(p, &err), &err);
+    CHECK_OK(pl_bp_params_open(&v, vk_path, &err), &err);
+    CHECK_OK(pl_bp_params_check_points(v, &err), &err);
+    pl_bp_params_get_info(p, &pi);
+    pl_bp_params_get_info(v, &vi);
+    CHECK(!pi.vk_only);
+    CHECK(vi.vk_only);
+    CHECK_EQ(pi.n_ic, vi.n_ic);
+    CHECK_EQ(pi.n_b_g1, pi.n_b_g2);
+    CHECK(pi.n_a >= pi.n_ic);
+    if (expect_b_inputs_absent)
+        CHECK(pi.n_b_g1 < pi.n_ic + pi.n_l);
+    snprintf(again, sizeof(again), "%s.again", params);
+    rewrite_same(p, again);
+    snprintf(again, sizeof(again), "%s.again", vk_path);
+    rewrite_same(v, again);
+
+    pl_vkey *vk_a = NULL, *vk_b = NULL;
+    CHECK_OK(pl_vkey_from_bp_params(&vk_a, p, &err), &err);
+    CHECK_OK(pl_vkey_from_bp_params(&vk_b, v, &err), &err);
+    CHECK_EQ(vk_a->n_public, vk_b->n_public);
+    CHECK_MEM(vk_a->ic, vk_b->ic, (vk_a->n_public + 1) * sizeof(*vk_a->ic));
+    CHECK_MEM(&vk_a->delta2, &vk_b->delta2, sizeof(vk_a->delta2));
+
+    /* two proofs of the same witness, with different r and s */
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    snprintf(rel, sizeof(rel), "%s/circuit.r1cs", circuit);
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector(rel), &err), &err);
+    snprintf(rel, sizeof(rel), "%s/witness.wtns", circuit);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(rel), &err), &err);
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl_c2_srs_create(&srs, params, true, 2, &err), &err);
+    pl_c2_assignment as[2] = {bt.as, bt.as};
+    pl_scalar r[2], s[2];
+    uint64_t state = 42;
+    for (int i = 0; i < 2; i++) {
+        random_scalar(&state, &r[i]);
+        random_scalar(&state, &s[i]);
+    }
+    pl_proof proofs[2];
+    pl_c2_config cfg = {.abc_done = on_abc_done};
+    abc_done_calls = 0;
+    CHECK_OK(pl_c2_prove(proofs, as, 2, r, s, srs, &cfg, &err), &err);
+    CHECK_EQ(abc_done_calls, 2);
+    const size_t n_pub = vk_b->n_public;
+    const pl_scalar *publics = pl_wtns_values(wtns) + 1;
+    for (int i = 0; i < 2; i++)
+        CHECK_OK(pl_verify(vk_b, &proofs[i], publics, n_pub, &err), &err);
+    CHECK(memcmp(&proofs[0], &proofs[1], sizeof(proofs[0])) != 0);
+
+    /* r = s = 0 verifies too (bellperson without randomization) */
+    pl_scalar zero[1];
+    memset(zero, 0, sizeof(zero));
+    pl_proof plain;
+    CHECK_OK(pl_c2_prove(&plain, as, 1, zero, zero, srs, NULL, &err), &err);
+    CHECK_OK(pl_verify(vk_b, &plain, publics, n_pub, &err), &err);
+
+    /* through 192 bytes and back */
+    char bin[600];
+    snprintf(bin, sizeof(bin), "%s.proofs", params);
+    CHECK_OK(pl_bp_proofs_write(bin, proofs, 2, &err), &err);
+    pl_proof *back = NULL;
+    size_t n_back = 0;
+    CHECK_OK(pl_bp_proofs_read(&back, &n_back, bin, 0, &err), &err);
+    CHECK_EQ(n_back, 2);
+    CHECK_MEM(back, proofs, sizeof(proofs));
+    pl_bp_proofs_free(back);
+
+    /* tampered: C swapped for A; a wrong public input (when there is one) */
+    pl_proof bad = proofs[0];
+    memcpy(bad.c.b, proofs[0].a.b, sizeof(bad.c.b));
+    CHECK_STATUS(pl_verify(vk_b, &bad, publics, n_pub, &err), PL_EINVALID,
+                 &err);
+    if (n_pub) {
+        pl_scalar wrong[64];
+        CHECK(n_pub <= 64);
+        memcpy(wrong, publics, n_pub * sizeof(pl_scalar));
+        wrong[0].b[0] ^= 1;
+        CHECK_STATUS(pl_verify(vk_b, &proofs[0], wrong, n_pub, &err),
+                     PL_EINVALID, &err);
+    }
+
+    pl_c2_srs_destroy(srs);
+    built_free(&bt);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+    pl_vkey_destroy(vk_a);
+    pl_vkey_destroy(vk_b);
+    pl_bp_params_close(v);
+    pl_bp_params_close(p);
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+PL_TEST(blstrs_root_of_unity)
+{
+    /* bls12_381's / blstrs's Scalar::ROOT_OF_UNITY, 0x16a2a19e...0d2b */
+    static const uint8_t want[32] = {
+        0x2b, 0x0d, 0x9f, 0x43, 0x1f, 0x97, 0x29, 0x38, 0xb9, 0x80, 0x22,
+        0x8c, 0x50, 0x83, 0x36, 0xb6, 0xb4, 0x13, 0xc8, 0x22, 0x19, 0x68,
+        0x9b, 0xd0, 0x20, 0x1f, 0xe8, 0xdf, 0x9e, 0xa1, 0xa2, 0x16};
+    blst_fr w;
+    uint8_t le[32];
+    pl__fr_root_of_unity_blstrs(&w, 32);
+    pl__fr_to_le(le, &w);
+    CHECK_MEM(le, want, 32);
+    /* primitive: w^(2^31) = -1 */
+    for (int i = 0; i < 31; i++)
+        blst_fr_sqr(&w, &w);
+    blst_fr one, sum;
+    const uint64_t l1[4] = {1, 0, 0, 0};
+    blst_fr_from_uint64(&one, l1);
+    blst_fr_add(&sum, &w, &one);
+    pl__fr_to_le(le, &sum);
+    static const uint8_t zero[32];
+    CHECK_MEM(le, zero, 32);
+}
+
+PL_TEST(round_trip_multiplier)
+{
+    round_trip("multiplier", false);
+}
+
+PL_TEST(round_trip_inputs_not_in_b)
+{
+    round_trip("noB", true);
+}
+
+PL_TEST(round_trip_no_public_input)
+{
+    round_trip("nopublic", false);
+}
+
+/* The multiplier's parameter file's bytes (malloc'd) and its shape. */
+static uint8_t *multiplier_bytes(size_t *len, pl_bp_params **shape)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("multiplier", params, vk, sizeof(params));
+    uint8_t *b = pl_test_read_file(params, len);
+    CHECK_OK(pl__bp_parse(shape, b, *len, "m.params", &err), &err);
+    return b;
+}
+
+PL_TEST(truncated_in_each_section)
+{
+    pl_error err = {0};
+    size_t len;
+    pl_bp_params *shape = NULL;
+    uint8_t *b = multiplier_bytes(&len, &shape);
+    /* in the vk's points; then in each section's count and in its points */
+    struct {
+        size_t cut;
+        const char *what;
+    } cuts[2 * PL__BP_SECTIONS + 1];
+    size_t n = 0;
+    cuts[n].cut = 100;
+    cuts[n++].what = "verifying key";
+    for (unsigned s = 0; s < PL__BP_SECTIONS; s++) {
+        cuts[n].cut = shape->at[s] + 2;
+        cuts[n++].what = pl__bp_section_name(s);
+        if (shape->count[s]) {
+            cuts[n].cut = shape->at[s] + 4 + 10;
+            cuts[n++].what = pl__bp_section_name(s);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        pl_bp_params *p = NULL;
+        CHECK_STATUS(pl__bp_parse(&p, b, cuts[i].cut, "cut.params", &err),
+                     PL_EFORMAT, &err);
+        CHECK(p == NULL);
+        CHECK(msg_has(&err, "cut.params"));
+        CHECK(msg_has(&err, cuts[i].what));
+    }
+    /* the ic section cut at its end: a .vk, not an error */
+    pl_bp_params *p = NULL;
+    CHECK_OK(pl__bp_parse(&p, b, shape->at[PL__BP_H], "vk", &err), &err);
+    CHECK(p->vk_only);
+    pl_bp_params_close(p);
+    /* a byte more than the file holds */
+    uint8_t *longer = malloc(len + 1);
+    memcpy(longer, b, len);
+    longer[len] = 0;
+    CHECK_STATUS(pl__bp_parse(&p, longer, len + 1, "long.params", &err),
+                 PL_EFORMAT, &err);
+    CHECK(msg_has(&err, "after section b_g2"));
+    free(longer);
+    pl_bp_params_close(shape);
+    free(b);
+}
+
+PL_TEST(count_larger_than_the_file)
+{
+    pl_error err = {0};
+    size_t len;
+    pl_bp_params *shape = NULL, *p = NULL;
+    uint8_t *b = multiplier_bytes(&len, &shape);
+    for (unsigned s = 0; s < PL__BP_SECTIONS; s++) {
+        uint8_t *c = malloc(len);
+        memcpy(c, b, len);
+        uint8_t *at = c + shape->at[s];
+        at[0] = 0x7f; /* count 0x7f...: far more than the file */
+        CHECK_STATUS(pl__bp_parse(&p, c, len, "big.params", &err), PL_EFORMAT,
+                     &err);
+        CHECK(msg_has(&err, pl__bp_section_name(s)));
+        CHECK(msg_has(&err, "count"));
+        free(c);
+    }
+    pl_bp_params_close(shape);
+    free(b);
+}
+
+/* A point on E(Fp) outside G1: x = 0, 1, 2, ... until x^3 + 4 is a square
+ * (the cofactor is about 2^126, so it is not in the subgroup). */
+static void off_subgroup_g1(blst_p1_affine *out)
+{
+    for (uint64_t x = 1;; x++) {
+        const uint64_t lx[6] = {x, 0, 0, 0, 0, 0};
+        blst_fp fx, rhs, four;
+        const uint64_t l4[6] = {4, 0, 0, 0, 0, 0};
+        blst_fp_from_uint64(&fx, lx);
+        blst_fp_from_uint64(&four, l4);
+        blst_fp_sqr(&rhs, &fx);
+        blst_fp_mul(&rhs, &rhs, &fx);
+        blst_fp_add(&rhs, &rhs, &four);
+        if (blst_fp_sqrt(&out->y, &rhs)) {
+            out->x = fx;
+            CHECK(blst_p1_affine_on_curve(out));
+            if (!blst_p1_affine_in_g1(out))
+                return;
+        }
+    }
+}
+
+PL_TEST(bad_points)
+{
+    pl_error err = {0};
+    size_t len;
+    pl_bp_params *shape = NULL, *p = NULL;
+    uint8_t *b = multiplier_bytes(&len, &shape);
+    uint8_t *c = malloc(len);
+
+    /* off the curve: the last byte of h's first point (its y) changed;
+     * opening does not decode the queries, the point check does */
+    memcpy(c, b, len);
+    c[shape->at[PL__BP_H] + 4 + 95] ^= 1;
+    CHECK_OK(pl__bp_parse(&p, c, len, "oc.params", &err), &err);
+    CHECK_STATUS(pl_bp_params_check_points(p, &err), PL_EFORMAT, &err);
+    CHECK(msg_has(&err, "section h: point 0"));
+    CHECK(msg_has(&err, "not on the curve"));
+    pl_bp_params_close(p);
+
+    /* not in the subgroup, in the a query */
+    memcpy(c, b, len);
+    blst_p1_affine q;
+    off_subgroup_g1(&q);
+    blst_p1_affine_serialize(c + shape->at[PL__BP_A] + 4 + PL__BP_G1_BYTES,
+                             &q);
+    CHECK_OK(pl__bp_parse(&p, c, len, "sg.params", &err), &err);
+    CHECK_STATUS(pl_bp_params_check_points(p, &err), PL_EFORMAT, &err);
+    CHECK(msg_has(&err, "sg.params"));
+    CHECK(msg_has(&err, "section a: point 1"));
+    CHECK(msg_has(&err, "subgroup"));
+    pl_bp_params_close(p);
+
+    /* off the curve in the verifying key: refused at open */
+    memcpy(c, b, len);
+    c[95] ^= 1;
+    CHECK_STATUS(pl__bp_parse(&p, c, len, "vk.params", &err), PL_EFORMAT,
+                 &err);
+    CHECK(msg_has(&err, "alpha_g1"));
+    free(c);
+    pl_bp_params_close(shape);
+    free(b);
+}
+
+PL_TEST(bad_assignments)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("multiplier", params, vk, sizeof(params));
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("multiplier/circuit.r1cs"),
+                          &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
+                          &err),
+             &err);
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 1, &err), &err);
+    pl_scalar zero;
+    memset(&zero, 0, sizeof(zero));
+    pl_c2_assignment as;
+    pl_proof proof, untouched;
+    memset(&untouched, 0xa5, sizeof(untouched));
+#define BAD(mutation, field)                                                  \
+    do {                                                                      \
+        as = bt.as;                                                           \
+        mutation;                                                             \
+        proof = untouched;                                                    \
+        CHECK_STATUS(pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, NULL,     \
+                                 &err),                                       \
+                     PL_EFORMAT, &err);                                       \
+        CHECK(msg_has(&err, field));                                          \
+        CHECK_MEM(&proof, &untouched, sizeof(proof));                         \
+    } while (0)
+    BAD(as.abc_size = 1000, "abc_size");
+    BAD(as.inp_assignment_size--, "inp_assignment_size");
+    BAD(as.aux_assignment_size++, "aux_assignment_size");
+    BAD(as.a_aux_popcount++, "a_aux_popcount");
+    BAD(as.b_inp_popcount++, "b_inp_popcount");
+    BAD(as.b_aux_bit_len--, "b_aux_bit_len");
+#undef BAD
+    /* a budget smaller than the SRS and one proof: refused first */
+    pl_c2_config cfg = {.budget_bytes = 1024};
+    as = bt.as;
+    CHECK_STATUS(pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, &cfg, &err),
+                 PL_EBUDGET, &err);
+    /* a .vk is not an SRS */
+    pl_c2_srs *none = NULL;
+    CHECK_STATUS(pl_c2_srs_create(&none, vk, false, 1, &err), PL_EUSAGE,
+                 &err);
+    CHECK(none == NULL);
+    pl_c2_srs_destroy(srs);
+    built_free(&bt);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+}
+
+PL_TEST(proof_bytes_and_inputs_files)
+{
+    pl_error err = {0};
+    /* a proof's points survive the 192 bytes; a length that is not a
+     * multiple of 192 or of 32 is refused naming the file */
+    const char *bin = pl_test_tmp("bp_odd.proofs");
+    uint8_t junk[100] = {0x80};
+    pl_test_write_file(bin, junk, sizeof(junk));
+    pl_proof *proofs = NULL;
+    size_t n = 0;
+    CHECK_STATUS(pl_bp_proofs_read(&proofs, &n, bin, 0, &err), PL_EFORMAT,
+                 &err);
+    CHECK(msg_has(&err, "bp_odd.proofs"));
+    const char *in = pl_test_tmp("bp_odd.inputs");
+    pl_test_write_file(in, junk, 33);
+    pl_scalar *v = NULL;
+    CHECK_STATUS(pl_bp_inputs_read(&v, &n, in, 0, &err), PL_EFORMAT, &err);
+    CHECK(msg_has(&err, "bp_odd.inputs"));
+    /* r itself is not below r */
+    static const uint8_t r_le[32] = {
+        0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
+        0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
+        0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+    pl_test_write_file(in, r_le, 32);
+    CHECK_STATUS(pl_bp_inputs_read(&v, &n, in, 0, &err), PL_EFORMAT, &err);
+    CHECK(msg_has(&err, "input 0"));
+    /* an empty file is no inputs */
+    pl_test_write_file(in, junk, 0);
+    CHECK_OK(pl_bp_inputs_read(&v, &n, in, 0, &err), &err);
+    CHECK_EQ(n, 0);
+    pl_public_free(v);
+}
