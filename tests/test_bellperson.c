@@ -19,6 +19,9 @@
  *  - bad assignments: lengths that disagree with the SRS, popcounts that
  *    disagree with their bits: PL_EFORMAT naming the field, no proof
  *    written;
+ *  - the same witness through the zkey path and through the C API, r = s
+ *    = 0, over the same domain (the test hooks): the same A, B and C,
+ *    though H is summed in another basis;
  *  - the C API's abc_done comes before the proof is done, and its buffers
  *    are all freed after (the harness checks every class at zero).
  */
@@ -28,7 +31,10 @@
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
+#include "groth16/c2.h"
+#include "groth16/prover.h"
 #include "groth16/vkey.h"
+#include "setup/dev_setup.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -595,4 +601,155 @@ PL_TEST(proof_bytes_and_inputs_files)
     CHECK_OK(pl_bp_inputs_read(&v, &n, in, 0, &err), &err);
     CHECK_EQ(n, 0);
     pl_public_free(v);
+}
+
+/* The zkey path's prover and the C API, unblinded, from one seed and one
+ * domain: A, B, C equal point for point. */
+static void same_points(const char *circuit)
+{
+    pl_error err = {0};
+    char r1cs_rel[256], wtns_rel[256], zkey[512], params[512], vk[512];
+    char name[128];
+    snprintf(r1cs_rel, sizeof(r1cs_rel), "%s/circuit.r1cs", circuit);
+    snprintf(wtns_rel, sizeof(wtns_rel), "%s/witness.wtns", circuit);
+    snprintf(name, sizeof(name), "same_%s.zkey", circuit);
+    snprintf(zkey, sizeof(zkey), "%s", pl_test_tmp(name));
+    snprintf(name, sizeof(name), "same_%s", circuit);
+    paths(params, vk, sizeof(params), name);
+    pl_setup_config cfg;
+    pl_setup_config_init(&cfg);
+    cfg.threads = 2;
+    CHECK_OK(pl_setup_dev(pl_test_vector(r1cs_rel), zkey, &cfg, &err), &err);
+    CHECK_OK(pl__setup_dev_bellperson_domain(pl_test_vector(r1cs_rel), params,
+                                             vk, &cfg, true, &err),
+             &err);
+
+    pl_zkey *zk = NULL;
+    pl_wtns *wtns = NULL;
+    pl_r1cs *r1cs = NULL;
+    pl_prover *prover = NULL;
+    CHECK_OK(pl_zkey_open(&zk, zkey, &err), &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(wtns_rel), &err), &err);
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector(r1cs_rel), &err), &err);
+    pl_prover_config pc;
+    pl_prover_config_init(&pc);
+    pc.threads = 2;
+    CHECK_OK(pl_prover_create(&prover, zk, &pc, &err), &err);
+    pl__prover_set_zero_blinding(prover, true);
+    pl_proof via_zkey, via_c2;
+    CHECK_OK(pl_prove(prover, &via_zkey, wtns, &err), &err);
+
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl__c2_srs_create_domain(&srs, params, true, 2, true, &err),
+             &err);
+    pl_scalar zero;
+    memset(&zero, 0, sizeof(zero));
+    CHECK_OK(pl_c2_prove(&via_c2, &bt.as, 1, &zero, &zero, srs, NULL, &err),
+             &err);
+    CHECK_MEM(via_c2.a.b, via_zkey.a.b, sizeof(via_c2.a.b));
+    CHECK_MEM(via_c2.b.b, via_zkey.b.b, sizeof(via_c2.b.b));
+    CHECK_MEM(via_c2.c.b, via_zkey.c.b, sizeof(via_c2.c.b));
+
+    pl_c2_srs_destroy(srs);
+    built_free(&bt);
+    pl_prover_destroy(prover);
+    pl_r1cs_close(r1cs);
+    pl_wtns_close(wtns);
+    pl_zkey_close(zk);
+}
+
+PL_TEST(same_points_as_the_zkey_path)
+{
+    same_points("multiplier");
+    same_points("noB");
+    same_points("nopublic");
+}
+
+/* Each proof's a, b, c in their own buffer, freed by abc_done. */
+typedef struct {
+    pl_scalar *abc[4];
+    int freed;
+} abc_owner;
+
+static void free_abc(void *user, size_t proof)
+{
+    abc_owner *o = user;
+    free(o->abc[proof]);
+    o->abc[proof] = NULL;
+    o->freed++;
+}
+
+PL_TEST(memory_four_proofs_in_one_call)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("noB", params, vk, sizeof(params));
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("noB/circuit.r1cs"), &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("noB/witness.wtns"), &err),
+             &err);
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_alloc_stats st;
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+        pl_alloc_stats_read(&st, (pl_buffer_class)c, true);
+
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    const uint64_t budget = pl_c2_srs_bytes(srs) + pl_c2_prove_bytes(srs);
+    pl_c2_assignment as[4];
+    abc_owner owner = {{NULL}, 0};
+    pl_scalar r[4], s[4];
+    uint64_t state = 7;
+    const size_t rows = bt.as.abc_size;
+    for (int i = 0; i < 4; i++) {
+        as[i] = bt.as;
+        owner.abc[i] = malloc(3 * rows * sizeof(pl_scalar));
+        CHECK(owner.abc[i]);
+        memcpy(owner.abc[i], bt.abc, 3 * rows * sizeof(pl_scalar));
+        as[i].a = owner.abc[i];
+        as[i].b = owner.abc[i] + rows;
+        as[i].c = owner.abc[i] + 2 * rows;
+        random_scalar(&state, &r[i]);
+        random_scalar(&state, &s[i]);
+    }
+    pl_c2_config cfg = {.budget_bytes = budget, .abc_done = free_abc,
+                        .abc_done_user = &owner};
+    pl_proof proofs[4];
+    CHECK_OK(pl_c2_prove(proofs, as, 4, r, s, srs, &cfg, &err), &err);
+    CHECK_EQ(owner.freed, 4);
+
+    /* the accounted peak, every class's high-water summed: within it */
+    uint64_t peak = 0;
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
+        pl_alloc_stats_read(&st, (pl_buffer_class)c, false);
+        peak += st.high_water_bytes;
+    }
+    if (peak > budget)
+        fprintf(stderr, "peak %" PRIu64 " > budget %" PRIu64 "\n", peak,
+                budget);
+    CHECK(peak <= budget);
+
+    pl_bp_params *v = NULL;
+    pl_vkey *vkey = NULL;
+    CHECK_OK(pl_bp_params_open(&v, vk, &err), &err);
+    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(pl_verify(vkey, &proofs[i], pl_wtns_values(wtns) + 1,
+                           vkey->n_public, &err),
+                 &err);
+    pl_vkey_destroy(vkey);
+    pl_bp_params_close(v);
+    pl_c2_srs_destroy(srs);
+    /* nothing of ours is left (the harness checks every class too) */
+    uint64_t live, hw;
+    pl_alloc_total(&live, &hw);
+    CHECK_EQ(live, 0);
+    built_free(&bt);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
 }

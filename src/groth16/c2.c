@@ -26,6 +26,7 @@
  * classes.  It runs on the CPU (the pool's NTTs and MSMs).
  */
 #include "proofline_c2.h"
+#include "groth16/c2.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "msm/msm.h"
@@ -83,6 +84,14 @@ static pl_status decode_section(uint8_t *dst, const pl_bp_params *p,
 
 pl_status pl_c2_srs_create(pl_c2_srs **out, const char *params_path,
                            bool check_points, unsigned threads, pl_error *err)
+{
+    return pl__c2_srs_create_domain(out, params_path, check_points, threads,
+                                    false, err);
+}
+
+pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
+                                   bool check_points, unsigned threads,
+                                   bool snarkjs_domain, pl_error *err)
 {
     pl_status st = PL_OK;
     pl_bp_params *p = NULL;
@@ -145,7 +154,10 @@ pl_status pl_c2_srs_create(pl_c2_srs **out, const char *params_path,
               (pl__bp_section_is_g2(order[k]) ? g2 : g1);
     }
     if ((st = pl__pool_create(&srs->pool, threads, "pl-c2", err)) ||
-        (st = pl__ntt_plan_create_blstrs(&srs->plan, log2n, srs->pool, err)))
+        (st = snarkjs_domain
+                  ? pl__ntt_plan_create(&srs->plan, log2n, srs->pool, err)
+                  : pl__ntt_plan_create_blstrs(&srs->plan, log2n, srs->pool,
+                                               err)))
         goto fail;
     *out = srs;
     srs = NULL;
@@ -197,7 +209,7 @@ uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
     /* a, b, c on the coset (class h) and one gathered scalar vector
      * (class msm_scratch), with the largest MSM's scratch */
     return 3 * (uint64_t)srs->n * sizeof(blst_fr) +
-           (uint64_t)m * sizeof(pl_scalar) + msm;
+           ((uint64_t)m + 1) * sizeof(pl_scalar) + msm;
 }
 
 /* ---- checking an assignment --------------------------------------------- */
@@ -463,7 +475,7 @@ pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
     const uint64_t vec = (uint64_t)srs->n * sizeof(blst_fr);
     if (!(w.a = pl__alloc(PL_BUF_H, 3 * vec, err)) ||
         !(w.gather = pl__alloc(PL_BUF_MSM_SCRATCH,
-                               (uint64_t)largest_msm(srs) * sizeof(pl_scalar) +
+                               ((uint64_t)largest_msm(srs) + 1) *
                                    sizeof(pl_scalar),
                                err))) {
         st = PL_ENOMEM;

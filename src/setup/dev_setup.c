@@ -64,6 +64,7 @@
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
+#include "setup/dev_setup.h"
 #include "setup/fixed_base.h"
 #include "setup/sha512.h"
 #include "util/alloc.h"
@@ -199,6 +200,7 @@ typedef struct {
     /* bellperson's layout (pl_setup_dev_bellperson): blstrs's domain
      * generator, H in the monomial basis */
     bool bellperson;
+    bool snarkjs_domain; /* tests: bellperson's layout over snarkjs's domain */
 } dev_key;
 
 /* The domain: n = 2^log2n rows for the constraints, then one input row per
@@ -246,7 +248,7 @@ static pl_status lagrange_at_tau(dev_key *key, pl_error *err)
     blst_fr one, zero, w, num, inv_n;
     fr_set_u64(&one, 1);
     fr_set_u64(&zero, 0);
-    if (key->bellperson)
+    if (key->bellperson && !key->snarkjs_domain)
         pl__fr_root_of_unity_blstrs(&w, key->log2n);
     else
         pl__fr_root_of_unity(&w, key->log2n);
@@ -768,7 +770,17 @@ fail:
 pl_status pl_setup_dev_bellperson(const char *r1cs_path,
                                   const char *params_path,
                                   const char *vk_path,
-                                  const pl_setup_config *cfg_in, pl_error *err)
+                                  const pl_setup_config *cfg, pl_error *err)
+{
+    return pl__setup_dev_bellperson_domain(r1cs_path, params_path, vk_path,
+                                           cfg, false, err);
+}
+
+pl_status pl__setup_dev_bellperson_domain(const char *r1cs_path,
+                                          const char *params_path,
+                                          const char *vk_path,
+                                          const pl_setup_config *cfg_in,
+                                          bool snarkjs_domain, pl_error *err)
 {
     pl_status st = PL_OK;
     pl_setup_config cfg;
@@ -779,6 +791,7 @@ pl_status pl_setup_dev_bellperson(const char *r1cs_path,
 
     memset(&key, 0, sizeof(key));
     key.bellperson = true;
+    key.snarkjs_domain = snarkjs_domain;
     if (cfg_in)
         cfg = *cfg_in;
     else
