@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# bellperson's files through the CLI (docs/filecoin.md):
+#  - `setup --dev --format bellperson` writes a .params and a .vk that
+#    `inspect` recognises (and --check-params accepts); a failed setup
+#    leaves neither;
+#  - a zkey's key exported with `vkey --format bellperson`, the zkey path's
+#    proofs and public inputs converted to bytes (`convert`): `verify
+#    --format bellperson` accepts the batch, rejects a tampered proof (exit
+#    1, naming the proof) and a wrong public input; 192 bytes convert back
+#    to the same proof.json;
+#  - bad input names the file and the section: a truncated .params, a count
+#    larger than the file, inputs of the wrong count.
+# Needs nothing beyond the binary and the committed vectors.
+. "$(dirname "$0")/lib.sh"
+
+m="$VECTORS/multiplier"
+
+# setup and inspect
+"$PROOFLINE" setup --dev --format bellperson --threads 2 "$m/circuit.r1cs" \
+    "$work/m.params" "$work/m.vk" 2>"$work/setup.err" || fail "setup: $(cat "$work/setup.err")"
+grep -q "toxic waste is known" "$work/setup.err" || fail "setup printed no warning"
+"$PROOFLINE" inspect --check-params "$work/m.params" >"$work/i.txt" || fail "inspect .params"
+grep -q "^format: bellperson-params" "$work/i.txt" || fail "inspect: $(cat "$work/i.txt")"
+grep -q "^points: checked" "$work/i.txt" || fail "inspect --check-params: $(cat "$work/i.txt")"
+"$PROOFLINE" inspect "$work/m.vk" | grep -q "^format: bellperson-vk" || fail "inspect .vk"
+expect_exit 2 "$PROOFLINE" setup --dev --format bellperson "$m/circuit.r1cs" "$work/only.params"
+expect_exit 2 "$PROOFLINE" setup --dev --format bellperson "$work/none.r1cs" "$work/n.params" "$work/n.vk"
+[ ! -e "$work/n.params" ] && [ ! -e "$work/n.vk" ] || fail "a failed setup left a file"
+
+# the zkey path's proofs, verified in bellperson's bytes
+"$PROOFLINE" prove "$m/circuit.zkey" "$m/witness.wtns" "$work/p.json" "$work/pub.json" 2>/dev/null ||
+    fail "prove"
+"$PROOFLINE" vkey --format bellperson "$m/circuit.zkey" "$work/z.vk" || fail "vkey --format bellperson"
+"$PROOFLINE" convert "$work/p.json" "$m/proof_ref.json" "$work/two.proofs" || fail "convert proofs"
+"$PROOFLINE" convert "$work/pub.json" "$m/public.json" "$work/two.inputs" || fail "convert inputs"
+[ "$(stat -c %s "$work/two.proofs")" = 384 ] || fail "two proofs are not 384 bytes"
+"$PROOFLINE" inspect "$work/two.proofs" | grep -q "^proofs: 2" || fail "inspect proofs"
+expect_exit 0 "$PROOFLINE" verify --format bellperson "$work/z.vk" "$work/two.inputs" "$work/two.proofs"
+grep -qx OK "$work/stdout" || fail "verify printed $(cat "$work/stdout")"
+"$PROOFLINE" convert --index 1 "$work/two.proofs" "$work/back.json" || fail "convert back"
+"$PROOFLINE" convert "$work/back.json" "$work/one.proofs" || fail "convert again"
+cmp -s "$work/one.proofs" <(tail -c 192 "$work/two.proofs") || fail "192 bytes do not round-trip"
+expect_exit 2 "$PROOFLINE" convert "$work/two.proofs" "$work/x.json"   # two proofs, no --index
+# tampered: the second proof's C replaced by its A (still a valid point)
+cp "$work/two.proofs" "$work/bad.proofs"
+dd if="$work/two.proofs" of="$work/bad.proofs" bs=1 skip=192 seek=336 count=48 conv=notrunc 2>/dev/null
+expect_exit 1 "$PROOFLINE" verify --format bellperson "$work/z.vk" "$work/two.inputs" "$work/bad.proofs"
+grep -q "proof 1" "$work/log" || fail "the invalid proof is not named: $(cat "$work/log")"
+# a wrong public input: the first byte of the first input changed
+cp "$work/two.inputs" "$work/bad.inputs"
+printf '\x07' | dd of="$work/bad.inputs" bs=1 seek=0 conv=notrunc 2>/dev/null
+expect_exit 1 "$PROOFLINE" verify --format bellperson "$work/z.vk" "$work/bad.inputs" "$work/two.proofs"
+# inputs for one proof only
+head -c 32 "$work/two.inputs" >"$work/short.inputs"
+expect_exit 2 "$PROOFLINE" verify --format bellperson "$work/z.vk" "$work/short.inputs" "$work/two.proofs"
+grep -q "short.inputs" "$work/log" || fail "wrong input count: $(cat "$work/log")"
+
+# bad parameter files: truncated inside section h, a count past the end
+size=$(stat -c %s "$work/m.params")
+head -c 1100 "$work/m.params" >"$work/cut.params"
+expect_exit 2 "$PROOFLINE" inspect "$work/cut.params"
+grep -q "cut.params: section h" "$work/log" || fail "truncated: $(cat "$work/log")"
+cp "$work/m.params" "$work/big.params"
+printf '\x7f' | dd of="$work/big.params" bs=1 seek=1060 conv=notrunc 2>/dev/null  # h's count
+expect_exit 2 "$PROOFLINE" verify --format bellperson "$work/big.params" "$work/two.inputs" "$work/two.proofs"
+grep -q "big.params: section h: count" "$work/log" || fail "count past the end: $(cat "$work/log")"
+[ "$size" -gt 1100 ] || fail "the parameter file is smaller than expected ($size)"
+
+finish "bellperson: all checks pass"
