@@ -57,5 +57,6 @@ int cli_setup(int argc, char **argv);
 int cli_circuit(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_convert(int argc, char **argv);
+int cli_c2(int argc, char **argv);
 
 #endif /* PL_CLI_H */

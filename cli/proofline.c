@@ -36,6 +36,8 @@ static const char main_help[] =
     "  verify   --format bellperson <key.vk> <inputs.bin> <proofs.bin>\n"
     "  convert  <proof.json ...> <proofs.bin> | <proofs.bin> <proof.json>\n"
     "  inspect  <file>   (snarkjs files; bellperson .params, .vk, proofs)\n"
+    "  c2       --params P --r1cs R --proofs OUT <w.wtns ...>   (through the\n"
+    "           SupraSeal-C2-shaped API, proofs in bellperson's bytes)\n"
     "  setup    --dev <circuit.r1cs> <out.zkey>   (known toxic waste: tests only)\n"
     "  setup    --dev --format bellperson <circuit.r1cs> <out.params> <out.vk>\n"
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
@@ -59,6 +61,7 @@ static const struct {
     {"circuit", cli_circuit},
     {"demo", cli_demo},
     {"convert", cli_convert},
+    {"c2", cli_c2},
 };
 
 /* The file name part of a path. */

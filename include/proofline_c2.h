@@ -207,10 +207,29 @@ typedef struct pl_c2_config {
  * lengths, its densities' lengths and popcounts against their bits and
  * the queries' counts, its scalars < r): PL_EFORMAT naming the assignment
  * and the field, and no proof is written.  cfg may be NULL. */
-PL_API pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
-                             size_t n, const pl_scalar *r, const pl_scalar *s,
+PL_API pl_status pl_c2_prove(pl_proof *proofs,
+                             const pl_c2_assignment *assignments, size_t n,
+                             const pl_scalar *r, const pl_scalar *s,
                              const pl_c2_srs *srs, const pl_c2_config *cfg,
                              pl_error *err);
+
+/* What bellperson's synthesis would leave for a circuit given as an r1cs
+ * and a witness (our circuits, for tests, the CLI's `c2` and benchmarks):
+ * a, b, c per constraint, then one input constraint per input (input * 0 =
+ * 0, as bellperson appends them), densities by occurrence in A and B.  The
+ * input and auxiliary assignments point into the witness, which must
+ * outlive *out; a, b, c are one accounted buffer (class abc) and the
+ * density words another: pl_c2_assignment_release_abc frees the first (the
+ * early free a caller does from abc_done, while the MSMs still read the
+ * densities), pl_c2_assignment_release both. */
+PL_API pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
+                                            const pl_r1cs *r1cs,
+                                            const pl_wtns *wtns,
+                                            pl_error *err);
+/* Frees what pl_c2_assignment_from_r1cs allocated and clears its
+ * pointers (a second call is a no-op); _abc: a, b and c only. */
+PL_API void pl_c2_assignment_release_abc(pl_c2_assignment *as);
+PL_API void pl_c2_assignment_release(pl_c2_assignment *as);
 
 #ifdef __cplusplus
 }

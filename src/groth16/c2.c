@@ -29,6 +29,7 @@
 #include "groth16/c2.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
+#include "formats/formats.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
@@ -492,4 +493,113 @@ fail:
     pl__free(w.gather);
     pl__free(w.a);
     return st;
+}
+
+/* ---- an assignment from an r1cs and a witness ---------------------------- */
+
+static void lc_eval(pl_scalar *out, const pl__r1cs_lc *lc, const pl_scalar *w)
+{
+    blst_fr acc, c, v;
+    memset(&acc, 0, sizeof(acc));
+    for (uint32_t t = 0; t < lc->n_terms; t++) {
+        pl__r1cs_term term = pl__r1cs_lc_term(lc, t);
+        pl__fr_from_le(&c, term.coef);
+        pl__fr_from_le(&v, w[term.wire].b);
+        blst_fr_mul(&c, &c, &v);
+        blst_fr_add(&acc, &acc, &c);
+    }
+    pl__fr_to_le(out->b, &acc);
+}
+
+static size_t count_bits(const uint64_t *words, size_t n)
+{
+    return n ? popcount_bits(words, n) : 0;
+}
+
+pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
+                                     const pl_r1cs *r1cs, const pl_wtns *wtns,
+                                     pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!r1cs || !wtns)
+        return pl__error_set(err, PL_EUSAGE, "pl_c2_assignment_from_r1cs: "
+                             "missing r1cs or witness");
+    const size_t n_inp = (size_t)r1cs->info.n_pub_out + r1cs->info.n_pub_in +
+                         1;
+    if (pl_wtns_count(wtns) != r1cs->info.n_wires || n_inp >
+                                                         r1cs->info.n_wires)
+        return pl__error_set(err, PL_EFORMAT, "%s: %zu values, %s has "
+                             "%" PRIu32 " wires", wtns->path,
+                             pl_wtns_count(wtns), r1cs->path,
+                             r1cs->info.n_wires);
+    const pl_scalar *w = pl_wtns_values(wtns);
+    const size_t n_aux = r1cs->info.n_wires - n_inp;
+    const size_t rows = (size_t)r1cs->info.n_constraints + n_inp;
+    const size_t words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    /* a, b, c apart from the densities: abc_done frees them first */
+    pl_scalar *abc = pl__calloc(PL_BUF_ABC, 3 * rows * sizeof(pl_scalar),
+                                err);
+    uint64_t *a_aux = abc ? pl__calloc(PL_BUF_ABC,
+                                       3 * words * sizeof(uint64_t), err)
+                          : NULL;
+    if (!a_aux) {
+        pl__free(abc);
+        return PL_ENOMEM;
+    }
+    pl_scalar *a = abc, *b = a + rows, *c = b + rows;
+    uint64_t *b_inp = a_aux + words, *b_aux = b_inp + words;
+    pl__r1cs_iter it;
+    pl__r1cs_lc lc[3];
+    uint32_t k;
+    for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);) {
+        lc_eval(&a[k], &lc[0], w);
+        lc_eval(&b[k], &lc[1], w);
+        lc_eval(&c[k], &lc[2], w);
+        for (unsigned m = 0; m < 2; m++)
+            for (uint32_t t = 0; t < lc[m].n_terms; t++) {
+                uint32_t wire = pl__r1cs_lc_term(&lc[m], t).wire;
+                uint64_t *bits = wire >= n_inp ? (m ? b_aux : a_aux)
+                                               : (m ? b_inp : NULL);
+                size_t i = wire >= n_inp ? wire - n_inp : wire;
+                if (bits)
+                    bits[i / 64] |= UINT64_C(1) << (i % 64);
+            }
+    }
+    for (size_t i = 0; i < n_inp; i++)
+        a[r1cs->info.n_constraints + i] = w[i]; /* input_i * 0 = 0 */
+    out->a_aux_density = a_aux;
+    out->a_aux_bit_len = n_aux;
+    out->a_aux_popcount = count_bits(a_aux, n_aux);
+    out->b_inp_density = b_inp;
+    out->b_inp_bit_len = n_inp;
+    out->b_inp_popcount = count_bits(b_inp, n_inp);
+    out->b_aux_density = b_aux;
+    out->b_aux_bit_len = n_aux;
+    out->b_aux_popcount = count_bits(b_aux, n_aux);
+    out->a = a;
+    out->b = b;
+    out->c = c;
+    out->abc_size = rows;
+    out->inp_assignment = w;
+    out->inp_assignment_size = n_inp;
+    out->aux_assignment = w + n_inp;
+    out->aux_assignment_size = n_aux;
+    return PL_OK;
+}
+
+void pl_c2_assignment_release_abc(pl_c2_assignment *as)
+{
+    if (!as)
+        return;
+    pl__free((void *)as->a);
+    as->a = as->b = as->c = NULL;
+}
+
+void pl_c2_assignment_release(pl_c2_assignment *as)
+{
+    if (!as)
+        return;
+    pl_c2_assignment_release_abc(as);
+    pl__free((void *)as->a_aux_density);
+    as->a_aux_density = as->b_inp_density = as->b_aux_density = NULL;
 }
