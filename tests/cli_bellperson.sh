@@ -9,9 +9,16 @@
 #    --format bellperson` accepts the batch, rejects a tampered proof (exit
 #    1, naming the proof) and a wrong public input; 192 bytes convert back
 #    to the same proof.json;
+#  - `c2` proves the three small circuits (multiplier; noB, inputs never in
+#    B; nopublic, no input besides ONE) through the SupraSeal-C2-shaped API
+#    against `setup --dev --format bellperson`'s files: `verify --format
+#    bellperson` accepts them, and so does an independent verifier
+#    (tests/bp_verify.mjs: @noble/curves, from the bytes alone), which
+#    rejects a tampered proof and a wrong public input;
 #  - bad input names the file and the section: a truncated .params, a count
 #    larger than the file, inputs of the wrong count.
-# Needs nothing beyond the binary and the committed vectors.
+# Needs the binary and the committed vectors; the @noble/curves check runs
+# when tests/vectors/node_modules has it (make npm-deps), else says so.
 . "$(dirname "$0")/lib.sh"
 
 m="$VECTORS/multiplier"
@@ -66,5 +73,39 @@ printf '\x7f' | dd of="$work/big.params" bs=1 seek=1060 conv=notrunc 2>/dev/null
 expect_exit 2 "$PROOFLINE" verify --format bellperson "$work/big.params" "$work/two.inputs" "$work/two.proofs"
 grep -q "big.params: section h: count" "$work/log" || fail "count past the end: $(cat "$work/log")"
 [ "$size" -gt 1100 ] || fail "the parameter file is smaller than expected ($size)"
+
+# proofs through the C API, checked by ours and by @noble/curves
+noble=""
+if command -v node >/dev/null && [ -d "$VECTORS/node_modules/@noble/curves" ]; then
+    noble=1
+else
+    echo "note: no @noble/curves in $VECTORS/node_modules: the independent check is skipped"
+fi
+bpv="$(dirname "$0")/bp_verify.mjs"
+for name in multiplier noB nopublic; do
+    d="$VECTORS/$name" o="$work/$name"; mkdir -p "$o"
+    "$PROOFLINE" setup --dev --format bellperson --threads 2 "$d/circuit.r1cs" \
+        "$o/c.params" "$o/c.vk" 2>/dev/null || { fail "$name: setup"; continue; }
+    "$PROOFLINE" c2 --threads 2 --check-params --params "$o/c.params" --r1cs "$d/circuit.r1cs" \
+        --proofs "$o/c.proofs" --inputs "$o/c.inputs" "$d/witness.wtns" "$d/witness.wtns" \
+        2>"$o/c2.err" || { fail "$name: c2: $(cat "$o/c2.err")"; continue; }
+    expect_exit 0 "$PROOFLINE" verify --format bellperson "$o/c.vk" "$o/c.inputs" "$o/c.proofs"
+    [ -z "$noble" ] && continue
+    node "$bpv" "$o/c.vk" "$o/c.inputs" "$o/c.proofs" >"$o/n.out" 2>&1 ||
+        fail "$name: @noble/curves rejects our proofs: $(cat "$o/n.out")"
+    # tampered: the second proof's A replaced by its C
+    cp "$o/c.proofs" "$o/bad.proofs"
+    dd if="$o/c.proofs" of="$o/bad.proofs" bs=1 skip=336 seek=192 count=48 conv=notrunc 2>/dev/null
+    rc=0; node "$bpv" "$o/c.vk" "$o/c.inputs" "$o/bad.proofs" >"$o/n.out" 2>&1 || rc=$?
+    [ "$rc" = 1 ] && [ "$(sed -n 2p "$o/n.out")" = INVALID ] ||
+        fail "$name: @noble/curves accepts a tampered proof (exit $rc): $(cat "$o/n.out")"
+    if [ "$(stat -c %s "$o/c.inputs")" -gt 0 ]; then
+        cp "$o/c.inputs" "$o/bad.inputs"
+        printf '\x07' | dd of="$o/bad.inputs" bs=1 seek=0 conv=notrunc 2>/dev/null
+        rc=0; node "$bpv" "$o/c.vk" "$o/bad.inputs" "$o/c.proofs" >"$o/n.out" 2>&1 || rc=$?
+        [ "$rc" = 1 ] && [ "$(sed -n 1p "$o/n.out")" = INVALID ] ||
+            fail "$name: @noble/curves accepts a wrong input (exit $rc): $(cat "$o/n.out")"
+    fi
+done
 
 finish "bellperson: all checks pass"
