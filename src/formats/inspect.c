@@ -223,8 +223,20 @@ pl_status pl_inspect(const char *path, FILE *file_stream, pl_error *err)
     } else if (m.size % PL_BP_PROOF_BYTES == 0 && (m.data[0] & 0x80)) {
         st = inspect_bp_proofs(f, path, &m, err);
     } else if ((m.data[0] & 0x80) == 0) {
-        /* no magic: bellperson's message says which section does not fit */
-        st = inspect_bp_params(f, path, &m, err);
+        /* no magic: maybe bellperson's; if not, both answers, its saying
+         * which section does not fit */
+        pl_error bp = {0};
+        st = inspect_bp_params(f, path, &m, &bp);
+        if (st != PL_OK) {
+            char seen[17];
+            const size_t skip = strlen(path) + 2; /* "<path>: " */
+            pl__magic_text(seen, m.data);
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: unknown magic \"%s\": not a zkey, wtns, "
+                               "r1cs or ptau file; as a bellperson file: %s",
+                               path, seen,
+                               strlen(bp.msg) > skip ? bp.msg + skip : bp.msg);
+        }
     } else {
         char seen[17];
         pl__magic_text(seen, m.data);
