@@ -54,31 +54,32 @@ struct pl_c2_srs {
     pl__pool *pool;
 };
 
+/* A section's points decoded (on the curve; the subgroups are
+ * pl_bp_params_check_points's) into dst as blst affine points. */
 static pl_status decode_section(uint8_t *dst, const pl_bp_params *p,
-                                unsigned s, bool check, pl_error *err)
+                                unsigned s, pl_error *err)
 {
     for (uint32_t i = 0; i < p->count[s]; i++) {
         BLST_ERROR e;
-        bool bad_group = false;
         if (pl__bp_section_is_g2(s)) {
             blst_p2_affine q;
             e = pl__bp_g2_at(&q, p, i);
-            bad_group = e == BLST_SUCCESS && check && !blst_p2_affine_in_g2(&q);
             memcpy(dst + (uint64_t)i * sizeof(q), &q, sizeof(q));
         } else {
             blst_p1_affine q;
             e = pl__bp_g1_at(&q, p, s, i);
-            bad_group = e == BLST_SUCCESS && check && !blst_p1_affine_in_g1(&q);
             memcpy(dst + (uint64_t)i * sizeof(q), &q, sizeof(q));
         }
-        if (e != BLST_SUCCESS || bad_group)
+        if (e != BLST_SUCCESS)
             return pl__error_set(err, PL_EFORMAT, "%s: section %s: point "
-                                 "%" PRIu32 " %s", p->path,
+                                 "%" PRIu32 " does not decode (not on the "
+                                 "curve, or a bad encoding; at byte offset "
+                                 "%" PRIu64 ")", p->path,
                                  pl__bp_section_name(s), i,
-                                 bad_group ? "is not in the prime-order "
-                                             "subgroup"
-                                           : "does not decode (not on the "
-                                             "curve, or a bad encoding)");
+                                 p->at[s] + 4 + (uint64_t)i *
+                                     (pl__bp_section_is_g2(s)
+                                          ? PL__BP_G2_BYTES
+                                          : PL__BP_G1_BYTES));
     }
     return PL_OK;
 }
@@ -149,7 +150,7 @@ pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
                               &srs->b_g2};
     for (unsigned k = 0; k < 5; k++) {
         *dst[k] = at;
-        if ((st = decode_section(at, p, order[k], check_points, err)))
+        if ((st = decode_section(at, p, order[k], err)))
             goto fail;
         at += (uint64_t)p->count[order[k]] *
               (pl__bp_section_is_g2(order[k]) ? g2 : g1);
