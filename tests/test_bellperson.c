@@ -23,7 +23,10 @@
  *    = 0, over the same domain (the test hooks): the same A, B and C,
  *    though H is summed in another basis;
  *  - the C API's abc_done comes before the proof is done, and its buffers
- *    are all freed after (the harness checks every class at zero).
+ *    are all freed after (the harness checks every class at zero);
+ *  - every accounted allocation failing in turn, in the bellperson setup
+ *    (no file left, neither the .params nor the .vk), in building an
+ *    assignment, opening the SRS and proving: PL_ENOMEM, nothing leaked.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
@@ -35,9 +38,12 @@
 #include "groth16/prover.h"
 #include "groth16/vkey.h"
 #include "setup/dev_setup.h"
+#include "util/alloc.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- a bellperson-style assignment from an r1cs and a witness ----------- */
 
@@ -681,6 +687,102 @@ PL_TEST(memory_four_proofs_in_one_call)
     uint64_t live, hw;
     pl_alloc_total(&live, &hw);
     CHECK_EQ(live, 0);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+}
+
+/* No file of the test's scratch folder starts with name. */
+static void check_no_file(const char *name)
+{
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s", pl_test_tmp(""));
+    DIR *d = opendir(dir);
+    CHECK(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, name, strlen(name)) == 0)
+            pl_test_fail(__FILE__, __LINE__, "%s%s was left behind", dir,
+                         e->d_name);
+    closedir(d);
+}
+
+static void expect_enomem(pl_status st, uint64_t k, uint64_t total)
+{
+    pl_error err = {0};
+    if (st != PL_ENOMEM)
+        pl_test_fail(__FILE__, __LINE__, "failing allocation %llu of %llu "
+                     "gave %s", (unsigned long long)k,
+                     (unsigned long long)total, pl_strerror(st));
+    if (!pl_alloc_all_freed(&err))
+        pl_test_fail(__FILE__, __LINE__, "failing allocation %llu: %s",
+                     (unsigned long long)k, err.msg);
+}
+
+PL_TEST(setup_every_allocation_failing)
+{
+    pl_error err = {0};
+    pl_setup_config cfg;
+    pl_setup_config_init(&cfg);
+    cfg.threads = 2;
+    const char *r1cs = pl_test_vector("noB/circuit.r1cs");
+    char params[512], vk[512];
+    snprintf(params, sizeof(params), "%s", pl_test_tmp("bpfault.params"));
+    snprintf(vk, sizeof(vk), "%s", pl_test_tmp("bpfault.vk"));
+    pl__alloc_fail_at(0);
+    CHECK_OK(pl_setup_dev_bellperson(r1cs, params, vk, &cfg, &err), &err);
+    const uint64_t total = pl__alloc_fail_at(0);
+    CHECK(total >= 3);
+    unlink(params);
+    unlink(vk);
+    for (uint64_t k = 1; k <= total; k++) {
+        pl__alloc_fail_at(k);
+        pl_status st = pl_setup_dev_bellperson(r1cs, params, vk, &cfg, &err);
+        pl__alloc_fail_at(0);
+        expect_enomem(st, k, total);
+        check_no_file("bpfault.");
+    }
+}
+
+/* Builds the assignment, opens the SRS and proves one proof. */
+static pl_status c2_once(const char *params, const pl_r1cs *r1cs,
+                         const pl_wtns *wtns, pl_error *err)
+{
+    pl_c2_assignment as;
+    pl_c2_srs *srs = NULL;
+    pl_scalar zero;
+    pl_proof proof;
+    memset(&zero, 0, sizeof(zero));
+    pl_status st = pl_c2_assignment_from_r1cs(&as, r1cs, wtns, err);
+    if (st)
+        return st;
+    if ((st = pl_c2_srs_create(&srs, params, false, 2, err)) == PL_OK)
+        st = pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, NULL, err);
+    pl_c2_srs_destroy(srs);
+    pl_c2_assignment_release(&as);
+    return st;
+}
+
+PL_TEST(c2_every_allocation_failing)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("noB", params, vk, sizeof(params));
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("noB/circuit.r1cs"), &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("noB/witness.wtns"), &err),
+             &err);
+    pl__alloc_fail_at(0);
+    CHECK_OK(c2_once(params, r1cs, wtns, &err), &err);
+    const uint64_t total = pl__alloc_fail_at(0);
+    CHECK(total >= 5);
+    for (uint64_t k = 1; k <= total; k++) {
+        pl__alloc_fail_at(k);
+        pl_status st = c2_once(params, r1cs, wtns, &err);
+        pl__alloc_fail_at(0);
+        expect_enomem(st, k, total);
+    }
     pl_wtns_close(wtns);
     pl_r1cs_close(r1cs);
 }
