@@ -97,8 +97,13 @@ static int verify_bellperson(const verify_options *o, char **pos)
          (st = pl_bp_params_check_points(params, &err))) ||
         (st = pl_vkey_from_bp_params(&vkey, params, &err)) ||
         (st = pl_bp_proofs_read(&proofs, &n_proofs, pos[2], 0, &err)) ||
+        /* the file's size bounded by what the proofs take (0 inputs: 1,
+         * since 0 is no bound; a count that differs is refused below) */
         (st = pl_bp_inputs_read(&inputs, &n_inputs, pos[1],
-                                n_proofs * pl_vkey_n_public(vkey), &err)))
+                                n_proofs * pl_vkey_n_public(vkey) != 0
+                                    ? n_proofs * pl_vkey_n_public(vkey)
+                                    : 1,
+                                &err)))
         goto done;
     const size_t n_public = pl_vkey_n_public(vkey);
     if (n_inputs != n_proofs * n_public) {

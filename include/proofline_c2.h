@@ -62,8 +62,9 @@ PL_API void pl_bp_params_get_info(const pl_bp_params *params,
                                   pl_bp_info *out);
 /* Every point of every section: a valid encoding, on its curve, in its
  * prime-order subgroup, not the point at infinity (bellperson's checked
- * read refuses it too).  About a proof's worth of work per point set;
- * PL_EFORMAT naming the section, the point and its byte offset. */
+ * read refuses it too).  A subgroup check per point: more work than a
+ * proof, so opening does not do it.  PL_EFORMAT naming the section, the
+ * point and its byte offset. */
 PL_API pl_status pl_bp_params_check_points(const pl_bp_params *params,
                                            pl_error *err);
 /* The verification key of a parameter or .vk file (gamma_g2 may be any

@@ -113,9 +113,9 @@ pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
     unsigned log2n = 0;
     while (((uint64_t)1 << log2n) < n)
         log2n++;
-    if (((uint64_t)1 << log2n) != n || log2n > 28) {
+    if (((uint64_t)1 << log2n) != n || log2n > 28 || n < 2) {
         st = pl__error_set(err, PL_EFORMAT, "%s: section h: count %" PRIu32
-                           " is not a power of two less one (up to 2^28 - 1): "
+                           " is not a power of two less one (1 to 2^28 - 1): "
                            "no domain fits it", params_path,
                            p->count[PL__BP_H]);
         goto fail;
