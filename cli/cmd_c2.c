@@ -14,6 +14,7 @@
 #include "options.h"
 #include "proofline_c2.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ static const cli_command c2_cmd = {
 
 typedef struct {
     const char *params, *r1cs, *proofs, *inputs;
-    bool check_params, timings;
+    bool check_params, timings, log;
+    uint64_t budget;
     unsigned threads;
 } c2_options;
 
@@ -55,6 +57,10 @@ static const cli_opt c2_opts[] = {
      .help = "worker threads (default: one per core)"},
     {"--timings", NULL, CLI_FLAG, O(timings),
      .help = "print the stages' times to stderr"},
+    {"--budget", "SIZE", CLI_SIZE, O(budget),
+     .help = "the byte budget (default: the SRS and one proof)"},
+    {"--log", NULL, CLI_FLAG, O(log),
+     .help = "the ledger's line per event to stderr"},
     {NULL},
 };
 
@@ -118,7 +124,10 @@ static int c2_run(const c2_options *o, char **wtns_paths, size_t n)
     if (st)
         goto done;
     double t2 = cli_now();
-    pl_c2_config cfg = {.abc_done = release_abc, .abc_done_user = as};
+    pl_c2_stats stats = {0};
+    pl_c2_config cfg = {.abc_done = release_abc, .abc_done_user = as,
+                        .budget_bytes = o->budget, .stats = &stats,
+                        .log_level = o->log ? PL_LOG_INFO : PL_LOG_QUIET};
     if ((st = pl_c2_prove(proofs, as, n, rs, rs + n, srs, &cfg, &err)))
         goto done;
     double t3 = cli_now();
@@ -138,8 +147,11 @@ static int c2_run(const c2_options *o, char **wtns_paths, size_t n)
         goto done;
     if (o->timings)
         fprintf(stderr, "  srs        %8.3f s\n  assign     %8.3f s\n"
-                        "  prove      %8.3f s (%zu proofs)\n",
-                t1 - t0, t2 - t1, t3 - t2, n);
+                        "  prove      %8.3f s (%zu proofs)\n"
+                        "  budget     %" PRIu64 " B, peak reserved %" PRIu64
+                        " B\n",
+                t1 - t0, t2 - t1, t3 - t2, n, stats.budget_bytes,
+                stats.peak_reserved_bytes);
 done:
     memset(rs, 0, rs ? 2 * n * sizeof(*rs) : 0);
     for (size_t i = 0; as && i < n; i++)

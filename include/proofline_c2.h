@@ -193,21 +193,43 @@ PL_API uint64_t pl_c2_srs_bytes(const pl_c2_srs *srs);
 /* Called once per proof when its a, b and c have been read (see above). */
 typedef void (*pl_c2_abc_done_fn)(void *user, size_t proof);
 
+/* What a call reserved: its budget and the peak, and the events it
+ * recorded. */
+typedef struct pl_c2_stats {
+    uint64_t budget_bytes, peak_reserved_bytes;
+    uint64_t events;
+} pl_c2_stats;
+
 typedef struct pl_c2_config {
-    /* refuse (PL_EBUDGET, before any work) when the SRS's bytes plus
-     * pl_c2_prove_bytes exceed it; 0: no limit */
+    /* The byte budget the call reserves from (0: exactly the SRS's bytes
+     * and one proof's, pl_c2_srs_bytes + pl_c2_prove_bytes).  The SRS's
+     * bytes are reserved for the call (resident, as a circuit's), each
+     * proof's before its buffers are allocated and released after they are
+     * freed; a budget that cannot hold the SRS and one proof is refused
+     * (PL_EBUDGET) before any work. */
     uint64_t budget_bytes;
     pl_c2_abc_done_fn abc_done; /* optional */
     void *abc_done_user;
+    /* The ledger, as the engine's (pl_engine_config): one record per
+     * event of each proof -- admitted, prove_start, abc_freed (after
+     * abc_done), prove_done, finalize_done, dealloc_done, or failed --
+     * with job 1 and partition = the proof's index; a line per event at
+     * PL_LOG_INFO. */
+    pl_log_level log_level;
+    FILE *log_stream;       /* NULL: stderr */
+    pl_event_fn on_event;   /* optional, on the calling thread */
+    void *on_event_user;
+    pl_c2_stats *stats;     /* optional: filled before return */
 } pl_c2_config;
 
 /* Proves n assignments, proofs[i] from assignments[i] with blinding r[i]
  * and s[i] (r = s = 0 gives the unblinded proof, as bellperson does
- * without randomization), one after the other, each proof's MSMs over the
- * SRS's pool.  Every assignment is checked against the SRS first (its
- * lengths, its densities' lengths and popcounts against their bits and
- * the queries' counts, its scalars < r): PL_EFORMAT naming the assignment
- * and the field, and no proof is written.  cfg may be NULL. */
+ * without randomization), one after the other under the budget, each
+ * proof's NTTs and MSMs over the SRS's pool (the CPU).  Every assignment is
+ * checked against the SRS first (its lengths, its densities' lengths and
+ * popcounts against their bits and the queries' counts, its scalars < r):
+ * PL_EFORMAT naming the assignment and the field, and no proof is
+ * written.  cfg may be NULL. */
 PL_API pl_status pl_c2_prove(pl_proof *proofs,
                              const pl_c2_assignment *assignments, size_t n,
                              const pl_scalar *r, const pl_scalar *s,

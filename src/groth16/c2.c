@@ -19,11 +19,10 @@
  * where the snarkjs-style path sums every variable's point (points at
  * infinity included) and skips zero scalars on the way.
  *
- * What this is not (yet): a job of the engine.  It takes no reservation
- * from an engine's budget nor emits ledger events; it refuses up front a
- * configuration whose bytes exceed a budget (pl_c2_config.budget_bytes),
- * and every buffer goes through the accounted allocator in the engine's
- * classes.  It runs on the CPU (the pool's NTTs and MSMs).
+ * This file is the arithmetic: the SRS, the checks, one proof
+ * (pl__c2_prove_one, groth16/c2.h).  pl_c2_prove, which reserves each
+ * proof's bytes from a budget and records the ledger's events around it,
+ * is engine/c2_job.c's.  It runs on the CPU (the pool's NTTs and MSMs).
  */
 #include "proofline_c2.h"
 #include "groth16/c2.h"
@@ -208,10 +207,11 @@ uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
         msm = g1;
     if (g2 > msm)
         msm = g2;
-    /* a, b, c on the coset (class h) and one gathered scalar vector
-     * (class msm_scratch), with the largest MSM's scratch */
-    return 3 * (uint64_t)srs->n * sizeof(blst_fr) +
-           ((uint64_t)m + 1) * sizeof(pl_scalar) + msm;
+    /* one gathered scalar vector (class msm_scratch) throughout; with it
+     * first a, b, c on the coset (class h), freed before the sums, then
+     * the largest MSM's scratch */
+    const uint64_t coset = 3 * (uint64_t)srs->n * sizeof(blst_fr);
+    return ((uint64_t)m + 1) * sizeof(pl_scalar) + (coset > msm ? coset : msm);
 }
 
 /* ---- checking an assignment --------------------------------------------- */
@@ -313,17 +313,12 @@ static pl_status check_assignment(const pl_c2_srs *srs, size_t k,
 
 /* ---- one proof ------------------------------------------------------------ */
 
-typedef struct {
-    blst_fr *a, *b, *c;   /* class h, n each (one allocation) */
-    pl_scalar *gather;    /* class msm_scratch, largest_msm */
-} work;
-
-/* h's coefficients, as scalars, into w->gather[0 .. n-2]. */
-static void h_coefficients(const pl_c2_srs *srs, work *w,
-                           const pl_c2_assignment *as)
+/* h's coefficients, as scalars, into gather[0 .. n-2]; v: 3 n scratch. */
+static void h_coefficients(const pl_c2_srs *srs, blst_fr *v0,
+                           pl_scalar *gather, const pl_c2_assignment *as)
 {
     const size_t n = srs->n;
-    blst_fr *v[3] = {w->a, w->b, w->c};
+    blst_fr *v[3] = {v0, v0 + n, v0 + 2 * n};
     const pl_scalar *in[3] = {as->a, as->b, as->c};
     for (unsigned m = 0; m < 3; m++) {
         for (size_t i = 0; i < as->abc_size; i++)
@@ -339,12 +334,12 @@ static void h_coefficients(const pl_c2_srs *srs, work *w,
     blst_fr_inverse(&minus_half, &two);
     blst_fr_cneg(&minus_half, &minus_half, true);
     for (size_t i = 0; i < n; i++) {
-        blst_fr_mul(&w->a[i], &w->a[i], &w->b[i]);
-        blst_fr_sub(&w->a[i], &w->a[i], &w->c[i]);
-        blst_fr_mul(&w->a[i], &w->a[i], &minus_half);
+        blst_fr_mul(&v[0][i], &v[0][i], &v[1][i]);
+        blst_fr_sub(&v[0][i], &v[0][i], &v[2][i]);
+        blst_fr_mul(&v[0][i], &v[0][i], &minus_half);
     }
     /* coefficients of h(g x), then of h */
-    pl__ntt_inverse(srs->plan, w->a, srs->pool);
+    pl__ntt_inverse(srs->plan, v[0], srs->pool);
     const blst_fr *tw;
     blst_fr n_inv, g, g_inv, pw;
     pl__ntt_plan_constants(srs->plan, &tw, &n_inv, &g);
@@ -352,8 +347,8 @@ static void h_coefficients(const pl_c2_srs *srs, work *w,
     const uint64_t one_limbs[4] = {1, 0, 0, 0};
     blst_fr_from_uint64(&pw, one_limbs);
     for (size_t j = 0; j + 1 < n; j++) {
-        blst_fr_mul(&w->a[j], &w->a[j], &pw);
-        pl__fr_to_le(w->gather[j].b, &w->a[j]);
+        blst_fr_mul(&v[0][j], &v[0][j], &pw);
+        pl__fr_to_le(gather[j].b, &v[0][j]);
         blst_fr_mul(&pw, &pw, &g_inv);
     }
 }
@@ -373,33 +368,30 @@ static size_t gather(pl_scalar *out, const pl_c2_assignment *as,
     return k;
 }
 
-static pl_status prove_one(const pl_c2_srs *srs, work *w, pl_proof *out,
-                           const pl_c2_assignment *as, const pl_scalar *r,
-                           const pl_scalar *s, const pl_c2_config *cfg,
-                           size_t k, pl_error *err)
+/* The sums and the assembly, gather holding h's coefficients. */
+static pl_status sums(const pl_c2_srs *srs, pl_proof *out, pl_scalar *gathered,
+                      const pl_c2_assignment *as, const pl_scalar *r,
+                      const pl_scalar *s, pl_error *err)
 {
     pl_status st;
     blst_p1 h_sum, l_sum, a_sum, b1_sum, t1;
     blst_p2 b2_sum, t2;
-    h_coefficients(srs, w, as);
-    if (cfg && cfg->abc_done)
-        cfg->abc_done(cfg->abc_done_user, k);
-    if ((st = pl__msm_g1(&h_sum, srs->h, (const uint8_t *)w->gather,
+    if ((st = pl__msm_g1(&h_sum, srs->h, (const uint8_t *)gathered,
                          srs->n - 1, srs->pool, err)) ||
         (st = pl__msm_g1_witness(&l_sum, srs->l,
                                  (const uint8_t *)as->aux_assignment,
                                  srs->n_aux, srs->pool, err)))
         return st;
-    size_t m = gather(w->gather, as, NULL, as->a_aux_density);
-    if ((st = pl__msm_g1_witness(&a_sum, srs->a, (const uint8_t *)w->gather,
+    size_t m = gather(gathered, as, NULL, as->a_aux_density);
+    if ((st = pl__msm_g1_witness(&a_sum, srs->a, (const uint8_t *)gathered,
                                  m, srs->pool, err)))
         return st;
-    m = gather(w->gather, as, as->b_inp_density, as->b_aux_density);
+    m = gather(gathered, as, as->b_inp_density, as->b_aux_density);
     if ((st = pl__msm_g1_witness(&b1_sum, srs->b_g1,
-                                 (const uint8_t *)w->gather, m, srs->pool,
+                                 (const uint8_t *)gathered, m, srs->pool,
                                  err)) ||
         (st = pl__msm_g2_witness(&b2_sum, srs->b_g2,
-                                 (const uint8_t *)w->gather, m, srs->pool,
+                                 (const uint8_t *)gathered, m, srs->pool,
                                  err)))
         return st;
 
@@ -449,16 +441,46 @@ static pl_status prove_one(const pl_c2_srs *srs, work *w, pl_proof *out,
     return PL_OK;
 }
 
-pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
-                      size_t n, const pl_scalar *r, const pl_scalar *s,
-                      const pl_c2_srs *srs, const pl_c2_config *cfg,
-                      pl_error *err)
+pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
+                           const pl_c2_assignment *as, const pl_scalar *r,
+                           const pl_scalar *s, void (*abc_read)(void *ctx),
+                           void *ctx, pl_error *err)
 {
     pl_status st = PL_OK;
-    work w = {0};
-    if (!srs || (n && (!proofs || !assignments || !r || !s)))
+    const uint64_t vec = 3 * (uint64_t)srs->n * sizeof(blst_fr);
+    pl_scalar *gathered = NULL;
+    blst_fr *v = pl__alloc(PL_BUF_H, vec, err);
+    if (!v ||
+        !(gathered = pl__alloc(PL_BUF_MSM_SCRATCH,
+                               ((uint64_t)largest_msm(srs) + 1) *
+                                   sizeof(pl_scalar),
+                               err))) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    h_coefficients(srs, v, gathered, as);
+    /* h is in `gathered` now: the coset vectors go before the sums */
+    memset(v, 0, vec);
+    pl__free(v);
+    v = NULL;
+    if (abc_read)
+        abc_read(ctx);
+    st = sums(srs, out, gathered, as, r, s, err);
+fail:
+    pl__free(v);
+    pl__free(gathered);
+    return st;
+}
+
+pl_status pl__c2_check(const pl_c2_srs *srs,
+                       const pl_c2_assignment *assignments, size_t n,
+                       const pl_scalar *r, const pl_scalar *s,
+                       pl_error *err)
+{
+    pl_status st;
+    if (!srs || (n && (!assignments || !r || !s)))
         return pl__error_set(err, PL_EUSAGE, "pl_c2_prove: missing SRS, "
-                             "proofs, assignments, r or s");
+                             "assignments, r or s");
     for (size_t k = 0; k < n; k++)
         if ((st = check_assignment(srs, k, &assignments[k], err)))
             return st;
@@ -467,33 +489,7 @@ pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
             !pl__scalar_is_canonical(s[k].b))
             return pl__error_set(err, PL_EFORMAT, "proof %zu: r or s is not "
                                  "below r", k);
-    const uint64_t need = pl_c2_srs_bytes(srs) + pl_c2_prove_bytes(srs);
-    if (cfg && cfg->budget_bytes && need > cfg->budget_bytes)
-        return pl__error_set(err, PL_EBUDGET, "pl_c2_prove: the SRS and one "
-                             "proof's buffers take %" PRIu64 " bytes, the "
-                             "budget is %" PRIu64, need, cfg->budget_bytes);
-    if (n == 0)
-        return PL_OK;
-    const uint64_t vec = (uint64_t)srs->n * sizeof(blst_fr);
-    if (!(w.a = pl__alloc(PL_BUF_H, 3 * vec, err)) ||
-        !(w.gather = pl__alloc(PL_BUF_MSM_SCRATCH,
-                               ((uint64_t)largest_msm(srs) + 1) *
-                                   sizeof(pl_scalar),
-                               err))) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
-    w.b = w.a + srs->n;
-    w.c = w.b + srs->n;
-    for (size_t k = 0; k < n && st == PL_OK; k++)
-        st = prove_one(srs, &w, &proofs[k], &assignments[k], &r[k], &s[k],
-                       cfg, k, err);
-fail:
-    if (w.a)
-        memset(w.a, 0, 3 * vec);
-    pl__free(w.gather);
-    pl__free(w.a);
-    return st;
+    return PL_OK;
 }
 
 /* ---- an assignment from an r1cs and a witness ---------------------------- */
