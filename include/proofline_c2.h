@@ -103,8 +103,8 @@ PL_API pl_status pl_bp_proofs_write(const char *path, const pl_proof *proofs,
                                     size_t count, pl_error *err);
 
 /* A file of public inputs: 32-byte little-endian values, each < r, at most
- * max_count of them (0: no limit); an empty file is no inputs.  *out is
- * released with pl_public_free. */
+ * max_count of them (0: 2^21, 64 MiB); an empty file is no inputs.  *out
+ * is released with pl_public_free. */
 PL_API pl_status pl_bp_inputs_read(pl_scalar **out, size_t *count,
                                    const char *path, size_t max_count,
                                    pl_error *err);

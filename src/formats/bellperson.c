@@ -569,10 +569,12 @@ pl_status pl_bp_inputs_read(pl_scalar **out, size_t *count, const char *path,
     pl_status st;
     *out = NULL;
     *count = 0;
-    /* an empty file is no inputs; pl__file_read_small refuses empty files */
+    /* an empty file is no inputs; pl__file_read_small refuses empty files.
+     * Unbounded (max_count 0) still stops at 2 Mi inputs, 64 MiB: the
+     * buffer is a plain malloc, sized for public inputs, not witnesses. */
     size_t max_bytes = max_count && max_count < SIZE_MAX / PL__FR_BYTES
                            ? max_count * PL__FR_BYTES
-                           : (size_t)1 << 30;
+                           : (size_t)64 << 20;
     pl_error read_err = {0};
     st = pl__file_read_small(&data, &size, path, max_bytes, &read_err);
     if (st == PL_EFORMAT && strstr(read_err.msg, "file is empty")) {
