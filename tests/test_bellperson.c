@@ -423,6 +423,14 @@ PL_TEST(bad_points)
     CHECK(msg_has(&err, "section h: point 0"));
     CHECK(msg_has(&err, "not on the curve"));
     pl_bp_params_close(p);
+    /* the C2 SRS decodes it (no point check asked) and refuses it too */
+    const char *oc = pl_test_tmp("bp_offcurve.params");
+    pl_test_write_file(oc, c, len);
+    pl_c2_srs *srs = NULL;
+    CHECK_STATUS(pl_c2_srs_create(&srs, oc, false, 2, &err), PL_EFORMAT,
+                 &err);
+    CHECK(srs == NULL);
+    CHECK(msg_has(&err, "bp_offcurve.params: section h: point 0"));
 
     /* not in the subgroup, in the a query */
     memcpy(c, b, len);
