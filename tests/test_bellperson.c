@@ -69,7 +69,7 @@ static void built_free(built *b)
     pl_c2_assignment_release(&b->as); /* a second release is a no-op */
 }
 
-/* ---- helpers --------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 static void paths(char *params, char *vk, size_t cap, const char *name)
 {
@@ -264,7 +264,7 @@ static void round_trip(const char *circuit, bool expect_b_inputs_absent)
     pl_bp_params_close(p);
 }
 
-/* ---- tests ----------------------------------------------------------------- */
+/* ---- tests --------------------------------------------------------------- */
 
 PL_TEST(blstrs_root_of_unity)
 {

@@ -558,7 +558,7 @@ fail:
     return st;
 }
 
-/* ---- public inputs -------------------------------------------------------- */
+/* ---- public inputs ------------------------------------------------------- */
 
 pl_status pl_bp_inputs_read(pl_scalar **out, size_t *count, const char *path,
                             size_t max_count, pl_error *err)

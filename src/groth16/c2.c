@@ -345,7 +345,7 @@ static pl_status check_assignment(const pl_c2_srs *srs, size_t k,
     return PL_OK;
 }
 
-/* ---- one proof ------------------------------------------------------------ */
+/* ---- one proof ----------------------------------------------------------- */
 
 /* h's coefficients, as scalars, into gather[0 .. n-2]; v: 3 n scratch. */
 static void h_coefficients(const pl_c2_srs *srs, blst_fr *v0,
