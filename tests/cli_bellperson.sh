@@ -82,6 +82,13 @@ else
     echo "note: no @noble/curves in $VECTORS/node_modules: the independent check is skipped"
 fi
 bpv="$(dirname "$0")/bp_verify.mjs"
+# the zkey path's proofs and key in bellperson's bytes, checked there too
+if [ -n "$noble" ]; then
+    node "$bpv" "$work/z.vk" "$work/two.inputs" "$work/two.proofs" >"$work/n.out" 2>&1 ||
+        fail "@noble/curves rejects the zkey path's proofs: $(cat "$work/n.out")"
+    rc=0; node "$bpv" "$work/z.vk" "$work/two.inputs" "$work/bad.proofs" >"$work/n.out" 2>&1 || rc=$?
+    [ "$rc" = 1 ] || fail "@noble/curves accepts a tampered zkey-path proof (exit $rc)"
+fi
 for name in multiplier noB nopublic; do
     d="$VECTORS/$name" o="$work/$name"; mkdir -p "$o"
     "$PROOFLINE" setup --dev --format bellperson --threads 2 "$d/circuit.r1cs" \
