@@ -146,6 +146,14 @@ static pl_status parse(pl_bp_params *p, pl_error *err)
     const uint64_t len = p->map.size;
     uint64_t at = PL__BP_VK_POINTS_BYTES;
     pl_status st;
+    /* a snarkjs file given by mistake: say so rather than "bad point" */
+    static const char *const magics[] = {"zkey", "wtns", "r1cs", "ptau"};
+    for (unsigned i = 0; len >= 4 && i < 4; i++)
+        if (memcmp(p->map.data, magics[i], 4) == 0)
+            return pl__error_set(err, PL_EFORMAT, "%s: a snarkjs .%s file "
+                                 "(magic \"%s\"), not a bellperson parameter "
+                                 "or .vk file (at byte offset 0)", p->path,
+                                 magics[i], magics[i]);
     if (len < PL__BP_VK_POINTS_BYTES)
         return pl__error_set(err, PL_EFORMAT, "%s: verifying key: the file is "
                              "%" PRIu64 " bytes, the key's six points take "
