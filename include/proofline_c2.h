@@ -249,6 +249,13 @@ PL_API pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
                                             const pl_r1cs *r1cs,
                                             const pl_wtns *wtns,
                                             pl_error *err);
+/* The same from n witness values in memory (nWires, the r1cs's wire
+ * order, each < r, checked; name for messages), which must outlive *out. */
+PL_API pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
+                                              const pl_r1cs *r1cs,
+                                              const pl_scalar *values,
+                                              size_t n, const char *name,
+                                              pl_error *err);
 /* Frees what pl_c2_assignment_from_r1cs allocated and clears its
  * pointers (a second call is a no-op); _abc: a, b and c only. */
 PL_API void pl_c2_assignment_release_abc(pl_c2_assignment *as);

@@ -15,6 +15,8 @@
 #    bellperson` accepts them, and so does an independent verifier
 #    (tests/bp_verify.mjs: @noble/curves, from the bytes alone), which
 #    rejects a tampered proof and a wrong public input;
+#  - `demo --format bellperson` proves the demo circuit through the same API
+#    (witnesses from the circuit, no zkey), and both verifiers accept;
 #  - bad input names the file and the section: a truncated .params, a count
 #    larger than the file, inputs of the wrong count.
 # Needs the binary and the committed vectors; the @noble/curves check runs
@@ -114,5 +116,23 @@ for name in multiplier noB nopublic; do
             fail "$name: @noble/curves accepts a wrong input (exit $rc): $(cat "$o/n.out")"
     fi
 done
+
+# the demo circuit through the C2-shaped API: witnesses from the circuit,
+# bellperson's assignment without a zkey, one call, every proof verified
+"$PROOFLINE" demo --format bellperson --partitions 2 --constraints 2^12 --threads 2 \
+    --cache "$work/demo-cache" --out "$work/demo-out" >"$work/demo.log" 2>&1 ||
+    fail "demo --format bellperson: $(tail -3 "$work/demo.log")"
+grep -q "2 proved, 2 verified" "$work/demo.log" || fail "demo: $(grep demo "$work/demo.log")"
+dvk=$(ls "$work"/demo-cache/*/circuit.vk 2>/dev/null | head -1)
+if [ -n "$dvk" ]; then
+    expect_exit 0 "$PROOFLINE" verify --format bellperson "$dvk" "$work/demo-out/inputs.bin" \
+        "$work/demo-out/proofs.bin"
+    if [ -n "$noble" ]; then
+        node "$bpv" "$dvk" "$work/demo-out/inputs.bin" "$work/demo-out/proofs.bin" >"$work/n.out" 2>&1 ||
+            fail "@noble/curves rejects the demo's proofs: $(cat "$work/n.out")"
+    fi
+else
+    fail "demo --format bellperson left no circuit.vk in its cache"
+fi
 
 finish "bellperson: all checks pass"

@@ -555,15 +555,29 @@ pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
     if (!r1cs || !wtns)
         return pl__error_set(err, PL_EUSAGE, "pl_c2_assignment_from_r1cs: "
                              "missing r1cs or witness");
+    return pl_c2_assignment_from_values(out, r1cs, pl_wtns_values(wtns),
+                                        pl_wtns_count(wtns), wtns->path, err);
+}
+
+pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
+                                       const pl_r1cs *r1cs,
+                                       const pl_scalar *w, size_t n,
+                                       const char *name, pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!r1cs || (n && !w))
+        return pl__error_set(err, PL_EUSAGE, "pl_c2_assignment_from_values: "
+                             "missing r1cs or values");
     const size_t n_inp = (size_t)r1cs->info.n_pub_out + r1cs->info.n_pub_in +
                          1;
-    if (pl_wtns_count(wtns) != r1cs->info.n_wires || n_inp >
-                                                         r1cs->info.n_wires)
+    if (n != r1cs->info.n_wires || n_inp > r1cs->info.n_wires)
         return pl__error_set(err, PL_EFORMAT, "%s: %zu values, %s has "
-                             "%" PRIu32 " wires", wtns->path,
-                             pl_wtns_count(wtns), r1cs->path,
-                             r1cs->info.n_wires);
-    const pl_scalar *w = pl_wtns_values(wtns);
+                             "%" PRIu32 " wires", name ? name : "witness", n,
+                             r1cs->path, r1cs->info.n_wires);
+    for (size_t i = 0; i < n; i++)
+        if (!pl__scalar_is_canonical(w[i].b))
+            return pl__error_set(err, PL_EFORMAT, "%s: value %zu is not "
+                                 "below r", name ? name : "witness", i);
     const size_t n_aux = r1cs->info.n_wires - n_inp;
     const size_t rows = (size_t)r1cs->info.n_constraints + n_inp;
     const size_t words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
