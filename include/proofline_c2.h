@@ -135,11 +135,11 @@ PL_API pl_status pl_setup_dev_bellperson(const char *r1cs_path,
 /* ---- the SupraSeal-C2-shaped prover ------------------------------------- */
 /*
  * What bellperson's ProvingAssignment holds after synthesis, as SupraSeal
- * C2's Assignment takes it (field for field), with two differences a Rust
- * caller bridges with a copy: scalars are pl_scalar (32 bytes little-endian
- * standard form, ff's to_repr) where SupraSeal takes blstrs's Montgomery
- * limbs, and density words are uint64_t where it takes usize (the same on
- * 64-bit targets).
+ * C2's Assignment takes it (field for field).  Scalars are 32 bytes each:
+ * pl_scalar's standard form (ff's to_repr), or with pl_c2_config.montgomery
+ * blstrs's Scalar as it lies in memory, as SupraSeal takes them; density
+ * words are uint64_t where SupraSeal takes usize (the same on 64-bit
+ * targets).
  *
  * Buffer ownership: every pointer in an assignment is the caller's, read
  * only, and must stay valid until pl_c2_prove returns -- except a, b and c,
@@ -220,6 +220,13 @@ typedef struct pl_c2_config {
     pl_event_fn on_event;   /* optional, on the calling thread */
     void *on_event_user;
     pl_c2_stats *stats;     /* optional: filled before return */
+    /* The assignments' scalars (a, b, c, the input and auxiliary
+     * assignments) and r and s as blstrs's Scalar lies in memory --
+     * Montgomery form, four little-endian 64-bit limbs, each value < r --
+     * which is what bellperson hands SupraSeal C2: its vectors can be
+     * passed as they are, with no conversion on the Rust side.  false:
+     * pl_scalar's standard form. */
+    bool montgomery;
 } pl_c2_config;
 
 /* Proves n assignments, proofs[i] from assignments[i] with blinding r[i]

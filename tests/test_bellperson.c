@@ -11,8 +11,9 @@
  *    .vk's key equals the parameter file's; proofs through the C API from
  *    a bellperson-style assignment (a, b, c evaluated per constraint, the
  *    input constraints appended, densities from the r1cs), verified by our
- *    verifier, through 192 bytes and back; a tampered proof and a wrong
- *    input rejected;
+ *    verifier, through 192 bytes and back; the same proof from blstrs's
+ *    Montgomery-form scalars (pl_c2_config.montgomery); a tampered proof
+ *    and a wrong input rejected;
  *  - bad files: truncated in each section, a count larger than the file,
  *    a point off the curve, a point outside the subgroup (found only by
  *    the point check): PL_EFORMAT naming the file and the section;
@@ -221,6 +222,46 @@ static void round_trip(const char *circuit, bool expect_b_inputs_absent)
     for (int i = 0; i < 2; i++)
         CHECK_OK(pl_verify(vk_b, &proofs[i], publics, n_pub, &err), &err);
     CHECK(memcmp(&proofs[0], &proofs[1], sizeof(proofs[0])) != 0);
+
+    /* the same proof from blstrs's in-memory (Montgomery) scalars */
+    {
+        const size_t rows = bt.as.abc_size;
+        const size_t nv = bt.as.inp_assignment_size +
+                          bt.as.aux_assignment_size;
+        pl_scalar *mont = malloc((3 * rows + nv + 2) * sizeof(pl_scalar));
+        CHECK(mont);
+        const pl_scalar *src[4] = {bt.as.a, bt.as.b, bt.as.c, NULL};
+        size_t at = 0;
+        for (int m = 0; m < 3; m++)
+            for (size_t i = 0; i < rows; i++, at++) {
+                blst_fr f;
+                pl__fr_from_le(&f, src[m][i].b);
+                memcpy(mont[at].b, &f, 32);
+            }
+        for (size_t i = 0; i < nv; i++, at++) {
+            blst_fr f;
+            pl__fr_from_le(&f, pl_wtns_values(wtns)[i].b);
+            memcpy(mont[at].b, &f, 32);
+        }
+        blst_fr f;
+        pl__fr_from_le(&f, r[0].b);
+        memcpy(mont[at].b, &f, 32);
+        pl__fr_from_le(&f, s[0].b);
+        memcpy(mont[at + 1].b, &f, 32);
+        pl_c2_assignment m = bt.as;
+        m.a = mont;
+        m.b = mont + rows;
+        m.c = mont + 2 * rows;
+        m.inp_assignment = mont + 3 * rows;
+        m.aux_assignment = m.inp_assignment + bt.as.inp_assignment_size;
+        pl_c2_config mcfg = {.montgomery = true};
+        pl_proof via_mont;
+        CHECK_OK(pl_c2_prove(&via_mont, &m, 1, &mont[at], &mont[at + 1], srs,
+                             &mcfg, &err),
+                 &err);
+        CHECK_MEM(&via_mont, &proofs[0], sizeof(via_mont));
+        free(mont);
+    }
 
     /* r = s = 0 verifies too (bellperson without randomization) */
     pl_scalar zero[1];

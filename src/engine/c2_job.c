@@ -106,7 +106,7 @@ pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
         stage(&j, PL_STAGE_ADMITTED, PL_STAGE_PROVING);
         emit(&j, PL_EV_PROVE_START, NULL);
         st = pl__c2_prove_one(srs, &proofs[k], &assignments[k], &r[k], &s[k],
-                              abc_read, &j, err);
+                              cfg && cfg->montgomery, abc_read, &j, err);
         if (st == PL_OK) {
             emit(&j, PL_EV_PROVE_DONE, NULL);
             stage(&j, PL_STAGE_PROVING, PL_STAGE_FINISHING);

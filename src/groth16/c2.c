@@ -245,7 +245,12 @@ uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
      * first a, b, c on the coset (class h), freed before the sums, then
      * the largest MSM's scratch */
     const uint64_t coset = 3 * (uint64_t)srs->n * sizeof(blst_fr);
-    return ((uint64_t)m + 1) * sizeof(pl_scalar) + (coset > msm ? coset : msm);
+    /* and, for Montgomery-form input (pl_c2_config.montgomery), every
+     * variable's scalar converted once: counted either way, a bound */
+    const uint64_t conv = ((uint64_t)srs->n_inp + srs->n_aux + 1) *
+                          sizeof(pl_scalar);
+    return ((uint64_t)m + 1) * sizeof(pl_scalar) + conv +
+           (coset > msm ? coset : msm);
 }
 
 /* ---- checking an assignment --------------------------------------------- */
@@ -349,14 +354,18 @@ static pl_status check_assignment(const pl_c2_srs *srs, size_t k,
 
 /* h's coefficients, as scalars, into gather[0 .. n-2]; v: 3 n scratch. */
 static void h_coefficients(const pl_c2_srs *srs, blst_fr *v0,
-                           pl_scalar *gather, const pl_c2_assignment *as)
+                           pl_scalar *gather, const pl_c2_assignment *as,
+                           bool montgomery)
 {
     const size_t n = srs->n;
     blst_fr *v[3] = {v0, v0 + n, v0 + 2 * n};
     const pl_scalar *in[3] = {as->a, as->b, as->c};
     for (unsigned m = 0; m < 3; m++) {
-        for (size_t i = 0; i < as->abc_size; i++)
-            pl__fr_from_le(&v[m][i], in[m][i].b);
+        if (montgomery) /* blstrs's Scalar is blst_fr's limbs */
+            memcpy(v[m], in[m], as->abc_size * sizeof(blst_fr));
+        else
+            for (size_t i = 0; i < as->abc_size; i++)
+                pl__fr_from_le(&v[m][i], in[m][i].b);
         memset(&v[m][as->abc_size], 0,
                (n - as->abc_size) * sizeof(blst_fr));
         pl__ntt_to_odd_coset(srs->plan, v[m], srs->pool);
@@ -475,14 +484,26 @@ static pl_status sums(const pl_c2_srs *srs, pl_proof *out, pl_scalar *gathered,
     return PL_OK;
 }
 
+/* Standard form of a Montgomery-form scalar (blstrs's in-memory bytes). */
+static void from_montgomery(pl_scalar *out, const pl_scalar *in)
+{
+    blst_fr f;
+    memcpy(&f, in->b, sizeof(f));
+    pl__fr_to_le(out->b, &f);
+}
+
 pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
-                           const pl_c2_assignment *as, const pl_scalar *r,
-                           const pl_scalar *s, void (*abc_read)(void *ctx),
-                           void *ctx, pl_error *err)
+                           const pl_c2_assignment *as_in, const pl_scalar *r,
+                           const pl_scalar *s, bool montgomery,
+                           void (*abc_read)(void *ctx), void *ctx,
+                           pl_error *err)
 {
     pl_status st = PL_OK;
     const uint64_t vec = 3 * (uint64_t)srs->n * sizeof(blst_fr);
-    pl_scalar *gathered = NULL;
+    pl_scalar *gathered = NULL, *std = NULL;
+    pl_c2_assignment conv = *as_in;
+    const pl_c2_assignment *as = as_in;
+    pl_scalar r_std, s_std;
     blst_fr *v = pl__alloc(PL_BUF_H, vec, err);
     if (!v ||
         !(gathered = pl__alloc(PL_BUF_MSM_SCRATCH,
@@ -492,7 +513,31 @@ pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
         st = PL_ENOMEM;
         goto fail;
     }
-    h_coefficients(srs, v, gathered, as);
+    if (montgomery) {
+        /* the sums take standard form: the inputs and auxiliary variables
+         * converted once, r and s here */
+        const size_t n_vars = as_in->inp_assignment_size +
+                              as_in->aux_assignment_size;
+        if (!(std = pl__alloc(PL_BUF_MSM_SCRATCH,
+                              ((uint64_t)n_vars + 1) * sizeof(pl_scalar),
+                              err))) {
+            st = PL_ENOMEM;
+            goto fail;
+        }
+        for (size_t i = 0; i < as_in->inp_assignment_size; i++)
+            from_montgomery(&std[i], &as_in->inp_assignment[i]);
+        for (size_t i = 0; i < as_in->aux_assignment_size; i++)
+            from_montgomery(&std[as_in->inp_assignment_size + i],
+                            &as_in->aux_assignment[i]);
+        conv.inp_assignment = std;
+        conv.aux_assignment = std + as_in->inp_assignment_size;
+        as = &conv;
+        from_montgomery(&r_std, r);
+        from_montgomery(&s_std, s);
+        r = &r_std;
+        s = &s_std;
+    }
+    h_coefficients(srs, v, gathered, as_in, montgomery);
     /* h is in `gathered` now: the coset vectors go before the sums */
     memset(v, 0, vec);
     pl__free(v);
@@ -501,6 +546,9 @@ pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
         abc_read(ctx);
     st = sums(srs, out, gathered, as, r, s, err);
 fail:
+    memset(&r_std, 0, sizeof(r_std));
+    memset(&s_std, 0, sizeof(s_std));
+    pl__free(std);
     pl__free(v);
     pl__free(gathered);
     return st;

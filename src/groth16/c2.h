@@ -25,10 +25,13 @@ pl_status pl__c2_check(const pl_c2_srs *srs,
  * vectors, class h; the gathered scalars, class msm_scratch; the MSMs'
  * scratch) within pl_c2_prove_bytes and frees them before it returns; the
  * coset vectors go as soon as h's coefficients are out.  abc_read(ctx) is
- * called once a, b and c have been read for good (NULL: none). */
+ * called once a, b and c have been read for good (NULL: none).  montgomery:
+ * every scalar of as, r and s is blstrs's in-memory form (proofline_c2.h),
+ * the input and auxiliary assignments converted once into msm_scratch. */
 pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
                            const pl_c2_assignment *as, const pl_scalar *r,
-                           const pl_scalar *s, void (*abc_read)(void *ctx),
-                           void *ctx, pl_error *err);
+                           const pl_scalar *s, bool montgomery,
+                           void (*abc_read)(void *ctx), void *ctx,
+                           pl_error *err);
 
 #endif /* PL_GROTH16_C2_H */
