@@ -847,7 +847,9 @@ PL_TEST(setup_every_allocation_failing)
     }
 }
 
-/* Builds the assignment, opens the SRS and proves one proof. */
+/* Builds the assignment, opens the SRS and proves one proof, in each
+ * scalar form (0 is 0 in both, and the witness is read as Montgomery form
+ * as it is: another valid witness for the sums, enough for the paths). */
 static pl_status c2_once(const char *params, const pl_r1cs *r1cs,
                          const pl_wtns *wtns, pl_error *err)
 {
@@ -859,8 +861,11 @@ static pl_status c2_once(const char *params, const pl_r1cs *r1cs,
     pl_status st = pl_c2_assignment_from_r1cs(&as, r1cs, wtns, err);
     if (st)
         return st;
-    if ((st = pl_c2_srs_create(&srs, params, false, 2, err)) == PL_OK)
-        st = pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, NULL, err);
+    pl_c2_config mont = {.montgomery = true};
+    if ((st = pl_c2_srs_create(&srs, params, false, 2, err)) == PL_OK &&
+        (st = pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, NULL, err)) ==
+            PL_OK)
+        st = pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, &mont, err);
     pl_c2_srs_destroy(srs);
     pl_c2_assignment_release(&as);
     return st;
