@@ -58,5 +58,7 @@ int cli_circuit(int argc, char **argv);
 int cli_demo(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_convert(int argc, char **argv);
+int cli_c2(int argc, char **argv);
 
 #endif /* PL_CLI_H */

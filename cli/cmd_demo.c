@@ -9,14 +9,25 @@
  * verified.  Prints throughput, the synthesis share (witness + a/b/c
  * against recording the constraints every time), the ledger summary, and
  * where the trace, the memory plot and the proofs went.
+ *
+ * With --format bellperson the same partitions go through the SupraSeal-
+ * C2-shaped API instead (proofline_c2.h, docs/filecoin.md): a bellperson
+ * parameter file and .vk from `setup --dev --format bellperson` cached
+ * beside the r1cs, each partition's witness computed by the circuit and
+ * turned into bellperson's assignment (a, b, c and densities, no zkey),
+ * all partitions proved in one pl_c2_prove call under the budget, every
+ * proof verified, the batch written as 192-byte proofs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cmd_circuit.h"
 #include "job.h"
 #include "options.h"
+#include "proofline_c2.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -40,15 +51,23 @@ static const cli_command demo_cmd = {
     "synthesis workers (witness-only: the constraints were recorded once),\n"
     "a, b, c come from the key's matrices, and every proof is verified.\n"
     "The r1cs and the development key (known toxic waste: a demo only) are\n"
-    "made on the first run and cached.\n",
+    "made on the first run and cached.\n"
+    "\n"
+    "--format bellperson proves the same partitions through the SupraSeal-\n"
+    "C2-shaped API (docs/filecoin.md): a bellperson parameter file instead\n"
+    "of the zkey, each witness turned into bellperson's assignment, all\n"
+    "partitions in one call under the budget, 192-byte proofs.\n",
     NULL, 21};
 
 typedef struct {
     unsigned partitions, depth;
     uint64_t target;
     const char *cache, *out_dir, *seed;
+    unsigned format; /* index in demo_formats[] */
     cli_engine_options engine;
 } demo_options;
+
+static const char *const demo_formats[] = {"zkey", "bellperson", NULL};
 
 #define O(field) offsetof(demo_options, field)
 static const cli_opt demo_opts[] = {
@@ -68,6 +87,9 @@ static const cli_opt demo_opts[] = {
      .help = "trace, plot and proofs (default DIR/last-run under\nthe cache)"},
     {"--seed", "S", CLI_STRING, O(seed),
      .help = "input seed (default \"" CLI_POREP_SEED "\")"},
+    {"--format", "F", CLI_CHOICE, O(format),
+     .help = "zkey (the engine, default) or bellperson (the\nC2-shaped API)",
+     .choices = demo_formats},
     {NULL},
 };
 
@@ -78,6 +100,7 @@ typedef struct {
     size_t n_constraints, n_public, n_wires;
     char dir[4096]; /* the cache of this shape and seed */
     char r1cs[4200], zkey[4200], vk[4200], meta[4200];
+    char bp_params[4200], bp_vk[4200];
     char run_dir[4000], proof_dir[4096], trace[4200], plot[4200];
     double record_seconds, setup_seconds; /* when the cache was made */
     pthread_mutex_t lock; /* the synthesis workers add to what follows */
@@ -138,6 +161,8 @@ static void demo_paths(demo_state *d, const demo_options *o)
     snprintf(d->zkey, sizeof(d->zkey), "%s/circuit.zkey", d->dir);
     snprintf(d->vk, sizeof(d->vk), "%s/verification_key.json", d->dir);
     snprintf(d->meta, sizeof(d->meta), "%s/meta.txt", d->dir);
+    snprintf(d->bp_params, sizeof(d->bp_params), "%s/circuit.params", d->dir);
+    snprintf(d->bp_vk, sizeof(d->bp_vk), "%s/circuit.vk", d->dir);
     if (o->out_dir)
         snprintf(d->run_dir, sizeof(d->run_dir), "%s", o->out_dir);
     else
@@ -235,6 +260,175 @@ static pl_status demo_cache(demo_state *d, unsigned threads, pl_error *err)
     return st;
 }
 
+/* ---- --format bellperson: the C2-shaped API ------------------------------ */
+
+/* The r1cs of this shape (recorded now if missing or stale) and its
+ * bellperson files (made now if missing). */
+static pl_status bp_cache(demo_state *d, unsigned threads, pl_error *err)
+{
+    pl_status st = PL_OK;
+    pl_r1cs *r = NULL;
+    porep_inputs *in = NULL;
+    pl_cs *cs = NULL;
+    bool r1cs_ok = false;
+    struct stat sb;
+    if (pl_r1cs_open(&r, d->r1cs, NULL) == PL_OK) {
+        pl_r1cs_info i;
+        pl_r1cs_get_info(r, &i);
+        r1cs_ok = i.n_constraints == d->n_constraints &&
+                  i.n_wires == d->n_wires &&
+                  (size_t)i.n_pub_out + i.n_pub_in == d->n_public;
+        pl_r1cs_close(r);
+    }
+    if (r1cs_ok && stat(d->bp_params, &sb) == 0 && stat(d->bp_vk, &sb) == 0) {
+        printf("cache: %s (reused: circuit.r1cs, circuit.params, "
+               "circuit.vk)\n", d->dir);
+        return PL_OK;
+    }
+    printf("cache: %s: making the bellperson parameter file (known toxic "
+           "waste: demo only)...\n", d->dir);
+    fflush(stdout);
+    double t0 = cli_now();
+    if (!r1cs_ok &&
+        ((st = porep_inputs_create(&in, &d->params, d->seed, 0, err)) ||
+         (st = pl_cs_create_recording(&cs, err)) ||
+         (st = pl_cs_run(cs, porep_circuit, in, err)) ||
+         (st = pl_cs_write_r1cs(cs, d->r1cs, err))))
+        goto done;
+    pl_setup_config scfg;
+    pl_setup_config_init(&scfg);
+    scfg.threads = threads;
+    if ((st = pl_setup_dev_bellperson(d->r1cs, d->bp_params, d->bp_vk, &scfg,
+                                      err)))
+        goto done;
+    printf("cache: made in %.1f s\n", cli_now() - t0);
+done:
+    pl_cs_destroy(cs);
+    porep_inputs_destroy(in);
+    fflush(stdout);
+    return st;
+}
+
+/* Frees a proof's a, b, c as soon as the prover has read them. */
+static void bp_abc_done(void *user, size_t proof)
+{
+    pl_c2_assignment *as = user;
+    pl_c2_assignment_release_abc(&as[proof]);
+}
+
+static pl_status demo_bellperson(demo_state *d, const demo_options *o,
+                                 pl_error *err)
+{
+    const size_t n = o->partitions;
+    const pl_engine_config *ecfg = &o->engine.cfg;
+    pl_status st;
+    pl_r1cs *r1cs = NULL;
+    pl_c2_srs *srs = NULL;
+    pl_bp_params *vkf = NULL;
+    pl_vkey *vkey = NULL;
+    pl_scalar **w = calloc(n, sizeof(*w));
+    pl_c2_assignment *as = calloc(n, sizeof(*as));
+    pl_scalar *rs = calloc(2 * n, sizeof(*rs));
+    pl_proof *proofs = calloc(n, sizeof(*proofs));
+    pl_scalar *publics = calloc(n * d->n_public + 1, sizeof(*publics));
+    char proofs_path[4200], inputs_path[4200];
+    snprintf(proofs_path, sizeof(proofs_path), "%s/proofs.bin", d->run_dir);
+    snprintf(inputs_path, sizeof(inputs_path), "%s/inputs.bin", d->run_dir);
+    if (!w || !as || !rs || !proofs || !publics) {
+        st = PL_ENOMEM;
+        goto done;
+    }
+    if ((st = bp_cache(d, ecfg->threads, err)) ||
+        (st = pl_r1cs_open(&r1cs, d->r1cs, err)))
+        goto done;
+    double t0 = cli_now();
+    if ((st = pl_c2_srs_create(&srs, d->bp_params, false, ecfg->threads,
+                               err)))
+        goto done;
+    double t_srs = cli_now() - t0;
+    /* synthesis: the circuit's witness, then bellperson's assignment */
+    double t1 = cli_now();
+    for (size_t k = 0; k < n && st == PL_OK; k++) {
+        porep_inputs *in = NULL;
+        pl_cs *cs = NULL;
+        if (!(w[k] = calloc(d->n_wires, sizeof(pl_scalar)))) {
+            st = PL_ENOMEM;
+            break;
+        }
+        if ((st = porep_inputs_create(&in, &d->params, d->seed, k, err)) ==
+                PL_OK &&
+            (st = pl_cs_create_witness_only(&cs, d->n_public, d->n_wires,
+                                            w[k], err)) == PL_OK &&
+            (st = pl_cs_run(cs, porep_circuit, in, err)) == PL_OK)
+            st = pl_c2_assignment_from_values(&as[k], r1cs, w[k], d->n_wires,
+                                              "demo witness", err);
+        pl_cs_destroy(cs);
+        porep_inputs_destroy(in);
+        if (st == PL_OK)
+            memcpy(publics + k * d->n_public, w[k] + 1,
+                   d->n_public * sizeof(pl_scalar));
+    }
+    if (st)
+        goto done;
+    double t_synth = cli_now() - t1;
+    /* r = s = 1 + k: fixed blinding is fine for a demo's timings */
+    for (size_t k = 0; k < 2 * n; k++)
+        rs[k].b[0] = (uint8_t)(1 + k % 250);
+    pl_c2_stats stats = {0};
+    pl_c2_config cfg = {.budget_bytes = ecfg->budget_bytes,
+                        .abc_done = bp_abc_done, .abc_done_user = as,
+                        .log_level = ecfg->log_level,
+                        .log_stream = ecfg->log_stream, .stats = &stats};
+    double t2 = cli_now();
+    if ((st = pl_c2_prove(proofs, as, n, rs, rs + n, srs, &cfg, err)))
+        goto done;
+    double t_prove = cli_now() - t2;
+    size_t verified = 0;
+    if ((st = pl_bp_params_open(&vkf, d->bp_vk, err)) ||
+        (st = pl_vkey_from_bp_params(&vkey, vkf, err)))
+        goto done;
+    for (size_t k = 0; k < n && st == PL_OK; k++)
+        if ((st = pl_verify(vkey, &proofs[k], publics + k * d->n_public,
+                            d->n_public, err)) == PL_OK)
+            verified++;
+    if (st)
+        goto done;
+    if ((st = pl_bp_proofs_write(proofs_path, proofs, n, err)) ||
+        (st = pl_bp_inputs_write(inputs_path, publics, n * d->n_public,
+                                 err)))
+        goto done;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    char b1[32], b2[32], b3[32];
+    printf("demo (bellperson): %zu proved, %zu verified in %.1f s of "
+           "proving: %.1f proofs/hour\n", n, verified, t_prove,
+           cli_per_hour(n, t_prove));
+    printf("SRS read and decoded in %.2f s; synthesis (witness + a/b/c and "
+           "densities) %.1f ms per partition\n", t_srs,
+           t_synth * 1e3 / (double)n);
+    printf("memory: budget %s, peak reserved %s, process peak RSS %s\n",
+           pl_format_bytes(b1, sizeof(b1), stats.budget_bytes),
+           pl_format_bytes(b2, sizeof(b2), stats.peak_reserved_bytes),
+           pl_format_bytes(b3, sizeof(b3), (uint64_t)ru.ru_maxrss * 1024));
+    printf("proofs: %s (192 bytes each), inputs: %s (verification key: "
+           "%s)\n", proofs_path, inputs_path, d->bp_vk);
+done:
+    pl_vkey_destroy(vkey);
+    pl_bp_params_close(vkf);
+    for (size_t k = 0; as && k < n; k++)
+        pl_c2_assignment_release(&as[k]);
+    for (size_t k = 0; w && k < n; k++)
+        free(w[k]);
+    free(publics);
+    free(proofs);
+    free(rs);
+    free(as);
+    free(w);
+    pl_c2_srs_destroy(srs);
+    pl_r1cs_close(r1cs);
+    return st;
+}
+
 static void print_engine(pl_engine *engine, const pl_circuit *circuit,
                          const demo_state *d, const pl_engine_config *cfg)
 {
@@ -305,6 +499,10 @@ static int demo_run(demo_options *o)
            cli_porep_log2(d.n_constraints, d.n_public));
     cli_describe_porep(stdout, &d.params, d.n_constraints, d.n_public,
                        d.n_wires);
+    if (o->format == 1) {
+        st = demo_bellperson(&d, o, &err);
+        goto done;
+    }
     if ((st = demo_cache(&d, cfg->threads, &err)))
         goto done;
     out.dir = d.proof_dir;

@@ -7,12 +7,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "options.h"
+#include "proofline_c2.h"
 
 #include <stdio.h>
 
 static const cli_command setup_cmd = {
     "setup",
     "Usage: proofline setup --dev <circuit.r1cs> <out.zkey> [options]\n"
+    "       proofline setup --dev --format bellperson <circuit.r1cs> "
+    "<out.params> <out.vk>\n"
     "\n"
     "Writes a Groth16 proving key (.zkey, BLS12-381, snarkjs layout) for a\n"
     "circuit, from secrets derived from a seed:\n"
@@ -27,6 +30,12 @@ static const cli_command setup_cmd = {
     "contribution section says so: it holds one contribution named\n"
     "'proofline setup --dev: TOXIC WASTE KNOWN; tests/benchmarks only'.\n"
     "\n"
+    "With --format bellperson the same secrets are written as a bellperson\n"
+    "parameter file and its verifying key (.vk), the files a Filecoin prover\n"
+    "reads (docs/filecoin.md): the domain is bellperson's (blstrs's root of\n"
+    "unity) and H its monomial-basis query, so the points differ from the\n"
+    "zkey's.\n"
+    "\n"
     "Only this development setup exists: without --dev the command refuses.\n"
     "A key for production comes from a multi-party ceremony (snarkjs).\n",
     NULL, 23};
@@ -35,7 +44,10 @@ typedef struct {
     bool dev, timings;
     const char *seed;
     unsigned threads;
+    unsigned format; /* index in formats[] */
 } setup_options;
+
+static const char *const formats[] = {"zkey", "bellperson", NULL};
 
 #define O(field) offsetof(setup_options, field)
 static const cli_opt setup_opts[] = {
@@ -47,6 +59,9 @@ static const cli_opt setup_opts[] = {
      .help = "worker threads (default: one per core)"},
     {"--timings", NULL, CLI_FLAG, O(timings),
      .help = "print each stage's time to stderr"},
+    {"--format", "F", CLI_CHOICE, O(format),
+     .help = "zkey (default) or bellperson (a .params and a .vk)",
+     .choices = formats},
     {NULL},
 };
 
@@ -73,7 +88,10 @@ static int setup_run(const setup_options *o, char **pos)
     cfg.on_stage_user = (void *)o;
     pl_error err = {0};
     double t0 = cli_now();
-    pl_status st = pl_setup_dev(pos[0], pos[1], &cfg, &err);
+    pl_status st = o->format == 1
+                       ? pl_setup_dev_bellperson(pos[0], pos[1], pos[2], &cfg,
+                                                 &err)
+                       : pl_setup_dev(pos[0], pos[1], &cfg, &err);
     if (st == PL_OK && o->timings)
         fprintf(stderr, "  %-10s %8.3f s\n", "total", cli_now() - t0);
     return cli_exit("setup", st, &err);
@@ -85,14 +103,18 @@ int cli_setup(int argc, char **argv)
     const cli_table tables[] = {{setup_opts, &o}};
     int npos = 0;
     int rc = cli_parse(&setup_cmd, tables, 1, argc, argv, &npos);
-    if (rc == CLI_RUN && npos > 2)
-        rc = cli_usage_error("setup", "unexpected argument %s", argv[2]);
+    const int want = o.format == 1 ? 3 : 2;
+    if (rc == CLI_RUN && npos > want)
+        rc = cli_usage_error("setup", "unexpected argument %s", argv[want]);
     else if (rc == CLI_RUN && !o.dev)
         rc = cli_usage_error("setup", "only the development setup exists, "
                              "and its toxic waste is known: pass --dev to "
                              "accept that (tests and benchmarks only)");
-    else if (rc == CLI_RUN && npos != 2)
-        rc = cli_usage_error("setup", "needs 2 files: <circuit.r1cs> "
-                             "<out.zkey>");
+    else if (rc == CLI_RUN && npos != want)
+        rc = want == 3 ? cli_usage_error("setup", "--format bellperson needs "
+                                         "3 files: <circuit.r1cs> "
+                                         "<out.params> <out.vk>")
+                       : cli_usage_error("setup", "needs 2 files: "
+                                         "<circuit.r1cs> <out.zkey>");
     return rc == CLI_RUN ? setup_run(&o, argv) : rc;
 }

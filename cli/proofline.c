@@ -33,8 +33,13 @@ static const char main_help[] =
     "  batch    --zkey <circuit.zkey> --out <dir> <w1.wtns> [w2.wtns ...]\n"
     "  verify   <verification_key.json> <public.json> <proof.json>\n"
     "  vkey     <circuit.zkey> <verification_key.json>\n"
-    "  inspect  <file>\n"
+    "  verify   --format bellperson <key.vk> <inputs.bin> <proofs.bin>\n"
+    "  convert  <proof.json ...> <proofs.bin> | <proofs.bin> <proof.json>\n"
+    "  inspect  <file>   (snarkjs files; bellperson .params, .vk, proofs)\n"
+    "  c2       --params P --r1cs R --proofs OUT <w.wtns ...>   (through the\n"
+    "           SupraSeal-C2-shaped API, proofs in bellperson's bytes)\n"
     "  setup    --dev <circuit.r1cs> <out.zkey>   (known toxic waste: tests only)\n"
+    "  setup    --dev --format bellperson <circuit.r1cs> <out.params> <out.vk>\n"
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
     "  demo     [--partitions N --constraints 2^K --pw P --budget SIZE]\n"
     "           prove the demo circuit through the engine, with its ledger\n"
@@ -62,6 +67,8 @@ static const struct {
     {"demo", cli_demo},
     {"plan", cli_plan},
     {"calibrate", cli_calibrate},
+    {"convert", cli_convert},
+    {"c2", cli_c2},
 };
 
 /* The file name part of a path. */

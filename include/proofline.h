@@ -199,8 +199,9 @@ PL_API pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err);
 PL_API void pl_r1cs_close(pl_r1cs *r1cs);
 PL_API void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);
 
-/* Writes the header facts of a zkey, wtns or r1cs (chosen by its magic) as
- * `key: value` lines. */
+/* Writes the header facts of a zkey, wtns or r1cs (chosen by its magic), or
+ * of a bellperson parameter, .vk or proof file (which have none: chosen by
+ * their shape, proofline_c2.h), as `key: value` lines. */
 PL_API pl_status pl_inspect(const char *path, FILE *stream, pl_error *err);
 
 /* ---- verification keys, proofs and public inputs (JSON) ---------------- */

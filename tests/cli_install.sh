@@ -59,7 +59,7 @@ make -s -C "$src" install BUILD="$build" DESTDIR="$root" PREFIX=/usr \
 u="$root/usr"
 expected="bin/proofline bin/prover lib/libproofline.so.$version
 lib/libproofline.so.$major lib/libproofline.so lib/libproofline.a
-include/proofline.h include/proofline_circuit.h lib/pkgconfig/proofline.pc
+include/proofline.h include/proofline_circuit.h include/proofline_c2.h lib/pkgconfig/proofline.pc
 share/man/man1/proofline.1 share/doc/proofline/README.md"
 for f in $expected; do
     [ -e "$u/$f" ] || fail "make install: no $f"
@@ -76,7 +76,8 @@ soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libproofline.so.$major" ] || fail "soname $soname, wanted libproofline.so.$major"
 nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u >"$work/exported"
 sed -n 's/^PL_API .*[ *]\(pl_[a-z0-9_]*\)(.*/\1/p' "$u/include/proofline.h" \
-    "$u/include/proofline_circuit.h" | sort -u >"$work/api"
+    "$u/include/proofline_circuit.h" "$u/include/proofline_c2.h" |
+    sort -u >"$work/api"
 [ -s "$work/api" ] || fail "no PL_API names found in the installed headers"
 extra=$(comm -23 "$work/exported" "$work/api" | tr '\n' ' ')
 missing=$(comm -13 "$work/exported" "$work/api" | tr '\n' ' ')

@@ -27,6 +27,11 @@ void pl__fr_pow(blst_fr *out, const blst_fr *base, uint64_t exponent);
 /* The primitive 2^log2n-th root of unity of snarkjs/ffjavascript:
  * w[32] = 5^((r-1)/2^32), w[k-1] = w[k]^2.  log2n <= 32. */
 void pl__fr_root_of_unity(blst_fr *out, unsigned log2n);
+/* The root bellperson's evaluation domains use (blstrs / bls12_381's
+ * ROOT_OF_UNITY = 7^((r-1)/2^32), 0x16a2a19e...0d2b), squared down the
+ * same way: another generator of the same subgroup, so row k of a
+ * constraint system sits at another point than snarkjs puts it. */
+void pl__fr_root_of_unity_blstrs(blst_fr *out, unsigned log2n);
 
 /* Decimal text of an n-byte little-endian integer; returns the length, or
  * 0 if cap (which includes the NUL) is too small.  n <= 48. */

@@ -63,16 +63,17 @@ void pl__fr_pow(blst_fr *out, const blst_fr *base, uint64_t exponent)
     *out = result;
 }
 
-void pl__fr_root_of_unity(blst_fr *out, unsigned log2n)
+/* g^((r-1)/2^32) squared down to a 2^log2n-th root. */
+static void root_from(blst_fr *out, uint64_t g, unsigned log2n)
 {
     /* (r - 1) / 2^32, a 224-bit exponent, little-endian limbs. */
     static const uint64_t exp_limbs[4] = {0xfffe5bfeffffffffull,
                                           0x09a1d80553bda402ull,
                                           0x299d7d483339d808ull,
                                           0x0000000073eda753ull};
-    static const uint64_t five[4] = {5, 0, 0, 0};
+    const uint64_t base_limbs[4] = {g, 0, 0, 0};
     blst_fr base, result;
-    blst_fr_from_uint64(&base, five);
+    blst_fr_from_uint64(&base, base_limbs);
     static const uint64_t one[4] = {1, 0, 0, 0};
     blst_fr_from_uint64(&result, one);
     for (int limb = 3; limb >= 0; limb--)
@@ -84,4 +85,14 @@ void pl__fr_root_of_unity(blst_fr *out, unsigned log2n)
     for (unsigned k = 32; k > log2n; k--)
         blst_fr_sqr(&result, &result);
     *out = result;
+}
+
+void pl__fr_root_of_unity(blst_fr *out, unsigned log2n)
+{
+    root_from(out, 5, log2n);
+}
+
+void pl__fr_root_of_unity_blstrs(blst_fr *out, unsigned log2n)
+{
+    root_from(out, 7, log2n);
 }

@@ -6,7 +6,14 @@
  * its header facts as flat `key: value` lines, one fact a line, for people
  * and for grep.  A .ptau gets only its container facts: proofline does not
  * read powers of tau.  It prints counts and layout, never witness values.
+ *
+ * bellperson's files have no magic: a file that starts with no known magic
+ * is read as a bellperson parameter or .vk file (formats/bellperson.c,
+ * which knows one by its shape), or as 192-byte proofs when its length is
+ * a multiple of 192 and its first byte has the compressed flag (a
+ * parameter file's first byte, an uncompressed point's, never has).
  */
+#include "formats/bellperson.h"
 #include "formats/formats.h"
 #include "util/error.h"
 
@@ -136,6 +143,62 @@ fail:
     return st;
 }
 
+static pl_status inspect_bp_proofs(FILE *f, const char *path,
+                                   const pl__mapped *m, pl_error *err)
+{
+    pl_proof proof;
+    const uint64_t n = m->size / PL_BP_PROOF_BYTES;
+    for (uint64_t i = 0; i < n; i++) {
+        pl_status st = pl_proof_from_bp_bytes(&proof, m->data + i *
+                                              PL_BP_PROOF_BYTES, err);
+        if (st != PL_OK) {
+            char msg[sizeof(err->msg)];
+            if (err) {
+                snprintf(msg, sizeof(msg), "%.80s: proof %" PRIu64 ": %.100s "
+                         "(at byte offset %" PRIu64 ")", path, i, err->msg,
+                         i * PL_BP_PROOF_BYTES);
+                memcpy(err->msg, msg, sizeof(msg));
+            }
+            return st;
+        }
+    }
+    fprintf(f, "file: %s\n", path);
+    fprintf(f, "format: bellperson-proofs\n");
+    fprintf(f, "curve: bls12-381\n");
+    fprintf(f, "file_bytes: %" PRIu64 "\n", m->size);
+    fprintf(f, "proof_bytes: %u\n", PL_BP_PROOF_BYTES);
+    fprintf(f, "proofs: %" PRIu64 "\n", n);
+    return PL_OK;
+}
+
+static pl_status inspect_bp_params(FILE *f, const char *path,
+                                   const pl__mapped *m, pl_error *err)
+{
+    pl_bp_params *p = NULL;
+    pl_status st = pl__bp_parse(&p, m->data, m->size, path, err);
+    if (st != PL_OK)
+        return st;
+    fprintf(f, "file: %s\n", path);
+    fprintf(f, "format: %s\n", p->vk_only ? "bellperson-vk"
+                                          : "bellperson-params");
+    fprintf(f, "curve: bls12-381\n");
+    fprintf(f, "file_bytes: %" PRIu64 "\n", m->size);
+    fprintf(f, "n_public: %" PRIu32 "\n", p->count[PL__BP_IC] - 1);
+    for (unsigned s = 0; s < PL__BP_SECTIONS; s++) {
+        if (p->vk_only && s != PL__BP_IC)
+            break;
+        fprintf(f, "section_%s: offset=%" PRIu64 " count=%" PRIu32
+                " point_bytes=%u\n", pl__bp_section_name(s), p->at[s],
+                p->count[s],
+                pl__bp_section_is_g2(s) ? PL__BP_G2_BYTES : PL__BP_G1_BYTES);
+    }
+    if (!p->vk_only)
+        fprintf(f, "domain_size: %" PRIu64 "\n",
+                (uint64_t)p->count[PL__BP_H] + 1);
+    pl_bp_params_close(p);
+    return PL_OK;
+}
+
 pl_status pl_inspect(const char *path, FILE *file_stream, pl_error *err)
 {
     FILE *f = file_stream;
@@ -157,6 +220,23 @@ pl_status pl_inspect(const char *path, FILE *file_stream, pl_error *err)
         st = inspect_r1cs(f, path, err);
     } else if (memcmp(m.data, "ptau", 4) == 0) {
         st = inspect_ptau(f, path, &m, err);
+    } else if (m.size % PL_BP_PROOF_BYTES == 0 && (m.data[0] & 0x80)) {
+        st = inspect_bp_proofs(f, path, &m, err);
+    } else if ((m.data[0] & 0x80) == 0) {
+        /* no magic: maybe bellperson's; if not, both answers, its saying
+         * which section does not fit */
+        pl_error bp = {0};
+        st = inspect_bp_params(f, path, &m, &bp);
+        if (st != PL_OK) {
+            char seen[17];
+            const size_t skip = strlen(path) + 2; /* "<path>: " */
+            pl__magic_text(seen, m.data);
+            st = pl__error_set(err, PL_EFORMAT,
+                               "%s: unknown magic \"%s\": not a zkey, wtns, "
+                               "r1cs or ptau file; as a bellperson file: %s",
+                               path, seen,
+                               strlen(bp.msg) > skip ? bp.msg + skip : bp.msg);
+        }
     } else {
         char seen[17];
         pl__magic_text(seen, m.data);

@@ -14,6 +14,7 @@
  */
 #include "groth16/vkey.h"
 #include "field/field.h"
+#include "formats/bellperson.h"
 #include "formats/formats.h"
 #include "formats/snarkjs_json.h"
 #include "util/alloc.h"
@@ -143,6 +144,71 @@ fail:
 }
 
 /* ---- reading verification_key.json ----------------------------------- */
+
+/* A bellperson parameter or .vk file's key: its points were decoded (on
+ * their curves) when the file was opened; the subgroups and infinity are
+ * checked here, as for a zkey's. */
+pl_status pl_vkey_from_bp_params(pl_vkey **out, const pl_bp_params *params,
+                                 pl_error *err)
+{
+    pl_status st;
+    pl_vkey *vk = NULL;
+    const char *bad = NULL, *what = NULL;
+    size_t bad_index = 0;
+
+    *out = NULL;
+    if (!params) {
+        st = pl__error_set(err, PL_EUSAGE, "pl_vkey_from_bp_params: no file");
+        goto fail;
+    }
+    const size_t n_public = (size_t)params->count[PL__BP_IC] - 1;
+    if (n_public > PL__VKEY_MAX_PUBLIC) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: section ic: %zu public "
+                           "inputs is 2^31 or more", params->path, n_public);
+        goto fail;
+    }
+    if ((st = pl__vkey_alloc(&vk, n_public, err)) != PL_OK)
+        goto fail;
+    vk->alpha1 = params->alpha_g1;
+    vk->beta2 = params->beta_g2;
+    vk->gamma2 = params->gamma_g2;
+    vk->delta2 = params->delta_g2;
+    for (size_t i = 0; i <= n_public; i++)
+        if (pl__bp_g1_at(&vk->ic[i], params, PL__BP_IC, (uint32_t)i) !=
+            BLST_SUCCESS) { /* decoded once at open: cannot fail */
+            st = pl__error_set(err, PL_EINTERNAL, "%s: section ic: point %zu "
+                               "no longer decodes", params->path, i);
+            goto fail;
+        }
+    if ((bad = pl__g1_problem(&vk->alpha1, false)))
+        what = "alpha_g1";
+    else if ((bad = pl__g2_problem(&vk->beta2, false)))
+        what = "beta_g2";
+    else if ((bad = pl__g2_problem(&vk->gamma2, false)))
+        what = "gamma_g2";
+    else if ((bad = pl__g2_problem(&vk->delta2, false)))
+        what = "delta_g2";
+    for (size_t i = 0; !bad && i <= n_public; i++)
+        if ((bad = pl__g1_problem(&vk->ic[i], true))) {
+            what = "ic";
+            bad_index = i;
+        }
+    if (bad) {
+        if (strcmp(what, "ic") == 0)
+            st = pl__error_set(err, PL_EFORMAT, "%s: section ic: point %zu "
+                               "%s", params->path, bad_index, bad);
+        else
+            st = pl__error_set(err, PL_EFORMAT, "%s: verifying key: %s %s",
+                               params->path, what, bad);
+        goto fail;
+    }
+    pl__vkey_alphabeta(&vk->alphabeta, vk);
+    *out = vk;
+    vk = NULL;
+fail:
+    pl_vkey_destroy(vk);
+    return st;
+}
 
 static pl_status pl__vkey_read_g1(blst_p1_affine *out, const pl__json_doc *doc,
                                   const pl__json_value *v, const char *path,

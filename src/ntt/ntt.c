@@ -99,8 +99,8 @@ static void twiddle_task(void *ctx, size_t task, unsigned worker)
     }
 }
 
-pl_status pl__ntt_plan_create(pl__ntt_plan **out, unsigned log2n,
-                              pl__pool *pool, pl_error *err)
+static pl_status plan_create(pl__ntt_plan **out, unsigned log2n, bool blstrs,
+                             pl__pool *pool, pl_error *err)
 {
     *out = NULL;
     if (log2n > PL__NTT_MAX_LOG)
@@ -125,12 +125,27 @@ pl_status pl__ntt_plan_create(pl__ntt_plan **out, unsigned log2n,
     pl__fr_pow(&plan->g_inv, &plan->g, 2 * (uint64_t)plan->n - 1);
 
     twiddle_job job = {.table = plan->twiddle, .count = plan->n / 2};
-    pl__fr_root_of_unity(&job.omega, log2n);
+    if (blstrs)
+        pl__fr_root_of_unity_blstrs(&job.omega, log2n);
+    else
+        pl__fr_root_of_unity(&job.omega, log2n);
     job.ntasks = pass_tasks(job.count, pool);
     if (job.count)
         pl__pool_run(pool, job.ntasks, twiddle_task, &job);
     *out = plan;
     return PL_OK;
+}
+
+pl_status pl__ntt_plan_create(pl__ntt_plan **out, unsigned log2n,
+                              pl__pool *pool, pl_error *err)
+{
+    return plan_create(out, log2n, false, pool, err);
+}
+
+pl_status pl__ntt_plan_create_blstrs(pl__ntt_plan **out, unsigned log2n,
+                                     pl__pool *pool, pl_error *err)
+{
+    return plan_create(out, log2n, true, pool, err);
 }
 
 void pl__ntt_plan_destroy(pl__ntt_plan *plan)

@@ -17,6 +17,11 @@ typedef struct pl__ntt_plan pl__ntt_plan;
 /* A plan for size 2^log2n (log2n <= 28), roots as snarkjs chooses them. */
 pl_status pl__ntt_plan_create(pl__ntt_plan **out, unsigned log2n,
                               pl__pool *pool, pl_error *err);
+/* The same with bellperson's omega (blstrs's root of unity, field.h), for
+ * its evaluation domain; the odd coset's g is the same (any primitive 2n-th
+ * root puts the coset where the vanishing polynomial is -2). */
+pl_status pl__ntt_plan_create_blstrs(pl__ntt_plan **out, unsigned log2n,
+                                     pl__pool *pool, pl_error *err);
 void pl__ntt_plan_destroy(pl__ntt_plan *plan);
 /* Bytes the plan for 2^log2n allocates (for budget plans). */
 uint64_t pl__ntt_plan_bytes(unsigned log2n);

@@ -50,11 +50,21 @@
  *
  * Memory (class params): L (n scalars, reused for H), A, B, C (nVars
  * scalars each) in one allocation; the G1 and G2 tables; one output chunk.
+ *
+ * pl_setup_dev_bellperson runs the same computation from the same secrets
+ * and writes bellperson's layout (formats/bellperson.c) instead: a
+ * parameter file and its .vk, as a pair.  Two things differ besides the
+ * bytes, both because a bellperson prover assumes them: the domain's
+ * generator is blstrs's root of unity (so A, B, C and so l, ic differ from
+ * the zkey's points), and H is tau^i t(tau) / delta for i < n - 1, the
+ * monomial basis, in place of the zkey's Lagrange-basis H.
  */
 #define _GNU_SOURCE
 #include "proofline.h"
 #include "field/field.h"
+#include "formats/bellperson.h"
 #include "formats/formats.h"
+#include "setup/dev_setup.h"
 #include "setup/fixed_base.h"
 #include "setup/sha512.h"
 #include "util/alloc.h"
@@ -187,6 +197,10 @@ typedef struct {
     blst_fr *qap;
     blst_fr *h, *a, *b, *c;
     pl__fixed_base *fb1, *fb2;
+    /* bellperson's layout (pl_setup_dev_bellperson): blstrs's domain
+     * generator, H in the monomial basis */
+    bool bellperson;
+    bool snarkjs_domain; /* tests: bellperson's layout over snarkjs's domain */
 } dev_key;
 
 /* The domain: n = 2^log2n rows for the constraints, then one input row per
@@ -234,7 +248,10 @@ static pl_status lagrange_at_tau(dev_key *key, pl_error *err)
     blst_fr one, zero, w, num, inv_n;
     fr_set_u64(&one, 1);
     fr_set_u64(&zero, 0);
-    pl__fr_root_of_unity(&w, key->log2n);
+    if (key->bellperson && !key->snarkjs_domain)
+        pl__fr_root_of_unity_blstrs(&w, key->log2n);
+    else
+        pl__fr_root_of_unity(&w, key->log2n);
     pl__fr_pow(&num, &key->sec.tau, n);
     blst_fr_sub(&num, &num, &one);
     fr_set_u64(&inv_n, n);
@@ -320,6 +337,24 @@ static pl_status h_at_tau(dev_key *key, pl_error *err)
     return PL_OK;
 }
 
+/* bellperson's H over L's storage: tau^i t(tau) / delta for i < n - 1,
+ * t(x) = x^n - 1 (its prover takes h's coefficients, not its values on a
+ * coset); the last slot is unused. */
+static void h_monomial(dev_key *key)
+{
+    const uint64_t n = key->header.domain_size;
+    blst_fr one, acc;
+    fr_set_u64(&one, 1);
+    pl__fr_pow(&acc, &key->sec.tau, n);
+    blst_fr_sub(&acc, &acc, &one);
+    blst_fr_mul(&acc, &acc, &key->sec.delta_inv);
+    for (uint64_t i = 0; i + 1 < n; i++) {
+        key->h[i] = acc;
+        blst_fr_mul(&acc, &acc, &key->sec.tau);
+    }
+    fr_set_u64(&key->h[n - 1], 0);
+}
+
 /* Everything but the points: the shape, the secrets, the QAP and H scalars
  * (stage "qap"), the fixed-base tables (stage "tables").  Fails before any
  * file is touched. */
@@ -350,8 +385,11 @@ static pl_status compute_key(dev_key *key, const char *r1cs_path,
     key->b = key->a + n_vars;
     key->c = key->b + n_vars;
     if ((st = lagrange_at_tau(key, err)) ||
-        (st = qap_at_tau(key, r1cs_path, err)) ||
-        (st = h_at_tau(key, err)))
+        (st = qap_at_tau(key, r1cs_path, err)))
+        return st;
+    if (key->bellperson)
+        h_monomial(key);
+    else if ((st = h_at_tau(key, err)))
         return st;
     stage_done(cfg, "qap", t);
 
@@ -607,6 +645,173 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
         (st = compute_key(&key, r1cs_path, pl__pool_size(pool), &cfg, &t,
                           err)) ||
         (st = write_key(&key, zkey_path, pool, &cfg, &t, err)))
+        goto fail;
+fail:
+    key_free(&key);
+    pl__pool_destroy(pool);
+    pl_r1cs_close(r1cs);
+    return st;
+}
+
+/* ---- bellperson's layout ---------------------------------------------- */
+
+/* scalars[i] * G for i < n into the open section of a bellperson writer
+ * (which drops the points at infinity of the a and b sections). */
+static pl_status bp_put(pl__bp_writer *w, const pl__fixed_base *fb,
+                        const blst_fr *scalars, size_t n, uint8_t *buf,
+                        pl__pool *pool, pl_error *err)
+{
+    for (size_t i = 0; i < n && w->status == PL_OK; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        pl__fixed_base_mul(fb, buf, scalars + i, m, pool);
+        pl__bp_put_points(w, buf, m, err);
+    }
+    return w->status;
+}
+
+static pl_status bp_section(pl__bp_writer *w, unsigned section, uint32_t count,
+                            const pl__fixed_base *fb, const blst_fr *scalars,
+                            size_t n, uint8_t *buf, pl__pool *pool,
+                            pl_error *err)
+{
+    pl__bp_section_begin(w, section, count, err);
+    bp_put(w, fb, scalars, n, buf, pool, err);
+    return pl__bp_section_end(w, err);
+}
+
+static uint32_t count_nonzero(const blst_fr *v, size_t n)
+{
+    uint32_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += !fr_is_zero(&v[i]);
+    return c;
+}
+
+/* The parameter file and the .vk, committed as a pair. */
+static pl_status write_bellperson(dev_key *key, const char *params_path,
+                                  const char *vk_path, pl__pool *pool,
+                                  const pl_setup_config *cfg, double *t,
+                                  pl_error *err)
+{
+    pl_status st = PL_OK;
+    pl__output pout, vout;
+    pl__bp_writer w;
+    const uint32_t n_vars = key->header.n_vars;
+    const uint32_t n_in = key->header.n_public + 1;
+    const uint32_t n = key->header.domain_size;
+    memset(&pout, 0, sizeof(pout));
+    memset(&vout, 0, sizeof(vout));
+
+    /* the verifying key's points: alpha, beta, delta in G1; beta, gamma
+     * (the generator), delta in G2 */
+    blst_fr g1s[3] = {key->sec.alpha, key->sec.beta, key->sec.delta};
+    blst_fr g2s[3];
+    blst_p1_affine p1[3];
+    blst_p2_affine p2[3];
+    g2s[0] = key->sec.beta;
+    fr_set_u64(&g2s[1], 1);
+    g2s[2] = key->sec.delta;
+    pl__fixed_base_mul(key->fb1, (uint8_t *)p1, g1s, 3, pool);
+    pl__fixed_base_mul(key->fb2, (uint8_t *)p2, g2s, 3, pool);
+    memset(g1s, 0, sizeof(g1s));
+    memset(g2s, 0, sizeof(g2s));
+    const pl__bp_vk vk = {&p1[0], &p1[1], &p1[2], &p2[0], &p2[1], &p2[2]};
+
+    uint8_t *buf = pl__alloc(PL_BUF_PARAMS, CHUNK_BYTES, err);
+    if (!buf) {
+        st = PL_ENOMEM;
+        goto fail;
+    }
+    if ((st = pl__output_open(&pout, params_path, err)) ||
+        (st = pl__output_open(&vout, vk_path, err)) ||
+        (st = pl__bp_write_begin(&w, &pout, false, &vk, err)) ||
+        (st = bp_section(&w, PL__BP_IC, n_in, key->fb1, key->c, n_in, buf,
+                         pool, err)))
+        goto fail;
+    stage_done(cfg, "ic", t);
+    if ((st = bp_section(&w, PL__BP_H, n - 1, key->fb1, key->h, n - 1, buf,
+                         pool, err)))
+        goto fail;
+    stage_done(cfg, "h", t);
+    if ((st = bp_section(&w, PL__BP_L, (uint32_t)key->n_priv, key->fb1,
+                         key->c + n_in, key->n_priv, buf, pool, err)))
+        goto fail;
+    stage_done(cfg, "l", t);
+    const uint32_t n_a = count_nonzero(key->a, n_vars);
+    const uint32_t n_b = count_nonzero(key->b, n_vars);
+    if ((st = bp_section(&w, PL__BP_A, n_a, key->fb1, key->a, n_vars, buf,
+                         pool, err)))
+        goto fail;
+    stage_done(cfg, "a", t);
+    if ((st = bp_section(&w, PL__BP_B_G1, n_b, key->fb1, key->b, n_vars, buf,
+                         pool, err)))
+        goto fail;
+    stage_done(cfg, "b1", t);
+    if ((st = bp_section(&w, PL__BP_B_G2, n_b, key->fb2, key->b, n_vars, buf,
+                         pool, err)) ||
+        (st = pl__bp_write_end(&w, err)))
+        goto fail;
+    stage_done(cfg, "b2", t);
+    /* the .vk: the same key and ic */
+    if ((st = pl__bp_write_begin(&w, &vout, true, &vk, err)) ||
+        (st = bp_section(&w, PL__BP_IC, n_in, key->fb1, key->c, n_in, buf,
+                         pool, err)) ||
+        (st = pl__bp_write_end(&w, err)) ||
+        (st = pl__output_commit_pair(&pout, &vout, err)))
+        goto fail;
+    stage_done(cfg, "sync", t);
+fail:
+    pl__output_abort(&vout);
+    pl__output_abort(&pout);
+    pl__free(buf);
+    return st;
+}
+
+pl_status pl_setup_dev_bellperson(const char *r1cs_path,
+                                  const char *params_path,
+                                  const char *vk_path,
+                                  const pl_setup_config *cfg, pl_error *err)
+{
+    return pl__setup_dev_bellperson_domain(r1cs_path, params_path, vk_path,
+                                           cfg, false, err);
+}
+
+pl_status pl__setup_dev_bellperson_domain(const char *r1cs_path,
+                                          const char *params_path,
+                                          const char *vk_path,
+                                          const pl_setup_config *cfg_in,
+                                          bool snarkjs_domain, pl_error *err)
+{
+    pl_status st = PL_OK;
+    pl_setup_config cfg;
+    pl_r1cs *r1cs = NULL;
+    pl__pool *pool = NULL;
+    dev_key key;
+    double t = pl__now_seconds();
+
+    memset(&key, 0, sizeof(key));
+    key.bellperson = true;
+    key.snarkjs_domain = snarkjs_domain;
+    if (cfg_in)
+        cfg = *cfg_in;
+    else
+        pl_setup_config_init(&cfg);
+    key.seed = cfg.seed ? cfg.seed : PL_SETUP_DEV_DEFAULT_SEED;
+
+    if ((st = pl_r1cs_open(&r1cs, r1cs_path, err)))
+        goto fail;
+    key.r1cs = r1cs;
+    if (key_shape(&key, r1cs_path, err) == PL_OK &&
+        key.header.domain_size < 2) {
+        st = pl__error_set(err, PL_EUNSUPPORTED, "%s: a domain of 1 leaves "
+                           "bellperson's h query empty", r1cs_path);
+        goto fail;
+    }
+    if ((st = pl__pool_create(&pool, cfg.threads, "pl-setup", err)) ||
+        (st = compute_key(&key, r1cs_path, pl__pool_size(pool), &cfg, &t,
+                          err)) ||
+        (st = write_bellperson(&key, params_path, vk_path, pool, &cfg, &t,
+                               err)))
         goto fail;
 fail:
     key_free(&key);

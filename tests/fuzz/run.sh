@@ -21,7 +21,7 @@ seconds=$2
 shift 2
 src=$(cd "$(dirname "$0")" && pwd)
 bin="$build/tests/fuzz"
-targets=${*:-"zkey wtns r1cs vkey_json proof_json public_json size"}
+targets=${*:-"zkey wtns r1cs vkey_json proof_json public_json size bellperson"}
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * proofline_c2.h: the Filecoin stack's files, beside proofline.h.  The
+ * formats bellperson (Rust) and SupraSeal C2 read and write, so that a
+ * Filecoin prover can hand its parameters and proofs to proofline:
+ *
+ *  - parameter files (`.params`): the verifying key, then the h, l, a,
+ *    b_g1 and b_g2 queries, each a u32 big-endian count and that many
+ *    uncompressed points in the zcash encoding (G1 96 bytes, G2 192,
+ *    big-endian coordinates, flags in the top three bits of the first
+ *    byte); docs/filecoin.md has the byte map;
+ *  - verifying key files (`.vk`): the same verifying key alone (alpha_g1,
+ *    beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, a u32 big-endian count
+ *    and the ic points);
+ *  - proofs of 192 bytes: A (G1 compressed, 48) || B (G2 compressed, 96) ||
+ *    C (G1 compressed, 48), zcash flags; a batch (a multi-partition proof)
+ *    is their concatenation;
+ *  - public inputs as a file of 32-byte little-endian field elements (each
+ *    < r, the representation of ff's to_repr for BLS12-381's Fr),
+ *    concatenated: n_public per proof, proof after proof.
+ *
+ * Points and scalars crossing this API are proofline.h's (pl_proof,
+ * pl_scalar): the zcash encodings stay inside the library.
+ *
+ * And a prover shaped like SupraSeal C2's generate_groth16_proofs_c:
+ * bellperson's proving assignments (a, b, c evaluated during synthesis,
+ * the input and auxiliary assignments, the density bit vectors) in,
+ * proofs out, against an SRS read from a parameter file.
+ */
+#ifndef PROOFLINE_C2_H
+#define PROOFLINE_C2_H
+
+#include "proofline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- parameter and verifying key files --------------------------------- */
+
+typedef struct pl_bp_params pl_bp_params;
+
+typedef struct pl_bp_info {
+    bool vk_only;         /* a `.vk` file: the verifying key and nothing else */
+    uint64_t file_bytes;
+    uint32_t n_ic;        /* the public inputs + 1 (ONE) */
+    /* the queries' counts (0 in a .vk) */
+    uint32_t n_h, n_l, n_a, n_b_g1, n_b_g2;
+} pl_bp_info;
+
+/* Maps a parameter file or a verifying key file (told apart by where the
+ * file ends: a .vk ends after its ic points) and validates its structure:
+ * every count against the bytes left before anything is read past it, no
+ * trailing bytes, b_g1 and b_g2 of one count, and the verifying key's
+ * points decoded (on their curves).  The queries' points are not decoded:
+ * pl_bp_params_check_points does that.  PL_EFORMAT naming the file, the
+ * section and the byte offset. */
+PL_API pl_status pl_bp_params_open(pl_bp_params **out, const char *path,
+                                   pl_error *err);
+PL_API void pl_bp_params_close(pl_bp_params *params);
+PL_API void pl_bp_params_get_info(const pl_bp_params *params,
+                                  pl_bp_info *out);
+/* Every point of every section: a valid encoding, on its curve, in its
+ * prime-order subgroup, not the point at infinity (bellperson's checked
+ * read refuses it too).  A subgroup check per point: more work than a
+ * proof, so opening does not do it.  PL_EFORMAT naming the section, the
+ * point and its byte offset. */
+PL_API pl_status pl_bp_params_check_points(const pl_bp_params *params,
+                                           pl_error *err);
+/* The verification key of a parameter or .vk file (gamma_g2 may be any
+ * point: bellperson's keys do not fix it to the generator). */
+PL_API pl_status pl_vkey_from_bp_params(pl_vkey **out,
+                                        const pl_bp_params *params,
+                                        pl_error *err);
+
+/* A zkey's verification key as a bellperson .vk (alpha, beta and delta in
+ * both groups are in the zkey's header): proofs from the snarkjs path,
+ * converted to 192 bytes, verify against it in a bellperson verifier.
+ * Complete or not at all. */
+PL_API pl_status pl_bp_vk_write_from_zkey(const pl_zkey *zkey,
+                                          const char *vk_path, pl_error *err);
+
+/* ---- 192-byte proofs ---------------------------------------------------- */
+
+#define PL_BP_PROOF_BYTES 192u
+
+/* Decodes one proof.  A point that is not a valid compressed encoding
+ * (flags, a coordinate >= q) is PL_EFORMAT; one whose x has no point on
+ * the curve is PL_EINVALID (a tampered proof).  The subgroup checks are
+ * pl_verify's. */
+PL_API pl_status pl_proof_from_bp_bytes(pl_proof *out, const uint8_t *in,
+                                        pl_error *err);
+PL_API void pl_proof_to_bp_bytes(uint8_t *out, const pl_proof *proof);
+
+/* A file of proofs: a non-empty multiple of 192 bytes, at most max_count
+ * proofs (0: no limit).  *out is released with pl_bp_proofs_free. */
+PL_API pl_status pl_bp_proofs_read(pl_proof **out, size_t *count,
+                                   const char *path, size_t max_count,
+                                   pl_error *err);
+PL_API void pl_bp_proofs_free(pl_proof *proofs);
+/* Writes count proofs, concatenated, complete or not at all. */
+PL_API pl_status pl_bp_proofs_write(const char *path, const pl_proof *proofs,
+                                    size_t count, pl_error *err);
+
+/* A file of public inputs: 32-byte little-endian values, each < r, at most
+ * max_count of them (0: 2^21, 64 MiB); an empty file is no inputs.  *out
+ * is released with pl_public_free. */
+PL_API pl_status pl_bp_inputs_read(pl_scalar **out, size_t *count,
+                                   const char *path, size_t max_count,
+                                   pl_error *err);
+
+/* Writes count public inputs as such a file (each < r, checked), complete
+ * or not at all. */
+PL_API pl_status pl_bp_inputs_write(const char *path, const pl_scalar *inputs,
+                                    size_t count, pl_error *err);
+
+/* ---- the development setup in bellperson's layout ----------------------- */
+
+/* pl_setup_dev's secrets (the same seed gives the same tau, alpha, beta,
+ * delta; gamma = 1), written as a bellperson parameter file and its .vk:
+ * the a, b_g1, b_g2 queries without their points at infinity, l and ic as
+ * the zkey's C and IC, h as tau^i t(tau) / delta for i < n - 1 (the
+ * monomial basis bellperson's prover uses, not the zkey's Lagrange H), and
+ * the domain generated by blstrs's root of unity (7^((r-1)/2^32), where
+ * snarkjs takes 5^(...)): row k of the constraints sits at omega^k as a
+ * bellperson prover puts it, so its A, B, l points differ from the zkey's.
+ * The two files are renamed into place as a pair.  The toxic waste is
+ * known: tests and benchmarks only. */
+PL_API pl_status pl_setup_dev_bellperson(const char *r1cs_path,
+                                         const char *params_path,
+                                         const char *vk_path,
+                                         const pl_setup_config *cfg,
+                                         pl_error *err);
+
+/* ---- the SupraSeal-C2-shaped prover ------------------------------------- */
+/*
+ * What bellperson's ProvingAssignment holds after synthesis, as SupraSeal
+ * C2's Assignment takes it (field for field).  Scalars are 32 bytes each:
+ * pl_scalar's standard form (ff's to_repr), or with pl_c2_config.montgomery
+ * blstrs's Scalar as it lies in memory, as SupraSeal takes them; density
+ * words are uint64_t where SupraSeal takes usize (the same on 64-bit
+ * targets).
+ *
+ * Buffer ownership: every pointer in an assignment is the caller's, read
+ * only, and must stay valid until pl_c2_prove returns -- except a, b and c,
+ * which proofline reads once, at the start of that proof's H computation,
+ * and then reports through `abc_done`: from that call on the caller may
+ * free that assignment's a, b and c (bellperson drops them there; they are
+ * the largest per-proof buffers, 3 x 32 bytes per constraint), while the
+ * MSMs still run.  The densities and the input and auxiliary assignments
+ * are read until the proof's MSMs end.  proofline frees nothing of the
+ * caller's; its own buffers (the SRS's points: class params; the NTT's
+ * vectors: class h; gathered scalars and MSM scratch: class msm_scratch)
+ * go through the accounted allocator and are freed before it returns.
+ */
+typedef struct pl_c2_assignment {
+    /* density bit vectors: bit i is word i / 64, bit i % 64 (bitvec's Lsb0
+     * order); a set bit means the variable occurs in that matrix */
+    const uint64_t *a_aux_density;
+    size_t a_aux_bit_len, a_aux_popcount;
+    const uint64_t *b_inp_density;
+    size_t b_inp_bit_len, b_inp_popcount;
+    const uint64_t *b_aux_density;
+    size_t b_aux_bit_len, b_aux_popcount;
+    /* the constraints' evaluations, one per constraint (the input
+     * constraints bellperson adds included), at most the domain's size */
+    const pl_scalar *a, *b, *c;
+    size_t abc_size;
+    /* ONE first, then the public inputs; then the auxiliary variables */
+    const pl_scalar *inp_assignment;
+    size_t inp_assignment_size;
+    const pl_scalar *aux_assignment;
+    size_t aux_assignment_size;
+} pl_c2_assignment;
+
+typedef struct pl_c2_srs pl_c2_srs;
+
+/* Reads a bellperson parameter file into memory for proving: every query
+ * point decoded into accounted buffers (class params, the SRS's bytes in
+ * the ledger as a zkey's are), the NTT's tables for its domain.  With
+ * check_points, each point is also checked for its subgroup (--check-params).
+ * threads: 0 is one per online core. */
+PL_API pl_status pl_c2_srs_create(pl_c2_srs **out, const char *params_path,
+                                  bool check_points, unsigned threads,
+                                  pl_error *err);
+PL_API void pl_c2_srs_destroy(pl_c2_srs *srs);
+/* Bytes pl_c2_prove takes beyond the SRS for one proof at a time (the
+ * NTT's vectors and the MSMs' scratch): what a budget reserves. */
+PL_API uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs);
+/* The SRS's own bytes (class params). */
+PL_API uint64_t pl_c2_srs_bytes(const pl_c2_srs *srs);
+
+/* Called once per proof when its a, b and c have been read (see above). */
+typedef void (*pl_c2_abc_done_fn)(void *user, size_t proof);
+
+/* What a call reserved: its budget and the peak, and the events it
+ * recorded. */
+typedef struct pl_c2_stats {
+    uint64_t budget_bytes, peak_reserved_bytes;
+    uint64_t events;
+} pl_c2_stats;
+
+typedef struct pl_c2_config {
+    /* The byte budget the call reserves from (0: exactly the SRS's bytes
+     * and one proof's, pl_c2_srs_bytes + pl_c2_prove_bytes).  The SRS's
+     * bytes are reserved for the call (resident, as a circuit's), each
+     * proof's before its buffers are allocated and released after they are
+     * freed; a budget that cannot hold the SRS and one proof is refused
+     * (PL_EBUDGET) before any work. */
+    uint64_t budget_bytes;
+    pl_c2_abc_done_fn abc_done; /* optional */
+    void *abc_done_user;
+    /* The ledger, as the engine's (pl_engine_config): one record per
+     * event of each proof -- admitted, prove_start, abc_freed (after
+     * abc_done), prove_done, finalize_done, dealloc_done, or failed --
+     * with job 1 and partition = the proof's index; a line per event at
+     * PL_LOG_INFO. */
+    pl_log_level log_level;
+    FILE *log_stream;       /* NULL: stderr */
+    pl_event_fn on_event;   /* optional, on the calling thread */
+    void *on_event_user;
+    pl_c2_stats *stats;     /* optional: filled before return */
+    /* The assignments' scalars (a, b, c, the input and auxiliary
+     * assignments) and r and s as blstrs's Scalar lies in memory --
+     * Montgomery form, four little-endian 64-bit limbs, each value < r --
+     * which is what bellperson hands SupraSeal C2: its vectors can be
+     * passed as they are, with no conversion on the Rust side.  false:
+     * pl_scalar's standard form. */
+    bool montgomery;
+} pl_c2_config;
+
+/* Proves n assignments, proofs[i] from assignments[i] with blinding r[i]
+ * and s[i] (r = s = 0 gives the unblinded proof, as bellperson does
+ * without randomization), one after the other under the budget, each
+ * proof's NTTs and MSMs over the SRS's pool (the CPU).  Every assignment is
+ * checked against the SRS first (its lengths, its densities' lengths and
+ * popcounts against their bits and the queries' counts, its scalars < r):
+ * PL_EFORMAT naming the assignment and the field, and no proof is
+ * written.  cfg may be NULL. */
+PL_API pl_status pl_c2_prove(pl_proof *proofs,
+                             const pl_c2_assignment *assignments, size_t n,
+                             const pl_scalar *r, const pl_scalar *s,
+                             const pl_c2_srs *srs, const pl_c2_config *cfg,
+                             pl_error *err);
+
+/* What bellperson's synthesis would leave for a circuit given as an r1cs
+ * and a witness (our circuits, for tests, the CLI's `c2` and benchmarks):
+ * a, b, c per constraint, then one input constraint per input (input * 0 =
+ * 0, as bellperson appends them), densities by occurrence in A and B.  The
+ * input and auxiliary assignments point into the witness, which must
+ * outlive *out; a, b, c are one accounted buffer (class abc) and the
+ * density words another: pl_c2_assignment_release_abc frees the first (the
+ * early free a caller does from abc_done, while the MSMs still read the
+ * densities), pl_c2_assignment_release both. */
+PL_API pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
+                                            const pl_r1cs *r1cs,
+                                            const pl_wtns *wtns,
+                                            pl_error *err);
+/* The same from n witness values in memory (nWires, the r1cs's wire
+ * order, each < r, checked; name for messages), which must outlive *out. */
+PL_API pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
+                                              const pl_r1cs *r1cs,
+                                              const pl_scalar *values,
+                                              size_t n, const char *name,
+                                              pl_error *err);
+/* Frees what pl_c2_assignment_from_r1cs allocated and clears its
+ * pointers (a second call is a no-op); _abc: a, b and c only. */
+PL_API void pl_c2_assignment_release_abc(pl_c2_assignment *as);
+PL_API void pl_c2_assignment_release(pl_c2_assignment *as);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROOFLINE_C2_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The byte layouts of bellperson's files (include/proofline_c2.h lists
+ * them; docs/filecoin.md maps their bytes): the parsed view of a parameter
+ * or .vk file, its writer, and the zcash point encodings.  Everything that
+ * knows these layouts is in formats/bellperson.c; the dev setup writes
+ * through the writer here and the verifier reads through the view.
+ */
+#ifndef PL_FORMATS_BELLPERSON_H
+#define PL_FORMATS_BELLPERSON_H
+
+#include "proofline_c2.h"
+#include "blst.h"
+#include "util/file.h"
+
+#define PL__BP_G1_BYTES 96u  /* uncompressed, zcash encoding */
+#define PL__BP_G2_BYTES 192u
+#define PL__BP_G1C_BYTES 48u /* compressed */
+#define PL__BP_G2C_BYTES 96u
+/* alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 */
+#define PL__BP_VK_POINTS_BYTES (3u * PL__BP_G1_BYTES + 3u * PL__BP_G2_BYTES)
+
+/* The sections after the verifying key's six points, in file order; each
+ * a u32 big-endian count and its points. */
+enum {
+    PL__BP_IC = 0,
+    PL__BP_H,
+    PL__BP_L,
+    PL__BP_A,
+    PL__BP_B_G1,
+    PL__BP_B_G2,
+    PL__BP_SECTIONS
+};
+
+/* "ic", "h", ... for messages. */
+const char *pl__bp_section_name(unsigned section);
+static inline bool pl__bp_section_is_g2(unsigned section)
+{
+    return section == PL__BP_B_G2;
+}
+
+struct pl_bp_params {
+    char *path;
+    pl__mapped map;
+    bool borrowed;           /* map is the caller's memory (pl__bp_parse) */
+    bool vk_only;
+    /* the verifying key, decoded */
+    blst_p1_affine alpha_g1, beta_g1, delta_g1;
+    blst_p2_affine beta_g2, gamma_g2, delta_g2;
+    /* per section: its count, its first point and its count's byte offset
+     * (in place in the map; sections absent from a .vk have count 0) */
+    uint32_t count[PL__BP_SECTIONS];
+    const uint8_t *points[PL__BP_SECTIONS];
+    uint64_t at[PL__BP_SECTIONS];
+};
+
+/* pl_bp_params_open on len bytes in memory (tests, fuzzers): `name` for the
+ * path in messages; the handle borrows data. */
+pl_status pl__bp_parse(pl_bp_params **out, const uint8_t *data, size_t len,
+                       const char *name, pl_error *err);
+
+/* Point i of a section, decoded (on the curve, not checked for the
+ * subgroup); the view was validated, so i < count is in the file. */
+BLST_ERROR pl__bp_g1_at(blst_p1_affine *out, const pl_bp_params *p,
+                        unsigned section, uint32_t i);
+BLST_ERROR pl__bp_g2_at(blst_p2_affine *out, const pl_bp_params *p,
+                        uint32_t i);
+
+/* ---- the writer ---------------------------------------------------------- */
+
+/* The verifying key's points, as blst affine points (in memory: the zkey
+ * encoding, Montgomery limbs). */
+typedef struct pl__bp_vk {
+    const blst_p1_affine *alpha_g1, *beta_g1, *delta_g1;
+    const blst_p2_affine *beta_g2, *gamma_g2, *delta_g2;
+} pl__bp_vk;
+
+/* Writes a parameter file (or, with vk_only, a .vk) on an open output:
+ * begin writes the verifying key's points; then each section in order
+ * (ic, then h, l, a, b_g1, b_g2 unless vk_only): section_begin with its
+ * count, points put (the a, b_g1 and b_g2 sections skip points at
+ * infinity, which the count must leave out), section_end; end checks that
+ * every section was written.  The first failure sticks in `status`. */
+typedef struct pl__bp_writer {
+    pl__output *out;
+    pl_status status;
+    bool vk_only;
+    unsigned section;   /* the one being written, or the next */
+    uint64_t left;      /* points still due in it */
+    bool open;
+} pl__bp_writer;
+
+pl_status pl__bp_write_begin(pl__bp_writer *w, pl__output *out, bool vk_only,
+                             const pl__bp_vk *vk, pl_error *err);
+pl_status pl__bp_section_begin(pl__bp_writer *w, unsigned section,
+                               uint32_t count, pl_error *err);
+/* n points as blst affine bytes (96 B in G1, 192 B in G2; all zeros is
+ * the point at infinity). */
+pl_status pl__bp_put_points(pl__bp_writer *w, const uint8_t *points, size_t n,
+                            pl_error *err);
+pl_status pl__bp_section_end(pl__bp_writer *w, pl_error *err);
+pl_status pl__bp_write_end(pl__bp_writer *w, pl_error *err);
+
+#endif /* PL_FORMATS_BELLPERSON_H */
