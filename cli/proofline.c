@@ -38,6 +38,11 @@ static const char main_help[] =
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
     "  demo     [--partitions N --constraints 2^K --pw P --budget SIZE]\n"
     "           prove the demo circuit through the engine, with its ledger\n"
+    "  submit   --server URL (--circuit ID | --zkey F) [--wait --out DIR] W.wtns ...\n"
+    "           submit a job to a `proofline serve`\n"
+    "  jobs     --server URL [--state S]   the service's jobs\n"
+    "  status   --server URL   the service's ledger, live\n"
+    "  fetch    --server URL [--wait] JOB --out DIR   a job's proofs\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -55,6 +60,10 @@ static const struct {
     {"setup", cli_setup},
     {"circuit", cli_circuit},
     {"demo", cli_demo},
+    {"submit", cli_submit},
+    {"jobs", cli_jobs},
+    {"status", cli_status},
+    {"fetch", cli_fetch},
 };
 
 /* The file name part of a path. */
