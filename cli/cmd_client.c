@@ -57,12 +57,19 @@ static void common_defaults(client_common *c)
     c->token_file = t && t[0] ? t : NULL;
 }
 
+/* SIGINT or SIGTERM (cli_signals_install) ends a transfer or a wait. */
+static bool signal_caught(void)
+{
+    return cli_signal_caught() != 0;
+}
+
 static pl_status client_open(pl__client **out, const client_common *c,
                              long max_retry_s, pl_error *err)
 {
     pl__client_config cfg = {.server = c->server,
                              .token_file = c->token_file,
-                             .max_retry_s = max_retry_s};
+                             .max_retry_s = max_retry_s,
+                             .should_stop = signal_caught};
     return pl__client_open(out, &cfg, err);
 }
 
@@ -178,11 +185,26 @@ static pl_status wait_job(pl__client *cl, const char *job,
      * twice a second: a waiting client costs the server little */
     long delay_ms = 20;
     bool shown = false;
+    double down_since = 0;
+    bool reached = false;
     for (;;) {
         pl_status st = pl__client_request(cl, r, "GET", path, NULL, NULL, 0,
                                           NULL, 0, err);
+        /* a server that answered once and went away (a restart:
+         * systemd's, an upgrade's) is waited for up to a minute; the job
+         * is on its disk */
+        if (st == PL_EIO && r->code == 0 && reached && !cli_signal_caught() &&
+            (down_since == 0 || cli_now() - down_since < 60)) {
+            if (down_since == 0)
+                down_since = cli_now();
+            pl__client_reply_free(r);
+            sleep(1);
+            continue;
+        }
         if (st != PL_OK)
             return st;
+        down_since = 0;
+        reached = true;
         const pl__json_value *root = pl__json_root(&r->doc);
         const char *state = pl__client_str(r, root, "state");
         if (!state) {
@@ -377,8 +399,10 @@ static pl_status upload_witnesses(pl__client *cl, const char *job,
             snprintf(msg, sizeof(msg), "%s", err->msg);
             snprintf(path, sizeof(path), "/v1/jobs/%s", job);
             pl_error ignored = {0};
+            pl__client_stoppable(cl, false); /* even after a SIGINT */
             pl__client_request(cl, &r, "DELETE", path, NULL, NULL, 0, NULL, 0,
                                &ignored);
+            pl__client_stoppable(cl, true);
             pl__client_reply_free(&r);
             snprintf(err->msg, sizeof(err->msg), "%.80s: %.110s (job %.40s "
                      "cancelled)", witnesses[k], msg, job);

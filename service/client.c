@@ -30,6 +30,8 @@ struct pl__client {
     char socket_path[256]; /* "unix:" servers: the socket; else "" */
     char *token;           /* NULL: none */
     long connect_timeout_s, stall_timeout_s, max_retry_s;
+    bool (*should_stop)(void);
+    bool stoppable;
 };
 
 /* curl_global_init is not thread-safe: once per process. */
@@ -124,6 +126,8 @@ pl_status pl__client_open(pl__client **out, const pl__client_config *cfg,
                                                       : 10;
     c->stall_timeout_s = cfg->stall_timeout_s > 0 ? cfg->stall_timeout_s : 60;
     c->max_retry_s = cfg->max_retry_s > 0 ? cfg->max_retry_s : 0;
+    c->should_stop = cfg->should_stop;
+    c->stoppable = true;
     if (!(c->curl = curl_easy_init())) {
         st = pl__error_set(err, PL_EINTERNAL, "libcurl: cannot create a "
                            "handle");
@@ -155,6 +159,24 @@ void pl__client_close(pl__client *c)
 const char *pl__client_server(const pl__client *c)
 {
     return c->server;
+}
+
+void pl__client_stoppable(pl__client *c, bool on)
+{
+    c->stoppable = on;
+}
+
+static bool stopped(const pl__client *c)
+{
+    return c->stoppable && c->should_stop && c->should_stop();
+}
+
+/* curl's progress callback: nonzero aborts the transfer. */
+static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    return stopped(user) ? 1 : 0;
 }
 
 /* ---- one request -------------------------------------------------------- */
@@ -236,10 +258,11 @@ static void server_message(char *out, size_t cap, pl__client_reply *r)
              r->body);
 }
 
-static void sleep_s(long s)
+/* A tenth of a second, so a wait notices should_stop soon. */
+static void sleep_tenth(void)
 {
-    struct timespec ts = {.tv_sec = s, .tv_nsec = 0};
-    nanosleep(&ts, NULL); /* a signal ends it early: the caller checks */
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = 100000000L};
+    nanosleep(&ts, NULL);
 }
 
 /* One exchange; the reply is filled in whatever its status. */
@@ -267,6 +290,11 @@ static pl_status exchange(pl__client *c, pl__client_reply *out,
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (c->should_stop) {
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    }
     /* curl waits up to a second for "100 Continue" before a large body;
      * the service reads bodies as they come, so no waiting */
     if (!(tmp = curl_slist_append(headers, "Expect:")))
@@ -316,6 +344,9 @@ static pl_status exchange(pl__client *c, pl__client_reply *out,
             st = pl__error_set(err, PL_EFORMAT, "%.160s: the reply is larger "
                                "than %zu MiB", out->url,
                                PL__CLIENT_MAX_REPLY >> 20);
+        else if (rc == CURLE_ABORTED_BY_CALLBACK && stopped(c))
+            st = pl__error_set(err, PL_ECANCELLED, "%.160s: interrupted",
+                               out->url);
         else if (src->f && rc == CURLE_ABORTED_BY_CALLBACK)
             st = pl__error_errno(err, PL_EIO, src->read_errno, "%.160s: reading the "
                                  "body's file", out->url);
@@ -405,7 +436,13 @@ pl_status pl__client_request(pl__client *c, pl__client_reply *out,
             waited + delay > c->max_retry_s)
             break;
         /* a full queue or a draining server: again after the delay */
-        sleep_s(delay);
+        for (long t = 0; t < delay * 10 && !stopped(c); t++)
+            sleep_tenth();
+        if (stopped(c)) {
+            st = pl__error_set(err, PL_ECANCELLED, "%.160s: interrupted "
+                               "while waiting to retry", out->url);
+            goto done;
+        }
         waited += delay;
         pl__client_reply_free(out);
         url_for_messages(c, out, path);

@@ -51,6 +51,9 @@ typedef struct pl__client_config {
      * (an upload of a large zkey has no fixed total time); 0: 60 s. */
     long stall_timeout_s;
     long max_retry_s;        /* 429/503 retries, total wait; 0: none */
+    /* Polled during transfers and waits (NULL: never): true ends the
+     * request with PL_ECANCELLED (a command's SIGINT). */
+    bool (*should_stop)(void);
 } pl__client_config;
 
 /* A reply.  body is NUL-terminated (malloc'd); doc is parsed when the body
@@ -87,6 +90,9 @@ pl_status pl__client_request(pl__client *c, pl__client_reply *out,
                              size_t len, const char *body_file,
                              long allow_code, pl_error *err);
 void pl__client_reply_free(pl__client_reply *r);
+/* Whether should_stop is heeded (true after open): off for a request that
+ * must go out even after a stop, such as cancelling a half-uploaded job. */
+void pl__client_stoppable(pl__client *c, bool on);
 
 /* Members of a reply's objects, for the commands' tables.  str: the
  * string member (NULL when absent or not a string); num: a number member
