@@ -56,5 +56,6 @@ int cli_inspect(int argc, char **argv);
 int cli_setup(int argc, char **argv);
 int cli_circuit(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 
 #endif /* PL_CLI_H */

@@ -38,6 +38,8 @@ static const char main_help[] =
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
     "  demo     [--partitions N --constraints 2^K --pw P --budget SIZE]\n"
     "           prove the demo circuit through the engine, with its ledger\n"
+    "  serve    [--listen 127.0.0.1:7878] [--data DIR] [--budget SIZE]\n"
+    "           the proving service: an HTTP API over a durable job queue\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -55,6 +57,7 @@ static const struct {
     {"setup", cli_setup},
     {"circuit", cli_circuit},
     {"demo", cli_demo},
+    {"serve", cli_serve},
 };
 
 /* The file name part of a path. */
