@@ -56,6 +56,7 @@ int cli_inspect(int argc, char **argv);
 int cli_setup(int argc, char **argv);
 int cli_circuit(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_serve(int argc, char **argv);
 /* the clients of `proofline serve` (cmd_client.c) */
 int cli_submit(int argc, char **argv);
 int cli_jobs(int argc, char **argv);

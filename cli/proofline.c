@@ -38,6 +38,8 @@ static const char main_help[] =
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
     "  demo     [--partitions N --constraints 2^K --pw P --budget SIZE]\n"
     "           prove the demo circuit through the engine, with its ledger\n"
+    "  serve    [--listen 127.0.0.1:7878] [--data DIR] [--budget SIZE]\n"
+    "           the proving service: an HTTP API over a durable job queue\n"
     "  submit   --server URL (--circuit ID | --zkey F) [--wait --out DIR] W.wtns ...\n"
     "           submit a job to a `proofline serve`\n"
     "  jobs     --server URL [--state S]   the service's jobs\n"
@@ -60,6 +62,7 @@ static const struct {
     {"setup", cli_setup},
     {"circuit", cli_circuit},
     {"demo", cli_demo},
+    {"serve", cli_serve},
     {"submit", cli_submit},
     {"jobs", cli_jobs},
     {"status", cli_status},

@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What every store implementation shares: the names of states and
- * priorities (the API's and the metrics' vocabulary), and the choice of an
- * implementation by locator.
+ * priorities (the API's and the metrics' vocabulary), the choice of an
+ * implementation by locator, the checks of arguments that every
+ * implementation would make the same way (so that each receives only ids,
+ * owners and paths that fit store.h's arrays), job ids, and the clock.
  */
-#include "store.h"
+#define _DEFAULT_SOURCE /* getrandom */
+#include "store_impl.h"
+#include "util/error.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 const char *pl__job_state_name(pl__job_state s)
 {
@@ -44,4 +52,364 @@ bool pl__priority_parse(pl__priority *out, const char *text)
             return true;
         }
     return false;
+}
+
+bool pl__job_state_parse(pl__job_state *out, const char *label)
+{
+    for (int s = 0; s < PL__JOB_STATE_COUNT; s++)
+        if (label && strcmp(label, pl__job_state_name((pl__job_state)s)) == 0) {
+            *out = (pl__job_state)s;
+            return true;
+        }
+    return false;
+}
+
+bool pl__part_state_parse(pl__part_state *out, const char *label)
+{
+    for (int s = 0; s < PL__PART_STATE_COUNT; s++)
+        if (label &&
+            strcmp(label, pl__part_state_name((pl__part_state)s)) == 0) {
+            *out = (pl__part_state)s;
+            return true;
+        }
+    return false;
+}
+
+void pl__store_copy(char *dst, size_t cap, const char *text)
+{
+    snprintf(dst, cap, "%s", text ? text : "");
+}
+
+/* Wall-clock time: leases and timestamps are compared across processes
+ * (and, with PostgreSQL, across machines), so a monotonic clock of one
+ * process would not do. */
+int64_t pl__store_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+pl_status pl__store_new_job_id(char out[PL__STORE_JOB_ID_LEN + 1],
+                               pl_error *err)
+{
+    uint8_t b[16];
+    size_t got = 0;
+    while (got < sizeof(b)) {
+        ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return pl__error_errno(err, PL_EIO, errno,
+                                   "store: cannot draw a job id (getrandom)");
+        }
+        got += (size_t)n;
+    }
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = hex[b[i] >> 4];
+        out[o++] = hex[b[i] & 15];
+    }
+    out[o] = 0;
+    return PL_OK;
+}
+
+bool pl__store_is_not_found(const pl_error *err)
+{
+    return err && err->code == PL_EUSAGE &&
+           (strstr(err->msg, "unknown circuit ") ||
+            strstr(err->msg, "unknown job "));
+}
+
+/* ---- opening: the implementation by locator ---------------------------- */
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+#ifndef PL_HAVE_LIBPQ
+pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
+                                  pl_error *err)
+{
+    *out = NULL;
+    return pl__error_set(err, PL_EUNSUPPORTED,
+                         "store: this proofline was built without libpq: "
+                         "PostgreSQL stores are not available");
+}
+#endif
+
+pl_status pl__store_open(pl__store **out, const char *locator, pl_error *err)
+{
+    *out = NULL;
+    if (!locator || !*locator)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store: no locator (a folder or postgres://...)");
+    if (has_prefix(locator, "postgres://") ||
+        has_prefix(locator, "postgresql://"))
+        return pl__store_postgres_open(out, locator, err);
+    if (strstr(locator, "://"))
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "store %s: unknown kind of store (a folder, or "
+                             "postgres://...)", locator);
+    return pl__store_sqlite_open(out, locator, err);
+}
+
+void pl__store_close(pl__store *store)
+{
+    if (store)
+        store->ops->close(store);
+}
+
+int pl__store_schema_version(const pl__store *store)
+{
+    return store ? store->schema_version : PL__STORE_SCHEMA_VERSION;
+}
+
+/* ---- the checks every implementation shares ---------------------------- */
+
+static pl_status check_text(const char *what, const char *text, size_t cap,
+                            bool may_be_empty, pl_error *err)
+{
+    if (!text || (!may_be_empty && !*text))
+        return pl__error_set(err, PL_EUSAGE, "store: no %s given", what);
+    if (strlen(text) >= cap)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store: the %s is too long (%zu bytes, at most "
+                             "%zu)", what, strlen(text), cap - 1);
+    return PL_OK;
+}
+
+#define CHECK_TEXT(what, text, cap)                                           \
+    do {                                                                      \
+        pl_status st_ = check_text(what, text, cap, false, err);              \
+        if (st_ != PL_OK)                                                     \
+            return st_;                                                       \
+    } while (0)
+
+/* Checks text and copies it into a local array, which text then names:
+ * for an input that may lie inside the structure the call fills. */
+#define CHECK_COPY(what, text, cap)                                           \
+    char text##_copy[cap];                                                    \
+    do {                                                                      \
+        CHECK_TEXT(what, text, cap);                                          \
+        memcpy(text##_copy, text, strlen(text) + 1);                          \
+        text = text##_copy;                                                   \
+    } while (0)
+
+/* A job id that is not 36 characters cannot be in the store: "unknown
+ * job", like any other absent id.  The id is copied first: a caller may
+ * pass the id inside the very structure the call fills (job.id, &job). */
+#define CHECK_JOB_ID(id)                                                      \
+    char id##_copy[PL__STORE_JOB_ID_LEN + 1];                                 \
+    do {                                                                      \
+        CHECK_TEXT("job id", id, PL__STORE_JOB_ID_LEN + 1);                   \
+        if (strlen(id) != PL__STORE_JOB_ID_LEN)                               \
+            return pl__error_set(err, PL_EUSAGE, "store: unknown job %s",     \
+                                 id);                                         \
+        memcpy(id##_copy, id, sizeof(id##_copy));                             \
+        id = id##_copy;                                                       \
+    } while (0)
+
+#define CHECK_LEASE(ms)                                                       \
+    do {                                                                      \
+        if ((ms) <= 0 || (ms) > INT64_C(1) << 40)                             \
+            return pl__error_set(err, PL_EUSAGE,                              \
+                                 "store: a lease of %lld ms",                 \
+                                 (long long)(ms));                            \
+    } while (0)
+
+pl_status pl__store_circuit_put(pl__store *store, const pl__store_circuit *c,
+                                pl_error *err)
+{
+    CHECK_TEXT("circuit id", c->id, sizeof(c->id));
+    CHECK_TEXT("zkey path", c->zkey_path, sizeof(c->zkey_path));
+    /* Both implementations store 64-bit signed integers. */
+    const uint64_t sizes[] = {c->zkey_bytes,    c->n_constraints,
+                              c->n_vars,        c->n_public,
+                              c->witness_bytes, c->partition_bytes};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        if (sizes[i] > (uint64_t)INT64_MAX)
+            return pl__error_set(err, PL_EUSAGE,
+                                 "store: circuit %s: a size above 2^63",
+                                 c->id);
+    return store->ops->circuit_put(store, c, err);
+}
+
+pl_status pl__store_circuit_get(pl__store *store, const char *id,
+                                pl__store_circuit *out, pl_error *err)
+{
+    CHECK_COPY("circuit id", id, PL__STORE_ID_LEN + 1);
+    memset(out, 0, sizeof(*out));
+    return store->ops->circuit_get(store, id, out, err);
+}
+
+pl_status pl__store_circuit_list(pl__store *store, pl__store_circuit_fn fn,
+                                 void *user, pl_error *err)
+{
+    return store->ops->circuit_list(store, fn, user, err);
+}
+
+pl_status pl__store_job_create(pl__store *store, const char *circuit_id,
+                               pl__priority priority, uint32_t n_partitions,
+                               pl__store_job *out, pl_error *err)
+{
+    CHECK_COPY("circuit id", circuit_id, PL__STORE_ID_LEN + 1);
+    memset(out, 0, sizeof(*out));
+    if ((unsigned)priority >= PL__PRIORITY_COUNT)
+        return pl__error_set(err, PL_EUSAGE, "store: priority %d",
+                             (int)priority);
+    if (n_partitions == 0)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store: a job needs at least one partition");
+    return store->ops->job_create(store, circuit_id, priority, n_partitions,
+                                  out, err);
+}
+
+pl_status pl__store_witness_stored(pl__store *store, const char *job_id,
+                                   uint32_t index, const char *witness_path,
+                                   pl__store_job *job_out, pl_error *err)
+{
+    CHECK_JOB_ID(job_id);
+    if (job_out)
+        memset(job_out, 0, sizeof(*job_out));
+    CHECK_TEXT("witness path", witness_path, PL__STORE_PATH_MAX);
+    return store->ops->witness_stored(store, job_id, index, witness_path,
+                                      job_out, err);
+}
+
+pl_status pl__store_job_get(pl__store *store, const char *job_id,
+                            pl__store_job *out, pl_error *err)
+{
+    CHECK_JOB_ID(job_id);
+    memset(out, 0, sizeof(*out));
+    return store->ops->job_get(store, job_id, out, err);
+}
+
+pl_status pl__store_partitions(pl__store *store, const char *job_id,
+                               pl__store_partition *out, size_t cap,
+                               size_t *count, pl_error *err)
+{
+    *count = 0;
+    CHECK_JOB_ID(job_id);
+    if (cap)
+        memset(out, 0, cap * sizeof(*out));
+    return store->ops->partitions(store, job_id, out, cap, count, err);
+}
+
+pl_status pl__store_job_list(pl__store *store, int state, size_t limit,
+                             pl__store_job_fn fn, void *user, pl_error *err)
+{
+    if (state >= PL__JOB_STATE_COUNT)
+        return pl__error_set(err, PL_EUSAGE, "store: job state %d", state);
+    return store->ops->job_list(store, state < 0 ? -1 : state, limit, fn,
+                                user, err);
+}
+
+pl_status pl__store_job_cancel(pl__store *store, const char *job_id,
+                               bool *changed, pl_error *err)
+{
+    *changed = false;
+    CHECK_JOB_ID(job_id);
+    return store->ops->job_cancel(store, job_id, changed, err);
+}
+
+pl_status pl__store_claim_next(pl__store *store, const char *owner,
+                               uint64_t max_bytes, int64_t lease_ms,
+                               pl__store_claim *out, bool *found,
+                               pl_error *err)
+{
+    *found = false;
+    CHECK_COPY("owner", owner, PL__STORE_OWNER_MAX);
+    CHECK_LEASE(lease_ms);
+    memset(out, 0, sizeof(*out));
+    return store->ops->claim_next(store, owner, max_bytes, lease_ms, out,
+                                  found, err);
+}
+
+pl_status pl__store_heartbeat(pl__store *store, const char *owner,
+                              int64_t lease_ms, pl_error *err)
+{
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    CHECK_LEASE(lease_ms);
+    return store->ops->heartbeat(store, owner, lease_ms, err);
+}
+
+pl_status pl__store_claim_live(pl__store *store, const char *job_id,
+                               uint32_t index, const char *owner,
+                               uint64_t fence, bool *live, pl_error *err)
+{
+    *live = false;
+    CHECK_JOB_ID(job_id);
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    return store->ops->claim_live(store, job_id, index, owner, fence, live,
+                                  err);
+}
+
+pl_status pl__store_complete(pl__store *store, const char *job_id,
+                             uint32_t index, const char *owner, uint64_t fence,
+                             const char *proof_path, pl_error *err)
+{
+    CHECK_JOB_ID(job_id);
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    CHECK_TEXT("proof path", proof_path, PL__STORE_PATH_MAX);
+    return store->ops->complete(store, job_id, index, owner, fence,
+                                proof_path, err);
+}
+
+pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
+                         const char *owner, uint64_t fence, const char *msg,
+                         pl_error *err)
+{
+    CHECK_JOB_ID(job_id);
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    /* The message is kept, cut to PL__STORE_MSG_MAX - 1 bytes (on a
+     * character boundary, so that the stored text stays UTF-8). */
+    char cut[PL__STORE_MSG_MAX];
+    pl__store_copy(cut, sizeof(cut), msg && *msg ? msg : "failed");
+    size_t n = strlen(cut);
+    if (msg && strlen(msg) > n) {
+        while (n > 0 && ((unsigned char)msg[n] & 0xc0) == 0x80)
+            n--;
+        cut[n] = 0;
+    }
+    return store->ops->fail(store, job_id, index, owner, fence, cut, err);
+}
+
+pl_status pl__store_release(pl__store *store, const char *job_id,
+                            uint32_t index, const char *owner, uint64_t fence,
+                            pl_error *err)
+{
+    CHECK_JOB_ID(job_id);
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    return store->ops->release(store, job_id, index, owner, fence, err);
+}
+
+pl_status pl__store_recover(pl__store *store, const char *owner,
+                            uint64_t *requeued, pl_error *err)
+{
+    *requeued = 0;
+    if (owner)
+        CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    return store->ops->recover(store, owner, requeued, err);
+}
+
+pl_status pl__store_counts_read(pl__store *store, pl__store_counts *out,
+                                pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    return store->ops->counts_read(store, out, err);
+}
+
+pl_status pl__store_purge(pl__store *store, int64_t cutoff_unix_ms,
+                          pl__store_path_fn fn, void *user, uint64_t *removed,
+                          pl_error *err)
+{
+    *removed = 0;
+    return store->ops->purge(store, cutoff_unix_ms, fn, user, removed, err);
 }

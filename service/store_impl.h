@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Inside the store: the table of operations every implementation fills
+ * (SQLite in store_sqlite.c, PostgreSQL in store_postgres.c), and what
+ * they share.  store.c checks the arguments every implementation would
+ * check the same way (lengths, ranges, NULLs) before it dispatches, so an
+ * implementation receives only well-formed ones: ids and paths that fit
+ * the fixed arrays of store.h, a valid priority, a positive lease.
+ *
+ * Only store.c and the implementations include this header; the server
+ * sees store.h alone.
+ */
+#ifndef PL_SERVICE_STORE_IMPL_H
+#define PL_SERVICE_STORE_IMPL_H
+
+#include "store.h"
+
+/* The schema version this build writes (both implementations keep the
+ * same tables, so one number). */
+#define PL__STORE_SCHEMA_VERSION 1
+
+/* Partition and job states as they are stored: the labels of the state
+ * maps ("queued", "claimed"...), so that an operator reading the tables,
+ * or a program submitting straight into them, sees words. */
+
+typedef struct pl__store_ops {
+    const char *name; /* "sqlite", "postgres" */
+    void (*close)(pl__store *store);
+    pl_status (*circuit_put)(pl__store *store, const pl__store_circuit *c,
+                             pl_error *err);
+    pl_status (*circuit_get)(pl__store *store, const char *id,
+                             pl__store_circuit *out, pl_error *err);
+    pl_status (*circuit_list)(pl__store *store, pl__store_circuit_fn fn,
+                              void *user, pl_error *err);
+    pl_status (*job_create)(pl__store *store, const char *circuit_id,
+                            pl__priority priority, uint32_t n_partitions,
+                            pl__store_job *out, pl_error *err);
+    pl_status (*witness_stored)(pl__store *store, const char *job_id,
+                                uint32_t index, const char *witness_path,
+                                pl__store_job *job_out, pl_error *err);
+    pl_status (*job_get)(pl__store *store, const char *job_id,
+                         pl__store_job *out, pl_error *err);
+    pl_status (*partitions)(pl__store *store, const char *job_id,
+                            pl__store_partition *out, size_t cap,
+                            size_t *count, pl_error *err);
+    pl_status (*job_list)(pl__store *store, int state, size_t limit,
+                          pl__store_job_fn fn, void *user, pl_error *err);
+    pl_status (*job_cancel)(pl__store *store, const char *job_id,
+                            bool *changed, pl_error *err);
+    pl_status (*claim_next)(pl__store *store, const char *owner,
+                            uint64_t max_bytes, int64_t lease_ms,
+                            pl__store_claim *out, bool *found,
+                            pl_error *err);
+    pl_status (*heartbeat)(pl__store *store, const char *owner,
+                           int64_t lease_ms, pl_error *err);
+    pl_status (*claim_live)(pl__store *store, const char *job_id,
+                            uint32_t index, const char *owner, uint64_t fence,
+                            bool *live, pl_error *err);
+    pl_status (*complete)(pl__store *store, const char *job_id, uint32_t index,
+                          const char *owner, uint64_t fence,
+                          const char *proof_path, pl_error *err);
+    pl_status (*fail)(pl__store *store, const char *job_id, uint32_t index,
+                      const char *owner, uint64_t fence, const char *msg,
+                      pl_error *err);
+    pl_status (*release)(pl__store *store, const char *job_id, uint32_t index,
+                         const char *owner, uint64_t fence, pl_error *err);
+    pl_status (*recover)(pl__store *store, const char *owner,
+                         uint64_t *requeued, pl_error *err);
+    pl_status (*counts_read)(pl__store *store, pl__store_counts *out,
+                             pl_error *err);
+    pl_status (*purge)(pl__store *store, int64_t cutoff_unix_ms,
+                       pl__store_path_fn fn, void *user, uint64_t *removed,
+                       pl_error *err);
+} pl__store_ops;
+
+/* The head of every implementation's handle. */
+struct pl__store {
+    const pl__store_ops *ops;
+    int schema_version; /* the one the store holds, once open */
+};
+
+/* dir: the folder (created, mode 0700, if absent); the database is
+ * dir/store.sqlite. */
+pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
+                                pl_error *err);
+/* conninfo: a libpq connection URI ("postgres://..."); PL_EUNSUPPORTED
+ * in a build without libpq. */
+pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
+                                  pl_error *err);
+
+/* Shared helpers. */
+int64_t pl__store_now_ms(void);
+/* A random version 4 UUID, 36 characters and a NUL (getrandom). */
+pl_status pl__store_new_job_id(char out[PL__STORE_JOB_ID_LEN + 1],
+                               pl_error *err);
+/* A stored state label back to its enum; false for an unknown label. */
+bool pl__job_state_parse(pl__job_state *out, const char *label);
+bool pl__part_state_parse(pl__part_state *out, const char *label);
+/* Copies text (NULL: "") into a fixed array, cut to fit. */
+void pl__store_copy(char *dst, size_t cap, const char *text);
+
+/* How many rows a listing reads per lock (the callbacks run between
+ * pages, with no lock held, so they may call the store). */
+#define PL__STORE_LIST_PAGE 32
+
+#endif

@@ -1,0 +1,1016 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The service's job store (service/store.h) on SQLite: the job's states
+ * from receiving to its end, the claim order (priority, then arrival, then
+ * index), the byte filter, leases that lapse and are recovered, fencing of
+ * a stale owner, cancel, fail, release, heartbeats, counts, purge, a
+ * reopened store that kept everything, the schema version check, and
+ * several threads and several processes claiming from one store, each
+ * partition completed exactly once.
+ *
+ * Leases here are short (50 ms) and the tests sleep past them: what they
+ * check is the state after expiry, never how long anything took.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static char *store_dir(const char *name)
+{
+    static char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", pl_test_tmp(name));
+    /* A fresh folder: the store's three files and the folder go. */
+    static const char *const files[] = {"store.sqlite", "store.sqlite-wal",
+                                        "store.sqlite-shm"};
+    for (int i = 0; i < 3; i++) {
+        char p[4200];
+        snprintf(p, sizeof(p), "%.4000s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+    return dir;
+}
+
+static pl__store *open_store(const char *dir)
+{
+    pl_error err = {0};
+    pl__store *s = NULL;
+    CHECK_OK(pl__store_open(&s, dir, &err), &err);
+    CHECK(s != NULL);
+    return s;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* A circuit whose id is c repeated 64 times. */
+static void put_circuit(pl__store *s, char c, uint64_t partition_bytes)
+{
+    pl__store_circuit circ = {0};
+    memset(circ.id, c, PL__STORE_ID_LEN);
+    snprintf(circ.zkey_path, sizeof(circ.zkey_path), "/data/circuits/%c.zkey",
+             c);
+    circ.zkey_bytes = 1000;
+    circ.n_constraints = 4096;
+    circ.n_vars = 4000;
+    circ.n_public = 2;
+    circ.witness_bytes = 4000 * 32 + 76;
+    circ.partition_bytes = partition_bytes;
+    pl_error err = {0};
+    CHECK_OK(pl__store_circuit_put(s, &circ, &err), &err);
+}
+
+static const char *circuit_id(char c)
+{
+    static char id[PL__STORE_ID_LEN + 1];
+    memset(id, c, PL__STORE_ID_LEN);
+    id[PL__STORE_ID_LEN] = 0;
+    return id;
+}
+
+static void witness_path(char *out, size_t cap, const char *job, uint32_t k)
+{
+    snprintf(out, cap, "/data/jobs/%.36s/%u.wtns", job, k);
+}
+
+static void proof_path(char *out, size_t cap, const char *job, uint32_t k)
+{
+    snprintf(out, cap, "/data/jobs/%.36s/%u.proof.json", job, k);
+}
+
+/* A job of n partitions of circuit c, every witness stored: queued. */
+static pl__store_job queued_job(pl__store *s, char c, pl__priority prio,
+                                uint32_t n)
+{
+    pl_error err = {0};
+    pl__store_job job;
+    CHECK_OK(pl__store_job_create(s, circuit_id(c), prio, n, &job, &err),
+             &err);
+    for (uint32_t k = 0; k < n; k++) {
+        char w[256];
+        witness_path(w, sizeof(w), job.id, k);
+        CHECK_OK(pl__store_witness_stored(s, job.id, k, w, &job, &err), &err);
+    }
+    CHECK_EQ(job.state, PL__JOB_QUEUED);
+    return job;
+}
+
+static pl__store_claim claim(pl__store *s, const char *owner,
+                             uint64_t max_bytes, int64_t lease_ms)
+{
+    pl_error err = {0};
+    pl__store_claim c;
+    bool found = false;
+    CHECK_OK(pl__store_claim_next(s, owner, max_bytes, lease_ms, &c, &found,
+                                  &err),
+             &err);
+    CHECK(found);
+    return c;
+}
+
+static void claim_none(pl__store *s, uint64_t max_bytes)
+{
+    pl_error err = {0};
+    pl__store_claim c;
+    bool found = true;
+    CHECK_OK(pl__store_claim_next(s, "nobody", max_bytes, 60000, &c, &found,
+                                  &err),
+             &err);
+    CHECK(!found);
+}
+
+static void complete(pl__store *s, const pl__store_claim *c)
+{
+    pl_error err = {0};
+    char p[256];
+    proof_path(p, sizeof(p), c->part.job_id, c->part.index);
+    CHECK_OK(pl__store_complete(s, c->part.job_id, c->part.index,
+                                c->part.owner, c->part.fence, p, &err),
+             &err);
+}
+
+static pl__store_partition part_of(pl__store *s, const char *job, uint32_t k)
+{
+    pl_error err = {0};
+    pl__store_partition parts[64];
+    size_t count = 0;
+    CHECK_OK(pl__store_partitions(s, job, parts, 64, &count, &err), &err);
+    CHECK(k < count && k < 64);
+    CHECK_EQ(parts[k].index, k);
+    return parts[k];
+}
+
+static pl__store_job job_of(pl__store *s, const char *id)
+{
+    pl_error err = {0};
+    pl__store_job job;
+    CHECK_OK(pl__store_job_get(s, id, &job, &err), &err);
+    return job;
+}
+
+/* ---- opening ------------------------------------------------------------- */
+
+PL_TEST(open_creates_private_folder)
+{
+    const char *dir = store_dir("store_open");
+    pl__store *s = open_store(dir);
+    struct stat sb;
+    CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
+    CHECK_EQ(sb.st_mode & 0777, 0700);
+    CHECK_EQ(pl__store_schema_version(s), 1);
+    pl__store_close(s);
+    /* Open again: the schema is there, nothing is created twice. */
+    s = open_store(dir);
+    CHECK_EQ(pl__store_schema_version(s), 1);
+    pl__store_close(s);
+    pl__store_close(NULL);
+
+    pl_error err = {0};
+    CHECK_STATUS(pl__store_open(&s, "", &err), PL_EUSAGE, &err);
+    CHECK_STATUS(pl__store_open(&s, "mysql://x/y", &err), PL_EUNSUPPORTED,
+                 &err);
+    /* A file where the folder should be. */
+    char file[4200];
+    snprintf(file, sizeof(file), "%s/store.sqlite", dir);
+    CHECK_STATUS(pl__store_open(&s, file, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "store.sqlite") != NULL);
+}
+
+/* A schema newer than this build's is refused, naming the file; so is a
+ * SQLite file that is not a store. */
+PL_TEST(newer_schema_refused)
+{
+    const char *dir = store_dir("store_newer");
+    pl__store_close(open_store(dir));
+    char file[4200];
+    snprintf(file, sizeof(file), "%s/store.sqlite", dir);
+    sqlite3 *db = NULL;
+    CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
+    CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL),
+             SQLITE_OK);
+    sqlite3_close(db);
+    pl_error err = {0};
+    pl__store *s = NULL;
+    CHECK_STATUS(pl__store_open(&s, dir, &err), PL_EUNSUPPORTED, &err);
+    CHECK(s == NULL);
+    CHECK(strstr(err.msg, file) != NULL);
+    CHECK(strstr(err.msg, "version 2") != NULL);
+
+    dir = store_dir("store_foreign");
+    mkdir(dir, 0700);
+    snprintf(file, sizeof(file), "%s/store.sqlite", dir);
+    CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
+    CHECK_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL),
+             SQLITE_OK);
+    sqlite3_close(db);
+    CHECK_STATUS(pl__store_open(&s, dir, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "not a proofline store") != NULL);
+}
+
+/* ---- circuits and jobs -------------------------------------------------- */
+
+static bool count_circuit(void *user, const pl__store_circuit *c)
+{
+    (*(int *)user)++;
+    return true;
+}
+
+PL_TEST(circuits)
+{
+    pl__store *s = open_store(store_dir("store_circuits"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    put_circuit(s, 'a', 999); /* idempotent: the first record stays */
+    put_circuit(s, 'b', 200);
+    pl__store_circuit c;
+    CHECK_OK(pl__store_circuit_get(s, circuit_id('a'), &c, &err), &err);
+    CHECK_EQ(c.partition_bytes, 100);
+    CHECK_EQ(c.n_constraints, 4096);
+    CHECK_EQ(c.witness_bytes, 4000 * 32 + 76);
+    CHECK(strcmp(c.zkey_path, "/data/circuits/a.zkey") == 0);
+    CHECK(c.created_unix_ms > 0);
+    CHECK_STATUS(pl__store_circuit_get(s, circuit_id('z'), &c, &err),
+                 PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    /* 40 circuits: more than one page of the listing. */
+    for (const char *ch = "cdefghijklmnopqrstuvwxyz0123456789ABCD"; *ch; ch++)
+        put_circuit(s, *ch, 1);
+    int n = 0;
+    CHECK_OK(pl__store_circuit_list(s, count_circuit, &n, &err), &err);
+    CHECK_EQ(n, 40);
+    pl__store_close(s);
+}
+
+PL_TEST(job_states_receiving_to_queued)
+{
+    pl__store *s = open_store(store_dir("store_states"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job;
+    CHECK_STATUS(pl__store_job_create(s, circuit_id('z'), PL__PRIORITY_NORMAL,
+                                      2, &job, &err),
+                 PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    CHECK_STATUS(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_NORMAL,
+                                      0, &job, &err),
+                 PL_EUSAGE, &err);
+    CHECK(!pl__store_is_not_found(&err));
+
+    CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_NORMAL, 3,
+                                  &job, &err),
+             &err);
+    /* A version 4 UUID. */
+    CHECK_EQ(strlen(job.id), 36);
+    CHECK(job.id[8] == '-' && job.id[13] == '-' && job.id[18] == '-' &&
+          job.id[23] == '-' && job.id[14] == '4');
+    CHECK(strchr("89ab", job.id[19]) != NULL);
+    CHECK_EQ(job.state, PL__JOB_RECEIVING);
+    CHECK_EQ(job.n_partitions, 3);
+    CHECK(strcmp(job.circuit_id, circuit_id('a')) == 0);
+    CHECK(job.created_unix_ms > 0 && job.seq > 0);
+    pl__store_job other;
+    CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_NORMAL, 1,
+                                  &other, &err),
+             &err);
+    CHECK(strcmp(other.id, job.id) != 0);
+    CHECK(other.seq > job.seq);
+
+    char w[256];
+    witness_path(w, sizeof(w), job.id, 1);
+    pl__store_job now;
+    CHECK_OK(pl__store_witness_stored(s, job.id, 1, w, &now, &err), &err);
+    CHECK_EQ(now.state, PL__JOB_RECEIVING);
+    pl__store_partition p = part_of(s, job.id, 1);
+    CHECK(strcmp(p.witness_path, w) == 0);
+    CHECK_EQ(p.state, PL__PART_WAITING);
+    CHECK_EQ(part_of(s, job.id, 0).state, PL__PART_WAITING);
+    /* Nothing of a job that is still receiving can be claimed. */
+    claim_none(s, UINT64_MAX);
+    /* A second witness for a partition, and a partition out of range. */
+    CHECK_STATUS(pl__store_witness_stored(s, job.id, 1, w, &now, &err),
+                 PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "already") != NULL);
+    CHECK_STATUS(pl__store_witness_stored(s, job.id, 3, w, &now, &err),
+                 PL_EUSAGE, &err);
+    CHECK(!pl__store_is_not_found(&err));
+    CHECK_STATUS(pl__store_witness_stored(s, "00000000-0000-4000-8000-"
+                                             "000000000000",
+                                          0, w, &now, &err),
+                 PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    CHECK_STATUS(pl__store_job_get(s, "nope", &now, &err), PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+
+    witness_path(w, sizeof(w), job.id, 0);
+    CHECK_OK(pl__store_witness_stored(s, job.id, 0, w, &now, &err), &err);
+    CHECK_EQ(now.state, PL__JOB_RECEIVING);
+    witness_path(w, sizeof(w), job.id, 2);
+    CHECK_OK(pl__store_witness_stored(s, job.id, 2, w, &now, &err), &err);
+    CHECK_EQ(now.state, PL__JOB_QUEUED);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_QUEUED);
+    for (uint32_t k = 0; k < 3; k++)
+        CHECK_EQ(part_of(s, job.id, k).state, PL__PART_QUEUED);
+    /* A queued job takes no more witnesses. */
+    CHECK_STATUS(pl__store_witness_stored(s, job.id, 2, w, &now, &err),
+                 PL_EUSAGE, &err);
+
+    /* partitions: count beyond cap. */
+    pl__store_partition parts[2];
+    size_t count = 0;
+    CHECK_OK(pl__store_partitions(s, job.id, parts, 2, &count, &err), &err);
+    CHECK_EQ(count, 3);
+    CHECK_EQ(parts[1].index, 1);
+
+    /* queued -> running at the first claim -> done at the last complete. */
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    CHECK(strcmp(c.job.id, job.id) == 0);
+    CHECK_EQ(c.job.state, PL__JOB_RUNNING);
+    CHECK_EQ(c.part.state, PL__PART_CLAIMED);
+    CHECK_EQ(c.part.fence, 1);
+    CHECK_EQ(c.part.attempts, 1);
+    CHECK(strcmp(c.part.owner, "w1") == 0);
+    CHECK(strcmp(c.circuit.id, circuit_id('a')) == 0);
+    CHECK_EQ(c.circuit.partition_bytes, 100);
+    CHECK(c.part.witness_path[0] != 0);
+    complete(s, &c);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_RUNNING);
+    for (int i = 0; i < 2; i++) {
+        c = claim(s, "w1", UINT64_MAX, 60000);
+        CHECK(strcmp(c.job.id, job.id) == 0);
+        complete(s, &c);
+    }
+    pl__store_job done = job_of(s, job.id);
+    CHECK_EQ(done.state, PL__JOB_DONE);
+    CHECK(done.finished_unix_ms > 0);
+    for (uint32_t k = 0; k < 3; k++) {
+        p = part_of(s, job.id, k);
+        CHECK_EQ(p.state, PL__PART_DONE);
+        CHECK_EQ(p.completions, 1);
+        char want[256];
+        proof_path(want, sizeof(want), job.id, k);
+        CHECK(strcmp(p.proof_path, want) == 0);
+    }
+    pl__store_close(s);
+}
+
+/* ---- claims ---------------------------------------------------------------- */
+
+PL_TEST(claim_order_priority_then_arrival)
+{
+    pl__store *s = open_store(store_dir("store_order"));
+    put_circuit(s, 'a', 100);
+    pl__store_job low = queued_job(s, 'a', PL__PRIORITY_LOW, 2);
+    pl__store_job normal = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_job high1 = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    pl__store_job high2 = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    const pl__store_job *want[] = {&high1, &high1, &high2, &high2,
+                                   &normal, &normal, &low, &low};
+    for (int i = 0; i < 8; i++) {
+        pl__store_claim c = claim(s, "w", UINT64_MAX, 60000);
+        CHECK(strcmp(c.part.job_id, want[i]->id) == 0);
+        CHECK_EQ(c.part.index, i % 2);
+        CHECK_EQ(c.job.priority, want[i]->priority);
+    }
+    claim_none(s, UINT64_MAX);
+    pl__store_close(s);
+}
+
+PL_TEST(claim_only_what_fits)
+{
+    pl__store *s = open_store(store_dir("store_fits"));
+    put_circuit(s, 'a', 100);  /* small */
+    put_circuit(s, 'b', 1000); /* large */
+    pl__store_job big = queued_job(s, 'b', PL__PRIORITY_HIGH, 1);
+    pl__store_job small = queued_job(s, 'a', PL__PRIORITY_LOW, 1);
+    claim_none(s, 99);
+    /* The high-priority job does not fit 500 bytes; the low one does. */
+    pl__store_claim c = claim(s, "w", 500, 60000);
+    CHECK(strcmp(c.part.job_id, small.id) == 0);
+    claim_none(s, 999);
+    c = claim(s, "w", 1000, 60000);
+    CHECK(strcmp(c.part.job_id, big.id) == 0);
+    CHECK_EQ(c.circuit.partition_bytes, 1000);
+    pl__store_close(s);
+}
+
+/* A lease that lapses: recover requeues it, the next claim's fence is
+ * higher, the old owner's complete is refused. */
+PL_TEST(lease_expiry_and_recover)
+{
+    pl__store *s = open_store(store_dir("store_lease"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim old = claim(s, "w1", UINT64_MAX, 50);
+    pl__store_claim kept = claim(s, "w2", UINT64_MAX, 600000);
+    uint64_t requeued = 99;
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 0); /* neither lease has lapsed yet */
+    sleep_ms(120);
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 1); /* w1's; w2's lease runs for 10 minutes */
+    pl__store_partition p = part_of(s, job.id, old.part.index);
+    CHECK_EQ(p.state, PL__PART_QUEUED);
+    CHECK(p.owner[0] == 0);
+    CHECK_EQ(part_of(s, job.id, kept.part.index).state, PL__PART_CLAIMED);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_RUNNING);
+    bool live = true;
+    CHECK_OK(pl__store_claim_live(s, job.id, old.part.index, "w1",
+                                  old.part.fence, &live, &err),
+             &err);
+    CHECK(!live);
+
+    pl__store_claim again = claim(s, "w3", UINT64_MAX, 60000);
+    CHECK(strcmp(again.part.job_id, job.id) == 0);
+    CHECK_EQ(again.part.index, old.part.index);
+    CHECK_EQ(again.part.fence, old.part.fence + 1);
+    CHECK_EQ(again.part.attempts, 2);
+    char pp[256];
+    proof_path(pp, sizeof(pp), job.id, old.part.index);
+    CHECK_STATUS(pl__store_complete(s, job.id, old.part.index, "w1",
+                                    old.part.fence, pp, &err),
+                 PL_ECANCELLED, &err);
+    complete(s, &again);
+    CHECK_EQ(part_of(s, job.id, old.part.index).completions, 1);
+
+    /* At a worker's start: recover(owner) returns its own claims, whatever
+     * their lease. */
+    CHECK_OK(pl__store_recover(s, "w2", &requeued, &err), &err);
+    CHECK_EQ(requeued, 1);
+    CHECK_EQ(part_of(s, job.id, kept.part.index).state, PL__PART_QUEUED);
+    pl__store_close(s);
+}
+
+/* A stale owner (same owner name, older fence, or another owner) can
+ * neither complete, nor fail, nor release: PL_ECANCELLED, nothing
+ * changes, completions stays 1. */
+PL_TEST(fencing)
+{
+    pl__store *s = open_store(store_dir("store_fence"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim first = claim(s, "w1", UINT64_MAX, 50);
+    sleep_ms(120);
+    uint64_t requeued = 0;
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 1);
+    /* The same worker id claims it again: only the fence tells the two
+     * claims apart. */
+    pl__store_claim second = claim(s, "w1", UINT64_MAX, 60000);
+    CHECK_EQ(second.part.index, first.part.index);
+    CHECK_EQ(second.part.fence, first.part.fence + 1);
+    char pp[256];
+    proof_path(pp, sizeof(pp), job.id, 0);
+    CHECK_STATUS(pl__store_complete(s, job.id, 0, "w1", first.part.fence,
+                                    "/stale.json", &err),
+                 PL_ECANCELLED, &err);
+    CHECK(strstr(err.msg, "claim was lost") != NULL);
+    CHECK_STATUS(pl__store_fail(s, job.id, 0, "w1", first.part.fence,
+                                "stale failure", &err),
+                 PL_ECANCELLED, &err);
+    CHECK_STATUS(pl__store_release(s, job.id, 0, "w1", first.part.fence,
+                                   &err),
+                 PL_ECANCELLED, &err);
+    CHECK_STATUS(pl__store_complete(s, job.id, 0, "w9", second.part.fence,
+                                    "/other.json", &err),
+                 PL_ECANCELLED, &err);
+    pl__store_partition p = part_of(s, job.id, 0);
+    CHECK_EQ(p.state, PL__PART_CLAIMED);
+    CHECK_EQ(p.completions, 0);
+    CHECK(p.error[0] == 0);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_RUNNING);
+
+    complete(s, &second);
+    /* Completing twice, even with the right fence, is refused. */
+    CHECK_STATUS(pl__store_complete(s, job.id, 0, "w1", second.part.fence,
+                                    "/again.json", &err),
+                 PL_ECANCELLED, &err);
+    p = part_of(s, job.id, 0);
+    CHECK_EQ(p.state, PL__PART_DONE);
+    CHECK_EQ(p.completions, 1);
+    CHECK(strcmp(p.proof_path, pp) == 0);
+    CHECK(strcmp(job_of(s, job.id).error, "") == 0);
+    /* Unknown job: not found, not "lost". */
+    CHECK_STATUS(pl__store_complete(s, "00000000-0000-4000-8000-000000000000",
+                                    0, "w1", 1, "/x", &err),
+                 PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    pl__store_close(s);
+}
+
+PL_TEST(release_requeues)
+{
+    pl__store *s = open_store(store_dir("store_release"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    CHECK_OK(pl__store_release(s, job.id, 0, "w1", c.part.fence, &err), &err);
+    pl__store_partition p = part_of(s, job.id, 0);
+    CHECK_EQ(p.state, PL__PART_QUEUED);
+    CHECK(p.owner[0] == 0);
+    /* The released claim is gone: its owner can no longer complete. */
+    CHECK_STATUS(pl__store_complete(s, job.id, 0, "w1", c.part.fence, "/x",
+                                    &err),
+                 PL_ECANCELLED, &err);
+    pl__store_claim again = claim(s, "w2", UINT64_MAX, 60000);
+    CHECK_EQ(again.part.fence, c.part.fence + 1);
+    complete(s, &again);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    pl__store_close(s);
+}
+
+PL_TEST(heartbeat_extends)
+{
+    pl__store *s = open_store(store_dir("store_heartbeat"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim mine = claim(s, "w1", UINT64_MAX, 50);
+    pl__store_claim theirs = claim(s, "w2", UINT64_MAX, 50);
+    CHECK_OK(pl__store_heartbeat(s, "w1", 600000, &err), &err);
+    pl__store_partition p = part_of(s, job.id, mine.part.index);
+    CHECK(p.lease_until_unix_ms > mine.part.lease_until_unix_ms + 500000);
+    sleep_ms(120);
+    uint64_t requeued = 0;
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 1); /* w2's, which had no heartbeat */
+    CHECK_EQ(part_of(s, job.id, theirs.part.index).state, PL__PART_QUEUED);
+    bool live = false;
+    CHECK_OK(pl__store_claim_live(s, job.id, mine.part.index, "w1",
+                                  mine.part.fence, &live, &err),
+             &err);
+    CHECK(live);
+    /* A heartbeat does not bring back a claim that was lost. */
+    CHECK_OK(pl__store_heartbeat(s, "w2", 600000, &err), &err);
+    CHECK_EQ(part_of(s, job.id, theirs.part.index).state, PL__PART_QUEUED);
+    pl__store_close(s);
+}
+
+/* ---- cancel and fail --------------------------------------------------------- */
+
+PL_TEST(cancel_queued_and_claimed)
+{
+    pl__store *s = open_store(store_dir("store_cancel"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job queued = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    bool changed = false;
+    CHECK_OK(pl__store_job_cancel(s, queued.id, &changed, &err), &err);
+    CHECK(changed);
+    pl__store_job j = job_of(s, queued.id);
+    CHECK_EQ(j.state, PL__JOB_CANCELLED);
+    CHECK(j.finished_unix_ms > 0);
+    for (uint32_t k = 0; k < 2; k++)
+        CHECK_EQ(part_of(s, queued.id, k).state, PL__PART_CANCELLED);
+    claim_none(s, UINT64_MAX);
+    CHECK_OK(pl__store_job_cancel(s, queued.id, &changed, &err), &err);
+    CHECK(!changed);
+
+    /* A job with a claimed partition and a queued one. */
+    pl__store_job running = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    CHECK_OK(pl__store_job_cancel(s, running.id, &changed, &err), &err);
+    CHECK(changed);
+    CHECK_EQ(job_of(s, running.id).state, PL__JOB_CANCELLED);
+    CHECK_EQ(part_of(s, running.id, 0).state, PL__PART_CANCELLED);
+    CHECK_EQ(part_of(s, running.id, 1).state, PL__PART_CANCELLED);
+    bool live = true;
+    CHECK_OK(pl__store_claim_live(s, running.id, 0, "w1", c.part.fence, &live,
+                                  &err),
+             &err);
+    CHECK(!live);
+    CHECK_STATUS(pl__store_complete(s, running.id, 0, "w1", c.part.fence,
+                                    "/p.json", &err),
+                 PL_ECANCELLED, &err);
+    CHECK_EQ(part_of(s, running.id, 0).completions, 0);
+    /* Recover does not requeue it either. */
+    uint64_t requeued = 9;
+    CHECK_OK(pl__store_recover(s, "w1", &requeued, &err), &err);
+    CHECK_EQ(requeued, 0);
+    claim_none(s, UINT64_MAX);
+
+    /* A job still receiving its witnesses. */
+    pl__store_job receiving;
+    CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_NORMAL, 2,
+                                  &receiving, &err),
+             &err);
+    CHECK_OK(pl__store_job_cancel(s, receiving.id, &changed, &err), &err);
+    CHECK(changed);
+    CHECK_STATUS(pl__store_witness_stored(s, receiving.id, 0, "/w", NULL,
+                                          &err),
+                 PL_EUSAGE, &err);
+    CHECK_STATUS(pl__store_job_cancel(s, "x", &changed, &err), PL_EUSAGE,
+                 &err);
+    CHECK(pl__store_is_not_found(&err));
+    pl__store_close(s);
+}
+
+/* fail: the job fails with the first message, its waiting and queued
+ * partitions are cancelled, a partition still claimed may finish (its
+ * proof is recorded) but the job stays failed. */
+PL_TEST(fail_ends_the_job)
+{
+    pl__store *s = open_store(store_dir("store_fail"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 4);
+    pl__store_claim c0 = claim(s, "w1", UINT64_MAX, 60000);
+    pl__store_claim c1 = claim(s, "w2", UINT64_MAX, 60000);
+    pl__store_claim c2 = claim(s, "w3", UINT64_MAX, 60000);
+    CHECK_OK(pl__store_fail(s, job.id, 0, "w1", c0.part.fence,
+                            "partition 0: the witness does not fit", &err),
+             &err);
+    pl__store_job j = job_of(s, job.id);
+    CHECK_EQ(j.state, PL__JOB_FAILED);
+    CHECK(strcmp(j.error, "partition 0: the witness does not fit") == 0);
+    CHECK(j.finished_unix_ms > 0);
+    pl__store_partition p = part_of(s, job.id, 0);
+    CHECK_EQ(p.state, PL__PART_FAILED);
+    CHECK(strcmp(p.error, "partition 0: the witness does not fit") == 0);
+    CHECK_EQ(part_of(s, job.id, 3).state, PL__PART_CANCELLED);
+    CHECK_EQ(part_of(s, job.id, 1).state, PL__PART_CLAIMED);
+    claim_none(s, UINT64_MAX);
+    /* A second failure keeps the first message. */
+    CHECK_OK(pl__store_fail(s, job.id, 1, "w2", c1.part.fence, "second",
+                            &err),
+             &err);
+    CHECK(strcmp(job_of(s, job.id).error,
+                 "partition 0: the witness does not fit") == 0);
+    complete(s, &c2);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_FAILED);
+    CHECK_EQ(part_of(s, job.id, 2).state, PL__PART_DONE);
+    /* A long message is cut to fit, on a character boundary. */
+    pl__store_job other = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    char longmsg[600];
+    for (size_t i = 0; i + 2 < sizeof(longmsg); i += 2)
+        memcpy(longmsg + i, "\xc3\xa9", 2); /* é */
+    longmsg[sizeof(longmsg) - 2] = 0;
+    CHECK_OK(pl__store_fail(s, other.id, 0, "w1", c.part.fence, longmsg,
+                            &err),
+             &err);
+    j = job_of(s, other.id);
+    CHECK(strlen(j.error) > 0 && strlen(j.error) < PL__STORE_MSG_MAX);
+    CHECK_EQ(strlen(j.error) % 2, 0);
+    pl__store_close(s);
+}
+
+/* ---- counts, lists, purge ------------------------------------------------- */
+
+PL_TEST(counts)
+{
+    pl__store *s = open_store(store_dir("store_counts"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job receiving;
+    CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_LOW, 2,
+                                  &receiving, &err),
+             &err);
+    queued_job(s, 'a', PL__PRIORITY_HIGH, 3);
+    queued_job(s, 'a', PL__PRIORITY_LOW, 2);
+    pl__store_job cancelled = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    bool changed;
+    CHECK_OK(pl__store_job_cancel(s, cancelled.id, &changed, &err), &err);
+    claim(s, "w1", UINT64_MAX, 60000); /* high job, partition 0 */
+    pl__store_counts n;
+    CHECK_OK(pl__store_counts_read(s, &n, &err), &err);
+    CHECK_EQ(n.jobs[PL__JOB_RECEIVING], 1);
+    CHECK_EQ(n.jobs[PL__JOB_QUEUED], 1);
+    CHECK_EQ(n.jobs[PL__JOB_RUNNING], 1);
+    CHECK_EQ(n.jobs[PL__JOB_CANCELLED], 1);
+    CHECK_EQ(n.jobs[PL__JOB_DONE], 0);
+    CHECK_EQ(n.queued_partitions[PL__PRIORITY_HIGH], 2);
+    CHECK_EQ(n.queued_partitions[PL__PRIORITY_NORMAL], 0);
+    CHECK_EQ(n.queued_partitions[PL__PRIORITY_LOW], 2);
+    CHECK_EQ(n.claimed_partitions, 1);
+    pl__store_close(s);
+}
+
+typedef struct {
+    char ids[64][PL__STORE_JOB_ID_LEN + 1];
+    int n, stop_at;
+} job_ids;
+
+static bool collect_job(void *user, const pl__store_job *job)
+{
+    job_ids *l = user;
+    if (l->n < 64)
+        snprintf(l->ids[l->n++], sizeof(l->ids[0]), "%s", job->id);
+    return l->n != l->stop_at;
+}
+
+PL_TEST(job_list_newest_first)
+{
+    pl__store *s = open_store(store_dir("store_list"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job jobs[40];
+    for (int i = 0; i < 40; i++)
+        CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_NORMAL,
+                                      1, &jobs[i], &err),
+                 &err);
+    char w[256];
+    for (int i = 0; i < 40; i += 4) {
+        witness_path(w, sizeof(w), jobs[i].id, 0);
+        CHECK_OK(pl__store_witness_stored(s, jobs[i].id, 0, w, NULL, &err),
+                 &err);
+    }
+    job_ids l = {.stop_at = -1};
+    CHECK_OK(pl__store_job_list(s, -1, 0, collect_job, &l, &err), &err);
+    CHECK_EQ(l.n, 40);
+    for (int i = 0; i < 40; i++)
+        CHECK(strcmp(l.ids[i], jobs[39 - i].id) == 0);
+    l = (job_ids){.stop_at = -1};
+    CHECK_OK(pl__store_job_list(s, PL__JOB_QUEUED, 0, collect_job, &l, &err),
+             &err);
+    CHECK_EQ(l.n, 10);
+    CHECK(strcmp(l.ids[0], jobs[36].id) == 0);
+    CHECK(strcmp(l.ids[9], jobs[0].id) == 0);
+    l = (job_ids){.stop_at = -1};
+    CHECK_OK(pl__store_job_list(s, -1, 35, collect_job, &l, &err), &err);
+    CHECK_EQ(l.n, 35);
+    l = (job_ids){.stop_at = 3}; /* the callback stops it */
+    CHECK_OK(pl__store_job_list(s, -1, 0, collect_job, &l, &err), &err);
+    CHECK_EQ(l.n, 3);
+    CHECK_STATUS(pl__store_job_list(s, PL__JOB_STATE_COUNT, 0, collect_job,
+                                    &l, &err),
+                 PL_EUSAGE, &err);
+    pl__store_close(s);
+}
+
+typedef struct {
+    char paths[16][256];
+    int n;
+} path_set;
+
+static void collect_path(void *user, const char *path)
+{
+    path_set *p = user;
+    CHECK(p->n < 16);
+    snprintf(p->paths[p->n++], sizeof(p->paths[0]), "%s", path);
+}
+
+static bool has_path(const path_set *p, const char *path)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->paths[i], path) == 0)
+            return true;
+    return false;
+}
+
+PL_TEST(purge_forgets_ended_jobs)
+{
+    pl__store *s = open_store(store_dir("store_purge"));
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job done = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    for (int i = 0; i < 2; i++) {
+        pl__store_claim c = claim(s, "w", UINT64_MAX, 60000);
+        complete(s, &c);
+    }
+    pl__store_job cancelled = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    bool changed;
+    CHECK_OK(pl__store_job_cancel(s, cancelled.id, &changed, &err), &err);
+    pl__store_job running = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    claim(s, "w", UINT64_MAX, 60000);
+    CHECK_EQ(job_of(s, done.id).state, PL__JOB_DONE);
+
+    uint64_t removed = 9;
+    path_set paths = {0};
+    /* A cutoff before they ended: nothing goes. */
+    CHECK_OK(pl__store_purge(s, 1, collect_path, &paths, &removed, &err),
+             &err);
+    CHECK_EQ(removed, 0);
+    CHECK_EQ(paths.n, 0);
+    sleep_ms(5);
+    CHECK_OK(pl__store_purge(s, INT64_MAX, collect_path, &paths, &removed,
+                             &err),
+             &err);
+    CHECK_EQ(removed, 2);
+    /* The done job's two witnesses and two proofs, the cancelled job's
+     * witness. */
+    CHECK_EQ(paths.n, 5);
+    char p[256];
+    for (uint32_t k = 0; k < 2; k++) {
+        witness_path(p, sizeof(p), done.id, k);
+        CHECK(has_path(&paths, p));
+        proof_path(p, sizeof(p), done.id, k);
+        CHECK(has_path(&paths, p));
+    }
+    witness_path(p, sizeof(p), cancelled.id, 0);
+    CHECK(has_path(&paths, p));
+    pl__store_job j;
+    CHECK_STATUS(pl__store_job_get(s, done.id, &j, &err), PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    CHECK_STATUS(pl__store_job_get(s, cancelled.id, &j, &err), PL_EUSAGE,
+                 &err);
+    CHECK_EQ(job_of(s, running.id).state, PL__JOB_RUNNING);
+    /* A new job after the purge still gets a later arrival number. */
+    pl__store_job later = queued_job(s, 'a', PL__PRIORITY_LOW, 1);
+    CHECK(later.seq > running.seq);
+    CHECK_OK(pl__store_purge(s, INT64_MAX, NULL, NULL, &removed, &err), &err);
+    CHECK_EQ(removed, 0);
+    pl__store_close(s);
+}
+
+/* ---- durability ---------------------------------------------------------------- */
+
+PL_TEST(reopen_keeps_everything)
+{
+    const char *dir = store_dir("store_reopen");
+    pl__store *s = open_store(dir);
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_HIGH, 3);
+    pl__store_claim c0 = claim(s, "w1", UINT64_MAX, 600000);
+    complete(s, &c0);
+    pl__store_claim c1 = claim(s, "w1", UINT64_MAX, 600000);
+    pl__store_job before = job_of(s, job.id);
+    pl__store_partition parts_before[3];
+    size_t count = 0;
+    CHECK_OK(pl__store_partitions(s, job.id, parts_before, 3, &count, &err),
+             &err);
+    pl__store_close(s);
+
+    s = open_store(dir);
+    pl__store_job after = job_of(s, job.id);
+    CHECK_MEM(&before, &after, sizeof(before));
+    pl__store_partition parts_after[3];
+    CHECK_OK(pl__store_partitions(s, job.id, parts_after, 3, &count, &err),
+             &err);
+    CHECK_EQ(count, 3);
+    CHECK_MEM(parts_before, parts_after, sizeof(parts_before));
+    pl__store_circuit c;
+    CHECK_OK(pl__store_circuit_get(s, circuit_id('a'), &c, &err), &err);
+    CHECK_EQ(c.partition_bytes, 100);
+    /* The claim held across the restart: its owner completes it. */
+    complete(s, &c1);
+    pl__store_claim c2 = claim(s, "w2", UINT64_MAX, 600000);
+    CHECK_EQ(c2.part.index, 2);
+    complete(s, &c2);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    pl__store_close(s);
+}
+
+/* ---- several threads, several processes ------------------------------------ */
+
+/* Claims and completes until the queue is empty, with work_ms of
+ * pretended proving between (outside the store, as a worker's would be);
+ * returns how many. */
+static int drain(pl__store *s, const char *owner, int work_ms)
+{
+    int n = 0;
+    for (;;) {
+        pl_error err = {0};
+        pl__store_claim c;
+        bool found = false;
+        if (pl__store_claim_next(s, owner, UINT64_MAX, 600000, &c, &found,
+                                 &err) != PL_OK) {
+            fprintf(stderr, "%s: claim: %s\n", owner, err.msg);
+            return -1;
+        }
+        if (!found)
+            return n;
+        if (work_ms)
+            sleep_ms(work_ms);
+        char p[256];
+        proof_path(p, sizeof(p), c.part.job_id, c.part.index);
+        if (pl__store_complete(s, c.part.job_id, c.part.index, owner,
+                               c.part.fence, p, &err) != PL_OK) {
+            fprintf(stderr, "%s: complete: %s\n", owner, err.msg);
+            return -1;
+        }
+        n++;
+    }
+}
+
+/* Every partition of every job done exactly once: one claim, one
+ * completion, the job done. */
+static void check_all_done_once(pl__store *s, const pl__store_job *jobs,
+                                int n_jobs, uint32_t per_job)
+{
+    for (int j = 0; j < n_jobs; j++) {
+        CHECK_EQ(job_of(s, jobs[j].id).state, PL__JOB_DONE);
+        for (uint32_t k = 0; k < per_job; k++) {
+            pl__store_partition p = part_of(s, jobs[j].id, k);
+            CHECK_EQ(p.state, PL__PART_DONE);
+            CHECK_EQ(p.completions, 1);
+            CHECK_EQ(p.attempts, 1);
+            CHECK_EQ(p.fence, 1);
+        }
+    }
+    pl_error err = {0};
+    pl__store_counts n;
+    CHECK_OK(pl__store_counts_read(s, &n, &err), &err);
+    CHECK_EQ(n.jobs[PL__JOB_DONE], (uint64_t)n_jobs);
+    CHECK_EQ(n.claimed_partitions, 0);
+}
+
+typedef struct {
+    pl__store *s;
+    char owner[16];
+    int done;
+} drainer;
+
+static void *drain_thread(void *arg)
+{
+    drainer *d = arg;
+    d->done = drain(d->s, d->owner, 0);
+    return NULL;
+}
+
+PL_TEST(threads_share_one_handle)
+{
+    pl__store *s = open_store(store_dir("store_threads"));
+    put_circuit(s, 'a', 100);
+    pl__store_job jobs[10];
+    for (int j = 0; j < 10; j++)
+        jobs[j] = queued_job(s, 'a', (pl__priority)(j % 3), 8);
+    drainer d[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        d[i] = (drainer){.s = s};
+        snprintf(d[i].owner, sizeof(d[i].owner), "thread-%d", i);
+        CHECK_EQ(pthread_create(&t[i], NULL, drain_thread, &d[i]), 0);
+    }
+    int total = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(d[i].done >= 0);
+        total += d[i].done;
+    }
+    CHECK_EQ(total, 80);
+    check_all_done_once(s, jobs, 10, 8);
+    pl__store_close(s);
+}
+
+/* 4 processes, each with its own connection to one store file, claim and
+ * complete 200 partitions: none is lost, none is claimed twice. */
+PL_TEST(processes_claim_each_partition_once)
+{
+    const char *dir = store_dir("store_processes");
+    pl__store *s = open_store(dir);
+    put_circuit(s, 'a', 100);
+    enum { JOBS = 10, PER_JOB = 20, PROCS = 4 };
+    pl__store_job jobs[JOBS];
+    for (int j = 0; j < JOBS; j++)
+        jobs[j] = queued_job(s, 'a', (pl__priority)(j % 3), PER_JOB);
+    pl__store_close(s);
+
+    /* A start line: each child opens its store, then waits for the pipe
+     * to close, so that all four claim at once (else the first could
+     * drain the queue before the last has started). */
+    int gate[2];
+    CHECK(pipe(gate) == 0);
+    pid_t pids[PROCS];
+    for (int i = 0; i < PROCS; i++) {
+        pids[i] = fork();
+        CHECK(pids[i] >= 0);
+        if (pids[i] == 0) {
+            close(gate[1]);
+            pl_error err = {0};
+            pl__store *mine = NULL;
+            if (pl__store_open(&mine, dir, &err) != PL_OK) {
+                fprintf(stderr, "process %d: %s\n", i, err.msg);
+                _exit(2);
+            }
+            char byte;
+            while (read(gate[0], &byte, 1) < 0 && errno == EINTR) {
+            }
+            char owner[32];
+            snprintf(owner, sizeof(owner), "process-%d", i);
+            int n = drain(mine, owner, 2);
+            fprintf(stderr, "%s completed %d partitions\n", owner, n);
+            pl__store_close(mine);
+            _exit(n < 0 ? 1 : 0);
+        }
+    }
+    close(gate[0]);
+    close(gate[1]);
+    for (int i = 0; i < PROCS; i++) {
+        int status = 0;
+        CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
+        CHECK(WIFEXITED(status));
+        CHECK_EQ(WEXITSTATUS(status), 0);
+    }
+    s = open_store(dir);
+    check_all_done_once(s, jobs, JOBS, PER_JOB);
+    pl__store_close(s);
+}
+
