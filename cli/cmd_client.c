@@ -100,16 +100,19 @@ static pl_status reply_id(char *out, size_t cap, const pl__client_reply *r,
     return PL_OK;
 }
 
-/* A failed job's status, from its message: the server writes the
- * engine's status first ("proof is invalid: ..."), which gives the exit
- * code the same witness would get from `proofline batch`. */
+/* A failed job's status, from its message, for the exit code the same
+ * witness would get from `proofline batch`: a status's name in it
+ * ("proof is invalid: ..."), else the engine's words for a proof that
+ * does not verify (its verification is always on in the service). */
 static pl_status status_of_message(const char *msg)
 {
-    for (int s = PL_EINVALID; s < PL_STATUS_COUNT; s++) {
-        const char *name = pl_strerror((pl_status)s);
-        if (msg && strncmp(msg, name, strlen(name)) == 0)
+    if (!msg)
+        return PL_EFORMAT;
+    for (int s = PL_EINVALID; s < PL_STATUS_COUNT; s++)
+        if (strstr(msg, pl_strerror((pl_status)s)))
             return (pl_status)s;
-    }
+    if (strstr(msg, "the proof does not verify"))
+        return PL_EINVALID;
     return PL_EFORMAT; /* a job fails for its input, unless it says more */
 }
 
@@ -236,8 +239,11 @@ static pl_status wait_job(pl__client *cl, const char *job,
                 return PL_OK;
             char msg[200];
             job_error(msg, sizeof(msg), r, root);
-            snprintf(err->msg, sizeof(err->msg), "job %s %s: %s", job, state,
-                     msg);
+            if (strstr(msg, job)) /* the server's message names it */
+                snprintf(err->msg, sizeof(err->msg), "%s: %s", state, msg);
+            else
+                snprintf(err->msg, sizeof(err->msg), "job %s %s: %s", job,
+                         state, msg);
             return strcmp(state, "cancelled") == 0 ? PL_ECANCELLED
                                                    : status_of_message(msg);
         }
