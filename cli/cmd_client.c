@@ -684,8 +684,8 @@ static const cli_opt jobs_opts[] = {
      .bad = "%s is receiving, queued, running, done, failed or cancelled, "
             "not '%s'", .choices = job_states},
     {"--limit", "N", CLI_COUNT, J(limit),
-     .help = "at most N jobs (default 50)", .max = 1000000,
-     .bad = "%s needs a count from 1 to 1000000"},
+     .help = "at most N jobs (default 50; the server's limit: 10000)",
+     .max = 10000, .bad = "%s needs a count from 1 to 10000"},
     {"--json", NULL, CLI_FLAG, J(json),
      .help = "print the server's reply as it is"},
     {NULL},
@@ -819,7 +819,8 @@ static void print_scalar(const pl__json_value *v)
     case PL__JSON_FALSE: printf("false"); break;
     case PL__JSON_NUMBER: printf("%.*s", (int)v->len, v->text); break;
     case PL__JSON_STRING: printf("%s", v->text); break;
-    default: printf("(%zu items)", v->len); break;
+    case PL__JSON_ARRAY: printf("[%zu]", v->len); break;
+    default: printf("{%zu}", v->len); break;
     }
 }
 
@@ -834,21 +835,33 @@ static void print_status(const client_common *cc, const pl__client_reply *r,
     uint64_t reserved = pl__client_num(r, root, "reserved_bytes", 0);
     uint64_t peak = pl__client_num(r, root, "peak_reserved_bytes", 0);
     (void)cc;
-    printf("%-10s%s (proofline %s, up %llud %02lluh %02llum %02llus)\n",
+    const char *backend = pl__client_str(r, root, "backend");
+    const pl__json_value *drain = pl__client_get(r, root, "draining");
+    printf("%-10s%s (proofline %s%s%s, up %llud %02lluh %02llum %02llus)%s\n",
            "server", server, version ? version : "?",
+           backend ? ", backend " : "", backend ? backend : "",
            (unsigned long long)(up / 86400),
            (unsigned long long)(up / 3600 % 24),
-           (unsigned long long)(up / 60 % 60), (unsigned long long)(up % 60));
+           (unsigned long long)(up / 60 % 60), (unsigned long long)(up % 60),
+           drain && drain->type == PL__JSON_TRUE ? " DRAINING" : "");
     printf("%-10s%s, reserved %s (%.1f%%), peak %s (%.1f%%)\n", "budget",
            fmt_bytes(a, sizeof(a), budget), fmt_bytes(b, sizeof(b), reserved),
            budget ? 100.0 * (double)reserved / (double)budget : 0.0,
            fmt_bytes(c, sizeof(c), peak),
            budget ? 100.0 * (double)peak / (double)budget : 0.0);
-    printf("%-10sRssAnon %s, untracked %s\n", "memory",
+    int64_t untracked = pl__client_int(r, root, "untracked_bytes", 0);
+    char d[32];
+    printf("%-10sRssAnon %s (peak %s), tracked %s, untracked %s%s\n",
+           "memory",
            fmt_bytes(a, sizeof(a), pl__client_num(r, root, "rss_anon_bytes",
                                                   0)),
-           fmt_bytes(b, sizeof(b), pl__client_num(r, root, "untracked_bytes",
-                                                  0)));
+           fmt_bytes(b, sizeof(b),
+                     pl__client_num(r, root, "peak_rss_anon_bytes", 0)),
+           fmt_bytes(c, sizeof(c), pl__client_num(r, root, "tracked_bytes",
+                                                  0)),
+           untracked < 0 ? "-" : "",
+           fmt_bytes(d, sizeof(d), untracked < 0 ? (uint64_t)-untracked
+                                                 : (uint64_t)untracked));
     const pl__json_value *classes = pl__client_get(r, root, "classes");
     if (classes && classes->type == PL__JSON_OBJECT && classes->len) {
         printf("\n%-14s %7s %12s %12s\n", "class", "count", "bytes", "peak");
@@ -878,6 +891,8 @@ static void print_status(const client_common *cc, const pl__client_reply *r,
             const char *sep = "";
             for (const pl__json_value *m = pl__json_first(w);
                  m != pl__json_end(w); m = pl__json_next(m)) {
+                if (m->type == PL__JSON_STRING && !m->text[0])
+                    continue; /* an empty last_error, say */
                 printf("%s%s=", sep, m->key);
                 print_scalar(m);
                 sep = " ";
