@@ -15,6 +15,10 @@
 #  - a missing or wrong token: exit 2, the server's 401 named; an unknown
 #    job: exit 2 naming the 404; a job whose witness does not satisfy the
 #    circuit: exit 1 (the proof does not verify), the job's message shown;
+#  - a full queue (--max-queued): submit waits out the 429 (Retry-After)
+#    and goes in once room is made; fetch --wait of a job cancelled
+#    meanwhile exits 2; SIGTERM stops a fetch --wait (143) and leaves the
+#    job on the server;
 #  - over a Unix socket: the same round trip.
 # Skipped (77) when this build has no `proofline serve`.
 . "$(dirname "$0")/lib.sh"
@@ -122,6 +126,37 @@ else
     [ "$rc" = 1 ] || [ "$rc" = 2 ] || fail "unsat: exit $rc, wanted 1 or 2: $(cat "$work/log")"
 fi
 [ -e "$work/u/unsat.proof.json" ] && fail "a failed job's proof was written"
+
+# a full queue: with --max-queued 1 and one job receiving, the next
+# submit gets 429 with Retry-After, waits, and goes in once that job is
+# cancelled; fetch --wait on a job that never ends stops on SIGTERM (143),
+# leaving the job on the server
+start_serve "$work/data3" --listen 127.0.0.1:0 --max-queued 1
+srv3="http://$addr"
+new_job() { # a job of one partition on $srv3, its witness never sent
+    curl -sf -H 'Content-Type: application/json' \
+        -d "{\"circuit\": \"$id\", \"priority\": \"low\", \"partitions\": 1}" "$srv3/v1/jobs" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])'
+}
+expect_exit 0 "$PROOFLINE" submit --server "$srv3" --zkey "$z" --wait --quiet "$work/w1.wtns"
+held=$(new_job)
+"$PROOFLINE" fetch --server "$srv3" --wait --quiet "$held" --out "$work/h" >"$work/h.out" 2>"$work/h.log" &
+fetcher=$!
+( sleep 1; curl -s -X DELETE "$srv3/v1/jobs/$held" >/dev/null ) &
+canceller=$!
+expect_exit 0 "$PROOFLINE" submit --server "$srv3" --circuit "$id" --wait --quiet "$work/w2.wtns"
+wait "$canceller"
+rc=0; wait "$fetcher" || rc=$?
+# the held job was cancelled while fetch waited: exit 2 naming it
+[ "$rc" = 2 ] && grep -q "cancelled" "$work/h.log" || fail "fetch --wait of a cancelled job: exit $rc: $(cat "$work/h.log")"
+held2=$(new_job)
+"$PROOFLINE" fetch --server "$srv3" --wait --quiet "$held2" --out "$work/h" >"$work/h.out" 2>"$work/h.log" &
+fetcher=$!
+sleep 1
+kill -TERM "$fetcher"
+rc=0; wait "$fetcher" || rc=$?
+[ "$rc" = 143 ] || fail "fetch --wait after SIGTERM: exit $rc: $(cat "$work/h.log")"
+curl -sf "$srv3/v1/jobs/$held2" | grep -q '"receiving"' || fail "the job waited for is gone after the client stopped"
 
 # over a Unix socket (no token: a socket is local)
 start_serve "$work/data2" --listen "unix:$work/s.sock"
