@@ -321,7 +321,8 @@ static const cli_command submit_cmd = {
     "\n"
     "Submits one job to a `proofline serve`: every witness is a partition of\n"
     "it, uploaded in the order given.  With --zkey the circuit is registered\n"
-    "first (uploaded; a circuit the server knows is not stored twice).\n"
+    "first: the zkey is hashed (its sha256 is the circuit's id) and sent only\n"
+    "if the server does not have it.\n"
     "Prints the job's id alone on stdout.  With --wait it then waits for the\n"
     "job to end, and with --out writes DIR/NAME.proof.json and\n"
     "DIR/NAME.public.json for each witness NAME.wtns, as `proofline batch`\n"
@@ -353,20 +354,6 @@ static const cli_opt submit_opts[] = {
      .help = "no progress line while waiting"},
     {NULL},
 };
-
-/* POST /v1/circuits with the zkey as the body; the circuit's id. */
-static pl_status register_circuit(pl__client *cl, const char *zkey,
-                                  char *id, size_t cap, pl_error *err)
-{
-    pl__client_reply r;
-    pl_status st = pl__client_request(cl, &r, "POST", "/v1/circuits",
-                                      "application/octet-stream", NULL, 0,
-                                      zkey, 0, err);
-    if (st == PL_OK)
-        st = reply_id(id, cap, &r, err);
-    pl__client_reply_free(&r);
-    return st;
-}
 
 static pl_status create_job(pl__client *cl, const char *circuit,
                             const char *priority, size_t n, char *id,
@@ -482,8 +469,9 @@ static int submit_run(const client_common *cc, const submit_options *o,
     if ((st = client_open(&cl, cc, 600, &err)))
         goto done;
     if (o->zkey) {
-        if ((st = register_circuit(cl, o->zkey, circuit, sizeof(circuit),
-                                   &err)))
+        bool uploaded;
+        if ((st = pl__client_register(cl, o->zkey, circuit, &uploaded,
+                                      &err)))
             goto done;
     } else if (!id_ok(o->circuit)) {
         snprintf(err.msg, sizeof(err.msg), "--circuit %.160s: not an id (the "

@@ -13,6 +13,7 @@
 
 #include "util/error.h"
 #include "util/file.h"
+#include "util/sha256.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -548,6 +549,78 @@ uint64_t pl__client_num(const pl__client_reply *r, const pl__json_value *obj,
         return (uint64_t)d;
     }
     return (uint64_t)x;
+}
+
+/* ---- circuits ----------------------------------------------------------- */
+
+/* The sha256 of a file, in hex, read in pieces. */
+static pl_status file_sha256(char hex[65], const char *path, pl_error *err)
+{
+    enum { PIECE = 256 << 10 };
+    pl__sha256 h;
+    pl_status st = PL_OK;
+    struct stat sb;
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = malloc(PIECE), digest[32];
+    if (!f || !buf) {
+        st = !f ? pl__error_errno(err, PL_EIO, errno, "%.200s: cannot open",
+                                  path)
+                : pl__error_set(err, PL_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = pl__error_set(err, PL_EUSAGE, "%.200s: not a regular file", path);
+        goto done;
+    }
+    pl__sha256_init(&h);
+    for (size_t n; (n = fread(buf, 1, PIECE, f)) > 0;)
+        pl__sha256_update(&h, buf, n);
+    if (ferror(f)) {
+        st = pl__error_errno(err, PL_EIO, errno, "%.200s: cannot read", path);
+        goto done;
+    }
+    pl__sha256_final(&h, digest);
+    pl__sha256_hex(hex, digest);
+done:
+    if (f)
+        fclose(f);
+    free(buf);
+    return st;
+}
+
+pl_status pl__client_register(pl__client *c, const char *zkey_path,
+                              char id[65], bool *uploaded, pl_error *err)
+{
+    char path[96];
+    pl__client_reply r;
+    *uploaded = false;
+    pl_status st = file_sha256(id, zkey_path, err);
+    if (st != PL_OK)
+        return st;
+    snprintf(path, sizeof(path), "/v1/circuits/%s", id);
+    st = pl__client_request(c, &r, "GET", path, NULL, NULL, 0, NULL, 404,
+                            err);
+    bool known = st == PL_OK && r.code == 200;
+    pl__client_reply_free(&r);
+    if (st != PL_OK || known)
+        return st;
+    st = pl__client_request(c, &r, "POST", "/v1/circuits",
+                            "application/octet-stream", NULL, 0, zkey_path, 0,
+                            err);
+    if (st == PL_OK) {
+        /* the server hashed what it received: the same id, or the file
+         * changed while it was sent */
+        const char *got = pl__client_str(&r, pl__json_root(&r.doc), "id");
+        if (!got || strcmp(got, id) != 0)
+            st = pl__error_set(err, PL_EIO, "%.200s: the server registered "
+                               "it as %.64s, not %s (did the file change "
+                               "while it was sent?)", zkey_path,
+                               got ? got : "(no id)", id);
+        else
+            *uploaded = true;
+    }
+    pl__client_reply_free(&r);
+    return st;
 }
 
 /* ---- proofs ------------------------------------------------------------- */

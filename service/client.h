@@ -108,6 +108,14 @@ const pl__json_value *pl__client_get(const pl__client_reply *r,
                                      const pl__json_value *obj,
                                      const char *key);
 
+/* Registers a zkey (POST /v1/circuits, the file streamed as the body)
+ * unless the server has it already: the file's sha256 is the circuit's
+ * id, so it is hashed here first and asked for (GET /v1/circuits/{id}); a
+ * large key the server knows is not sent again.  id: 65 bytes, the hex
+ * id; *uploaded says whether it was sent. */
+pl_status pl__client_register(pl__client *c, const char *zkey_path,
+                              char id[65], bool *uploaded, pl_error *err);
+
 /* GET /v1/jobs/{job}/proofs/{index}, then writes proof_path and
  * public_path as a pair (pl_proof_write_json: byte for byte what
  * `proofline prove` writes).  *ready is false (nothing written) when the
