@@ -202,10 +202,12 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
     for (size_t i = 0; st == PL_OK && i < count && i < n; i++) {
         const pl__store_partition *p = &parts[i];
         pl__strbuf_printf(sb, "%s{\"index\": %u, \"state\": \"%s\", "
+                          "\"witness_stored\": %s, "
                           "\"attempts\": %u, \"completions\": %u, "
                           "\"claimed_ms\": %lld, \"finished_ms\": %lld, "
                           "\"error\": ",
                           i ? ", " : "", p->index, pl__part_state_name(p->state),
+                          p->witness_path[0] ? "true" : "false",
                           p->attempts, p->completions, (long long)p->claimed_unix_ms,
                           (long long)p->finished_unix_ms);
         pl__json_put_string(sb, p->error);

@@ -68,6 +68,7 @@ struct pl__worker {
     size_t n_flights;
     open_circuit circuits[MAX_CIRCUITS];
     uint64_t claimed, completed, failed, released;
+    double backoff_until;     /* no claim before (a circuit did not fit) */
     char last_error[256];
 };
 
@@ -236,7 +237,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     bool can = !w->stop_claiming && w->n_flights < MAX_FLIGHTS;
     uint64_t used = resident_sum_locked(w) + inflight_sum_locked(w);
     pthread_mutex_unlock(&w->lock);
-    if (!can || used >= svc->budget_bytes)
+    if (!can || used >= svc->budget_bytes || mono_now() < w->backoff_until)
         return false;
     uint64_t room = svc->budget_bytes - used;
     bool found = false;
@@ -255,9 +256,11 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     if (st != PL_OK) {
         pl_error e2 = {0};
         if (st == PL_EBUDGET) {
-            /* not now: back to the queue, try later */
+            /* not now: back to the queue, and no claim for a second (the
+             * circuits held open are let go when idle) */
             pl__store_release(svc->store, job_id, index, svc->owner,
                               claim->part.fence, &e2);
+            w->backoff_until = mono_now() + 1.0;
             return false;
         }
         char msg[PL__STORE_MSG_MAX];
