@@ -311,7 +311,7 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-/* ---- submit -------------------------------------------------------------- */
+/* ---- submit ------------------------------------------------------------- */
 
 static const cli_command submit_cmd = {
     "submit",
@@ -321,8 +321,8 @@ static const cli_command submit_cmd = {
     "\n"
     "Submits one job to a `proofline serve`: every witness is a partition of\n"
     "it, uploaded in the order given.  With --zkey the circuit is registered\n"
-    "first: the zkey is hashed (its sha256 is the circuit's id) and sent only\n"
-    "if the server does not have it.\n"
+    "first: the zkey is hashed (its sha256 is the circuit's id) and sent\n"
+    "only if the server does not have it.\n"
     "Prints the job's id alone on stdout.  With --wait it then waits for the\n"
     "job to end, and with --out writes DIR/NAME.proof.json and\n"
     "DIR/NAME.public.json for each witness NAME.wtns, as `proofline batch`\n"
@@ -523,7 +523,7 @@ int cli_submit(int argc, char **argv)
     return rc;
 }
 
-/* ---- fetch ---------------------------------------------------------------- */
+/* ---- fetch -------------------------------------------------------------- */
 
 static const cli_command fetch_cmd = {
     "fetch",
@@ -643,7 +643,7 @@ int cli_fetch(int argc, char **argv)
     return rc;
 }
 
-/* ---- jobs ----------------------------------------------------------------- */
+/* ---- jobs --------------------------------------------------------------- */
 
 static const cli_command jobs_cmd = {
     "jobs",
@@ -757,7 +757,7 @@ int cli_jobs(int argc, char **argv)
     return rc;
 }
 
-/* ---- status --------------------------------------------------------------- */
+/* ---- status ------------------------------------------------------------- */
 
 static const cli_command status_cmd = {
     "status",

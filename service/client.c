@@ -27,7 +27,7 @@
 struct pl__client {
     CURL *curl;
     char server[512];      /* as given, without a trailing '/' */
-    char base[512];        /* the URL prefix: the server, or http://localhost */
+    char base[512];        /* the URL prefix: the server or http://localhost */
     char socket_path[256]; /* "unix:" servers: the socket; else "" */
     char *token;           /* NULL: none */
     long connect_timeout_s, stall_timeout_s, max_retry_s;
@@ -287,7 +287,11 @@ static pl_status exchange(pl__client *c, pl__client_reply *out,
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, c->connect_timeout_s);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->stall_timeout_s);
+    /* after a file's last byte the server may work on it for a while
+     * before it answers (a large zkey is hashed, fsync'd and opened), so
+     * an upload gets ten times the quiet time */
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                     src->f ? 10 * c->stall_timeout_s : c->stall_timeout_s);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -349,8 +353,8 @@ static pl_status exchange(pl__client *c, pl__client_reply *out,
             st = pl__error_set(err, PL_ECANCELLED, "%.160s: interrupted",
                                out->url);
         else if (src->f && rc == CURLE_ABORTED_BY_CALLBACK)
-            st = pl__error_errno(err, PL_EIO, src->read_errno, "%.160s: reading the "
-                                 "body's file", out->url);
+            st = pl__error_errno(err, PL_EIO, src->read_errno, "%.160s: "
+                                 "reading the body's file", out->url);
         else if (rc == CURLE_COULDNT_CONNECT) {
             long oserr = 0;
             curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
