@@ -204,6 +204,8 @@ static pl_status wait_job(pl__client *cl, const char *job,
             sleep(1);
             continue;
         }
+        if (st == PL_ECANCELLED && cli_signal_caught())
+            goto stopped;
         if (st != PL_OK)
             return st;
         down_since = 0;
@@ -229,12 +231,8 @@ static pl_status wait_job(pl__client *cl, const char *job,
         if (ended || cli_signal_caught()) {
             if (shown)
                 fputc('\n', stderr);
-            if (!ended) {
-                snprintf(err->msg, sizeof(err->msg), "job %s stays on the "
-                         "server (proofline fetch --wait %s --out DIR)", job,
-                         job);
-                return PL_ECANCELLED;
-            }
+            if (!ended)
+                goto stopped;
             if (strcmp(state, "done") == 0)
                 return PL_OK;
             char msg[200];
@@ -253,6 +251,15 @@ static pl_status wait_job(pl__client *cl, const char *job,
         nanosleep(&ts, NULL);
         delay_ms = delay_ms * 2 > 500 ? 500 : delay_ms * 2;
     }
+stopped:
+    if (shown)
+        fputc('\n', stderr);
+    /* cli_exit says only that a signal stopped the command: where the
+     * job is goes to stderr here */
+    fprintf(stderr, "%s: job %s stays on the server: proofline fetch --wait "
+            "%s --out DIR\n", CLI_PROG, job, job);
+    snprintf(err->msg, sizeof(err->msg), "job %s: stopped waiting", job);
+    return PL_ECANCELLED;
 }
 
 /* DIR/NAME.proof.json and DIR/NAME.public.json for each name. */
