@@ -231,6 +231,7 @@ static pl_status wait_job(pl__client *cl, const char *job,
         if (ended || cli_signal_caught()) {
             if (shown)
                 fputc('\n', stderr);
+            shown = false;
             if (!ended)
                 goto stopped;
             if (strcmp(state, "done") == 0)
