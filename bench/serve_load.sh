@@ -5,7 +5,8 @@
 # timings, mean something on a shared machine).  For each circuit size
 # (2^12 and 2^16, the demo circuit of `proofline circuit export`, its zkey
 # from `setup --dev`) and each client count K (1, 4, 16):
-#   - `proofline batch` proves the M witnesses (the baseline: proofs/s);
+#   - `proofline batch` proves the M witnesses (the baseline: proofs/s),
+#     again before each K, so that each ratio pairs runs under one load;
 #   - one service (loopback, a fresh --data, the same budget and --pw)
 #     takes M jobs of one witness each from K concurrent clients, each
 #     `proofline submit --wait --out` one job after another;
@@ -105,13 +106,6 @@ for k in $sizes; do
     budget=$((resident_bytes + parts * partition_bytes))
     wits=(); for ((j = 0; j < m; j++)); do wits+=("$w/p$j.wtns"); done
 
-    # the baseline: batch over the same witnesses, same budget and --pw
-    rm -rf "$d/batch"
-    t0=$(now)
-    "$bin" batch --zkey "$d/circuit.zkey" --out "$d/batch" --pw "$pw" --budget "$budget" --quiet "${wits[@]}"
-    batch_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
-    batch_pps=$(awk -v n="$m" -v s="$batch_s" 'BEGIN { printf "%.3f", n / s }')
-
     start_service "$k" "$budget"
     circuit=$(curl -sf --data-binary @"$d/circuit.zkey" -H 'Content-Type: application/octet-stream' \
         "$server/v1/circuits" | sed -n 's/.*"id": *"\([0-9a-f]*\)".*/\1/p')
@@ -120,6 +114,14 @@ for k in $sizes; do
     idle0=$(rss_anon_kib "$srv_pid")
     : >"$d/peak"; sample_peak "$d/peak" & sampler_pid=$!
     for K in $clients; do
+        # the baseline, just before: batch over the same witnesses, same
+        # budget and --pw (the service idles meanwhile), so that each ratio
+        # pairs two runs under the same load
+        rm -rf "$d/batch"
+        t0=$(now)
+        "$bin" batch --zkey "$d/circuit.zkey" --out "$d/batch" --pw "$pw" --budget "$budget" --quiet "${wits[@]}"
+        batch_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
+        batch_pps=$(awk -v n="$m" -v s="$batch_s" 'BEGIN { printf "%.3f", n / s }')
         out="$d/out.K$K"; rm -rf "$out"; mkdir -p "$out"
         t0=$(now)
         pids=()
