@@ -195,6 +195,9 @@ expect 400 POST /v1/jobs -H 'Content-Type: application/json' \
     -d "{\"circuit\": \"$cid\", \"partitions\": 0}"
 expect 404 POST /v1/jobs -H 'Content-Type: application/json' \
     -d '{"circuit": "0000000000000000000000000000000000000000000000000000000000000000"}'
+python3 -c 'print("[" * 100 + "]" * 100)' >"$work/deep.json"
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$work/deep.json"
+grep -q 'nest' "$work/body" || fail "deep JSON: $(cat "$work/body")"
 python3 -c 'print("{\"circuit\": \"" + "x" * 70000 + "\"}")' >"$work/big.json"
 expect 413 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$work/big.json"
 expect 403 POST /v1/circuits -H 'Content-Type: application/json' -d "{\"path\": \"$zkey\"}"
