@@ -63,9 +63,7 @@ pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
         return pl__error_set(err, PL_ENOMEM, "metrics: out of memory");
     pthread_mutex_init(&m->lock, NULL);
     if (ring_records) {
-        /* the service's own resident state, counted with the circuits'
-         * parameters: it lives as long as the service */
-        m->ring = pl__alloc(PL_BUF_PARAMS,
+        m->ring = pl__alloc(PL__SERVICE_BUF,
                             (uint64_t)ring_records * sizeof(pl_ledger_record),
                             err);
         if (!m->ring) {

@@ -23,6 +23,7 @@
 #include "formats/formats.h"
 #include "formats/json.h"
 #include "util/error.h"
+#include "util/alloc.h"
 #include "util/file.h"
 #include "util/sha256.h"
 
@@ -207,9 +208,11 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
     pl__json_put_string(sb, j->error);
     pl__strbuf_printf(sb, ", \"partitions\": [");
     size_t n = j->n_partitions, count = 0;
-    pl__store_partition *parts = calloc(n ? n : 1, sizeof(*parts));
+    /* 4096 partitions of a job are ~36 MiB of records: accounted */
+    pl__store_partition *parts =
+        pl__alloc(PL__SERVICE_BUF, (n ? n : 1) * sizeof(*parts), err);
     if (!parts)
-        return pl__error_set(err, PL_ENOMEM, "job %s: out of memory", j->id);
+        return PL_ENOMEM;
     pl_status st = pl__store_partitions(store, j->id, parts, n, &count, err);
     for (size_t i = 0; st == PL_OK && i < count && i < n; i++) {
         const pl__store_partition *p = &parts[i];
@@ -225,7 +228,7 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
         pl__json_put_string(sb, p->error);
         pl__strbuf_printf(sb, "}");
     }
-    free(parts);
+    pl__free(parts);
     pl__strbuf_printf(sb, "]}");
     return st;
 }
@@ -1197,14 +1200,16 @@ static enum MHD_Result end_proof(pl__server *s, struct MHD_Connection *conn,
                  job.id, job.n_partitions, rq->index);
         return send_error(conn, 404, msg, false, NULL);
     }
-    pl__store_partition *parts = calloc(job.n_partitions, sizeof(*parts));
+    /* the partitions up to k (the store lists them from the first) */
+    pl__store_partition *parts =
+        pl__alloc(PL__SERVICE_BUF, (rq->index + 1) * sizeof(*parts), &err);
     size_t count = 0;
     if (!parts)
-        return send_error(conn, 500, "out of memory", false, NULL);
-    st = pl__store_partitions(svc->store, job.id, parts, job.n_partitions,
+        return send_error(conn, 500, err.msg, false, NULL);
+    st = pl__store_partitions(svc->store, job.id, parts, rq->index + 1,
                               &count, &err);
     pl__store_partition p = parts[rq->index];
-    free(parts);
+    pl__free(parts);
     if (st != PL_OK || count <= rq->index)
         return send_error(conn, 500, st != PL_OK ? err.msg : "store: partition "
                           "missing", false, NULL);

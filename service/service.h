@@ -23,6 +23,12 @@ typedef struct pl__server pl__server;
 
 #define PL__SERVICE_PATH_MAX 3072
 
+/* The class of the service's own buffers (the trace ring, the partition
+ * lists a reply is written from): counted with the circuits' resident
+ * state, as they live beside it, until the classes have one of their own
+ * (a change to the public header's class list). */
+#define PL__SERVICE_BUF PL_BUF_PARAMS
+
 typedef struct pl__service {
     pl__store *store;
     pl_engine *engine;
