@@ -52,13 +52,13 @@ static const cli_command serve_cmd = {
     "DATA/listen.addr (with port 0 the system picks one).  SIGTERM or SIGINT\n"
     "drains: new work gets 503, partitions in flight may finish until\n"
     "--drain-timeout, the rest stay queued for the next start; exit 0.\n"
-    "Durations: a number with s, m, h or d (30s, 7d).\n"
+    "TIME: a number with s, m, h or d (30s, 7d).\n"
     "Exit codes: 0 after a drain, 2 bad usage or a DATA that cannot be\n"
     "used, 3 internal error.\n",
     26};
 
 typedef struct serve_options {
-    const char *listen, *data, *token_file, *allow_path;
+    const char *listen, *data, *store, *token_file, *allow_path;
     const char *retain, *drain_timeout, *lease, *request_timeout;
     long max_queued, trace_records, http_threads, max_connections;
     cli_engine_options engine;
@@ -71,6 +71,10 @@ static const cli_opt serve_opts[] = {
     {"--data", "DIR", CLI_STRING, O(data),
      .help = "the store, circuits, witnesses and proofs (default\n"
              "./proofline-data; created if missing)"},
+    {"--store", "LOCATOR", CLI_STRING, O(store),
+     .help = "the job store: a folder (SQLite; default DATA) or\n"
+             "postgres://... shared by several services (their DATA\n"
+             "then on storage they all reach at the same path)"},
     {"--token-file", "F", CLI_STRING, O(token_file),
      .help = "a bearer token every request needs (the file must\n"
              "not be readable by others)"},
@@ -78,13 +82,13 @@ static const cli_opt serve_opts[] = {
      .help = "allow registering zkeys by a path under DIR"},
     {"--max-queued", "N", CLI_LONG, O(max_queued),
      .help = "refuse new jobs (429) while N are waiting (default:\nno bound)"},
-    {"--retain", "DURATION", CLI_STRING, O(retain),
+    {"--retain", "TIME", CLI_STRING, O(retain),
      .help = "forget ended jobs and their files after this long\n"
              "(default: keep them)"},
-    {"--drain-timeout", "DURATION", CLI_STRING, O(drain_timeout),
+    {"--drain-timeout", "TIME", CLI_STRING, O(drain_timeout),
      .help = "how long partitions in flight may finish after\n"
              "SIGTERM (default 30s)"},
-    {"--lease", "DURATION", CLI_STRING, O(lease),
+    {"--lease", "TIME", CLI_STRING, O(lease),
      .help = "a claim's lease, renewed while it is proved\n(default 30s)"},
     {"--trace-records", "N", CLI_LONG, O(trace_records),
      .help = "the ledger records /v1/trace keeps (default 4096)"},
@@ -92,7 +96,7 @@ static const cli_opt serve_opts[] = {
      .help = "threads polling the connections (default 4)"},
     {"--max-connections", "N", CLI_LONG, O(max_connections),
      .help = "connections at once (default 256)"},
-    {"--request-timeout", "DURATION", CLI_STRING, O(request_timeout),
+    {"--request-timeout", "TIME", CLI_STRING, O(request_timeout),
      .help = "an idle connection is closed after this (default 30s)"},
     {NULL},
 };
@@ -305,7 +309,8 @@ static int serve_run(serve_options *o)
     atomic_init(&svc.draining, false);
     if ((st = prepare_data(data, &lock_fd, &err)) != PL_OK ||
         (st = owner_id(svc.owner, sizeof(svc.owner), data, &err)) != PL_OK ||
-        (st = pl__store_open(&svc.store, data, &err)) != PL_OK ||
+        (st = pl__store_open(&svc.store, o->store ? o->store : data,
+                             &err)) != PL_OK ||
         (st = pl__metrics_create(&svc.metrics,
                                  o->trace_records ? (size_t)o->trace_records
                                                   : 4096,
