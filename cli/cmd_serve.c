@@ -61,6 +61,7 @@ typedef struct serve_options {
     const char *listen, *data, *store, *token_file, *allow_path;
     const char *retain, *drain_timeout, *lease, *request_timeout;
     long max_queued, trace_records, http_threads, max_connections;
+    uint64_t max_zkey;
     cli_engine_options engine;
 } serve_options;
 
@@ -82,6 +83,9 @@ static const cli_opt serve_opts[] = {
      .help = "allow registering zkeys by a path under DIR"},
     {"--max-queued", "N", CLI_LONG, O(max_queued),
      .help = "refuse new jobs (429) while N are waiting (default:\nno bound)"},
+    {"--max-zkey", "SIZE", CLI_SIZE, O(max_zkey),
+     .help = "refuse zkey uploads larger than this (413; default:\n"
+             "no bound)"},
     {"--retain", "TIME", CLI_STRING, O(retain),
      .help = "forget ended jobs and their files after this long\n"
              "(default: keep them)"},
@@ -237,6 +241,17 @@ static pl_status prepare_data(const char *data, int *lock_fd, pl_error *err)
     return PL_OK;
 }
 
+/* Waits for a second SIGINT or SIGTERM and exits at once. */
+static void *second_signal(void *arg)
+{
+    int sig = 0;
+    sigwait((const sigset_t *)arg, &sig);
+    static const char msg[] = "proofline serve: second signal: exiting "
+                              "without draining\n";
+    (void)!write(2, msg, sizeof(msg) - 1);
+    _exit(128 + sig);
+}
+
 static int serve_run(serve_options *o)
 {
     pl_error err = {0};
@@ -301,6 +316,7 @@ static int serve_run(serve_options *o)
     svc.token = token;
     svc.allow_path = o->allow_path;
     svc.max_queued = (uint64_t)o->max_queued;
+    svc.max_zkey_bytes = o->max_zkey;
     svc.lease_ms = (int64_t)(lease_s * 1000);
     svc.retain_ms = (int64_t)(retain_s * 1000);
     svc.drain_timeout_s = drain_s;
@@ -339,11 +355,20 @@ static int serve_run(serve_options *o)
     int sig = 0;
     sigwait(&sigs, &sig);
     atomic_store(&svc.draining, true);
+    /* a second signal during the drain ends the process at once, as kill
+     * -9 would: the claims go back to the queue at the next start */
+    pthread_t second;
+    bool second_started =
+        pthread_create(&second, NULL, second_signal, &sigs) == 0;
     fprintf(stderr, "proofline serve: %s: draining (up to %.0fs)\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", drain_s);
     size_t released = pl__worker_drain(svc.worker, drain_s);
     fprintf(stderr, "proofline serve: drained; %zu partition(s) back in the "
             "queue\n", released);
+    if (second_started) { /* sigwait is a cancellation point */
+        pthread_cancel(second);
+        pthread_join(second, NULL);
+    }
 done:
     pl__server_stop(server);
     pl__worker_destroy(svc.worker);

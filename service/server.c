@@ -468,6 +468,14 @@ static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
             rq->body = B_JSON;
             return;
         }
+        long long len = content_length(c);
+        if (svc->max_zkey_bytes && len > 0 &&
+            (uint64_t)len > svc->max_zkey_bytes) {
+            refuse(rq, 413, "body: a zkey of %lld bytes, more than the %llu "
+                   "of --max-zkey", len,
+                   (unsigned long long)svc->max_zkey_bytes);
+            return;
+        }
         char path[PL__SERVICE_PATH_MAX + 64];
         snprintf(path, sizeof(path), "%s/circuits/upload.zkey", svc->data_dir);
         pl_error err = {0};
@@ -533,6 +541,13 @@ static void take_body(request *rq, const char *data, size_t size)
             refuse(rq, 500, "body: out of memory");
         return;
     case B_ZKEY:
+        if (rq->server->svc->max_zkey_bytes &&
+            rq->received + size > rq->server->svc->max_zkey_bytes) {
+            refuse(rq, 413, "body: a zkey of more than the %llu bytes of "
+                   "--max-zkey",
+                   (unsigned long long)rq->server->svc->max_zkey_bytes);
+            return;
+        }
         pl__sha256_update(&rq->sha, data, size);
         /* fallthrough */
     case B_WITNESS:

@@ -44,6 +44,7 @@ typedef struct pl__service {
     const char *token;            /* NULL: no authentication */
     const char *allow_path;       /* NULL: no registration by path */
     uint64_t max_queued;          /* jobs receiving or queued; 0: no bound */
+    uint64_t max_zkey_bytes;      /* a zkey upload; 0: no bound */
     int64_t lease_ms;             /* a claim's lease */
     int64_t retain_ms;            /* ended jobs kept this long; 0: forever */
     double drain_timeout_s;

@@ -286,11 +286,15 @@ stop
 # ---- a Unix socket --------------------------------------------------------
 D=$work/d
 "$PROOFLINE" serve --listen "unix:$work/s.sock" --data "$D" --log-level quiet \
-    --backend cpu --threads 2 2>>"$work/serve.log" &
+    --backend cpu --threads 2 --max-zkey 1000 2>>"$work/serve.log" &
 pid=$!
 for i in $(seq 600); do [ -s "$D/listen.addr" ] && break; sleep 0.1; done
 [ "$(cat "$D/listen.addr" 2>/dev/null)" = "unix:$work/s.sock" ] || fail "unix socket: listen.addr $(cat "$D/listen.addr" 2>/dev/null)"
 curl -sS --unix-socket "$work/s.sock" http://localhost/healthz | grep -q ok || fail "healthz over the Unix socket"
+code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
+    -X POST -H 'Content-Type: application/octet-stream' --data-binary "@$zkey" http://localhost/v1/circuits)
+[ "$code" = 413 ] || fail "--max-zkey 1000: $code $(cat "$work/body")"
+[ -z "$(find "$D/circuits" -type f)" ] || fail "a refused zkey left a file"
 stop
 [ "$stopped" = 0 ] || fail "unix socket: exit $stopped"
 [ -e "$work/s.sock" ] && fail "the socket file is left"
