@@ -332,8 +332,8 @@ static int serve_run(serve_options *o)
                                                   : 4096,
                                  &err)) != PL_OK)
         goto done;
-    o->engine.cfg.on_event = pl__metrics_on_event;
-    o->engine.cfg.on_event_user = svc.metrics;
+    o->engine.cfg.on_event = pl__worker_on_event;
+    o->engine.cfg.on_event_user = &svc;
     o->engine.cfg.on_stage = pl__metrics_on_stage;
     o->engine.cfg.on_stage_user = svc.metrics;
     if ((st = pl_engine_create(&svc.engine, &o->engine.cfg, &err)) != PL_OK)
@@ -371,7 +371,9 @@ static int serve_run(serve_options *o)
     }
 done:
     pl__server_stop(server);
-    pl__worker_destroy(svc.worker);
+    /* the worker stops (a no-op after the drain) before the engine goes,
+     * and is freed after it: the engine's last events still reach it */
+    pl__worker_drain(svc.worker, 0);
     if (svc.engine) {
         pl_error e2 = {0};
         pl_status s2 = pl_engine_destroy(svc.engine, &e2);
@@ -380,6 +382,7 @@ done:
             err = e2;
         }
     }
+    pl__worker_destroy(svc.worker);
     pl__store_close(svc.store);
     pl__metrics_destroy(svc.metrics);
     if (lock_fd >= 0)
