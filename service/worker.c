@@ -299,6 +299,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
                     "priority, attempt %u) is engine job %llu\n", job_id,
                     index, pl__priority_name(claim->job.priority),
                     claim->part.attempts, (unsigned long long)f->engine_job);
+        pl__metrics_note_job(svc->metrics, f->engine_job, job_id, index);
         f->used = true;
         w->n_flights++;
         w->claimed++;

@@ -278,7 +278,8 @@ if command -v promtool >/dev/null; then
         fail "promtool check metrics: $(cat "$work/promtool.log")"
 fi
 expect 200 GET "/v1/trace?since=60"
-jget "$work/body" 'len(d["traceEvents"]) > 1' | grep -qx True || fail "/v1/trace is empty"
+jget "$work/body" 'any(e["ph"] == "X" and e["args"].get("job") for e in d["traceEvents"])' |
+    grep -qx True || fail "/v1/trace has no span naming a store job"
 expect 200 GET /healthz
 stop
 [ "$stopped" = 0 ] || fail "SIGTERM when idle: exit $stopped"
