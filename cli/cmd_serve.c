@@ -52,15 +52,16 @@ static const cli_command serve_cmd = {
     "DATA/listen.addr (with port 0 the system picks one).  SIGTERM or SIGINT\n"
     "drains: new work gets 503, partitions in flight may finish until\n"
     "--drain-timeout, the rest stay queued for the next start; exit 0.\n"
-    "Durations: a number with s, m, h or d (30s, 7d).\n"
+    "TIME: a number with s, m, h or d (30s, 7d).\n"
     "Exit codes: 0 after a drain, 2 bad usage or a DATA that cannot be\n"
     "used, 3 internal error.\n",
     26};
 
 typedef struct serve_options {
-    const char *listen, *data, *token_file, *allow_path;
+    const char *listen, *data, *store, *token_file, *allow_path;
     const char *retain, *drain_timeout, *lease, *request_timeout;
     long max_queued, trace_records, http_threads, max_connections;
+    uint64_t max_zkey;
     cli_engine_options engine;
 } serve_options;
 
@@ -71,6 +72,10 @@ static const cli_opt serve_opts[] = {
     {"--data", "DIR", CLI_STRING, O(data),
      .help = "the store, circuits, witnesses and proofs (default\n"
              "./proofline-data; created if missing)"},
+    {"--store", "LOCATOR", CLI_STRING, O(store),
+     .help = "the job store: a folder (SQLite; default DATA) or\n"
+             "postgres://... shared by several services (their DATA\n"
+             "then on storage they all reach at the same path)"},
     {"--token-file", "F", CLI_STRING, O(token_file),
      .help = "a bearer token every request needs (the file must\n"
              "not be readable by others)"},
@@ -78,13 +83,16 @@ static const cli_opt serve_opts[] = {
      .help = "allow registering zkeys by a path under DIR"},
     {"--max-queued", "N", CLI_LONG, O(max_queued),
      .help = "refuse new jobs (429) while N are waiting (default:\nno bound)"},
-    {"--retain", "DURATION", CLI_STRING, O(retain),
+    {"--max-zkey", "SIZE", CLI_SIZE, O(max_zkey),
+     .help = "refuse zkey uploads larger than this (413; default:\n"
+             "no bound)"},
+    {"--retain", "TIME", CLI_STRING, O(retain),
      .help = "forget ended jobs and their files after this long\n"
              "(default: keep them)"},
-    {"--drain-timeout", "DURATION", CLI_STRING, O(drain_timeout),
+    {"--drain-timeout", "TIME", CLI_STRING, O(drain_timeout),
      .help = "how long partitions in flight may finish after\n"
              "SIGTERM (default 30s)"},
-    {"--lease", "DURATION", CLI_STRING, O(lease),
+    {"--lease", "TIME", CLI_STRING, O(lease),
      .help = "a claim's lease, renewed while it is proved\n(default 30s)"},
     {"--trace-records", "N", CLI_LONG, O(trace_records),
      .help = "the ledger records /v1/trace keeps (default 4096)"},
@@ -92,7 +100,7 @@ static const cli_opt serve_opts[] = {
      .help = "threads polling the connections (default 4)"},
     {"--max-connections", "N", CLI_LONG, O(max_connections),
      .help = "connections at once (default 256)"},
-    {"--request-timeout", "DURATION", CLI_STRING, O(request_timeout),
+    {"--request-timeout", "TIME", CLI_STRING, O(request_timeout),
      .help = "an idle connection is closed after this (default 30s)"},
     {NULL},
 };
@@ -233,6 +241,17 @@ static pl_status prepare_data(const char *data, int *lock_fd, pl_error *err)
     return PL_OK;
 }
 
+/* Waits for a second SIGINT or SIGTERM and exits at once. */
+static void *second_signal(void *arg)
+{
+    int sig = 0;
+    sigwait((const sigset_t *)arg, &sig);
+    static const char msg[] = "proofline serve: second signal: exiting "
+                              "without draining\n";
+    (void)!write(2, msg, sizeof(msg) - 1);
+    _exit(128 + sig);
+}
+
 static int serve_run(serve_options *o)
 {
     pl_error err = {0};
@@ -297,6 +316,7 @@ static int serve_run(serve_options *o)
     svc.token = token;
     svc.allow_path = o->allow_path;
     svc.max_queued = (uint64_t)o->max_queued;
+    svc.max_zkey_bytes = o->max_zkey;
     svc.lease_ms = (int64_t)(lease_s * 1000);
     svc.retain_ms = (int64_t)(retain_s * 1000);
     svc.drain_timeout_s = drain_s;
@@ -305,14 +325,15 @@ static int serve_run(serve_options *o)
     atomic_init(&svc.draining, false);
     if ((st = prepare_data(data, &lock_fd, &err)) != PL_OK ||
         (st = owner_id(svc.owner, sizeof(svc.owner), data, &err)) != PL_OK ||
-        (st = pl__store_open(&svc.store, data, &err)) != PL_OK ||
+        (st = pl__store_open(&svc.store, o->store ? o->store : data,
+                             &err)) != PL_OK ||
         (st = pl__metrics_create(&svc.metrics,
                                  o->trace_records ? (size_t)o->trace_records
                                                   : 4096,
                                  &err)) != PL_OK)
         goto done;
-    o->engine.cfg.on_event = pl__metrics_on_event;
-    o->engine.cfg.on_event_user = svc.metrics;
+    o->engine.cfg.on_event = pl__worker_on_event;
+    o->engine.cfg.on_event_user = &svc;
     o->engine.cfg.on_stage = pl__metrics_on_stage;
     o->engine.cfg.on_stage_user = svc.metrics;
     if ((st = pl_engine_create(&svc.engine, &o->engine.cfg, &err)) != PL_OK)
@@ -334,14 +355,25 @@ static int serve_run(serve_options *o)
     int sig = 0;
     sigwait(&sigs, &sig);
     atomic_store(&svc.draining, true);
+    /* a second signal during the drain ends the process at once, as kill
+     * -9 would: the claims go back to the queue at the next start */
+    pthread_t second;
+    bool second_started =
+        pthread_create(&second, NULL, second_signal, &sigs) == 0;
     fprintf(stderr, "proofline serve: %s: draining (up to %.0fs)\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", drain_s);
     size_t released = pl__worker_drain(svc.worker, drain_s);
     fprintf(stderr, "proofline serve: drained; %zu partition(s) back in the "
             "queue\n", released);
+    if (second_started) { /* sigwait is a cancellation point */
+        pthread_cancel(second);
+        pthread_join(second, NULL);
+    }
 done:
     pl__server_stop(server);
-    pl__worker_destroy(svc.worker);
+    /* the worker stops (a no-op after the drain) before the engine goes,
+     * and is freed after it: the engine's last events still reach it */
+    pl__worker_drain(svc.worker, 0);
     if (svc.engine) {
         pl_error e2 = {0};
         pl_status s2 = pl_engine_destroy(svc.engine, &e2);
@@ -350,6 +382,7 @@ done:
             err = e2;
         }
     }
+    pl__worker_destroy(svc.worker);
     pl__store_close(svc.store);
     pl__metrics_destroy(svc.metrics);
     if (lock_fd >= 0)

@@ -15,7 +15,8 @@ need perl perl
 need openssl openssl
 need python3 python3
 [ -x /usr/bin/time ] || missing="$missing time"
-# The service (service/): SQLite, libmicrohttpd, libcurl, pkg-config.
+# The service (service/): SQLite, libmicrohttpd, libcurl, libpq (the
+# PostgreSQL store), pkg-config.
 hdr() { # header, package: /usr/include or its multiarch folder
     for h in /usr/include/$1 /usr/include/*/$1; do [ -f "$h" ] && return 0; done
     missing="$missing $2"
@@ -23,6 +24,7 @@ hdr() { # header, package: /usr/include or its multiarch folder
 hdr sqlite3.h libsqlite3-dev
 hdr microhttpd.h libmicrohttpd-dev
 hdr curl/curl.h libcurl4-openssl-dev
+hdr postgresql/libpq-fe.h libpq-dev
 need pkg-config pkg-config
 # Optional: OpenSSL's headers, for the SHA-256 gadget's comparison test
 # (tests/test_sha256.c; skipped without them).
@@ -31,6 +33,10 @@ optional=""
 # Optional: promtool (Debian prometheus), to check /metrics in the service
 # tests (that one check is skipped without it).
 command -v promtool >/dev/null 2>&1 || optional="$optional prometheus"
+# Optional: the PostgreSQL server, which the PostgreSQL store's tests start
+# on their own (initdb in a temporary folder; skipped without it).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
+    optional="$optional postgresql"
 [ -z "$missing$optional" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "deps: installing$missing$optional" >&2
@@ -40,5 +46,5 @@ elif [ -n "$missing" ]; then
     echo "deps: missing packages:$missing$optional (install them with apt-get, as root)" >&2
     exit 1
 else
-    echo "deps: optional package missing:$optional (the OpenSSL SHA-256 comparison test will be skipped)" >&2
+    echo "deps: optional package missing:$optional (the tests that need them are skipped)" >&2
 fi

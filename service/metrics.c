@@ -25,6 +25,13 @@ static const double buckets[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                  2.5,  5,     10,   30,  60,   120, 300};
 #define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 #define MAX_STAGES 16
+#define JOB_NOTES 1024 /* engine job -> store partition, the newest */
+
+typedef struct job_note {
+    uint64_t engine_job; /* 0: empty */
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+} job_note;
 
 typedef struct histogram {
     uint64_t counts[N_BUCKETS + 1]; /* the last: +Inf only */
@@ -39,6 +46,7 @@ struct pl__metrics {
     char stage_names[MAX_STAGES][32];
     histogram stages[MAX_STAGES];
     size_t n_stages;
+    job_note notes[JOB_NOTES]; /* by engine job mod JOB_NOTES */
     /* the ring: cap records, the newest at (head - 1) mod cap */
     pl_ledger_record *ring;
     size_t cap, head, count;
@@ -63,9 +71,7 @@ pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
         return pl__error_set(err, PL_ENOMEM, "metrics: out of memory");
     pthread_mutex_init(&m->lock, NULL);
     if (ring_records) {
-        /* the service's own resident state, counted with the circuits'
-         * parameters: it lives as long as the service */
-        m->ring = pl__alloc(PL_BUF_PARAMS,
+        m->ring = pl__alloc(PL__SERVICE_BUF,
                             (uint64_t)ring_records * sizeof(pl_ledger_record),
                             err);
         if (!m->ring) {
@@ -113,6 +119,19 @@ void pl__metrics_on_stage(void *user, const char *stage, double seconds)
     }
     if (i < m->n_stages)
         observe(&m->stages[i], seconds);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
+                          const char *job_id, uint32_t index)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->lock);
+    job_note *n = &m->notes[engine_job % JOB_NOTES];
+    n->engine_job = engine_job;
+    snprintf(n->job_id, sizeof(n->job_id), "%s", job_id);
+    n->index = index;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -373,6 +392,63 @@ pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
 
 /* ---- the trace ------------------------------------------------------------ */
 
+/* Under the lock: a record's ids, the store's when the worker noted them. */
+static void put_ids(pl__strbuf *sb, const pl__metrics *m,
+                    const pl_ledger_record *r)
+{
+    const job_note *n = &m->notes[r->job % JOB_NOTES];
+    pl__strbuf_printf(sb, "\"engine_job\": %llu, \"partition\": %zu",
+                      (unsigned long long)r->job, r->partition);
+    if (n->engine_job == r->job && r->job)
+        pl__strbuf_printf(sb, ", \"job\": \"%s\", \"index\": %u", n->job_id,
+                          n->index);
+}
+
+/* The stages as spans: from the event that starts one to the event that
+ * ends it, for the same partition, both in the window. */
+static const struct {
+    pl_event from, to;
+    const char *name;
+} spans[] = {
+    {PL_EV_ADMITTED, PL_EV_SYNTH_START, "admitted"},
+    {PL_EV_SYNTH_START, PL_EV_SYNTH_DONE, "synth"},
+    {PL_EV_HANDED_OFF, PL_EV_PROVE_START, "waiting"},
+    {PL_EV_PROVE_START, PL_EV_PROVE_DONE, "proving"},
+    {PL_EV_PROVE_DONE, PL_EV_FINALIZE_DONE, "finishing"},
+};
+
+/* Under the lock: the span record i (of the window from `oldest`) starts,
+ * if it starts one. */
+static void put_span(pl__strbuf *sb, const pl__metrics *m, size_t oldest,
+                     size_t i, double from)
+{
+    const pl_ledger_record *r = &m->ring[(oldest + i) % m->cap];
+    for (size_t k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+        if (spans[k].from != r->event)
+            continue;
+        for (size_t j = i + 1; j < m->count; j++) {
+            const pl_ledger_record *e = &m->ring[(oldest + j) % m->cap];
+            if (e->job != r->job || e->partition != r->partition ||
+                e->event >= PL_EV_COUNT)
+                continue;
+            if (e->event == spans[k].to && r->t_seconds >= from) {
+                pl__strbuf_printf(sb,
+                                  ",\n{\"name\": \"%s\", \"ph\": \"X\", "
+                                  "\"ts\": %.1f, \"dur\": %.1f, \"pid\": 1, "
+                                  "\"tid\": %u, \"args\": {",
+                                  spans[k].name, r->t_seconds * 1e6,
+                                  (e->t_seconds - r->t_seconds) * 1e6,
+                                  r->track);
+                put_ids(sb, m, r);
+                pl__strbuf_printf(sb, "}}");
+            }
+            if (e->event == spans[k].to || e->event == PL_EV_FAILED ||
+                e->event == PL_EV_CANCELLED)
+                break;
+        }
+    }
+}
+
 void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
 {
     pthread_mutex_lock(&m->lock);
@@ -389,13 +465,16 @@ void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
         if (r->t_seconds < from)
             continue;
         double us = r->t_seconds * 1e6;
-        if (r->event < PL_EV_COUNT)
+        if (r->event < PL_EV_COUNT) {
             pl__strbuf_printf(sb,
                               ",\n{\"name\": \"%s\", \"ph\": \"i\", \"s\": "
                               "\"t\", \"ts\": %.1f, \"pid\": 1, \"tid\": %u, "
-                              "\"args\": {\"job\": %llu, \"partition\": %zu}}",
-                              pl_event_name(r->event), us, r->track,
-                              (unsigned long long)r->job, r->partition);
+                              "\"args\": {",
+                              pl_event_name(r->event), us, r->track);
+            put_ids(sb, m, r);
+            pl__strbuf_printf(sb, "}}");
+            put_span(sb, m, oldest, i, from);
+        }
         pl__strbuf_printf(sb,
                           ",\n{\"name\": \"memory\", \"ph\": \"C\", \"ts\": "
                           "%.1f, \"pid\": 1, \"args\": {\"reserved\": %llu, "

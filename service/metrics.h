@@ -22,6 +22,10 @@ void pl__metrics_destroy(pl__metrics *m);
  * metrics). */
 void pl__metrics_on_event(void *user, const pl_ledger_record *record);
 void pl__metrics_on_stage(void *user, const char *stage, double seconds);
+/* The worker's note of which store partition an engine job proves, so
+ * that the trace names store jobs (a bounded table: the newest kept). */
+void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
+                          const char *job_id, uint32_t index);
 /* A partition ended in the worker: seconds from its claim to its end. */
 void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok);
 

@@ -23,6 +23,7 @@
 #include "formats/formats.h"
 #include "formats/json.h"
 #include "util/error.h"
+#include "util/alloc.h"
 #include "util/file.h"
 #include "util/sha256.h"
 
@@ -60,7 +61,11 @@ typedef enum {
     R_CIRCUIT, R_JOBS, R_JOB, R_WITNESS, R_PROOF
 } route_kind;
 
-typedef enum { B_NONE, B_JSON, B_ZKEY, B_WITNESS, B_DISCARD } body_kind;
+typedef enum {
+    B_NONE, B_JSON, B_ZKEY, B_WITNESS, B_MULTIPART, B_DISCARD
+} body_kind;
+
+typedef enum { P_NONE, P_SPEC, P_WITNESS } part_kind;
 
 typedef struct request {
     route_kind route;
@@ -78,6 +83,14 @@ typedef struct request {
     uint64_t received, expected; /* expected: a witness's exact size */
     pl__sha256 sha;
     pl__store_circuit circuit;   /* a witness's circuit */
+    /* multipart: the spec (in json), then the witness parts */
+    pl__server *server;
+    struct MHD_PostProcessor *pp;
+    part_kind part;
+    bool spec_seen, job_made, acked;
+    pl__store_job job;
+    uint32_t n_parts;            /* witness parts begun */
+    char **paths;                /* [job.n_partitions]: renamed into place */
 } request;
 
 /* ---- replies -------------------------------------------------------------- */
@@ -195,9 +208,11 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
     pl__json_put_string(sb, j->error);
     pl__strbuf_printf(sb, ", \"partitions\": [");
     size_t n = j->n_partitions, count = 0;
-    pl__store_partition *parts = calloc(n ? n : 1, sizeof(*parts));
+    /* 4096 partitions of a job are ~36 MiB of records: accounted */
+    pl__store_partition *parts =
+        pl__alloc(PL__SERVICE_BUF, (n ? n : 1) * sizeof(*parts), err);
     if (!parts)
-        return pl__error_set(err, PL_ENOMEM, "job %s: out of memory", j->id);
+        return PL_ENOMEM;
     pl_status st = pl__store_partitions(store, j->id, parts, n, &count, err);
     for (size_t i = 0; st == PL_OK && i < count && i < n; i++) {
         const pl__store_partition *p = &parts[i];
@@ -213,7 +228,7 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
         pl__json_put_string(sb, p->error);
         pl__strbuf_printf(sb, "}");
     }
-    free(parts);
+    pl__free(parts);
     pl__strbuf_printf(sb, "]}");
     return st;
 }
@@ -415,6 +430,12 @@ static void begin_witness(pl__server *s, struct MHD_Connection *c,
     rq->body = B_WITNESS;
 }
 
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind,
+                               const char *key, const char *filename,
+                               const char *content_type,
+                               const char *transfer_encoding,
+                               const char *data, uint64_t off, size_t size);
+
 static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
                   const char *url, const char *method)
 {
@@ -445,6 +466,14 @@ static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
     if (rq->route == R_CIRCUITS && strcmp(method, "POST") == 0) {
         if (content_type_is(c, "application/json")) {
             rq->body = B_JSON;
+            return;
+        }
+        long long len = content_length(c);
+        if (svc->max_zkey_bytes && len > 0 &&
+            (uint64_t)len > svc->max_zkey_bytes) {
+            refuse(rq, 413, "body: a zkey of %lld bytes, more than the %llu "
+                   "of --max-zkey", len,
+                   (unsigned long long)svc->max_zkey_bytes);
             return;
         }
         char path[PL__SERVICE_PATH_MAX + 64];
@@ -478,6 +507,15 @@ static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
                 return;
             }
         }
+        if (content_type_is(c, "multipart/form-data")) {
+            rq->pp = MHD_create_post_processor(c, 64 * 1024, on_part, rq);
+            if (!rq->pp) {
+                refuse(rq, 400, "multipart: no boundary in Content-Type");
+                return;
+            }
+            rq->body = B_MULTIPART;
+            return;
+        }
         rq->body = B_JSON;
         return;
     }
@@ -503,6 +541,13 @@ static void take_body(request *rq, const char *data, size_t size)
             refuse(rq, 500, "body: out of memory");
         return;
     case B_ZKEY:
+        if (rq->server->svc->max_zkey_bytes &&
+            rq->received + size > rq->server->svc->max_zkey_bytes) {
+            refuse(rq, 413, "body: a zkey of more than the %llu bytes of "
+                   "--max-zkey",
+                   (unsigned long long)rq->server->svc->max_zkey_bytes);
+            return;
+        }
         pl__sha256_update(&rq->sha, data, size);
         /* fallthrough */
     case B_WITNESS:
@@ -517,6 +562,10 @@ static void take_body(request *rq, const char *data, size_t size)
             return;
         }
         rq->received += size;
+        return;
+    case B_MULTIPART:
+        if (MHD_post_process(rq->pp, data, size) != MHD_YES)
+            refuse(rq, 400, "multipart: the body does not parse");
         return;
     case B_NONE:
     case B_DISCARD:
@@ -722,32 +771,52 @@ static enum MHD_Result reply_job(pl__server *s, struct MHD_Connection *conn,
     return r;
 }
 
-/* POST /v1/jobs {"circuit": ID, "priority": P, "partitions": N} */
-static enum MHD_Result end_job_create(pl__server *s,
-                                      struct MHD_Connection *conn,
-                                      const pl__json_doc *doc)
+/* A job from its spec {"circuit": ID, "priority": P, "partitions": N}
+ * (`name` names it in messages: "body", "spec"): 0 and the job, or the
+ * HTTP status and msg. */
+static unsigned job_from_spec(pl__server *s, pl__store_job *job,
+                              pl__store_circuit *c, const char *text,
+                              size_t len, const char *name, char *msg,
+                              size_t cap)
 {
     pl__service *svc = s->svc;
     pl_error err = {0};
-    const pl__json_value *root = pl__json_root(doc), *vc, *vp, *vn;
-    if (root->type != PL__JSON_OBJECT)
-        return send_error(conn, 400, "body: a JSON object is needed", false,
-                          NULL);
-    if (pl__json_member(&vc, doc, root, "circuit", true, "", &err) != PL_OK ||
-        pl__json_member(&vp, doc, root, "priority", false, "", &err) !=
-            PL_OK ||
-        pl__json_member(&vn, doc, root, "partitions", false, "", &err) !=
-            PL_OK)
-        return send_error(conn, 400, err.msg, false, NULL);
-    if (vc->type != PL__JSON_STRING)
-        return send_error(conn, 400, "body: circuit: a string (the circuit's "
-                          "id) is needed", false, NULL);
+    pl__json_doc doc;
+    unsigned code = 0;
+    if (pl__json_parse(&doc, text ? text : "", len, name, &err) != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return 400;
+    }
+    const pl__json_value *root = pl__json_root(&doc), *vc, *vp, *vn;
     pl__priority prio = PL__PRIORITY_NORMAL;
-    if (vp && (vp->type != PL__JSON_STRING ||
-               !pl__priority_parse(&prio, vp->text)))
-        return send_error(conn, 400, "body: priority: \"high\", \"normal\" or "
-                          "\"low\"", false, NULL);
     unsigned long n = 1;
+    if (root->type != PL__JSON_OBJECT) {
+        snprintf(msg, cap, "%s: a JSON object is needed", name);
+        code = 400;
+        goto done;
+    }
+    if (pl__json_member(&vc, &doc, root, "circuit", true, "", &err) != PL_OK ||
+        pl__json_member(&vp, &doc, root, "priority", false, "", &err) !=
+            PL_OK ||
+        pl__json_member(&vn, &doc, root, "partitions", false, "", &err) !=
+            PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        code = 400;
+        goto done;
+    }
+    if (vc->type != PL__JSON_STRING) {
+        snprintf(msg, cap, "%s: circuit: a string (the circuit's id) is "
+                 "needed", name);
+        code = 400;
+        goto done;
+    }
+    if (vp && (vp->type != PL__JSON_STRING ||
+               !pl__priority_parse(&prio, vp->text))) {
+        snprintf(msg, cap, "%s: priority: \"high\", \"normal\" or \"low\"",
+                 name);
+        code = 400;
+        goto done;
+    }
     if (vn) {
         char num[16] = {0};
         bool ok = vn->type == PL__JSON_NUMBER && vn->len < sizeof(num);
@@ -757,22 +826,89 @@ static enum MHD_Result end_job_create(pl__server *s,
             n = strtoul(num, &end, 10);
             ok = !*end && n >= 1 && n <= MAX_PARTITIONS;
         }
-        if (!ok)
-            return send_error(conn, 400, "body: partitions: a whole number "
-                              "from 1 to 4096 is needed", false, NULL);
+        if (!ok) {
+            snprintf(msg, cap, "%s: partitions: a whole number from 1 to %d "
+                     "is needed", name, MAX_PARTITIONS);
+            code = 400;
+            goto done;
+        }
     }
-    pl__store_circuit c;
-    pl_status st = pl__store_circuit_get(svc->store, vc->text, &c, &err);
+    pl_status st = pl__store_circuit_get(svc->store, vc->text, c, &err);
     if (st != PL_OK) {
-        char msg[320];
-        snprintf(msg, sizeof(msg), "body: circuit: %s", err.msg);
-        return send_error(conn, store_code(st, &err), msg, false, NULL);
+        snprintf(msg, cap, "%s: circuit: %s", name, err.msg);
+        code = store_code(st, &err);
+        goto done;
     }
+    if ((st = pl__store_job_create(svc->store, c->id, prio, (uint32_t)n, job,
+                                   &err)) != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        code = store_code(st, &err);
+    }
+done:
+    pl__json_free(&doc);
+    return code;
+}
+
+/* POST /v1/jobs with a JSON spec: the job, receiving its witnesses. */
+static enum MHD_Result end_job_create(pl__server *s,
+                                      struct MHD_Connection *conn,
+                                      request *rq)
+{
     pl__store_job job;
-    if ((st = pl__store_job_create(svc->store, c.id, prio, (uint32_t)n, &job,
-                                   &err)) != PL_OK)
-        return send_error(conn, store_code(st, &err), err.msg, false, NULL);
+    pl__store_circuit c;
+    char msg[400];
+    unsigned code = job_from_spec(s, &job, &c, rq->json.data, rq->json.len,
+                                  "body", msg, sizeof(msg));
+    if (code)
+        return send_error(conn, code, msg, false, NULL);
     return reply_job(s, conn, 201, &job);
+}
+
+/* A witness upload that ended: its size, its header and its value count
+ * checked in the temporary file, then renamed into place (rq->out.path).
+ * 0, or the HTTP status and msg (the temporary file removed). */
+static unsigned witness_commit(request *rq, const char *name, char *msg,
+                               size_t cap)
+{
+    pl_error err = {0};
+    unsigned code = 0;
+    pl_wtns *w;
+    if (rq->received != rq->expected) {
+        snprintf(msg, cap, "%s: the body is %llu bytes, but a witness of "
+                 "circuit %.16s... is exactly %llu bytes", name,
+                 (unsigned long long)rq->received, rq->circuit.id,
+                 (unsigned long long)rq->expected);
+        code = 400;
+    } else if (pl__output_finish(&rq->out, &err) != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        code = 500;
+    } else if (pl_wtns_open(&w, rq->out.tmp_path, &err) != PL_OK) {
+        /* the witness's own header; the temporary name means nothing to
+         * the client */
+        const char *m = strstr(err.msg, ": ");
+        snprintf(msg, cap, "%s%s", name, m ? m : err.msg);
+        code = 400;
+    } else {
+        size_t count = pl_wtns_count(w);
+        pl_wtns_close(w);
+        if (count != rq->circuit.n_vars) {
+            snprintf(msg, cap, "%s: %zu values, the circuit has %llu", name,
+                     count, (unsigned long long)rq->circuit.n_vars);
+            code = 400;
+        }
+    }
+    if (code) {
+        pl__output_abort(&rq->out);
+        rq->out_open = false;
+        return code;
+    }
+    pl_status st = pl__output_commit(&rq->out, &err);
+    rq->out_open = false;
+    if (st != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return 500;
+    }
+    return 0;
 }
 
 static enum MHD_Result end_witness(pl__server *s, struct MHD_Connection *conn,
@@ -780,57 +916,201 @@ static enum MHD_Result end_witness(pl__server *s, struct MHD_Connection *conn,
 {
     pl__service *svc = s->svc;
     pl_error err = {0};
-    if (rq->received != rq->expected) {
-        char msg[300];
-        snprintf(msg, sizeof(msg), "witness %u: the body is %llu bytes, but a "
-                 "witness of circuit %.16s... is exactly %llu bytes",
-                 rq->index, (unsigned long long)rq->received, rq->circuit.id,
-                 (unsigned long long)rq->expected);
-        pl__output_abort(&rq->out);
-        rq->out_open = false;
-        return send_error(conn, 400, msg, false, NULL);
-    }
-    if (pl__output_finish(&rq->out, &err) != PL_OK) {
-        pl__output_abort(&rq->out);
-        rq->out_open = false;
-        return send_error(conn, 500, err.msg, false, NULL);
-    }
-    /* the witness's own header, checked before it is kept */
-    pl_wtns *w;
-    if (pl_wtns_open(&w, rq->out.tmp_path, &err) != PL_OK) {
-        const char *m = strstr(err.msg, ": ");
-        char msg[320];
-        snprintf(msg, sizeof(msg), "witness %u%s", rq->index, m ? m : err.msg);
-        pl__output_abort(&rq->out);
-        rq->out_open = false;
-        return send_error(conn, 400, msg, false, NULL);
-    }
-    size_t count = pl_wtns_count(w);
-    pl_wtns_close(w);
-    if (count != rq->circuit.n_vars) {
-        pl__output_abort(&rq->out);
-        rq->out_open = false;
-        char msg[300];
-        snprintf(msg, sizeof(msg), "witness %u: %zu values, the circuit has "
-                 "%llu", rq->index, count,
-                 (unsigned long long)rq->circuit.n_vars);
-        return send_error(conn, 400, msg, false, NULL);
-    }
-    pl_status st = pl__output_commit(&rq->out, &err);
-    rq->out_open = false;
-    if (st != PL_OK)
-        return send_error(conn, 500, err.msg, false, NULL);
+    char name[32], msg[400];
+    snprintf(name, sizeof(name), "witness %u", rq->index);
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    if (code)
+        return send_error(conn, code, msg, false, NULL);
     pl__store_job job;
-    st = pl__store_witness_stored(svc->store, rq->id, rq->index,
-                                  rq->out.path, &job, &err);
+    pl_status st = pl__store_witness_stored(svc->store, rq->id, rq->index,
+                                            rq->out.path, &job, &err);
     if (st != PL_OK) {
         unlink(rq->out.path); /* recorded nowhere: ours to remove */
-        char msg[320];
-        snprintf(msg, sizeof(msg), "witness %u: %s", rq->index, err.msg);
+        snprintf(msg, sizeof(msg), "witness %u: %.300s", rq->index, err.msg);
         return send_error(conn, store_code(st, &err), msg, false, NULL);
     }
     if (job.state == PL__JOB_QUEUED)
         pl__worker_kick(svc->worker);
+    return reply_job(s, conn, 202, &job);
+}
+
+/* ---- multipart: POST /v1/jobs with a part `spec`, then N parts `witness` */
+
+/* Removes what a multipart job that was not acknowledged left: its
+ * witness files, and the job itself (cancelled: its record says why). */
+static void multipart_undo(pl__server *s, request *rq)
+{
+    for (uint32_t k = 0; k < rq->n_parts; k++)
+        if (rq->paths && rq->paths[k]) {
+            unlink(rq->paths[k]);
+            free(rq->paths[k]);
+            rq->paths[k] = NULL;
+        }
+    if (rq->job_made && !rq->acked) {
+        bool changed;
+        pl_error err = {0};
+        pl__store_job_cancel(s->svc->store, rq->job.id, &changed, &err);
+        rq->job_made = false;
+    }
+}
+
+/* The witness part being received ends (another part starts, or the
+ * body): checked and renamed into place; false after a refusal. */
+static bool witness_part_end(request *rq)
+{
+    char name[40], msg[400];
+    uint32_t k = rq->n_parts - 1;
+    snprintf(name, sizeof(name), "witness part %u", k);
+    rq->part = P_NONE;
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    if (code) {
+        refuse(rq, code, "%s", msg);
+        return false;
+    }
+    if (!(rq->paths[k] = strdup(rq->out.path))) {
+        unlink(rq->out.path);
+        refuse(rq, 500, "%s: out of memory", name);
+        return false;
+    }
+    return true;
+}
+
+/* A witness part starts: the job is made from the spec (the first
+ * witness part needs it), then the part's temporary file is opened. */
+static bool witness_part_begin(request *rq)
+{
+    pl__server *s = rq->server;
+    if (!rq->job_made) {
+        char msg[400];
+        if (!rq->spec_seen) {
+            refuse(rq, 400, "multipart: the part `spec` must come before the "
+                   "`witness` parts");
+            return false;
+        }
+        unsigned code = job_from_spec(s, &rq->job, &rq->circuit,
+                                      rq->json.data, rq->json.len, "spec", msg,
+                                      sizeof(msg));
+        if (code) {
+            refuse(rq, code, "%s", msg);
+            return false;
+        }
+        rq->job_made = true;
+        rq->expected = rq->circuit.witness_bytes;
+        if (!(rq->paths = calloc(rq->job.n_partitions, sizeof(char *)))) {
+            refuse(rq, 500, "multipart: out of memory");
+            return false;
+        }
+    }
+    if (rq->n_parts >= rq->job.n_partitions) {
+        refuse(rq, 400, "multipart: more `witness` parts than the spec's %u "
+               "partitions", rq->job.n_partitions);
+        return false;
+    }
+    uint32_t k = rq->n_parts++;
+    char tag[17], path[PL__SERVICE_PATH_MAX + 128];
+    pl_error err = {0};
+    random_tag(tag);
+    snprintf(path, sizeof(path), "%s/witnesses/%s.%u.%s.wtns",
+             s->svc->data_dir, rq->job.id, k, tag);
+    if (pl__output_open(&rq->out, path, &err) != PL_OK) {
+        refuse(rq, 500, "witness part %u: %s", k, err.msg);
+        return false;
+    }
+    rq->out_open = true;
+    rq->received = 0;
+    rq->part = P_WITNESS;
+    return true;
+}
+
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind,
+                               const char *key, const char *filename,
+                               const char *content_type,
+                               const char *transfer_encoding,
+                               const char *data, uint64_t off, size_t size)
+{
+    (void)kind;
+    (void)filename;
+    (void)content_type;
+    (void)transfer_encoding;
+    request *rq = cls;
+    pl_error err = {0};
+    if (rq->code)
+        return MHD_YES; /* refused: the rest is read and dropped */
+    if (off == 0) {      /* a part begins */
+        if (rq->part == P_WITNESS && !witness_part_end(rq))
+            return MHD_YES;
+        rq->part = P_NONE;
+        if (strcmp(key, "spec") == 0) {
+            if (rq->spec_seen || rq->job_made) {
+                refuse(rq, 400, "multipart: one part `spec`, first");
+                return MHD_YES;
+            }
+            rq->spec_seen = true;
+            rq->part = P_SPEC;
+        } else if (strcmp(key, "witness") == 0) {
+            if (!witness_part_begin(rq))
+                return MHD_YES;
+        } else {
+            refuse(rq, 400, "multipart: unknown part `%.40s` (a `spec`, then "
+                   "`witness` parts)", key);
+            return MHD_YES;
+        }
+    }
+    if (rq->part == P_SPEC) {
+        if (rq->json.len + size > JSON_BODY_MAX)
+            refuse(rq, 413, "spec: more than %u bytes of JSON", JSON_BODY_MAX);
+        else
+            pl__strbuf_printf(&rq->json, "%.*s", (int)size, data);
+    } else if (rq->part == P_WITNESS && size) {
+        if (rq->received + size > rq->expected)
+            refuse(rq, 400, "witness part %u: more than the %llu bytes of a "
+                   "witness of circuit %.16s...", rq->n_parts - 1,
+                   (unsigned long long)rq->expected, rq->circuit.id);
+        else if (pl__output_write(&rq->out, data, size, &err) != PL_OK)
+            refuse(rq, 500, "upload: %s", err.msg);
+        else
+            rq->received += size;
+    }
+    return MHD_YES;
+}
+
+/* The body ended: every part checked; the witnesses are recorded (the
+ * last one queues the job), then 202. */
+static enum MHD_Result end_multipart(pl__server *s, struct MHD_Connection *conn,
+                                     request *rq)
+{
+    pl__service *svc = s->svc;
+    if (rq->pp) {
+        MHD_destroy_post_processor(rq->pp); /* delivers what it still holds */
+        rq->pp = NULL;
+    }
+    if (!rq->code && rq->part == P_WITNESS)
+        witness_part_end(rq);
+    if (!rq->code && !rq->job_made)
+        refuse(rq, 400, "multipart: no `witness` part (a `spec`, then one "
+               "`witness` part per partition)");
+    if (!rq->code && rq->n_parts != rq->job.n_partitions)
+        refuse(rq, 400, "multipart: %u `witness` parts, the spec says %u "
+               "partitions", rq->n_parts, rq->job.n_partitions);
+    pl__store_job job = rq->job;
+    pl_error err = {0};
+    for (uint32_t k = 0; !rq->code && k < rq->n_parts; k++) {
+        pl_status st = pl__store_witness_stored(svc->store, rq->job.id, k,
+                                                rq->paths[k], &job, &err);
+        if (st != PL_OK)
+            refuse(rq, store_code(st, &err), "witness part %u: %.300s", k,
+                   err.msg);
+    }
+    if (rq->code) {
+        multipart_undo(s, rq);
+        return send_error(conn, rq->code, rq->msg, rq->retry, NULL);
+    }
+    rq->acked = true;
+    for (uint32_t k = 0; k < rq->n_parts; k++) {
+        free(rq->paths[k]); /* the store has them now */
+        rq->paths[k] = NULL;
+    }
+    pl__worker_kick(svc->worker);
     return reply_job(s, conn, 202, &job);
 }
 
@@ -935,14 +1215,16 @@ static enum MHD_Result end_proof(pl__server *s, struct MHD_Connection *conn,
                  job.id, job.n_partitions, rq->index);
         return send_error(conn, 404, msg, false, NULL);
     }
-    pl__store_partition *parts = calloc(job.n_partitions, sizeof(*parts));
+    /* the partitions up to k (the store lists them from the first) */
+    pl__store_partition *parts =
+        pl__alloc(PL__SERVICE_BUF, (rq->index + 1) * sizeof(*parts), &err);
     size_t count = 0;
     if (!parts)
-        return send_error(conn, 500, "out of memory", false, NULL);
-    st = pl__store_partitions(svc->store, job.id, parts, job.n_partitions,
+        return send_error(conn, 500, err.msg, false, NULL);
+    st = pl__store_partitions(svc->store, job.id, parts, rq->index + 1,
                               &count, &err);
     pl__store_partition p = parts[rq->index];
-    free(parts);
+    pl__free(parts);
     if (st != PL_OK || count <= rq->index)
         return send_error(conn, 500, st != PL_OK ? err.msg : "store: partition "
                           "missing", false, NULL);
@@ -1060,15 +1342,10 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
         break;
     }
     case R_JOBS:
-        if (post) {
-            pl__json_doc doc;
-            if (pl__json_parse(&doc, rq->json.data ? rq->json.data : "",
-                               rq->json.len, "body", &err) != PL_OK)
-                return send_error(conn, 400, err.msg, false, NULL);
-            r = end_job_create(s, conn, &doc);
-            pl__json_free(&doc);
-            return r;
-        }
+        if (post && rq->body == B_MULTIPART)
+            return end_multipart(s, conn, rq);
+        if (post)
+            return end_job_create(s, conn, rq);
         return end_job_list(s, conn);
     case R_JOB: {
         pl__store_job job;
@@ -1120,6 +1397,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         if (!(rq = calloc(1, sizeof(*rq))))
             return MHD_NO;
         *con_cls = rq;
+        rq->server = s;
         begin(s, conn, rq, url, method);
         if (rq->code) {
             /* refused: at once, unless a small body should be read first
@@ -1167,6 +1445,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
         return;
     if (rq->out_open)
         pl__output_abort(&rq->out); /* a broken upload leaves nothing */
+    if (rq->pp)
+        MHD_destroy_post_processor(rq->pp);
+    if (rq->paths) {
+        multipart_undo(rq->server, rq);
+        free(rq->paths);
+    }
     pl__strbuf_free(&rq->json);
     free(rq);
     *con_cls = NULL;

@@ -23,6 +23,12 @@ typedef struct pl__server pl__server;
 
 #define PL__SERVICE_PATH_MAX 3072
 
+/* The class of the service's own buffers (the trace ring, the partition
+ * lists a reply is written from): counted with the circuits' resident
+ * state, as they live beside it, until the classes have one of their own
+ * (a change to the public header's class list). */
+#define PL__SERVICE_BUF PL_BUF_PARAMS
+
 typedef struct pl__service {
     pl__store *store;
     pl_engine *engine;
@@ -38,6 +44,7 @@ typedef struct pl__service {
     const char *token;            /* NULL: no authentication */
     const char *allow_path;       /* NULL: no registration by path */
     uint64_t max_queued;          /* jobs receiving or queued; 0: no bound */
+    uint64_t max_zkey_bytes;      /* a zkey upload; 0: no bound */
     int64_t lease_ms;             /* a claim's lease */
     int64_t retain_ms;            /* ended jobs kept this long; 0: forever */
     double drain_timeout_s;

@@ -133,17 +133,6 @@ static bool has_prefix(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-#ifndef PL_HAVE_LIBPQ
-pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
-                                  pl_error *err)
-{
-    *out = NULL;
-    return pl__error_set(err, PL_EUNSUPPORTED,
-                         "store: this proofline was built without libpq: "
-                         "PostgreSQL stores are not available");
-}
-#endif
-
 pl_status pl__store_open(pl__store **out, const char *locator, pl_error *err)
 {
     *out = NULL;
@@ -362,14 +351,41 @@ pl_status pl__store_complete(pl__store *store, const char *job_id,
                                 proof_path, err);
 }
 
+/* Replaces every byte that does not begin a valid UTF-8 sequence (or
+ * belongs to a cut or overlong one) with '?', in place. */
+static void utf8_scrub(char *text)
+{
+    unsigned char *p = (unsigned char *)text;
+    while (*p) {
+        size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2
+                   : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        bool ok = len > 0 && !(len == 2 && *p < 0xc2) &&
+                  !(len == 4 && *p > 0xf4);
+        for (size_t i = 1; ok && i < len; i++)
+            ok = (p[i] & 0xc0) == 0x80;
+        if (ok && len == 3) /* overlong forms and UTF-16 surrogates */
+            ok = !(p[0] == 0xe0 && p[1] < 0xa0) &&
+                 !(p[0] == 0xed && p[1] >= 0xa0);
+        if (ok && len == 4)
+            ok = !(p[0] == 0xf0 && p[1] < 0x90) &&
+                 !(p[0] == 0xf4 && p[1] >= 0x90);
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += len;
+    }
+}
+
 pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
                          pl_error *err)
 {
     CHECK_JOB_ID(job_id);
     CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
-    /* The message is kept, cut to PL__STORE_MSG_MAX - 1 bytes (on a
-     * character boundary, so that the stored text stays UTF-8). */
+    /* The message is kept, cut to PL__STORE_MSG_MAX - 1 bytes on a
+     * character boundary, and made valid UTF-8 (PostgreSQL refuses text
+     * that is not; a message may quote a file name in another encoding). */
     char cut[PL__STORE_MSG_MAX];
     pl__store_copy(cut, sizeof(cut), msg && *msg ? msg : "failed");
     size_t n = strlen(cut);
@@ -378,6 +394,7 @@ pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
             n--;
         cut[n] = 0;
     }
+    utf8_scrub(cut);
     return store->ops->fail(store, job_id, index, owner, fence, cut, err);
 }
 

@@ -83,8 +83,8 @@ struct pl__store {
  * dir/store.sqlite. */
 pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
                                 pl_error *err);
-/* conninfo: a libpq connection URI ("postgres://..."); PL_EUNSUPPORTED
- * in a build without libpq. */
+/* conninfo: a libpq connection URI ("postgres://..." or
+ * "postgresql://..."). */
 pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
                                   pl_error *err);
 

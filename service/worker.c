@@ -299,6 +299,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
                     "priority, attempt %u) is engine job %llu\n", job_id,
                     index, pl__priority_name(claim->job.priority),
                     claim->part.attempts, (unsigned long long)f->engine_job);
+        pl__metrics_note_job(svc->metrics, f->engine_job, job_id, index);
         f->used = true;
         w->n_flights++;
         w->claimed++;
@@ -502,6 +503,9 @@ pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err)
     if (requeued)
         fprintf(stderr, "proofline serve: recovered %llu claim(s) of %s\n",
                 (unsigned long long)requeued, svc->owner);
+    /* published before the loop starts: the engine's events (on its
+     * threads, once the loop submits) read it through the service */
+    *out = w;
     if (pthread_create(&w->thread, NULL, loop, w) != 0) {
         st = pl__error_set(err, PL_EINTERNAL, "the worker: pthread_create "
                            "failed");
@@ -509,11 +513,21 @@ pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err)
     }
     w->thread_started = true;
     pthread_setname_np(w->thread, "pl-claim");
-    *out = w;
     return PL_OK;
 fail:
+    *out = NULL;
     pl__worker_destroy(w);
     return st;
+}
+
+void pl__worker_on_event(void *user, const pl_ledger_record *record)
+{
+    pl__service *svc = user;
+    pl__metrics_on_event(svc->metrics, record);
+    /* emitted once the job's counters say the partition ended */
+    if (record->event == PL_EV_DEALLOC_DONE ||
+        record->event == PL_EV_FAILED || record->event == PL_EV_CANCELLED)
+        pl__worker_kick(svc->worker);
 }
 
 void pl__worker_kick(pl__worker *w)

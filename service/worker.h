@@ -22,6 +22,10 @@
 /* Recovers the claims a previous run of this owner left (a crash), then
  * starts the claim loop. */
 pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err);
+/* The engine's on_event (user: the service): the record goes to the
+ * metrics, and the end of a partition wakes the loop at once, so that its
+ * bytes are claimed again without waiting for the loop's next tick. */
+void pl__worker_on_event(void *user, const pl_ledger_record *record);
 /* Wakes the loop: a job became queued. */
 void pl__worker_kick(pl__worker *w);
 /* Stops the engine's work on the partitions of job_id (cancelled in the

@@ -4,6 +4,7 @@
 # DATA/listen.addr, so there is no race for a free port):
 #  - round trip: register the chain10 zkey (upload and by path), 3 jobs of
 #    2 partitions, every proof checked by `proofline verify` and snarkjs;
+#    a job in one multipart request;
 #  - budget under load: 50 queued jobs with a budget for 2 partitions:
 #    peak reserved never above the budget, /v1/status and /metrics agree,
 #    nothing reserved or live once idle;
@@ -15,6 +16,7 @@
 #  - durability: kill -9 with work in flight, restart: every job done, each
 #    partition completed exactly once, no temporary file left;
 #  - drain: SIGTERM with work in flight exits 0; a restart finishes it;
+#  - --retain: ended jobs and their files are forgotten;
 #  - promtool check metrics (when promtool is installed).
 # Waits are polls with a generous deadline, never timings.
 . "$(dirname "$0")/lib.sh"
@@ -165,6 +167,19 @@ for j in "${jobs[@]}"; do check_proofs "$j" 2 snarkjs; done
 expect 200 GET "/v1/jobs?state=done&limit=10"
 [ "$(jget "$work/body" 'len(d["jobs"])')" = 3 ] || fail "jobs?state=done: not 3 jobs"
 
+# one request: a multipart spec and its witnesses, queued when acknowledged
+expect 202 POST /v1/jobs -F "spec={\"circuit\": \"$cid\", \"partitions\": 2};type=application/json" \
+    -F "witness=@$wtns" -F "witness=@$wtns"
+mp=$(first "$work/body" id)
+[ "$(first "$work/body" state)" = queued ] || fail "multipart: not queued: $(head -c 300 "$work/body")"
+wait_jobs "$mp"
+check_proofs "$mp" 2
+expect 400 POST /v1/jobs -F "spec={\"circuit\": \"$cid\", \"partitions\": 3}" \
+    -F "witness=@$wtns" -F "witness=@$wtns"
+grep -q 'spec says 3' "$work/body" || fail "multipart, a witness short: $(cat "$work/body")"
+expect 400 POST /v1/jobs -F "witness=@$wtns"
+[ "$(ls "$A/witnesses" | wc -l)" = 8 ] || fail "refused multipart jobs left witness files"
+
 # bad input: each a 4xx with a message; nothing else disturbed
 expect 404 GET /v1/nothing
 expect 404 GET /v1/jobs/no-such-job
@@ -180,6 +195,9 @@ expect 400 POST /v1/jobs -H 'Content-Type: application/json' \
     -d "{\"circuit\": \"$cid\", \"partitions\": 0}"
 expect 404 POST /v1/jobs -H 'Content-Type: application/json' \
     -d '{"circuit": "0000000000000000000000000000000000000000000000000000000000000000"}'
+python3 -c 'print("[" * 100 + "]" * 100)' >"$work/deep.json"
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$work/deep.json"
+grep -q 'nest' "$work/body" || fail "deep JSON: $(cat "$work/body")"
 python3 -c 'print("{\"circuit\": \"" + "x" * 70000 + "\"}")' >"$work/big.json"
 expect 413 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$work/big.json"
 expect 403 POST /v1/circuits -H 'Content-Type: application/json' -d "{\"path\": \"$zkey\"}"
@@ -245,10 +263,10 @@ jget "$work/body" 'sum(d["stages"].values())' | grep -qx 0 || fail "partitions i
 curl -sS "$url/metrics" >"$work/metrics.txt"
 grep -q "^proofline_budget_bytes $bud\$" "$work/metrics.txt" || fail "/metrics budget differs"
 grep -q "^proofline_budget_peak_reserved_bytes $peak\$" "$work/metrics.txt" || fail "/metrics peak differs"
-grep -q '^proofline_jobs{state="done"} 53$' "$work/metrics.txt" || fail "/metrics: not 53 jobs done"
+grep -q '^proofline_jobs{state="done"} 54$' "$work/metrics.txt" || fail "/metrics: not 54 jobs done"
 timed=$(sed -n 's/^proofline_proof_duration_seconds_count //p' "$work/metrics.txt")
-# 56 proofs, and the unsatisfied job's good partition when it ran first
-[ "${timed:-0}" -ge 56 ] && [ "$timed" -le 57 ] || fail "/metrics: $timed proofs timed, not 56 or 57"
+# 58 proofs, and the unsatisfied job's good partition when it ran first
+[ "${timed:-0}" -ge 58 ] && [ "$timed" -le 59 ] || fail "/metrics: $timed proofs timed, not 58 or 59"
 grep -q '^proofline_jobs{state="failed"} 1$' "$work/metrics.txt" || fail "/metrics: not 1 job failed"
 for m in proofline_buffer_bytes proofline_buffer_peak_bytes proofline_buffers \
     proofline_partitions proofline_rss_anon_bytes proofline_untracked_bytes \
@@ -260,7 +278,8 @@ if command -v promtool >/dev/null; then
         fail "promtool check metrics: $(cat "$work/promtool.log")"
 fi
 expect 200 GET "/v1/trace?since=60"
-jget "$work/body" 'len(d["traceEvents"]) > 1' | grep -qx True || fail "/v1/trace is empty"
+jget "$work/body" 'any(e["ph"] == "X" and e["args"].get("job") for e in d["traceEvents"])' |
+    grep -qx True || fail "/v1/trace has no span naming a store job"
 expect 200 GET /healthz
 stop
 [ "$stopped" = 0 ] || fail "SIGTERM when idle: exit $stopped"
@@ -268,11 +287,15 @@ stop
 # ---- a Unix socket --------------------------------------------------------
 D=$work/d
 "$PROOFLINE" serve --listen "unix:$work/s.sock" --data "$D" --log-level quiet \
-    --backend cpu 2>>"$work/serve.log" &
+    --backend cpu --threads 2 --max-zkey 1000 2>>"$work/serve.log" &
 pid=$!
 for i in $(seq 600); do [ -s "$D/listen.addr" ] && break; sleep 0.1; done
 [ "$(cat "$D/listen.addr" 2>/dev/null)" = "unix:$work/s.sock" ] || fail "unix socket: listen.addr $(cat "$D/listen.addr" 2>/dev/null)"
 curl -sS --unix-socket "$work/s.sock" http://localhost/healthz | grep -q ok || fail "healthz over the Unix socket"
+code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
+    -X POST -H 'Content-Type: application/octet-stream' --data-binary "@$zkey" http://localhost/v1/circuits)
+[ "$code" = 413 ] || fail "--max-zkey 1000: $code $(cat "$work/body")"
+[ -z "$(find "$D/circuits" -type f)" ] || fail "a refused zkey left a file"
 stop
 [ "$stopped" = 0 ] || fail "unix socket: exit $stopped"
 [ -e "$work/s.sock" ] && fail "the socket file is left"
@@ -375,6 +398,22 @@ start "$C" --budget "$budget1" || finish x
 wait_jobs "$drained"
 check_proofs "$drained" 16
 expect 200 GET /healthz
+stop
+[ "$stopped" = 0 ] || fail "exit $stopped after the drained job"
+
+# --retain: ended jobs older than that are forgotten, their files removed
+sleep 1.1
+start "$C" --budget "$budget1" --retain 1s || finish x
+for i in $(seq 100); do
+    [ "$(api GET "/v1/jobs/$drained")" = 404 ] && break
+    sleep 0.1
+done
+expect 404 GET "/v1/jobs/$drained"
+for i in $(seq 100); do
+    [ -z "$(find "$C/proofs" "$C/witnesses" -type f)" ] && break
+    sleep 0.1
+done
+[ -z "$(find "$C/proofs" "$C/witnesses" -type f)" ] || fail "--retain left files: $(find "$C/proofs" "$C/witnesses" -type f | head -3)"
 stop
 [ "$stopped" = 0 ] || fail "exit $stopped after the last stop"
 

@@ -11,9 +11,16 @@
  * Leases here are short (50 ms) and the tests sleep past them: what they
  * check is the state after expiry, never how long anything took.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "harness.h"
 #include "store.h"
+
+#include <dirent.h>
+#include <ftw.h>
+#include <glob.h>
+#include <libpq-fe.h>
+#include <pwd.h>
+#include <fcntl.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +29,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define SCENARIO(name) static void scenario_##name(void)
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -39,6 +48,20 @@ static char *store_dir(const char *name)
     }
     rmdir(dir);
     return dir;
+}
+
+/* The implementation the scenarios run against: SQLite in their own
+ * cases, PostgreSQL in the case postgres_store (one server for all). */
+typedef enum { BACKEND_SQLITE, BACKEND_POSTGRES } backend;
+static backend g_backend = BACKEND_SQLITE;
+static const char *pg_fresh_db(const char *name);
+static void pg_sql(const char *db, const char *sql);
+
+/* A store of its own for a scenario: a fresh folder, or a fresh
+ * database. */
+static const char *store_loc(const char *name)
+{
+    return g_backend == BACKEND_POSTGRES ? pg_fresh_db(name) : store_dir(name);
 }
 
 static pl__store *open_store(const char *dir)
@@ -190,35 +213,49 @@ PL_TEST(open_creates_private_folder)
     CHECK(strstr(err.msg, "store.sqlite") != NULL);
 }
 
-/* A schema newer than this build's is refused, naming the file; so is a
- * SQLite file that is not a store. */
-PL_TEST(newer_schema_refused)
+/* A schema newer than this build's is refused, naming the file (or the
+ * database); so is a SQLite file that is not a store. */
+SCENARIO(newer_schema_refused)
 {
-    const char *dir = store_dir("store_newer");
-    pl__store_close(open_store(dir));
-    char file[4200];
-    snprintf(file, sizeof(file), "%s/store.sqlite", dir);
-    sqlite3 *db = NULL;
-    CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
-    CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL),
-             SQLITE_OK);
-    sqlite3_close(db);
+    const char *loc = store_loc("store_newer");
+    char where[4200];
+    pl__store_close(open_store(loc));
+    if (g_backend == BACKEND_POSTGRES) {
+        pg_sql("store_newer", "UPDATE proofline.meta SET version = 2");
+        snprintf(where, sizeof(where), "store_newer");
+    } else {
+        snprintf(where, sizeof(where), "%.4000s/store.sqlite", loc);
+        sqlite3 *db = NULL;
+        CHECK_EQ(sqlite3_open(where, &db), SQLITE_OK);
+        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL,
+                              NULL),
+                 SQLITE_OK);
+        sqlite3_close(db);
+    }
     pl_error err = {0};
     pl__store *s = NULL;
-    CHECK_STATUS(pl__store_open(&s, dir, &err), PL_EUNSUPPORTED, &err);
+    CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUNSUPPORTED, &err);
     CHECK(s == NULL);
-    CHECK(strstr(err.msg, file) != NULL);
+    CHECK(strstr(err.msg, where) != NULL);
     CHECK(strstr(err.msg, "version 2") != NULL);
+}
 
-    dir = store_dir("store_foreign");
+PL_TEST(foreign_file_refused)
+{
+    const char *dir = store_dir("store_foreign");
     mkdir(dir, 0700);
-    snprintf(file, sizeof(file), "%s/store.sqlite", dir);
+    char file[4200];
+    snprintf(file, sizeof(file), "%.4000s/store.sqlite", dir);
+    sqlite3 *db = NULL;
     CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
     CHECK_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL),
              SQLITE_OK);
     sqlite3_close(db);
+    pl_error err = {0};
+    pl__store *s = NULL;
     CHECK_STATUS(pl__store_open(&s, dir, &err), PL_EFORMAT, &err);
     CHECK(strstr(err.msg, "not a proofline store") != NULL);
+    CHECK(strstr(err.msg, file) != NULL);
 }
 
 /* ---- circuits and jobs -------------------------------------------------- */
@@ -229,9 +266,9 @@ static bool count_circuit(void *user, const pl__store_circuit *c)
     return true;
 }
 
-PL_TEST(circuits)
+SCENARIO(circuits)
 {
-    pl__store *s = open_store(store_dir("store_circuits"));
+    pl__store *s = open_store(store_loc("store_circuits"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     put_circuit(s, 'a', 999); /* idempotent: the first record stays */
@@ -255,9 +292,9 @@ PL_TEST(circuits)
     pl__store_close(s);
 }
 
-PL_TEST(job_states_receiving_to_queued)
+SCENARIO(job_states_receiving_to_queued)
 {
-    pl__store *s = open_store(store_dir("store_states"));
+    pl__store *s = open_store(store_loc("store_states"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job;
@@ -369,9 +406,9 @@ PL_TEST(job_states_receiving_to_queued)
 
 /* ---- claims ---------------------------------------------------------------- */
 
-PL_TEST(claim_order_priority_then_arrival)
+SCENARIO(claim_order_priority_then_arrival)
 {
-    pl__store *s = open_store(store_dir("store_order"));
+    pl__store *s = open_store(store_loc("store_order"));
     put_circuit(s, 'a', 100);
     pl__store_job low = queued_job(s, 'a', PL__PRIORITY_LOW, 2);
     pl__store_job normal = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
@@ -389,9 +426,9 @@ PL_TEST(claim_order_priority_then_arrival)
     pl__store_close(s);
 }
 
-PL_TEST(claim_only_what_fits)
+SCENARIO(claim_only_what_fits)
 {
-    pl__store *s = open_store(store_dir("store_fits"));
+    pl__store *s = open_store(store_loc("store_fits"));
     put_circuit(s, 'a', 100);  /* small */
     put_circuit(s, 'b', 1000); /* large */
     pl__store_job big = queued_job(s, 'b', PL__PRIORITY_HIGH, 1);
@@ -409,17 +446,19 @@ PL_TEST(claim_only_what_fits)
 
 /* A lease that lapses: recover requeues it, the next claim's fence is
  * higher, the old owner's complete is refused. */
-PL_TEST(lease_expiry_and_recover)
+SCENARIO(lease_expiry_and_recover)
 {
-    pl__store *s = open_store(store_dir("store_lease"));
+    pl__store *s = open_store(store_loc("store_lease"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
-    pl__store_claim old = claim(s, "w1", UINT64_MAX, 50);
+    /* A claim whose lease has not lapsed stays (10 minutes: however
+     * loaded the machine, it does not lapse during the test). */
     pl__store_claim kept = claim(s, "w2", UINT64_MAX, 600000);
     uint64_t requeued = 99;
     CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
-    CHECK_EQ(requeued, 0); /* neither lease has lapsed yet */
+    CHECK_EQ(requeued, 0);
+    pl__store_claim old = claim(s, "w1", UINT64_MAX, 50);
     sleep_ms(120);
     CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
     CHECK_EQ(requeued, 1); /* w1's; w2's lease runs for 10 minutes */
@@ -458,9 +497,9 @@ PL_TEST(lease_expiry_and_recover)
 /* A stale owner (same owner name, older fence, or another owner) can
  * neither complete, nor fail, nor release: PL_ECANCELLED, nothing
  * changes, completions stays 1. */
-PL_TEST(fencing)
+SCENARIO(fencing)
 {
-    pl__store *s = open_store(store_dir("store_fence"));
+    pl__store *s = open_store(store_loc("store_fence"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
@@ -513,9 +552,9 @@ PL_TEST(fencing)
     pl__store_close(s);
 }
 
-PL_TEST(release_requeues)
+SCENARIO(release_requeues)
 {
-    pl__store *s = open_store(store_dir("store_release"));
+    pl__store *s = open_store(store_loc("store_release"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
@@ -535,9 +574,9 @@ PL_TEST(release_requeues)
     pl__store_close(s);
 }
 
-PL_TEST(heartbeat_extends)
+SCENARIO(heartbeat_extends)
 {
-    pl__store *s = open_store(store_dir("store_heartbeat"));
+    pl__store *s = open_store(store_loc("store_heartbeat"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
@@ -564,9 +603,9 @@ PL_TEST(heartbeat_extends)
 
 /* ---- cancel and fail --------------------------------------------------------- */
 
-PL_TEST(cancel_queued_and_claimed)
+SCENARIO(cancel_queued_and_claimed)
 {
-    pl__store *s = open_store(store_dir("store_cancel"));
+    pl__store *s = open_store(store_loc("store_cancel"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job queued = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
@@ -624,9 +663,9 @@ PL_TEST(cancel_queued_and_claimed)
 /* fail: the job fails with the first message, its waiting and queued
  * partitions are cancelled, a partition still claimed may finish (its
  * proof is recorded) but the job stays failed. */
-PL_TEST(fail_ends_the_job)
+SCENARIO(fail_ends_the_job)
 {
-    pl__store *s = open_store(store_dir("store_fail"));
+    pl__store *s = open_store(store_loc("store_fail"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 4);
@@ -668,14 +707,22 @@ PL_TEST(fail_ends_the_job)
     j = job_of(s, other.id);
     CHECK(strlen(j.error) > 0 && strlen(j.error) < PL__STORE_MSG_MAX);
     CHECK_EQ(strlen(j.error) % 2, 0);
+    /* Bytes that are not UTF-8 (a file name in Latin-1) become '?'. */
+    pl__store_job latin = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    c = claim(s, "w1", UINT64_MAX, 60000);
+    CHECK_OK(pl__store_fail(s, latin.id, 0, "w1", c.part.fence,
+                            "cannot read caf\xe9.wtns \xc3\xa9", &err),
+             &err);
+    CHECK(strcmp(job_of(s, latin.id).error,
+                 "cannot read caf?.wtns \xc3\xa9") == 0);
     pl__store_close(s);
 }
 
 /* ---- counts, lists, purge ------------------------------------------------- */
 
-PL_TEST(counts)
+SCENARIO(counts)
 {
-    pl__store *s = open_store(store_dir("store_counts"));
+    pl__store *s = open_store(store_loc("store_counts"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job receiving;
@@ -715,9 +762,9 @@ static bool collect_job(void *user, const pl__store_job *job)
     return l->n != l->stop_at;
 }
 
-PL_TEST(job_list_newest_first)
+SCENARIO(job_list_newest_first)
 {
-    pl__store *s = open_store(store_dir("store_list"));
+    pl__store *s = open_store(store_loc("store_list"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job jobs[40];
@@ -774,9 +821,9 @@ static bool has_path(const path_set *p, const char *path)
     return false;
 }
 
-PL_TEST(purge_forgets_ended_jobs)
+SCENARIO(purge_forgets_ended_jobs)
 {
-    pl__store *s = open_store(store_dir("store_purge"));
+    pl__store *s = open_store(store_loc("store_purge"));
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job done = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
@@ -831,9 +878,9 @@ PL_TEST(purge_forgets_ended_jobs)
 
 /* ---- durability ---------------------------------------------------------------- */
 
-PL_TEST(reopen_keeps_everything)
+SCENARIO(reopen_keeps_everything)
 {
-    const char *dir = store_dir("store_reopen");
+    const char *dir = store_loc("store_reopen");
     pl__store *s = open_store(dir);
     pl_error err = {0};
     put_circuit(s, 'a', 100);
@@ -872,8 +919,9 @@ PL_TEST(reopen_keeps_everything)
 
 /* Claims and completes until the queue is empty, with work_ms of
  * pretended proving between (outside the store, as a worker's would be);
- * returns how many. */
-static int drain(pl__store *s, const char *owner, int work_ms)
+ * returns how many it completed, -1 on an error (a lost claim is one
+ * unless lost_ok). */
+static int drain(pl__store *s, const char *owner, int work_ms, bool lost_ok)
 {
     int n = 0;
     for (;;) {
@@ -891,8 +939,11 @@ static int drain(pl__store *s, const char *owner, int work_ms)
             sleep_ms(work_ms);
         char p[256];
         proof_path(p, sizeof(p), c.part.job_id, c.part.index);
-        if (pl__store_complete(s, c.part.job_id, c.part.index, owner,
-                               c.part.fence, p, &err) != PL_OK) {
+        pl_status st = pl__store_complete(s, c.part.job_id, c.part.index,
+                                          owner, c.part.fence, p, &err);
+        if (st == PL_ECANCELLED && lost_ok)
+            continue; /* its job was cancelled meanwhile */
+        if (st != PL_OK) {
             fprintf(stderr, "%s: complete: %s\n", owner, err.msg);
             return -1;
         }
@@ -931,13 +982,13 @@ typedef struct {
 static void *drain_thread(void *arg)
 {
     drainer *d = arg;
-    d->done = drain(d->s, d->owner, 0);
+    d->done = drain(d->s, d->owner, 0, false);
     return NULL;
 }
 
-PL_TEST(threads_share_one_handle)
+SCENARIO(threads_share_one_handle)
 {
-    pl__store *s = open_store(store_dir("store_threads"));
+    pl__store *s = open_store(store_loc("store_threads"));
     put_circuit(s, 'a', 100);
     pl__store_job jobs[10];
     for (int j = 0; j < 10; j++)
@@ -962,9 +1013,9 @@ PL_TEST(threads_share_one_handle)
 
 /* 4 processes, each with its own connection to one store file, claim and
  * complete 200 partitions: none is lost, none is claimed twice. */
-PL_TEST(processes_claim_each_partition_once)
+SCENARIO(processes_claim_each_partition_once)
 {
-    const char *dir = store_dir("store_processes");
+    const char *dir = store_loc("store_processes");
     pl__store *s = open_store(dir);
     put_circuit(s, 'a', 100);
     enum { JOBS = 10, PER_JOB = 20, PROCS = 4 };
@@ -995,7 +1046,7 @@ PL_TEST(processes_claim_each_partition_once)
             }
             char owner[32];
             snprintf(owner, sizeof(owner), "process-%d", i);
-            int n = drain(mine, owner, 2);
+            int n = drain(mine, owner, 2, false);
             fprintf(stderr, "%s completed %d partitions\n", owner, n);
             pl__store_close(mine);
             _exit(n < 0 ? 1 : 0);
@@ -1014,3 +1065,382 @@ PL_TEST(processes_claim_each_partition_once)
     pl__store_close(s);
 }
 
+
+/* Claims, completions and cancels at once, from several processes (the
+ * canceller waits for each of its jobs to start, so that it cancels
+ * claimed partitions): every call succeeds or reports a lost claim, and
+ * at the end each job is done or cancelled, no partition completed twice,
+ * none left claimed.  On PostgreSQL a cancel and a claim may deadlock;
+ * the store retries the transaction PostgreSQL aborted. */
+SCENARIO(cancel_under_load)
+{
+    char loc[512];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_cancel_load"));
+    pl__store *s = open_store(loc);
+    put_circuit(s, 'a', 100);
+    enum { JOBS = 16, PER_JOB = 8, DRAINERS = 3 };
+    pl__store_job jobs[JOBS];
+    for (int j = 0; j < JOBS; j++)
+        jobs[j] = queued_job(s, 'a', PL__PRIORITY_NORMAL, PER_JOB);
+    pl__store_close(s);
+    pid_t pids[DRAINERS + 1];
+    for (int i = 0; i <= DRAINERS; i++) {
+        pids[i] = fork();
+        CHECK(pids[i] >= 0);
+        if (pids[i] != 0)
+            continue;
+        pl_error err = {0};
+        pl__store *mine = NULL;
+        if (pl__store_open(&mine, loc, &err) != PL_OK) {
+            fprintf(stderr, "process %d: %s\n", i, err.msg);
+            _exit(2);
+        }
+        int rc = 0;
+        if (i < DRAINERS) {
+            char owner[32];
+            snprintf(owner, sizeof(owner), "process-%d", i);
+            rc = drain(mine, owner, 2, true) < 0;
+        } else {
+            for (int j = 1; j < JOBS && !rc; j += 2) {
+                pl__store_job now;
+                for (int tries = 0; tries < 5000; tries++) {
+                    if (pl__store_job_get(mine, jobs[j].id, &now, &err) !=
+                        PL_OK) {
+                        rc = 1;
+                        break;
+                    }
+                    if (now.state != PL__JOB_QUEUED)
+                        break;
+                    sleep_ms(1);
+                }
+                bool changed;
+                if (!rc && pl__store_job_cancel(mine, jobs[j].id, &changed,
+                                                &err) != PL_OK)
+                    rc = 1;
+            }
+            if (rc)
+                fprintf(stderr, "canceller: %s\n", err.msg);
+        }
+        pl__store_close(mine);
+        _exit(rc);
+    }
+    for (int i = 0; i <= DRAINERS; i++) {
+        int status = 0;
+        CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
+        CHECK(WIFEXITED(status));
+        CHECK_EQ(WEXITSTATUS(status), 0);
+    }
+    s = open_store(loc);
+    int cancelled = 0;
+    for (int j = 0; j < JOBS; j++) {
+        pl__store_job job = job_of(s, jobs[j].id);
+        CHECK(job.state == PL__JOB_DONE ||
+              (j % 2 == 1 && job.state == PL__JOB_CANCELLED));
+        cancelled += job.state == PL__JOB_CANCELLED;
+        for (uint32_t k = 0; k < PER_JOB; k++) {
+            pl__store_partition p = part_of(s, jobs[j].id, k);
+            CHECK(p.state == PL__PART_DONE ||
+                  (job.state == PL__JOB_CANCELLED &&
+                   p.state == PL__PART_CANCELLED));
+            CHECK_EQ(p.completions, p.state == PL__PART_DONE);
+        }
+    }
+    fprintf(stderr, "%d of %d jobs cancelled\n", cancelled, JOBS / 2);
+    pl_error err = {0};
+    pl__store_counts n;
+    CHECK_OK(pl__store_counts_read(s, &n, &err), &err);
+    CHECK_EQ(n.claimed_partitions, 0);
+    CHECK_EQ(n.queued_partitions[PL__PRIORITY_NORMAL], 0);
+    pl__store_close(s);
+}
+
+/* Four processes open one new store at the same moment: one creates the
+ * schema (SQLite: in its IMMEDIATE transaction; PostgreSQL: under the
+ * advisory lock), the others find it; all succeed. */
+SCENARIO(concurrent_first_open)
+{
+    char loc[512];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_first_open"));
+    int gate[2];
+    CHECK(pipe(gate) == 0);
+    pid_t pids[4];
+    for (int i = 0; i < 4; i++) {
+        pids[i] = fork();
+        CHECK(pids[i] >= 0);
+        if (pids[i] == 0) {
+            close(gate[1]);
+            char byte;
+            while (read(gate[0], &byte, 1) < 0 && errno == EINTR) {
+            }
+            pl_error err = {0};
+            pl__store *mine = NULL;
+            if (pl__store_open(&mine, loc, &err) != PL_OK) {
+                fprintf(stderr, "process %d: %s\n", i, err.msg);
+                _exit(1);
+            }
+            pl__store_close(mine);
+            _exit(0);
+        }
+    }
+    close(gate[0]);
+    close(gate[1]);
+    for (int i = 0; i < 4; i++) {
+        int status = 0;
+        CHECK_EQ(waitpid(pids[i], &status, 0), pids[i]);
+        CHECK(WIFEXITED(status));
+        CHECK_EQ(WEXITSTATUS(status), 0);
+    }
+    pl__store *s = open_store(loc);
+    CHECK_EQ(pl__store_schema_version(s), 1);
+    put_circuit(s, 'a', 100);
+    queued_job(s, 'a', PL__PRIORITY_LOW, 1);
+    pl__store_close(s);
+}
+
+/* ---- the cases: each scenario on SQLite ------------------------------- */
+
+#define SCENARIO_LIST(X)                                                      \
+    X(newer_schema_refused)                                                   \
+    X(circuits)                                                               \
+    X(job_states_receiving_to_queued)                                         \
+    X(claim_order_priority_then_arrival)                                      \
+    X(claim_only_what_fits)                                                   \
+    X(lease_expiry_and_recover)                                               \
+    X(fencing)                                                                \
+    X(release_requeues)                                                       \
+    X(heartbeat_extends)                                                      \
+    X(cancel_queued_and_claimed)                                              \
+    X(fail_ends_the_job)                                                      \
+    X(counts)                                                                 \
+    X(job_list_newest_first)                                                  \
+    X(purge_forgets_ended_jobs)                                               \
+    X(reopen_keeps_everything)                                                \
+    X(threads_share_one_handle)                                               \
+    X(processes_claim_each_partition_once)                                    \
+    X(cancel_under_load)                                                      \
+    X(concurrent_first_open)
+
+/* CMake reads these lines (one ctest case each). */
+PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
+PL_TEST(circuits) { scenario_circuits(); }
+PL_TEST(job_states_receiving_to_queued) { scenario_job_states_receiving_to_queued(); }
+PL_TEST(claim_order_priority_then_arrival) { scenario_claim_order_priority_then_arrival(); }
+PL_TEST(claim_only_what_fits) { scenario_claim_only_what_fits(); }
+PL_TEST(lease_expiry_and_recover) { scenario_lease_expiry_and_recover(); }
+PL_TEST(fencing) { scenario_fencing(); }
+PL_TEST(release_requeues) { scenario_release_requeues(); }
+PL_TEST(heartbeat_extends) { scenario_heartbeat_extends(); }
+PL_TEST(cancel_queued_and_claimed) { scenario_cancel_queued_and_claimed(); }
+PL_TEST(fail_ends_the_job) { scenario_fail_ends_the_job(); }
+PL_TEST(counts) { scenario_counts(); }
+PL_TEST(job_list_newest_first) { scenario_job_list_newest_first(); }
+PL_TEST(purge_forgets_ended_jobs) { scenario_purge_forgets_ended_jobs(); }
+PL_TEST(reopen_keeps_everything) { scenario_reopen_keeps_everything(); }
+PL_TEST(threads_share_one_handle) { scenario_threads_share_one_handle(); }
+PL_TEST(processes_claim_each_partition_once) { scenario_processes_claim_each_partition_once(); }
+PL_TEST(cancel_under_load) { scenario_cancel_under_load(); }
+PL_TEST(concurrent_first_open) { scenario_concurrent_first_open(); }
+
+/* ---- PostgreSQL: a server of the test's own ------------------------------
+ *
+ * initdb into a temporary folder under /tmp (short, so that the Unix
+ * socket's path fits), the server listening only on a socket in that
+ * folder, run as an unprivileged user when the test runs as root
+ * (PostgreSQL refuses root): "nobody".  Stopped and removed at exit,
+ * whatever the outcome (a failed CHECK exits through atexit too). */
+
+static char g_pg_dir[128];
+static char g_pg_bin[256];
+static bool g_pg_running;
+
+/* Runs argv (argv[0]: a full path) as the server's user, its output to
+ * dir/log; returns its exit status (-1 if it could not run). */
+static int pg_run(char *const argv[])
+{
+    char log[256];
+    snprintf(log, sizeof(log), "%s/commands.log", g_pg_dir);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        if (geteuid() == 0) {
+            struct passwd *pw = getpwnam("nobody");
+            if (!pw || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+                _exit(126);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+                    struct FTW *ftw)
+{
+    return remove(path) == 0 ? 0 : 0; /* best effort */
+}
+
+static void pg_stop(void)
+{
+    if (!g_pg_dir[0])
+        return;
+    if (g_pg_running) {
+        char ctl[300], data[200];
+        snprintf(ctl, sizeof(ctl), "%s/pg_ctl", g_pg_bin);
+        snprintf(data, sizeof(data), "%s/data", g_pg_dir);
+        char *argv[] = {ctl, "-D", data, "-m", "immediate", "-w", "stop",
+                        NULL};
+        pg_run(argv);
+        g_pg_running = false;
+    }
+    nftw(g_pg_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    g_pg_dir[0] = 0;
+}
+
+/* Starts the server; false (and why, on stderr) when PostgreSQL's
+ * binaries are not installed. */
+static bool pg_start(void)
+{
+    glob_t g;
+    if (glob("/usr/lib/postgresql/*/bin/initdb", 0, NULL, &g) != 0 ||
+        g.gl_pathc == 0) {
+        fprintf(stderr, "skipped: PostgreSQL's server binaries are not "
+                        "installed (/usr/lib/postgresql/*/bin/initdb; "
+                        "Debian: postgresql)\n");
+        return false;
+    }
+    /* The newest version (glob sorts; "15" after "14"). */
+    snprintf(g_pg_bin, sizeof(g_pg_bin), "%s", g.gl_pathv[g.gl_pathc - 1]);
+    globfree(&g);
+    *strrchr(g_pg_bin, '/') = 0;
+    snprintf(g_pg_dir, sizeof(g_pg_dir), "/tmp/proofline-pg-XXXXXX");
+    CHECK(mkdtemp(g_pg_dir) != NULL);
+    atexit(pg_stop);
+    if (geteuid() == 0) {
+        struct passwd *pw = getpwnam("nobody");
+        CHECK(pw != NULL);
+        CHECK(chown(g_pg_dir, pw->pw_uid, pw->pw_gid) == 0);
+    }
+    char initdb[300], ctl[300], data[200], log[200], opts[300];
+    snprintf(initdb, sizeof(initdb), "%s/initdb", g_pg_bin);
+    snprintf(ctl, sizeof(ctl), "%s/pg_ctl", g_pg_bin);
+    snprintf(data, sizeof(data), "%s/data", g_pg_dir);
+    snprintf(log, sizeof(log), "%s/server.log", g_pg_dir);
+    snprintf(opts, sizeof(opts), "-k %s -c listen_addresses=", g_pg_dir);
+    char *init_argv[] = {initdb, "-D", data, "-A", "trust", "-U", "proofline",
+                         "-E", "UTF8", "--locale=C", "--no-sync", NULL};
+    if (pg_run(init_argv) != 0)
+        pl_test_fail(__FILE__, __LINE__, "initdb failed: see %s/commands.log",
+                     g_pg_dir);
+    char *start_argv[] = {ctl, "-D", data, "-l", log, "-o", opts, "-w",
+                          "start", NULL};
+    if (pg_run(start_argv) != 0)
+        pl_test_fail(__FILE__, __LINE__, "the server did not start: see %s",
+                     log);
+    g_pg_running = true;
+    return true;
+}
+
+static void pg_restart(void)
+{
+    char ctl[300], data[200], log[200];
+    snprintf(ctl, sizeof(ctl), "%s/pg_ctl", g_pg_bin);
+    snprintf(data, sizeof(data), "%s/data", g_pg_dir);
+    snprintf(log, sizeof(log), "%s/server.log", g_pg_dir);
+    char *argv[] = {ctl, "-D", data, "-l", log, "-m", "fast", "-w", "restart",
+                    NULL};
+    if (pg_run(argv) != 0)
+        pl_test_fail(__FILE__, __LINE__, "the server did not restart: see %s",
+                     log);
+}
+
+static PGconn *pg_connect(const char *db)
+{
+    const char *keys[] = {"host", "dbname", "user", NULL};
+    const char *vals[] = {g_pg_dir, db, "proofline", NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 0);
+    if (PQstatus(c) != CONNECTION_OK)
+        pl_test_fail(__FILE__, __LINE__, "connecting to %s: %s", db,
+                     PQerrorMessage(c));
+    return c;
+}
+
+static void pg_sql(const char *db, const char *sql)
+{
+    PGconn *c = pg_connect(db);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK &&
+        PQresultStatus(r) != PGRES_TUPLES_OK)
+        pl_test_fail(__FILE__, __LINE__, "%s: %s", sql,
+                     PQresultErrorMessage(r));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* A new, empty database named name (a scenario's own), and its locator. */
+static const char *pg_fresh_db(const char *name)
+{
+    char sql[256]; /* the server is new: the name is free */
+    snprintf(sql, sizeof(sql), "CREATE DATABASE %s", name);
+    pg_sql("postgres", sql);
+    static char loc[512];
+    snprintf(loc, sizeof(loc), "postgresql:///%s?host=%s&user=proofline", name,
+             g_pg_dir);
+    return loc;
+}
+
+/* Every scenario against one PostgreSQL server, each on a database of its
+ * own; then restarts of the server under an open store, and a server
+ * that is not there. */
+PL_TEST(postgres_store)
+{
+    if (!pg_start())
+        exit(77);
+    g_backend = BACKEND_POSTGRES;
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } scenarios[] = {
+#define SCENARIO_ROW(name) {#name, scenario_##name},
+        SCENARIO_LIST(SCENARIO_ROW)
+#undef SCENARIO_ROW
+    };
+    for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+        fprintf(stderr, "postgres: %s\n", scenarios[i].name);
+        scenarios[i].fn();
+    }
+
+    /* The server restarts under an open store: its next call reconnects,
+     * and finds what was committed before. */
+    const char *restart_loc = store_loc("store_restart");
+    pl__store *s = open_store(restart_loc);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    pg_restart();
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_QUEUED);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    complete(s, &c);
+    pg_restart();
+    c = claim(s, "w1", UINT64_MAX, 60000);
+    complete(s, &c);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    pl__store_close(s);
+
+    /* A server that is not there: an error naming it, no crash. */
+    pl_error err = {0};
+    s = NULL;
+    char bad[300];
+    snprintf(bad, sizeof(bad), "postgresql:///nodb?host=%s/nowhere&user=x",
+             g_pg_dir);
+    CHECK_STATUS(pl__store_open(&s, bad, &err), PL_EIO, &err);
+    CHECK(strstr(err.msg, "postgres") != NULL);
+    pg_stop();
+}

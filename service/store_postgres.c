@@ -1,0 +1,1381 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The job store on PostgreSQL (libpq): the queue that several proofline
+ * services, on several machines, claim work from.  Implements store.h with
+ * the semantics of the SQLite store (store_sqlite.c; the same tables, in
+ * the schema "proofline"); store.c checks the arguments first.
+ *
+ * Claims: the next partition is chosen with SELECT ... FOR UPDATE SKIP
+ * LOCKED in one statement that also takes it, so concurrent claimers
+ * never wait on each other's choice and never take the same row; the
+ * UPDATE re-checks the row's state under its lock.
+ *
+ * Time: leases and timestamps come from the database's clock (now(), the
+ * transaction's start), not the worker's, so that workers whose clocks
+ * disagree still agree on when a lease ends.
+ *
+ * Row locks, one order: a transaction locks partitions before their job's
+ * row, and several partitions in (job, index) order (PS_PARTS_LOCK for a
+ * job's, an ordered FOR UPDATE subquery for heartbeats and recovery).  A
+ * claim holds one partition and then takes its job's row; a cancel, a
+ * failure or the last witness locks all the job's partitions first.  So
+ * no two transactions wait on each other in a cycle (a cycle costs
+ * PostgreSQL's deadlock_timeout, 1 s, before it aborts one).  Should one
+ * still happen, txn() retries the whole transaction (a few times) when
+ * PostgreSQL aborts it for a deadlock or a serialization failure.
+ * Transactions run at READ COMMITTED; reads that must agree with each
+ * other (counts, a job's partitions) at REPEATABLE READ.
+ *
+ * Schema versions: proofline.meta holds the version.  The schema is
+ * created, or checked (and would be migrated), in one transaction under
+ * an advisory lock, so that two workers starting at once on an empty
+ * database create it once.  A newer version than this build's is refused.
+ *
+ * Threads: one connection, guarded by one mutex (the only lock in this
+ * file); a listing calls the caller's function between pages, with no
+ * lock held.  A connection that broke is reset at the next call.
+ *
+ * Every statement is prepared from a constant text, with parameters
+ * bound: no SQL is built from an input.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "store_impl.h"
+#include "util/error.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The advisory lock key of the schema's creation and migrations ("PLst",
+ * as the SQLite store's application_id). */
+#define SCHEMA_LOCK_KEY "1347179380"
+/* Attempts of a transaction aborted by a deadlock or a serialization
+ * failure. */
+#define TXN_ATTEMPTS 5
+
+#define NOW_MS "floor(extract(epoch from now()) * 1000)::bigint"
+
+static const char schema_v1[] =
+    "CREATE SCHEMA IF NOT EXISTS proofline;"
+    "CREATE TABLE proofline.meta (version integer NOT NULL);"
+    "CREATE TABLE proofline.circuits ("
+    " id text PRIMARY KEY,"
+    " zkey_path text NOT NULL,"
+    " zkey_bytes bigint NOT NULL,"
+    " n_constraints bigint NOT NULL,"
+    " n_vars bigint NOT NULL,"
+    " n_public bigint NOT NULL,"
+    " witness_bytes bigint NOT NULL,"
+    " partition_bytes bigint NOT NULL,"
+    " created_ms bigint NOT NULL);"
+    /* seq: an identity, never reused. */
+    "CREATE TABLE proofline.jobs ("
+    " seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+    " id text NOT NULL UNIQUE,"
+    " circuit_id text NOT NULL REFERENCES proofline.circuits(id),"
+    " priority smallint NOT NULL CHECK (priority BETWEEN 0 AND 2),"
+    " state text NOT NULL CHECK (state IN ('receiving', 'queued', 'running',"
+    "  'done', 'failed', 'cancelled')),"
+    " n_partitions integer NOT NULL CHECK (n_partitions > 0),"
+    " n_stored integer NOT NULL DEFAULT 0,"
+    " n_done integer NOT NULL DEFAULT 0,"
+    " created_ms bigint NOT NULL,"
+    " updated_ms bigint NOT NULL,"
+    " finished_ms bigint NOT NULL DEFAULT 0,"
+    " error text NOT NULL DEFAULT '',"
+    " CHECK (n_stored BETWEEN 0 AND n_partitions),"
+    " CHECK (n_done BETWEEN 0 AND n_partitions));"
+    "CREATE INDEX jobs_by_state ON proofline.jobs(state, seq);"
+    "CREATE TABLE proofline.partitions ("
+    " job_id text NOT NULL REFERENCES proofline.jobs(id) ON DELETE CASCADE,"
+    " idx integer NOT NULL CHECK (idx >= 0),"
+    " state text NOT NULL CHECK (state IN ('waiting', 'queued', 'claimed',"
+    "  'done', 'failed', 'cancelled')),"
+    " witness_path text NOT NULL DEFAULT '',"
+    " proof_path text NOT NULL DEFAULT '',"
+    " owner text NOT NULL DEFAULT '',"
+    " fence bigint NOT NULL DEFAULT 0,"
+    " lease_until bigint NOT NULL DEFAULT 0,"
+    " attempts integer NOT NULL DEFAULT 0,"
+    " completions integer NOT NULL DEFAULT 0"
+    "  CHECK (completions BETWEEN 0 AND 1),"
+    " claimed_ms bigint NOT NULL DEFAULT 0,"
+    " finished_ms bigint NOT NULL DEFAULT 0,"
+    " error text NOT NULL DEFAULT '',"
+    " priority smallint NOT NULL,"
+    " seq bigint NOT NULL,"
+    " partition_bytes bigint NOT NULL,"
+    " PRIMARY KEY (job_id, idx),"
+    " CHECK (state <> 'claimed' OR owner <> ''),"
+    " CHECK (state <> 'done' OR (proof_path <> '' AND completions = 1)));"
+    "CREATE INDEX partitions_by_state ON proofline.partitions(state, "
+    " priority);"
+    "CREATE INDEX partitions_queue ON proofline.partitions(priority DESC, "
+    " seq, idx) WHERE state = 'queued';"
+    "INSERT INTO proofline.meta (version) VALUES (1);";
+
+#define CIRCUIT_COLS                                                          \
+    "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
+    "witness_bytes, partition_bytes, created_ms"
+#define JOB_COLS                                                              \
+    "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
+    "updated_ms, finished_ms, error, n_stored, n_done"
+#define PART_COLS                                                             \
+    "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
+    "lease_until, attempts, completions, claimed_ms, finished_ms, error"
+#define LIVE_JOB "('receiving', 'queued', 'running')"
+#define CLAIM_IS                                                              \
+    "job_id = $1::text AND idx = $2::integer AND state = 'claimed' AND "      \
+    "owner = $3::text AND fence = $4::bigint"
+#define CIRCUITS "proofline.circuits"
+#define JOBS "proofline.jobs"
+#define PARTS "proofline.partitions"
+
+#define STMT_MAP(X)                                                           \
+    X(PS_CIRCUIT_PUT,                                                         \
+      "INSERT INTO " CIRCUITS " (" CIRCUIT_COLS ") VALUES ($1::text, "        \
+      "$2::text, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7::bigint," \
+      " $8::bigint, CASE WHEN $9::bigint = 0 THEN " NOW_MS " ELSE "           \
+      "$9::bigint END) ON CONFLICT (id) DO NOTHING")                          \
+    X(PS_CIRCUIT_GET,                                                         \
+      "SELECT " CIRCUIT_COLS " FROM " CIRCUITS " WHERE id = $1::text")        \
+    X(PS_CIRCUIT_PAGE, "SELECT " CIRCUIT_COLS " FROM " CIRCUITS " WHERE "     \
+                       "id > $1::text ORDER BY id LIMIT $2::bigint")          \
+    X(PS_JOB_INSERT,                                                          \
+      "INSERT INTO " JOBS " (id, circuit_id, priority, state, n_partitions, " \
+      "created_ms, updated_ms) VALUES ($1::text, $2::text, $3::smallint, "    \
+      "'receiving', $4::integer, " NOW_MS ", " NOW_MS ") RETURNING seq")      \
+    X(PS_PARTS_INSERT,                                                        \
+      "INSERT INTO " PARTS " (job_id, idx, state, priority, seq, "            \
+      "partition_bytes) SELECT $1::text, g, 'waiting', $2::smallint, "        \
+      "$3::bigint, $4::bigint FROM generate_series(0, $5::integer - 1) g")    \
+    X(PS_JOB_GET, "SELECT " JOB_COLS " FROM " JOBS " WHERE id = $1::text")    \
+    X(PS_PARTS_LOCK, "SELECT idx FROM " PARTS " WHERE job_id = $1::text "     \
+                     "ORDER BY idx FOR UPDATE")                               \
+    X(PS_PART_GET, "SELECT " PART_COLS " FROM " PARTS " WHERE "               \
+                   "job_id = $1::text AND idx = $2::integer")                 \
+    X(PS_PART_WITNESS,                                                        \
+      "UPDATE " PARTS " SET witness_path = $3::text WHERE job_id = $1::text " \
+      "AND idx = $2::integer AND state = 'waiting' AND witness_path = ''")    \
+    X(PS_JOB_WITNESS,                                                         \
+      "UPDATE " JOBS " SET n_stored = n_stored + 1, updated_ms = " NOW_MS     \
+      ", state = CASE WHEN n_stored + 1 = n_partitions THEN 'queued' ELSE "   \
+      "state END WHERE id = $1::text AND state = 'receiving'")                \
+    X(PS_PARTS_QUEUE, "UPDATE " PARTS " SET state = 'queued' WHERE "          \
+                      "job_id = $1::text AND state = 'waiting'")              \
+    X(PS_PARTS_PAGE, "SELECT " PART_COLS " FROM " PARTS " WHERE "             \
+                     "job_id = $1::text ORDER BY idx LIMIT $2::bigint")       \
+    X(PS_JOB_PAGE, "SELECT " JOB_COLS " FROM " JOBS " WHERE "                 \
+                   "seq < $1::bigint ORDER BY seq DESC LIMIT $2::bigint")     \
+    X(PS_JOB_PAGE_STATE,                                                      \
+      "SELECT " JOB_COLS " FROM " JOBS " WHERE state = $3::text AND "         \
+      "seq < $1::bigint ORDER BY seq DESC LIMIT $2::bigint")                  \
+    X(PS_JOB_CANCEL,                                                          \
+      "UPDATE " JOBS " SET state = 'cancelled', updated_ms = " NOW_MS ", "    \
+      "finished_ms = " NOW_MS " WHERE id = $1::text AND state IN " LIVE_JOB)  \
+    X(PS_PARTS_CANCEL,                                                        \
+      "UPDATE " PARTS " SET state = 'cancelled', lease_until = 0, "           \
+      "finished_ms = " NOW_MS " WHERE job_id = $1::text AND state IN "        \
+      "('waiting', 'queued', 'claimed')")                                     \
+    X(PS_CLAIM,                                                               \
+      "WITH pick AS (SELECT job_id, idx FROM " PARTS " WHERE "                \
+      "state = 'queued' AND partition_bytes <= $1::bigint ORDER BY "          \
+      "priority DESC, seq, idx LIMIT 1 FOR UPDATE SKIP LOCKED) UPDATE " PARTS \
+      " p SET state = 'claimed', owner = $2::text, fence = p.fence + 1, "     \
+      "lease_until = " NOW_MS " + $3::bigint, attempts = p.attempts + 1, "    \
+      "claimed_ms = " NOW_MS " FROM pick WHERE p.job_id = pick.job_id AND "   \
+      "p.idx = pick.idx AND p.state = 'queued' RETURNING p.job_id, p.idx")    \
+    X(PS_JOB_RUNNING,                                                         \
+      "UPDATE " JOBS " SET state = 'running', updated_ms = " NOW_MS           \
+      " WHERE id = $1::text AND state = 'queued'")                            \
+    X(PS_HEARTBEAT,                                                           \
+      "UPDATE " PARTS " SET lease_until = " NOW_MS " + $2::bigint WHERE "     \
+      "(job_id, idx) IN (SELECT job_id, idx FROM " PARTS " WHERE "            \
+      "state = 'claimed' AND owner = $1::text ORDER BY job_id, idx FOR "      \
+      "UPDATE) AND state = 'claimed' AND owner = $1::text")                   \
+    X(PS_CLAIM_LIVE, "SELECT 1 FROM " PARTS " WHERE " CLAIM_IS)               \
+    X(PS_PART_COMPLETE,                                                       \
+      "UPDATE " PARTS " SET state = 'done', proof_path = $5::text, "          \
+      "completions = completions + 1, lease_until = 0, finished_ms = " NOW_MS \
+      " WHERE " CLAIM_IS)                                                     \
+    X(PS_JOB_COMPLETE,                                                        \
+      "UPDATE " JOBS " SET n_done = n_done + 1, updated_ms = " NOW_MS ", "    \
+      "state = CASE WHEN n_done + 1 = n_partitions AND state = 'running' "    \
+      "THEN 'done' ELSE state END, finished_ms = CASE WHEN n_done + 1 = "     \
+      "n_partitions AND state = 'running' THEN " NOW_MS " ELSE finished_ms "  \
+      "END WHERE id = $1::text")                                              \
+    X(PS_PART_FAIL,                                                           \
+      "UPDATE " PARTS " SET state = 'failed', error = $5::text, "             \
+      "lease_until = 0, finished_ms = " NOW_MS " WHERE " CLAIM_IS)            \
+    X(PS_JOB_FAIL,                                                            \
+      "UPDATE " JOBS " SET state = CASE WHEN state IN " LIVE_JOB " THEN "     \
+      "'failed' ELSE state END, finished_ms = CASE WHEN state IN " LIVE_JOB   \
+      " THEN " NOW_MS " ELSE finished_ms END, error = CASE WHEN error = '' "   \
+      "THEN $2::text ELSE error END, updated_ms = " NOW_MS                    \
+      " WHERE id = $1::text")                                                 \
+    X(PS_PARTS_CANCEL_PENDING,                                                \
+      "UPDATE " PARTS " SET state = 'cancelled', finished_ms = " NOW_MS       \
+      " WHERE job_id = $1::text AND state IN ('waiting', 'queued')")          \
+    X(PS_RELEASE,                                                             \
+      "UPDATE " PARTS " p SET state = CASE WHEN j.state IN ('queued', "       \
+      "'running') THEN 'queued' ELSE 'cancelled' END, owner = '', "           \
+      "lease_until = 0 FROM " JOBS " j WHERE j.id = p.job_id AND "            \
+      "p.job_id = $1::text AND p.idx = $2::integer AND p.state = 'claimed' "  \
+      "AND p.owner = $3::text AND p.fence = $4::bigint")                      \
+    /* Claims of jobs that ended meanwhile (failed) are not requeued. */      \
+    X(PS_RECOVER,                                                             \
+      "UPDATE " PARTS " p SET state = CASE WHEN j.state IN ('queued', "       \
+      "'running') THEN 'queued' ELSE 'cancelled' END, owner = CASE WHEN "     \
+      "j.state IN ('queued', 'running') THEN '' ELSE p.owner END, "           \
+      "lease_until = 0 FROM " JOBS " j WHERE (p.job_id, p.idx) IN (SELECT "   \
+      "job_id, idx FROM " PARTS " WHERE state = 'claimed' AND "               \
+      "(lease_until <= " NOW_MS " OR owner = $1::text) ORDER BY job_id, idx " \
+      "FOR UPDATE) AND j.id = p.job_id AND p.state = 'claimed' AND "          \
+      "(p.lease_until <= " NOW_MS " OR p.owner = $1::text) RETURNING "        \
+      "p.state")                                                              \
+    X(PS_COUNT_JOBS, "SELECT state, count(*) FROM " JOBS " GROUP BY state")   \
+    X(PS_COUNT_QUEUED, "SELECT priority, count(*) FROM " PARTS " WHERE "      \
+                       "state = 'queued' GROUP BY priority")                  \
+    X(PS_COUNT_CLAIMED,                                                       \
+      "SELECT count(*) FROM " PARTS " WHERE state = 'claimed'")               \
+    X(PS_PURGE_PICK,                                                          \
+      "SELECT id FROM " JOBS " WHERE state IN ('done', 'failed', "            \
+      "'cancelled') AND finished_ms < $1::bigint ORDER BY seq LIMIT "         \
+      "$2::bigint")                                                           \
+    X(PS_PURGE_PATHS, "SELECT witness_path, proof_path FROM " PARTS           \
+                      " WHERE job_id = $1::text")                             \
+    X(PS_PURGE_JOB, "DELETE FROM " JOBS " WHERE id = $1::text AND state IN " \
+                    "('done', 'failed', 'cancelled')")
+
+enum {
+#define STMT_ENUM(name, sql) name,
+    STMT_MAP(STMT_ENUM)
+#undef STMT_ENUM
+        PS_COUNT
+};
+
+static const char *const stmt_sql[PS_COUNT] = {
+#define STMT_SQL(name, sql) sql,
+    STMT_MAP(STMT_SQL)
+#undef STMT_SQL
+};
+
+typedef struct pg_store {
+    pl__store base;
+    PGconn *conn;
+    pthread_mutex_t mu; /* guards conn, prepared, sqlstate */
+    bool prepared[PS_COUNT];
+    char sqlstate[6]; /* of the last failed statement */
+    char name[256];   /* "postgres DB on HOST", for messages */
+} pg_store;
+
+static pg_store *pg(pl__store *store) { return (pg_store *)store; }
+
+/* ---- errors and statements ---------------------------------------------- */
+
+/* Sets err from the result or the connection (res may be NULL). */
+static pl_status pg_error(pg_store *s, const PGresult *res, const char *what,
+                          pl_error *err)
+{
+    const char *msg = res ? PQresultErrorMessage(res) : "";
+    if (!msg || !*msg)
+        msg = PQerrorMessage(s->conn);
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    pl__store_copy(s->sqlstate, sizeof(s->sqlstate), state);
+    char text[200];
+    pl__store_copy(text, sizeof(text), msg);
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+        text[--n] = 0;
+    pl_status code = PL_EIO;
+    if (state && strncmp(state, "23", 2) == 0)
+        code = PL_EINTERNAL; /* an integrity constraint: a broken invariant */
+    else if (state && strcmp(state, "53200") == 0)
+        code = PL_ENOMEM;
+    return pl__error_set(err, code, "%s: %s: %s", s->name, what, text);
+}
+
+/* Runs prepared statement id with n text parameters (NULL: SQL NULL).
+ * Returns the result (PQclear it) or NULL with err set. */
+static PGresult *q(pg_store *s, int id, int n, const char *const *params,
+                   const char *what, pl_error *err)
+{
+    char name[16];
+    snprintf(name, sizeof(name), "pl_%d", id);
+    if (!s->prepared[id]) {
+        PGresult *res = PQprepare(s->conn, name, stmt_sql[id], 0, NULL);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+            pg_error(s, res, "preparing a statement", err);
+            PQclear(res);
+            return NULL;
+        }
+        PQclear(res);
+        s->prepared[id] = true;
+    }
+    PGresult *res = PQexecPrepared(s->conn, name, n, params, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        pg_error(s, res, what, err);
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* A statement whose result is only its row count (*rows, may be NULL). */
+static pl_status q_run(pg_store *s, int id, int n, const char *const *params,
+                       uint64_t *rows, const char *what, pl_error *err)
+{
+    PGresult *res = q(s, id, n, params, what, err);
+    if (!res)
+        return err->code;
+    if (rows)
+        *rows = strtoull(PQcmdTuples(res), NULL, 10);
+    PQclear(res);
+    return PL_OK;
+}
+
+/* A constant command (BEGIN, COMMIT, the schema). */
+static pl_status exec_sql(pg_store *s, const char *sql, const char *what,
+                          pl_error *err)
+{
+    PGresult *res = PQexec(s->conn, sql);
+    ExecStatusType st = PQresultStatus(res);
+    pl_status status = PL_OK;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        status = pg_error(s, res, what, err);
+    PQclear(res);
+    return status;
+}
+
+/* Decimal text of an integer, for a parameter. */
+typedef struct num {
+    char s[24];
+} num;
+
+static num i64(int64_t v)
+{
+    num n;
+    snprintf(n.s, sizeof(n.s), "%" PRId64, v);
+    return n;
+}
+
+static num u64(uint64_t v)
+{
+    return i64(v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static int64_t get_i64(const PGresult *res, int row, int col)
+{
+    return strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+static uint64_t get_u64(const PGresult *res, int row, int col)
+{
+    int64_t v = get_i64(res, row, col);
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+/* ---- rows ----------------------------------------------------------------- */
+
+static void read_circuit(const PGresult *r, int row, pl__store_circuit *c)
+{
+    memset(c, 0, sizeof(*c));
+    pl__store_copy(c->id, sizeof(c->id), PQgetvalue(r, row, 0));
+    pl__store_copy(c->zkey_path, sizeof(c->zkey_path), PQgetvalue(r, row, 1));
+    c->zkey_bytes = get_u64(r, row, 2);
+    c->n_constraints = get_u64(r, row, 3);
+    c->n_vars = get_u64(r, row, 4);
+    c->n_public = get_u64(r, row, 5);
+    c->witness_bytes = get_u64(r, row, 6);
+    c->partition_bytes = get_u64(r, row, 7);
+    c->created_unix_ms = get_i64(r, row, 8);
+}
+
+static void read_job(const PGresult *r, int row, pl__store_job *j)
+{
+    memset(j, 0, sizeof(*j));
+    pl__store_copy(j->id, sizeof(j->id), PQgetvalue(r, row, 0));
+    pl__store_copy(j->circuit_id, sizeof(j->circuit_id),
+                   PQgetvalue(r, row, 1));
+    int64_t p = get_i64(r, row, 2);
+    j->priority = p >= 0 && p < PL__PRIORITY_COUNT ? (pl__priority)p
+                                                   : PL__PRIORITY_NORMAL;
+    pl__job_state js = PL__JOB_FAILED; /* the CHECK forbids other labels */
+    pl__job_state_parse(&js, PQgetvalue(r, row, 3));
+    j->state = js;
+    j->n_partitions = (uint32_t)get_i64(r, row, 4);
+    j->seq = get_u64(r, row, 5);
+    j->created_unix_ms = get_i64(r, row, 6);
+    j->updated_unix_ms = get_i64(r, row, 7);
+    j->finished_unix_ms = get_i64(r, row, 8);
+    pl__store_copy(j->error, sizeof(j->error), PQgetvalue(r, row, 9));
+}
+
+static void read_part(const PGresult *r, int row, pl__store_partition *p)
+{
+    memset(p, 0, sizeof(*p));
+    pl__store_copy(p->job_id, sizeof(p->job_id), PQgetvalue(r, row, 0));
+    p->index = (uint32_t)get_i64(r, row, 1);
+    pl__part_state ps = PL__PART_FAILED;
+    pl__part_state_parse(&ps, PQgetvalue(r, row, 2));
+    p->state = ps;
+    pl__store_copy(p->witness_path, sizeof(p->witness_path),
+                   PQgetvalue(r, row, 3));
+    pl__store_copy(p->proof_path, sizeof(p->proof_path),
+                   PQgetvalue(r, row, 4));
+    pl__store_copy(p->owner, sizeof(p->owner), PQgetvalue(r, row, 5));
+    p->fence = get_u64(r, row, 6);
+    p->lease_until_unix_ms = get_i64(r, row, 7);
+    p->attempts = (uint32_t)get_i64(r, row, 8);
+    p->completions = (uint32_t)get_i64(r, row, 9);
+    p->claimed_unix_ms = get_i64(r, row, 10);
+    p->finished_unix_ms = get_i64(r, row, 11);
+    pl__store_copy(p->error, sizeof(p->error), PQgetvalue(r, row, 12));
+}
+
+/* Job id into out (may be NULL); "unknown job" if absent. */
+static pl_status get_job(pg_store *s, const char *id, pl__store_job *out,
+                         pl_error *err)
+{
+    const char *p[] = {id};
+    PGresult *r = q(s, PS_JOB_GET, 1, p, "reading a job", err);
+    if (!r)
+        return err->code;
+    pl_status status = PL_OK;
+    if (PQntuples(r) == 0)
+        status = pl__error_set(err, PL_EUSAGE, "%s: unknown job %s", s->name,
+                               id);
+    else if (out)
+        read_job(r, 0, out);
+    PQclear(r);
+    return status;
+}
+
+static pl_status get_circuit(pg_store *s, const char *id,
+                             pl__store_circuit *out, pl_error *err)
+{
+    const char *p[] = {id};
+    PGresult *r = q(s, PS_CIRCUIT_GET, 1, p, "reading a circuit", err);
+    if (!r)
+        return err->code;
+    pl_status status = PL_OK;
+    if (PQntuples(r) == 0)
+        status = pl__error_set(err, PL_EUSAGE, "%s: unknown circuit %s",
+                               s->name, id);
+    else
+        read_circuit(r, 0, out);
+    PQclear(r);
+    return status;
+}
+
+static pl_status get_part(pg_store *s, const char *job_id, uint32_t index,
+                          pl__store_partition *out, pl_error *err)
+{
+    pl__store_job job;
+    pl_status status = get_job(s, job_id, &job, err);
+    if (status != PL_OK)
+        return status;
+    num k = i64(index);
+    const char *p[] = {job_id, k.s};
+    PGresult *r = q(s, PS_PART_GET, 2, p, "reading a partition", err);
+    if (!r)
+        return err->code;
+    if (PQntuples(r) == 0)
+        status = pl__error_set(err, PL_EUSAGE,
+                               "%s: job %s has %u partitions: no partition %u",
+                               s->name, job_id, job.n_partitions, index);
+    else
+        read_part(r, 0, out);
+    PQclear(r);
+    return status;
+}
+
+/* Locks every partition of job_id, in index order (see the top). */
+static pl_status lock_parts(pg_store *s, const char *job_id, pl_error *err)
+{
+    const char *p[] = {job_id};
+    return q_run(s, PS_PARTS_LOCK, 1, p, NULL, "locking a job's partitions",
+                 err);
+}
+
+/* ---- transactions ----------------------------------------------------------- */
+
+enum { TXN_WRITE, TXN_READ, TXN_NONE };
+
+typedef pl_status (*txn_body)(pg_store *s, void *arg, pl_error *err);
+
+/* A connection that broke is reset before the next call: the statements
+ * it had prepared are gone with it. */
+static pl_status connected(pg_store *s, pl_error *err)
+{
+    if (PQstatus(s->conn) == CONNECTION_OK)
+        return PL_OK;
+    PQreset(s->conn);
+    memset(s->prepared, 0, sizeof(s->prepared));
+    if (PQstatus(s->conn) != CONNECTION_OK)
+        return pg_error(s, NULL, "reconnecting", err);
+    return PL_OK;
+}
+
+static bool retryable(const pg_store *s)
+{
+    /* 40001 serialization_failure, 40P01 deadlock_detected */
+    return strcmp(s->sqlstate, "40001") == 0 ||
+           strcmp(s->sqlstate, "40P01") == 0;
+}
+
+/* Runs body in a transaction (kind), under the lock.  Retries it (up to
+ * TXN_ATTEMPTS in all) when PostgreSQL aborted it for a deadlock or a
+ * serialization failure, and when the connection broke before COMMIT was
+ * sent (a server restart, a dropped network): then nothing was committed,
+ * and the transaction runs again on a new connection.  A connection lost
+ * during COMMIT is reported (PL_EIO): whether it committed is unknown, and
+ * running it again could do it twice.  (The single statements of
+ * TXN_NONE may all run again: each is idempotent or harmless twice.) */
+static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
+                     pl_error *err)
+{
+    pthread_mutex_lock(&s->mu);
+    pl_status status = connected(s, err);
+    for (int attempt = 0; status == PL_OK && attempt < TXN_ATTEMPTS;
+         attempt++) {
+        s->sqlstate[0] = 0;
+        bool committing = false;
+        if (kind == TXN_WRITE)
+            status = exec_sql(s, "BEGIN", "starting a transaction", err);
+        else if (kind == TXN_READ)
+            status = exec_sql(s,
+                              "BEGIN ISOLATION LEVEL REPEATABLE READ READ "
+                              "ONLY",
+                              "starting a transaction", err);
+        if (status == PL_OK)
+            status = body(s, arg, err);
+        if (kind != TXN_NONE) {
+            if (status == PL_OK) {
+                committing = true;
+                status = exec_sql(s, "COMMIT", "committing", err);
+            } else if (PQstatus(s->conn) == CONNECTION_OK &&
+                       PQtransactionStatus(s->conn) != PQTRANS_IDLE) {
+                pl_error ignored = {0};
+                char keep[6];
+                memcpy(keep, s->sqlstate, sizeof(keep));
+                exec_sql(s, "ROLLBACK", "rolling back", &ignored);
+                memcpy(s->sqlstate, keep, sizeof(keep));
+            }
+        }
+        if (status == PL_OK || attempt + 1 == TXN_ATTEMPTS)
+            break;
+        if (PQstatus(s->conn) != CONNECTION_OK) {
+            if (committing)
+                break;
+            pl_error lost = *err;
+            if (connected(s, err) != PL_OK) {
+                *err = lost; /* the first cause is the clearer */
+                status = lost.code;
+                break;
+            }
+        } else if (!retryable(s)) {
+            break;
+        }
+        status = PL_OK; /* and again */
+    }
+    pthread_mutex_unlock(&s->mu);
+    return status;
+}
+
+/* ---- circuits ------------------------------------------------------------------ */
+
+static pl_status body_circuit_put(pg_store *s, void *arg, pl_error *err)
+{
+    const pl__store_circuit *c = arg;
+    num n[7] = {u64(c->zkey_bytes),      u64(c->n_constraints),
+                u64(c->n_vars),          u64(c->n_public),
+                u64(c->witness_bytes),   u64(c->partition_bytes),
+                i64(c->created_unix_ms)};
+    const char *p[] = {c->id,  c->zkey_path, n[0].s, n[1].s, n[2].s,
+                       n[3].s, n[4].s,       n[5].s, n[6].s};
+    return q_run(s, PS_CIRCUIT_PUT, 9, p, NULL, "recording a circuit", err);
+}
+
+static pl_status pg_circuit_put(pl__store *store, const pl__store_circuit *c,
+                                pl_error *err)
+{
+    return txn(pg(store), TXN_NONE, body_circuit_put, (void *)c, err);
+}
+
+typedef struct get_args {
+    const char *id;
+    void *out;
+} get_args;
+
+static pl_status body_circuit_get(pg_store *s, void *arg, pl_error *err)
+{
+    get_args *a = arg;
+    return get_circuit(s, a->id, a->out, err);
+}
+
+static pl_status pg_circuit_get(pl__store *store, const char *id,
+                                pl__store_circuit *out, pl_error *err)
+{
+    get_args a = {id, out};
+    return txn(pg(store), TXN_NONE, body_circuit_get, &a, err);
+}
+
+/* One page of a listing. */
+typedef struct page_args {
+    int stmt;
+    const char *after;   /* circuits: the last id read */
+    int64_t before;      /* jobs: the last seq read */
+    const char *state;   /* jobs: NULL for every state */
+    void *rows;
+    size_t n;
+} page_args;
+
+static pl_status body_page(pg_store *s, void *arg, pl_error *err)
+{
+    page_args *a = arg;
+    num lim = i64(PL__STORE_LIST_PAGE), before = i64(a->before);
+    const char *p[3];
+    int n = 2;
+    if (a->stmt == PS_CIRCUIT_PAGE) {
+        p[0] = a->after;
+    } else {
+        p[0] = before.s;
+        if (a->state)
+            p[n++] = a->state;
+    }
+    p[1] = lim.s;
+    PGresult *r = q(s, a->stmt, n, p, "listing", err);
+    if (!r)
+        return err->code;
+    a->n = (size_t)PQntuples(r);
+    for (size_t i = 0; i < a->n && i < PL__STORE_LIST_PAGE; i++) {
+        if (a->stmt == PS_CIRCUIT_PAGE)
+            read_circuit(r, (int)i, (pl__store_circuit *)a->rows + i);
+        else
+            read_job(r, (int)i, (pl__store_job *)a->rows + i);
+    }
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_circuit_list(pl__store *store, pl__store_circuit_fn fn,
+                                 void *user, pl_error *err)
+{
+    pg_store *s = pg(store);
+    pl__store_circuit *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "%s: listing circuits", s->name);
+    char after[PL__STORE_ID_LEN + 1] = "";
+    pl_status status = PL_OK;
+    for (bool more = true; more && status == PL_OK;) {
+        page_args a = {.stmt = PS_CIRCUIT_PAGE, .after = after, .rows = page};
+        status = txn(s, TXN_NONE, body_page, &a, err);
+        if (status != PL_OK)
+            break;
+        more = a.n == PL__STORE_LIST_PAGE;
+        if (a.n)
+            pl__store_copy(after, sizeof(after), page[a.n - 1].id);
+        for (size_t i = 0; i < a.n; i++)
+            if (!fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+    }
+    free(page);
+    return status;
+}
+
+/* ---- jobs -------------------------------------------------------------------------- */
+
+typedef struct create_args {
+    const char *id, *circuit_id;
+    pl__priority priority;
+    uint32_t n;
+    pl__store_job *out;
+} create_args;
+
+static pl_status body_job_create(pg_store *s, void *arg, pl_error *err)
+{
+    create_args *a = arg;
+    pl__store_circuit c;
+    pl_status status = get_circuit(s, a->circuit_id, &c, err);
+    if (status != PL_OK)
+        return status;
+    num prio = i64(a->priority), n = i64(a->n);
+    const char *p[] = {a->id, a->circuit_id, prio.s, n.s};
+    PGresult *r = q(s, PS_JOB_INSERT, 4, p, "recording a job", err);
+    if (!r)
+        return err->code;
+    num seq = i64(get_i64(r, 0, 0));
+    PQclear(r);
+    num bytes = u64(c.partition_bytes);
+    const char *pp[] = {a->id, prio.s, seq.s, bytes.s, n.s};
+    status = q_run(s, PS_PARTS_INSERT, 5, pp, NULL,
+                   "recording a job's partitions", err);
+    if (status == PL_OK)
+        status = get_job(s, a->id, a->out, err);
+    return status;
+}
+
+static pl_status pg_job_create(pl__store *store, const char *circuit_id,
+                               pl__priority priority, uint32_t n_partitions,
+                               pl__store_job *out, pl_error *err)
+{
+    char id[PL__STORE_JOB_ID_LEN + 1];
+    pl_status status = pl__store_new_job_id(id, err);
+    if (status != PL_OK)
+        return status;
+    create_args a = {id, circuit_id, priority, n_partitions, out};
+    return txn(pg(store), TXN_WRITE, body_job_create, &a, err);
+}
+
+typedef struct part_args {
+    const char *job_id;
+    uint32_t index;
+    const char *owner;
+    uint64_t fence;
+    const char *text; /* a path or a message */
+    pl__store_job *job_out;
+    bool *flag;
+} part_args;
+
+static pl_status body_witness_stored(pg_store *s, void *arg, pl_error *err)
+{
+    part_args *a = arg;
+    pl__store_job job;
+    /* The job's partitions first: witnesses of one job are recorded one
+     * at a time, so the last one sees every other, and may queue them. */
+    pl_status status = lock_parts(s, a->job_id, err);
+    if (status == PL_OK)
+        status = get_job(s, a->job_id, &job, err);
+    pl__store_partition part;
+    if (status == PL_OK)
+        status = get_part(s, a->job_id, a->index, &part, err);
+    if (status == PL_OK && job.state != PL__JOB_RECEIVING)
+        return pl__error_set(
+            err, PL_EUSAGE, "%s: job %s is %s: it takes no more witnesses",
+            s->name, a->job_id, pl__job_state_name(job.state));
+    if (status == PL_OK && part.witness_path[0])
+        return pl__error_set(err, PL_EUSAGE,
+                             "%s: job %s: partition %u already has its "
+                             "witness",
+                             s->name, a->job_id, a->index);
+    num k = i64(a->index);
+    const char *p[] = {a->job_id, k.s, a->text};
+    if (status == PL_OK)
+        status = q_run(s, PS_PART_WITNESS, 3, p, NULL, "recording a witness",
+                       err);
+    if (status == PL_OK)
+        status = q_run(s, PS_JOB_WITNESS, 1, p, NULL, "recording a witness",
+                       err);
+    if (status == PL_OK)
+        status = get_job(s, a->job_id, &job, err);
+    /* The last witness: the job and all its partitions queue together. */
+    if (status == PL_OK && job.state == PL__JOB_QUEUED)
+        status = q_run(s, PS_PARTS_QUEUE, 1, p, NULL, "queueing a job", err);
+    if (status == PL_OK && a->job_out)
+        *a->job_out = job;
+    return status;
+}
+
+static pl_status pg_witness_stored(pl__store *store, const char *job_id,
+                                   uint32_t index, const char *witness_path,
+                                   pl__store_job *job_out, pl_error *err)
+{
+    part_args a = {.job_id = job_id, .index = index, .text = witness_path,
+                   .job_out = job_out};
+    return txn(pg(store), TXN_WRITE, body_witness_stored, &a, err);
+}
+
+static pl_status body_job_get(pg_store *s, void *arg, pl_error *err)
+{
+    get_args *a = arg;
+    return get_job(s, a->id, a->out, err);
+}
+
+static pl_status pg_job_get(pl__store *store, const char *job_id,
+                            pl__store_job *out, pl_error *err)
+{
+    get_args a = {job_id, out};
+    return txn(pg(store), TXN_NONE, body_job_get, &a, err);
+}
+
+typedef struct parts_args {
+    const char *job_id;
+    pl__store_partition *out;
+    size_t cap, *count;
+} parts_args;
+
+static pl_status body_partitions(pg_store *s, void *arg, pl_error *err)
+{
+    parts_args *a = arg;
+    pl__store_job job;
+    pl_status status = get_job(s, a->job_id, &job, err);
+    if (status != PL_OK)
+        return status;
+    *a->count = job.n_partitions;
+    num cap = u64(a->cap);
+    const char *p[] = {a->job_id, cap.s};
+    PGresult *r = q(s, PS_PARTS_PAGE, 2, p, "reading partitions", err);
+    if (!r)
+        return err->code;
+    for (int i = 0; i < PQntuples(r) && (size_t)i < a->cap; i++)
+        read_part(r, i, &a->out[i]);
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_partitions(pl__store *store, const char *job_id,
+                               pl__store_partition *out, size_t cap,
+                               size_t *count, pl_error *err)
+{
+    parts_args a = {job_id, out, cap, count};
+    return txn(pg(store), TXN_READ, body_partitions, &a, err);
+}
+
+static pl_status pg_job_list(pl__store *store, int state, size_t limit,
+                             pl__store_job_fn fn, void *user, pl_error *err)
+{
+    pg_store *s = pg(store);
+    pl__store_job *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "%s: listing jobs", s->name);
+    int64_t before = INT64_MAX;
+    size_t told = 0;
+    pl_status status = PL_OK;
+    for (bool more = true; more && status == PL_OK;) {
+        page_args a = {
+            .stmt = state < 0 ? PS_JOB_PAGE : PS_JOB_PAGE_STATE,
+            .before = before,
+            .state = state < 0 ? NULL
+                               : pl__job_state_name((pl__job_state)state),
+            .rows = page};
+        status = txn(s, TXN_NONE, body_page, &a, err);
+        if (status != PL_OK)
+            break;
+        more = a.n == PL__STORE_LIST_PAGE;
+        if (a.n)
+            before = (int64_t)page[a.n - 1].seq;
+        for (size_t i = 0; i < a.n; i++) {
+            if ((limit && told == limit) || !fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+            told++;
+        }
+        if (limit && told == limit)
+            more = false;
+    }
+    free(page);
+    return status;
+}
+
+static pl_status body_job_cancel(pg_store *s, void *arg, pl_error *err)
+{
+    part_args *a = arg;
+    pl__store_job job;
+    *a->flag = false;
+    pl_status status = lock_parts(s, a->job_id, err);
+    if (status == PL_OK)
+        status = get_job(s, a->job_id, &job, err);
+    if (status != PL_OK || job.state > PL__JOB_RUNNING)
+        return status;
+    const char *p[] = {a->job_id};
+    status = q_run(s, PS_JOB_CANCEL, 1, p, NULL, "cancelling a job", err);
+    if (status == PL_OK)
+        status = q_run(s, PS_PARTS_CANCEL, 1, p, NULL, "cancelling a job",
+                       err);
+    *a->flag = status == PL_OK;
+    return status;
+}
+
+static pl_status pg_job_cancel(pl__store *store, const char *job_id,
+                               bool *changed, pl_error *err)
+{
+    part_args a = {.job_id = job_id, .flag = changed};
+    pl_status status = txn(pg(store), TXN_WRITE, body_job_cancel, &a, err);
+    if (status != PL_OK)
+        *changed = false;
+    return status;
+}
+
+/* ---- claims ---------------------------------------------------------------------- */
+
+typedef struct claim_args {
+    const char *owner;
+    uint64_t max_bytes;
+    int64_t lease_ms;
+    pl__store_claim *out;
+    bool *found;
+} claim_args;
+
+static pl_status body_claim(pg_store *s, void *arg, pl_error *err)
+{
+    claim_args *a = arg;
+    *a->found = false;
+    num bytes = u64(a->max_bytes), lease = i64(a->lease_ms);
+    const char *p[] = {bytes.s, a->owner, lease.s};
+    PGresult *r = q(s, PS_CLAIM, 3, p, "claiming a partition", err);
+    if (!r)
+        return err->code;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return PL_OK;
+    }
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    pl__store_copy(job_id, sizeof(job_id), PQgetvalue(r, 0, 0));
+    uint32_t index = (uint32_t)get_i64(r, 0, 1);
+    PQclear(r);
+    const char *pj[] = {job_id};
+    pl_status status =
+        q_run(s, PS_JOB_RUNNING, 1, pj, NULL, "claiming a partition", err);
+    if (status == PL_OK)
+        status = get_part(s, job_id, index, &a->out->part, err);
+    if (status == PL_OK)
+        status = get_job(s, job_id, &a->out->job, err);
+    if (status == PL_OK)
+        status = get_circuit(s, a->out->job.circuit_id, &a->out->circuit, err);
+    *a->found = status == PL_OK;
+    return status;
+}
+
+static pl_status pg_claim_next(pl__store *store, const char *owner,
+                               uint64_t max_bytes, int64_t lease_ms,
+                               pl__store_claim *out, bool *found,
+                               pl_error *err)
+{
+    claim_args a = {owner, max_bytes, lease_ms, out, found};
+    pl_status status = txn(pg(store), TXN_WRITE, body_claim, &a, err);
+    if (status != PL_OK || !*found) {
+        *found = false;
+        memset(out, 0, sizeof(*out));
+    }
+    return status;
+}
+
+static pl_status body_heartbeat(pg_store *s, void *arg, pl_error *err)
+{
+    claim_args *a = arg;
+    num lease = i64(a->lease_ms);
+    const char *p[] = {a->owner, lease.s};
+    return q_run(s, PS_HEARTBEAT, 2, p, NULL, "renewing leases", err);
+}
+
+static pl_status pg_heartbeat(pl__store *store, const char *owner,
+                              int64_t lease_ms, pl_error *err)
+{
+    claim_args a = {.owner = owner, .lease_ms = lease_ms};
+    return txn(pg(store), TXN_NONE, body_heartbeat, &a, err);
+}
+
+static pl_status body_claim_live(pg_store *s, void *arg, pl_error *err)
+{
+    part_args *a = arg;
+    num k = i64(a->index), f = u64(a->fence);
+    const char *p[] = {a->job_id, k.s, a->owner, f.s};
+    PGresult *r = q(s, PS_CLAIM_LIVE, 4, p, "reading a claim", err);
+    if (!r)
+        return err->code;
+    *a->flag = PQntuples(r) > 0;
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_claim_live(pl__store *store, const char *job_id,
+                               uint32_t index, const char *owner,
+                               uint64_t fence, bool *live, pl_error *err)
+{
+    part_args a = {.job_id = job_id, .index = index, .owner = owner,
+                   .fence = fence, .flag = live};
+    return txn(pg(store), TXN_NONE, body_claim_live, &a, err);
+}
+
+/* The claim's update (it matches only the live claim), then, if it
+ * matched, the job's. */
+typedef struct end_args {
+    part_args part;
+    int part_stmt, job_stmt;
+    const char *what;
+} end_args;
+
+static pl_status body_end_claim(pg_store *s, void *arg, pl_error *err)
+{
+    end_args *e = arg;
+    part_args *a = &e->part;
+    num k = i64(a->index), f = u64(a->fence);
+    const char *p[] = {a->job_id, k.s, a->owner, f.s, a->text};
+    uint64_t rows = 0;
+    pl_status status = PL_OK;
+    /* A failure cancels the job's other partitions: it locks them all
+     * first. */
+    if (e->job_stmt == PS_JOB_FAIL)
+        status = lock_parts(s, a->job_id, err);
+    if (status == PL_OK)
+        status = q_run(s, e->part_stmt, e->part_stmt == PS_RELEASE ? 4 : 5,
+                             p, &rows, e->what, err);
+    if (status == PL_OK && rows == 0) {
+        pl__store_partition part;
+        status = get_part(s, a->job_id, a->index, &part, err);
+        if (status == PL_OK)
+            status = pl__error_set(
+                err, PL_ECANCELLED,
+                "%s: job %s partition %u: the claim was lost (owner %s, "
+                "fence %llu; the partition is %s, owner %s, fence %llu)",
+                s->name, a->job_id, a->index, a->owner,
+                (unsigned long long)a->fence, pl__part_state_name(part.state),
+                part.owner[0] ? part.owner : "none",
+                (unsigned long long)part.fence);
+    }
+    const char *pj[] = {a->job_id, a->text};
+    if (status == PL_OK && e->job_stmt >= 0)
+        status = q_run(s, e->job_stmt, e->job_stmt == PS_JOB_FAIL ? 2 : 1, pj,
+                       NULL, e->what, err);
+    if (status == PL_OK && e->job_stmt == PS_JOB_FAIL)
+        status = q_run(s, PS_PARTS_CANCEL_PENDING, 1, pj, NULL, e->what, err);
+    return status;
+}
+
+static pl_status end_claim(pl__store *store, int part_stmt, int job_stmt,
+                           const char *job_id, uint32_t index,
+                           const char *owner, uint64_t fence,
+                           const char *text, const char *what, pl_error *err)
+{
+    end_args e = {{.job_id = job_id, .index = index, .owner = owner,
+                   .fence = fence, .text = text},
+                  part_stmt, job_stmt, what};
+    return txn(pg(store), TXN_WRITE, body_end_claim, &e, err);
+}
+
+static pl_status pg_complete(pl__store *store, const char *job_id,
+                             uint32_t index, const char *owner, uint64_t fence,
+                             const char *proof_path, pl_error *err)
+{
+    return end_claim(store, PS_PART_COMPLETE, PS_JOB_COMPLETE, job_id, index,
+                     owner, fence, proof_path, "recording a proof", err);
+}
+
+static pl_status pg_fail(pl__store *store, const char *job_id, uint32_t index,
+                         const char *owner, uint64_t fence, const char *msg,
+                         pl_error *err)
+{
+    return end_claim(store, PS_PART_FAIL, PS_JOB_FAIL, job_id, index, owner,
+                     fence, msg, "recording a failure", err);
+}
+
+static pl_status pg_release(pl__store *store, const char *job_id,
+                            uint32_t index, const char *owner, uint64_t fence,
+                            pl_error *err)
+{
+    return end_claim(store, PS_RELEASE, -1, job_id, index, owner, fence, NULL,
+                     "releasing a claim", err);
+}
+
+typedef struct recover_args {
+    const char *owner;
+    uint64_t *requeued;
+} recover_args;
+
+static pl_status body_recover(pg_store *s, void *arg, pl_error *err)
+{
+    recover_args *a = arg;
+    const char *p[] = {a->owner}; /* NULL: SQL NULL, which matches no one */
+    PGresult *r = q(s, PS_RECOVER, 1, p, "recovering claims", err);
+    if (!r)
+        return err->code;
+    *a->requeued = 0;
+    for (int i = 0; i < PQntuples(r); i++)
+        if (strcmp(PQgetvalue(r, i, 0), "queued") == 0)
+            (*a->requeued)++;
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_recover(pl__store *store, const char *owner,
+                            uint64_t *requeued, pl_error *err)
+{
+    recover_args a = {owner, requeued};
+    pl_status status = txn(pg(store), TXN_NONE, body_recover, &a, err);
+    if (status != PL_OK)
+        *requeued = 0;
+    return status;
+}
+
+/* ---- counts and purge ---------------------------------------------------------- */
+
+static pl_status body_counts(pg_store *s, void *arg, pl_error *err)
+{
+    pl__store_counts *out = arg;
+    memset(out, 0, sizeof(*out));
+    static const int ids[] = {PS_COUNT_JOBS, PS_COUNT_QUEUED,
+                              PS_COUNT_CLAIMED};
+    for (int i = 0; i < 3; i++) {
+        PGresult *r = q(s, ids[i], 0, NULL, "counting", err);
+        if (!r)
+            return err->code;
+        for (int row = 0; row < PQntuples(r); row++) {
+            if (ids[i] == PS_COUNT_JOBS) {
+                pl__job_state js;
+                if (pl__job_state_parse(&js, PQgetvalue(r, row, 0)))
+                    out->jobs[js] = get_u64(r, row, 1);
+            } else if (ids[i] == PS_COUNT_QUEUED) {
+                int64_t p = get_i64(r, row, 0);
+                if (p >= 0 && p < PL__PRIORITY_COUNT)
+                    out->queued_partitions[p] = get_u64(r, row, 1);
+            } else {
+                out->claimed_partitions = get_u64(r, row, 0);
+            }
+        }
+        PQclear(r);
+    }
+    return PL_OK;
+}
+
+static pl_status pg_counts_read(pl__store *store, pl__store_counts *out,
+                                pl_error *err)
+{
+    return txn(pg(store), TXN_READ, body_counts, out, err);
+}
+
+#define PURGE_BATCH 32
+
+typedef struct purge_args {
+    int64_t cutoff;
+    size_t picked, n; /* jobs chosen, jobs removed */
+    char **paths;
+    size_t n_paths, cap_paths;
+} purge_args;
+
+static bool path_add(purge_args *a, const char *path)
+{
+    if (!path[0])
+        return true;
+    if (a->n_paths == a->cap_paths) {
+        size_t cap = a->cap_paths ? 2 * a->cap_paths : 64;
+        char **v = realloc(a->paths, cap * sizeof(*v));
+        if (!v)
+            return false;
+        a->paths = v;
+        a->cap_paths = cap;
+    }
+    return (a->paths[a->n_paths++] = strdup(path)) != NULL;
+}
+
+static void path_clear(purge_args *a)
+{
+    for (size_t i = 0; i < a->n_paths; i++)
+        free(a->paths[i]);
+    a->n_paths = 0;
+}
+
+static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
+{
+    purge_args *a = arg;
+    path_clear(a); /* a retried transaction starts over */
+    a->n = 0;
+    num cutoff = i64(a->cutoff), lim = i64(PURGE_BATCH);
+    const char *p[] = {cutoff.s, lim.s};
+    PGresult *ids = q(s, PS_PURGE_PICK, 2, p, "choosing jobs to purge", err);
+    if (!ids)
+        return err->code;
+    pl_status status = PL_OK;
+    int n = PQntuples(ids);
+    for (int i = 0; i < n && status == PL_OK; i++) {
+        const char *pj[] = {PQgetvalue(ids, i, 0)};
+        status = lock_parts(s, pj[0], err);
+        if (status != PL_OK)
+            break;
+        size_t mark = a->n_paths;
+        PGresult *r = q(s, PS_PURGE_PATHS, 1, pj, "purging", err);
+        if (!r) {
+            status = err->code;
+            break;
+        }
+        for (int row = 0; row < PQntuples(r) && status == PL_OK; row++)
+            if (!path_add(a, PQgetvalue(r, row, 0)) ||
+                !path_add(a, PQgetvalue(r, row, 1)))
+                status = pl__error_set(err, PL_ENOMEM, "%s: purging",
+                                       s->name);
+        PQclear(r);
+        /* The job's row goes, its partitions with it (ON DELETE CASCADE);
+         * none if another purge took it meanwhile. */
+        uint64_t gone = 0;
+        if (status == PL_OK)
+            status = q_run(s, PS_PURGE_JOB, 1, pj, &gone, "purging", err);
+        if (status == PL_OK && gone)
+            a->n++;
+        while (status == PL_OK && !gone && a->n_paths > mark)
+            free(a->paths[--a->n_paths]);
+    }
+    PQclear(ids);
+    a->picked = (size_t)n;
+    return status;
+}
+
+static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
+                          pl__store_path_fn fn, void *user, uint64_t *removed,
+                          pl_error *err)
+{
+    purge_args a = {.cutoff = cutoff_unix_ms};
+    pl_status status = PL_OK;
+    for (bool more = true; more && status == PL_OK;) {
+        status = txn(pg(store), TXN_WRITE, body_purge, &a, err);
+        if (status != PL_OK)
+            break;
+        /* After the commit: a record never names a file already gone. */
+        *removed += a.n;
+        for (size_t i = 0; fn && i < a.n_paths; i++)
+            fn(user, a.paths[i]);
+        more = a.picked == PURGE_BATCH;
+    }
+    path_clear(&a);
+    free(a.paths);
+    return status;
+}
+
+/* ---- open and close ---------------------------------------------------------- */
+
+static void pg_close(pl__store *store)
+{
+    pg_store *s = pg(store);
+    PQfinish(s->conn);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+static const pl__store_ops pg_ops = {
+    .name = "postgres",
+    .close = pg_close,
+    .circuit_put = pg_circuit_put,
+    .circuit_get = pg_circuit_get,
+    .circuit_list = pg_circuit_list,
+    .job_create = pg_job_create,
+    .witness_stored = pg_witness_stored,
+    .job_get = pg_job_get,
+    .partitions = pg_partitions,
+    .job_list = pg_job_list,
+    .job_cancel = pg_job_cancel,
+    .claim_next = pg_claim_next,
+    .heartbeat = pg_heartbeat,
+    .claim_live = pg_claim_live,
+    .complete = pg_complete,
+    .fail = pg_fail,
+    .release = pg_release,
+    .recover = pg_recover,
+    .counts_read = pg_counts_read,
+    .purge = pg_purge,
+};
+
+/* The server's notices ("schema already exists, skipping") are not the
+ * service's messages. */
+static void no_notices(void *arg, const char *message) {}
+
+/* Creates the schema on an empty database or checks (and would migrate)
+ * an existing one, under the advisory lock. */
+static pl_status body_migrate(pg_store *s, void *arg, pl_error *err)
+{
+    pl_status status = exec_sql(s, "SELECT pg_advisory_xact_lock("
+                                   SCHEMA_LOCK_KEY ")",
+                                "waiting for the schema lock", err);
+    if (status != PL_OK)
+        return status;
+    PGresult *r = PQexec(s->conn, "SELECT to_regclass('proofline.meta') IS "
+                                  "NOT NULL, to_regnamespace('proofline') IS "
+                                  "NOT NULL");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        status = pg_error(s, r, "reading the schema", err);
+        PQclear(r);
+        return status;
+    }
+    bool has_meta = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    bool has_schema = strcmp(PQgetvalue(r, 0, 1), "t") == 0;
+    PQclear(r);
+    if (!has_meta) {
+        if (has_schema) {
+            PGresult *t = PQexec(s->conn, "SELECT count(*) FROM "
+                                          "information_schema.tables WHERE "
+                                          "table_schema = 'proofline'");
+            bool empty = PQresultStatus(t) == PGRES_TUPLES_OK &&
+                         strcmp(PQgetvalue(t, 0, 0), "0") == 0;
+            PQclear(t);
+            if (!empty)
+                return pl__error_set(err, PL_EFORMAT,
+                                     "%s: the schema \"proofline\" holds "
+                                     "tables that are not a proofline store",
+                                     s->name);
+        }
+        status = exec_sql(s, schema_v1, "creating the schema", err);
+        s->base.schema_version = PL__STORE_SCHEMA_VERSION;
+        return status;
+    }
+    r = PQexec(s->conn, "SELECT max(version) FROM proofline.meta");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        status = pg_error(s, r, "reading the schema version", err);
+        PQclear(r);
+        return status;
+    }
+    int64_t version = get_i64(r, 0, 0);
+    PQclear(r);
+    if (version > PL__STORE_SCHEMA_VERSION)
+        return pl__error_set(
+            err, PL_EUNSUPPORTED,
+            "%s: the store's schema is version %lld, newer than this "
+            "proofline's (%d): run the proofline that upgraded it, or a "
+            "newer one",
+            s->name, (long long)version, PL__STORE_SCHEMA_VERSION);
+    if (version < 1)
+        return pl__error_set(err, PL_EFORMAT,
+                             "%s: proofline.meta holds no schema version",
+                             s->name);
+    /* Upgrades from older versions go here, one step per version, in this
+     * transaction. */
+    s->base.schema_version = (int)version;
+    return PL_OK;
+}
+
+pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
+                                  pl_error *err)
+{
+    *out = NULL;
+    pg_store *s = calloc(1, sizeof(*s));
+    if (!s)
+        return pl__error_set(err, PL_ENOMEM, "postgres: opening the store");
+    s->base.ops = &pg_ops;
+    pthread_mutex_init(&s->mu, NULL);
+    pl__store_copy(s->name, sizeof(s->name), "postgres");
+    pl_status status = PL_OK;
+    /* Defaults the locator may override: a bounded wait for a server
+     * that does not answer, and TCP keepalives that notice a dead peer
+     * within about a minute (not the system's two hours), so a worker
+     * whose network went away gets an error it can act on. */
+    const char *keys[] = {"connect_timeout", "keepalives_idle",
+                          "keepalives_interval", "keepalives_count",
+                          "application_name", "dbname", NULL};
+    const char *vals[] = {"10", "30", "10", "3", "proofline", conninfo, NULL};
+    s->conn = PQconnectdbParams(keys, vals, 1);
+    if (!s->conn) {
+        status = pl__error_set(err, PL_ENOMEM, "postgres: connecting");
+        goto fail;
+    }
+    if (PQstatus(s->conn) != CONNECTION_OK) {
+        /* The locator may hold a password: the message names the
+         * database and host libpq reports, never the locator. */
+        status = pg_error(s, NULL, "cannot connect", err);
+        goto fail;
+    }
+    snprintf(s->name, sizeof(s->name), "postgres %.100s on %.120s",
+             PQdb(s->conn), PQhost(s->conn));
+    PQsetNoticeProcessor(s->conn, no_notices, NULL);
+    status = txn(s, TXN_WRITE, body_migrate, NULL, err);
+    if (status != PL_OK)
+        goto fail;
+    *out = &s->base;
+    return PL_OK;
+fail:
+    pg_close(&s->base);
+    return status;
+}
