@@ -179,7 +179,7 @@ static void job_error(char *out, size_t cap, const pl__client_reply *r,
 /* Polls the job until it ends (done, failed, cancelled); *r holds its
  * last reply.  PL_OK when done; a failed job's status and message; after
  * SIGINT or SIGTERM PL_ECANCELLED, the job left running. */
-static pl_status wait_job(pl__client *cl, const char *job,
+static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
                           pl__client_reply *r, bool progress, pl_error *err)
 {
     char path[128];
@@ -257,8 +257,8 @@ stopped:
         fputc('\n', stderr);
     /* cli_exit says only that a signal stopped the command: where the
      * job is goes to stderr here */
-    fprintf(stderr, "%s: job %s stays on the server: proofline fetch --wait "
-            "%s --out DIR\n", CLI_PROG, job, job);
+    fprintf(stderr, "%s %s: job %s stays on the server: proofline fetch "
+            "--wait %s --out DIR\n", CLI_PROG, cmd, job, job);
     snprintf(err->msg, sizeof(err->msg), "job %s: stopped waiting", job);
     return PL_ECANCELLED;
 }
@@ -497,8 +497,8 @@ static int submit_run(const client_common *cc, const submit_options *o,
     fflush(stdout);
     if (!o->wait)
         goto done;
-    if ((st = wait_job(cl, job, &r, !o->quiet && isatty(STDERR_FILENO),
-                       &err)))
+    if ((st = wait_job("submit", cl, job, &r,
+                       !o->quiet && isatty(STDERR_FILENO), &err)))
         goto done;
     if (o->out_dir)
         st = fetch_all(cl, job, o->out_dir, names, n, &err);
@@ -578,8 +578,8 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
         (st = client_open(&cl, cc, o->wait ? 600 : 0, &err)))
         goto done;
     if (o->wait) {
-        if ((st = wait_job(cl, job, &r, !o->quiet && isatty(STDERR_FILENO),
-                           &err)))
+        if ((st = wait_job("fetch", cl, job, &r,
+                           !o->quiet && isatty(STDERR_FILENO), &err)))
             goto done;
     } else {
         char path[128];
