@@ -15,6 +15,7 @@
 #                            the headers, the pkg-config file, the man page
 #                            and the docs; make uninstall removes them
 #   make package             a Debian package (CPack) in $(BUILD)
+#   make bench-serve         proofline serve under load (bench/serve_load.sh)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?=
@@ -55,7 +56,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench cuda-smoke clean install uninstall package
+.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve cuda-smoke clean install uninstall package
 
 all: build
 
@@ -131,6 +132,12 @@ demo: deps build
 
 bench: deps npm-deps build
 	@sh bench/run.sh $(BUILD)
+
+# proofline serve under 1, 4 and 16 concurrent clients against batch on
+# the same witnesses (bench/serve_load.sh; not part of make bench: it takes
+# minutes on 2 cores).
+bench-serve: deps build
+	@bash bench/serve_load.sh $(BUILD)
 
 # The nvcc compile of all the device arithmetic (also part of make test
 # when nvcc is found).

@@ -60,5 +60,11 @@ int cli_plan(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_c2(int argc, char **argv);
+int cli_serve(int argc, char **argv);
+/* the clients of `proofline serve` (cmd_client.c) */
+int cli_submit(int argc, char **argv);
+int cli_jobs(int argc, char **argv);
+int cli_status(int argc, char **argv);
+int cli_fetch(int argc, char **argv);
 
 #endif /* PL_CLI_H */

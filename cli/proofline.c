@@ -48,6 +48,13 @@ static const char main_help[] =
     "           it runs (the engine's scheduler on a simulated clock)\n"
     "  calibrate  [--out FILE] [--validate]\n"
     "           this machine's stage costs for plan (a costs file)\n"
+    "  serve    [--listen 127.0.0.1:7878] [--data DIR] [--budget SIZE]\n"
+    "           the proving service: an HTTP API over a durable job queue\n"
+    "  submit   --server URL (--circuit ID | --zkey F) [--wait --out DIR] W.wtns ...\n"
+    "           submit a job to a `proofline serve`\n"
+    "  jobs     --server URL [--state S]   the service's jobs\n"
+    "  status   --server URL   the service's ledger, live\n"
+    "  fetch    --server URL [--wait] JOB --out DIR   a job's proofs\n"
     "\n"
     "`proofline <command> --help` describes each command.\n"
     "Exit codes: 0 success, 1 invalid proof, 2 bad usage or input, "
@@ -69,6 +76,11 @@ static const struct {
     {"calibrate", cli_calibrate},
     {"convert", cli_convert},
     {"c2", cli_c2},
+    {"serve", cli_serve},
+    {"submit", cli_submit},
+    {"jobs", cli_jobs},
+    {"status", cli_status},
+    {"fetch", cli_fetch},
 };
 
 /* The file name part of a path. */

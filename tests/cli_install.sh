@@ -17,8 +17,11 @@
 #  - the man page renders without warnings and is what the installed
 #    binary's --help texts give;
 #  - `make uninstall` removes every file;
+#  - the systemd unit of `proofline serve` is installed with ExecStart
+#    naming the installed binary;
 #  - `make package` makes a .deb with those files, the post-install
-#    script and dependencies from dpkg-shlibdeps (and, with PL_TEST_DPKG=1
+#    script (the system user, the service enabled), the pre-removal one
+#    (the service stopped) and dependencies from dpkg-shlibdeps (and, with PL_TEST_DPKG=1
 #    as root, installs and purges for real).
 # The install manifest of an earlier `make install` from this build is
 # kept as it was.  Skipped in sanitizer builds (a program built without the
@@ -60,11 +63,15 @@ u="$root/usr"
 expected="bin/proofline bin/prover lib/libproofline.so.$version
 lib/libproofline.so.$major lib/libproofline.so lib/libproofline.a
 include/proofline.h include/proofline_circuit.h include/proofline_c2.h lib/pkgconfig/proofline.pc
-share/man/man1/proofline.1 share/doc/proofline/README.md"
+share/man/man1/proofline.1 share/doc/proofline/README.md
+lib/systemd/system/proofline.service share/doc/proofline/serve.md"
 for f in $expected; do
     [ -e "$u/$f" ] || fail "make install: no $f"
 done
 [ "$(readlink "$u/bin/prover")" = proofline ] || fail "bin/prover is not a link to proofline"
+# the service's unit starts the binary of the prefix installed to
+grep -q "^ExecStart=/usr/bin/proofline serve " "$u/lib/systemd/system/proofline.service" ||
+    fail "the unit's ExecStart: $(grep ExecStart= "$u/lib/systemd/system/proofline.service")"
 [ "$(readlink "$u/lib/libproofline.so")" = "libproofline.so.$major" ] ||
     fail "libproofline.so -> $(readlink "$u/lib/libproofline.so")"
 [ "$(readlink "$u/lib/libproofline.so.$major")" = "libproofline.so.$version" ] ||
@@ -161,6 +168,8 @@ else
     grep -q "adduser --system" "$work/control/postinst" || fail "no system user in postinst"
     grep -q "/var/lib/proofline" "$work/control/postinst" || fail "no data folder in postinst"
     grep -q "ldconfig" "$work/control/triggers" || fail "no ldconfig trigger"
+    grep -q "deb-systemd-helper enable" "$work/control/postinst" || fail "postinst does not enable the service"
+    grep -q "deb-systemd-invoke stop proofline.service" "$work/control/prerm" || fail "no prerm stopping the service"
 fi
 
 # The package installed and removed for real: only when asked

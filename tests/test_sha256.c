@@ -9,6 +9,7 @@
  */
 #include "harness.h"
 #include "circuit/gadgets/gadgets.h"
+#include "util/sha256.h"
 
 #ifdef PL_HAVE_OPENSSL
 #include <openssl/sha.h>
@@ -220,4 +221,36 @@ PL_TEST(merkle_nodes)
     got[31] &= 0x3f;
     CHECK_MEM(got, want, 32);
 #endif
+}
+
+/* The streaming SHA-256 of util (the service's circuit ids) equals the
+ * native reference for lengths around the block and padding edges, fed
+ * in uneven pieces (a byte, a block and a bit, the rest). */
+PL_TEST(streaming_matches_native)
+{
+    uint8_t msg[300];
+    for (size_t i = 0; i < sizeof(msg); i++)
+        msg[i] = (uint8_t)(i * 131 + 7);
+    for (size_t len = 0; len <= sizeof(msg); len++) {
+        uint8_t want[32], got[32];
+        pl__sha256_native(want, msg, len);
+        pl__sha256 h;
+        pl__sha256_init(&h);
+        size_t a = len < 1 ? len : 1, b = len - a < 65 ? len - a : 65;
+        pl__sha256_update(&h, msg, a);
+        pl__sha256_update(&h, msg + a, b);
+        pl__sha256_update(&h, msg + a + b, len - a - b);
+        pl__sha256_final(&h, got);
+        CHECK_MEM(got, want, 32);
+    }
+    /* and the hex form of "abc"'s digest */
+    pl__sha256 h;
+    uint8_t d[32];
+    char hex[65];
+    pl__sha256_init(&h);
+    pl__sha256_update(&h, "abc", 3);
+    pl__sha256_final(&h, d);
+    pl__sha256_hex(hex, d);
+    CHECK(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff"
+                      "61f20015ad") == 0);
 }

@@ -310,6 +310,11 @@ pl_status pl__r1cs_put_term(pl__container_writer *w, uint32_t wire,
 pl_status pl__r1cs_write_end(pl__container_writer *w,
                              const pl_r1cs_info *info, pl_error *err);
 
+/* The exact size of a .wtns (version 2) of n values, as pl__wtns_write
+ * writes it and snarkjs does: the service refuses an upload of any other
+ * size before it stores a byte. */
+uint64_t pl__wtns_file_bytes(uint64_t n);
+
 /* A whole .wtns (version 2) of n values at path, through pl__output. */
 pl_status pl__wtns_write(const char *path, const pl_scalar *values, size_t n,
                          pl_error *err);

@@ -223,6 +223,14 @@ void pl_wtns_close(pl_wtns *wtns)
     free(wtns);
 }
 
+uint64_t pl__wtns_file_bytes(uint64_t n)
+{
+    /* the container's header (magic, version, section count), then two
+     * sections of a 12-byte header each: n8, the prime and nWitness; the
+     * values */
+    return 12 + (12 + 4 + PL__FR_BYTES + 4) + 12 + n * PL__FR_BYTES;
+}
+
 pl_status pl__wtns_write(const char *path, const pl_scalar *values, size_t n,
                          pl_error *err)
 {

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The ledger, live (see metrics.h): histograms of proof and stage
+ * durations fed by the worker and the engine, a bounded ring of the
+ * engine's records for /v1/trace, and the three renderings: Prometheus
+ * text, the status JSON, a Chrome trace.  The figures themselves are the
+ * engine's (pl_engine_stats_read) and the store's (pl__store_counts_read),
+ * read at each request: nothing here keeps a second copy of the ledger
+ * that could drift from it.
+ */
+#define _GNU_SOURCE
+#include "metrics.h"
+#include "worker.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* seconds; a 2^10 circuit proves in ~0.05 s on a laptop core, a 2^20 one
+ * in tens of seconds: the buckets span both */
+static const double buckets[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                 2.5,  5,     10,   30,  60,   120, 300};
+#define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
+#define MAX_STAGES 16
+#define JOB_NOTES 1024 /* engine job -> store partition, the newest */
+
+typedef struct job_note {
+    uint64_t engine_job; /* 0: empty */
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+} job_note;
+
+typedef struct histogram {
+    uint64_t counts[N_BUCKETS + 1]; /* the last: +Inf only */
+    uint64_t n;
+    double sum;
+} histogram;
+
+struct pl__metrics {
+    pthread_mutex_t lock;
+    histogram proof;
+    uint64_t proofs_ok, proofs_failed;
+    char stage_names[MAX_STAGES][32];
+    histogram stages[MAX_STAGES];
+    size_t n_stages;
+    job_note notes[JOB_NOTES]; /* by engine job mod JOB_NOTES */
+    /* the ring: cap records, the newest at (head - 1) mod cap */
+    pl_ledger_record *ring;
+    size_t cap, head, count;
+};
+
+static void observe(histogram *h, double v)
+{
+    size_t i = 0;
+    while (i < N_BUCKETS && v > buckets[i])
+        i++;
+    h->counts[i]++;
+    h->n++;
+    h->sum += v;
+}
+
+pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
+                             pl_error *err)
+{
+    *out = NULL;
+    pl__metrics *m = calloc(1, sizeof(*m));
+    if (!m)
+        return pl__error_set(err, PL_ENOMEM, "metrics: out of memory");
+    pthread_mutex_init(&m->lock, NULL);
+    if (ring_records) {
+        m->ring = pl__alloc(PL__SERVICE_BUF,
+                            (uint64_t)ring_records * sizeof(pl_ledger_record),
+                            err);
+        if (!m->ring) {
+            pl__metrics_destroy(m);
+            return PL_ENOMEM;
+        }
+        m->cap = ring_records;
+    }
+    *out = m;
+    return PL_OK;
+}
+
+void pl__metrics_destroy(pl__metrics *m)
+{
+    if (!m)
+        return;
+    pl__free(m->ring);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+void pl__metrics_on_event(void *user, const pl_ledger_record *record)
+{
+    pl__metrics *m = user;
+    if (!m->cap)
+        return;
+    pthread_mutex_lock(&m->lock);
+    m->ring[m->head] = *record;
+    m->head = (m->head + 1) % m->cap;
+    if (m->count < m->cap)
+        m->count++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pl__metrics_on_stage(void *user, const char *stage, double seconds)
+{
+    pl__metrics *m = user;
+    pthread_mutex_lock(&m->lock);
+    size_t i = 0;
+    while (i < m->n_stages && strcmp(m->stage_names[i], stage) != 0)
+        i++;
+    if (i == m->n_stages && i < MAX_STAGES) {
+        snprintf(m->stage_names[i], sizeof(m->stage_names[i]), "%s", stage);
+        m->n_stages++;
+    }
+    if (i < m->n_stages)
+        observe(&m->stages[i], seconds);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
+                          const char *job_id, uint32_t index)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->lock);
+    job_note *n = &m->notes[engine_job % JOB_NOTES];
+    n->engine_job = engine_job;
+    snprintf(n->job_id, sizeof(n->job_id), "%s", job_id);
+    n->index = index;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->lock);
+    if (ok) {
+        observe(&m->proof, seconds);
+        m->proofs_ok++;
+    } else {
+        m->proofs_failed++;
+    }
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pl__json_put_string(pl__strbuf *sb, const char *s)
+{
+    pl__strbuf_printf(sb, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            pl__strbuf_printf(sb, "\\%c", *p);
+        else if (*p < 0x20)
+            pl__strbuf_printf(sb, "\\u%04x", *p);
+        else
+            pl__strbuf_printf(sb, "%c", *p);
+    }
+    pl__strbuf_printf(sb, "\"");
+}
+
+/* ---- Prometheus text ---------------------------------------------------- */
+
+static void family(pl__strbuf *sb, const char *name, const char *type,
+                   const char *help)
+{
+    pl__strbuf_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+                      type);
+}
+
+static void put_histogram(pl__strbuf *sb, const char *name,
+                          const char *label, const histogram *h)
+{
+    uint64_t cum = 0;
+    const char *sep = label[0] ? "," : "";
+    for (size_t i = 0; i < N_BUCKETS; i++) {
+        cum += h->counts[i];
+        pl__strbuf_printf(sb, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, label,
+                          sep, buckets[i], (unsigned long long)cum);
+    }
+    cum += h->counts[N_BUCKETS];
+    pl__strbuf_printf(sb, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, label,
+                      sep, (unsigned long long)cum);
+    if (label[0]) {
+        pl__strbuf_printf(sb, "%s_sum{%s} %.6f\n%s_count{%s} %llu\n", name,
+                          label, h->sum, name, label,
+                          (unsigned long long)h->n);
+    } else {
+        pl__strbuf_printf(sb, "%s_sum %.6f\n%s_count %llu\n", name, h->sum,
+                          name, (unsigned long long)h->n);
+    }
+}
+
+static double uptime_s(const pl__service *svc)
+{
+    return (double)(pl__service_now_ms() - svc->started_unix_ms) / 1000.0;
+}
+
+pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
+                                 pl_error *err)
+{
+    pl_engine_stats st;
+    pl_engine_stats_read(svc->engine, &st);
+    pl__store_counts c;
+    pl_status rc = pl__store_counts_read(svc->store, &c, err);
+    if (rc != PL_OK)
+        return rc;
+    typedef unsigned long long ull;
+
+    family(sb, "proofline_buffer_bytes", "gauge",
+           "Live bytes of accounted buffers, by class.");
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
+        pl__strbuf_printf(sb, "proofline_buffer_bytes{class=\"%s\"} %llu\n",
+                          pl_buffer_class_name((pl_buffer_class)k),
+                          (ull)st.classes[k].live_bytes);
+    family(sb, "proofline_buffer_peak_bytes", "gauge",
+           "High-water bytes of accounted buffers, by class.");
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
+        pl__strbuf_printf(sb,
+                          "proofline_buffer_peak_bytes{class=\"%s\"} %llu\n",
+                          pl_buffer_class_name((pl_buffer_class)k),
+                          (ull)st.classes[k].high_water_bytes);
+    family(sb, "proofline_buffers", "gauge",
+           "Live accounted buffers, by class.");
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
+        pl__strbuf_printf(sb, "proofline_buffers{class=\"%s\"} %llu\n",
+                          pl_buffer_class_name((pl_buffer_class)k),
+                          (ull)st.classes[k].live_count);
+    family(sb, "proofline_partitions", "gauge",
+           "Partitions in the engine, by stage.");
+    for (int k = 0; k < PL_STAGE_COUNT; k++)
+        pl__strbuf_printf(sb, "proofline_partitions{stage=\"%s\"} %llu\n",
+                          pl_stage_name((pl_stage)k), (ull)st.stage_now[k]);
+    family(sb, "proofline_budget_bytes", "gauge",
+           "The engine's memory budget.");
+    pl__strbuf_printf(sb, "proofline_budget_bytes %llu\n",
+                      (ull)st.budget_bytes);
+    family(sb, "proofline_budget_reserved_bytes", "gauge",
+           "Bytes reserved from the budget now.");
+    pl__strbuf_printf(sb, "proofline_budget_reserved_bytes %llu\n",
+                      (ull)st.reserved_bytes);
+    family(sb, "proofline_budget_peak_reserved_bytes", "gauge",
+           "The most bytes reserved at once since the start.");
+    pl__strbuf_printf(sb, "proofline_budget_peak_reserved_bytes %llu\n",
+                      (ull)st.peak_reserved_bytes);
+    family(sb, "proofline_tracked_bytes", "gauge",
+           "Live bytes of the host buffer classes.");
+    pl__strbuf_printf(sb, "proofline_tracked_bytes %llu\n",
+                      (ull)st.tracked_bytes);
+    family(sb, "proofline_rss_anon_bytes", "gauge",
+           "The process's anonymous resident memory (RssAnon).");
+    pl__strbuf_printf(sb, "proofline_rss_anon_bytes %llu\n",
+                      (ull)st.rss_anon_bytes);
+    family(sb, "proofline_untracked_bytes", "gauge",
+           "RssAnon not explained by accounted buffers and the baseline.");
+    pl__strbuf_printf(sb, "proofline_untracked_bytes %lld\n",
+                      (long long)st.untracked_bytes);
+    family(sb, "proofline_jobs", "gauge", "Jobs in the store, by state.");
+    for (int k = 0; k < PL__JOB_STATE_COUNT; k++)
+        pl__strbuf_printf(sb, "proofline_jobs{state=\"%s\"} %llu\n",
+                          pl__job_state_name((pl__job_state)k),
+                          (ull)c.jobs[k]);
+    family(sb, "proofline_queue_depth", "gauge",
+           "Partitions waiting to be claimed, by priority.");
+    for (int k = PL__PRIORITY_COUNT - 1; k >= 0; k--)
+        pl__strbuf_printf(sb, "proofline_queue_depth{priority=\"%s\"} %llu\n",
+                          pl__priority_name((pl__priority)k),
+                          (ull)c.queued_partitions[k]);
+    family(sb, "proofline_claimed_partitions", "gauge",
+           "Partitions claimed by workers now.");
+    pl__strbuf_printf(sb, "proofline_claimed_partitions %llu\n",
+                      (ull)c.claimed_partitions);
+    family(sb, "proofline_uptime_seconds", "gauge",
+           "Seconds since the service started.");
+    pl__strbuf_printf(sb, "proofline_uptime_seconds %.3f\n", uptime_s(svc));
+    family(sb, "proofline_draining", "gauge",
+           "1 while the service drains (SIGTERM), else 0.");
+    pl__strbuf_printf(sb, "proofline_draining %d\n",
+                      atomic_load(&svc->draining) ? 1 : 0);
+    if (st.device_total_bytes) {
+        family(sb, "proofline_gpu_used_bytes", "gauge",
+               "GPU memory in use as its driver reports it.");
+        pl__strbuf_printf(sb, "proofline_gpu_used_bytes %llu\n",
+                          (ull)st.device_used_bytes);
+        family(sb, "proofline_gpu_total_bytes", "gauge",
+               "GPU memory in total.");
+        pl__strbuf_printf(sb, "proofline_gpu_total_bytes %llu\n",
+                          (ull)st.device_total_bytes);
+        family(sb, "proofline_gpu_peak_untracked_bytes", "gauge",
+               "The peak of GPU memory used outside class device.");
+        pl__strbuf_printf(sb, "proofline_gpu_peak_untracked_bytes %lld\n",
+                          (long long)st.peak_device_untracked_bytes);
+    }
+
+    pl__metrics *m = svc->metrics;
+    pthread_mutex_lock(&m->lock);
+    family(sb, "proofline_proofs_total", "counter",
+           "Partitions ended by the worker, by result.");
+    pl__strbuf_printf(sb, "proofline_proofs_total{result=\"ok\"} %llu\n"
+                      "proofline_proofs_total{result=\"failed\"} %llu\n",
+                      (ull)m->proofs_ok, (ull)m->proofs_failed);
+    family(sb, "proofline_proof_duration_seconds", "histogram",
+           "Seconds from a partition's claim to its proof on disk.");
+    put_histogram(sb, "proofline_proof_duration_seconds", "", &m->proof);
+    family(sb, "proofline_stage_duration_seconds", "histogram",
+           "Seconds of each prover stage, by stage.");
+    for (size_t i = 0; i < m->n_stages; i++) {
+        char label[64];
+        snprintf(label, sizeof(label), "stage=\"%s\"", m->stage_names[i]);
+        put_histogram(sb, "proofline_stage_duration_seconds", label,
+                      &m->stages[i]);
+    }
+    pthread_mutex_unlock(&m->lock);
+    if (sb->failed)
+        return pl__error_set(err, PL_ENOMEM, "/metrics: out of memory");
+    return PL_OK;
+}
+
+/* ---- status JSON ---------------------------------------------------------- */
+
+pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
+                                  pl_error *err)
+{
+    pl_engine_stats st;
+    pl_engine_stats_read(svc->engine, &st);
+    pl__store_counts c;
+    pl_status rc = pl__store_counts_read(svc->store, &c, err);
+    if (rc != PL_OK)
+        return rc;
+    typedef unsigned long long ull;
+    pl__strbuf_printf(sb,
+                      "{\"version\": \"%s\", \"uptime_s\": %.3f, \"backend\": "
+                      "\"%s\", \"draining\": %s, \"budget_bytes\": %llu, "
+                      "\"reserved_bytes\": %llu, \"peak_reserved_bytes\": %llu, "
+                      "\"tracked_bytes\": %llu, \"peak_tracked_bytes\": %llu, "
+                      "\"rss_anon_bytes\": %llu, \"peak_rss_anon_bytes\": %llu, "
+                      "\"untracked_bytes\": %lld, \"classes\": {",
+                      pl_version(), uptime_s(svc),
+                      st.backend ? st.backend : "cpu",
+                      atomic_load(&svc->draining) ? "true" : "false",
+                      (ull)st.budget_bytes, (ull)st.reserved_bytes,
+                      (ull)st.peak_reserved_bytes, (ull)st.tracked_bytes,
+                      (ull)st.peak_tracked_bytes, (ull)st.rss_anon_bytes,
+                      (ull)st.peak_rss_anon_bytes,
+                      (long long)st.untracked_bytes);
+    for (int k = 0; k < PL_BUF_CLASS_COUNT; k++)
+        pl__strbuf_printf(sb,
+                          "%s\"%s\": {\"count\": %llu, \"bytes\": %llu, "
+                          "\"peak_bytes\": %llu}",
+                          k ? ", " : "",
+                          pl_buffer_class_name((pl_buffer_class)k),
+                          (ull)st.classes[k].live_count,
+                          (ull)st.classes[k].live_bytes,
+                          (ull)st.classes[k].high_water_bytes);
+    pl__strbuf_printf(sb, "}, \"stages\": {");
+    for (int k = 0; k < PL_STAGE_COUNT; k++)
+        pl__strbuf_printf(sb, "%s\"%s\": %llu", k ? ", " : "",
+                          pl_stage_name((pl_stage)k), (ull)st.stage_now[k]);
+    pl__strbuf_printf(sb, "}, \"queue\": {\"high\": %llu, \"normal\": %llu, "
+                      "\"low\": %llu}, \"claimed\": %llu, \"jobs\": {",
+                      (ull)c.queued_partitions[PL__PRIORITY_HIGH],
+                      (ull)c.queued_partitions[PL__PRIORITY_NORMAL],
+                      (ull)c.queued_partitions[PL__PRIORITY_LOW],
+                      (ull)c.claimed_partitions);
+    for (int k = 0; k < PL__JOB_STATE_COUNT; k++)
+        pl__strbuf_printf(sb, "%s\"%s\": %llu", k ? ", " : "",
+                          pl__job_state_name((pl__job_state)k),
+                          (ull)c.jobs[k]);
+    pl__strbuf_printf(sb, "}, \"workers\": ");
+    if (svc->worker)
+        pl__worker_status_json(svc->worker, sb);
+    else
+        pl__strbuf_printf(sb, "[]");
+    if (st.device_total_bytes)
+        pl__strbuf_printf(sb,
+                          ", \"gpu\": {\"used_bytes\": %llu, \"total_bytes\": "
+                          "%llu, \"device_class_bytes\": %llu, "
+                          "\"peak_untracked_bytes\": %lld}",
+                          (ull)st.device_used_bytes,
+                          (ull)st.device_total_bytes,
+                          (ull)st.classes[PL_BUF_DEVICE].live_bytes,
+                          (long long)st.peak_device_untracked_bytes);
+    pl__strbuf_printf(sb, "}\n");
+    if (sb->failed)
+        return pl__error_set(err, PL_ENOMEM, "/v1/status: out of memory");
+    return PL_OK;
+}
+
+/* ---- the trace ------------------------------------------------------------ */
+
+/* Under the lock: a record's ids, the store's when the worker noted them. */
+static void put_ids(pl__strbuf *sb, const pl__metrics *m,
+                    const pl_ledger_record *r)
+{
+    const job_note *n = &m->notes[r->job % JOB_NOTES];
+    pl__strbuf_printf(sb, "\"engine_job\": %llu, \"partition\": %zu",
+                      (unsigned long long)r->job, r->partition);
+    if (n->engine_job == r->job && r->job)
+        pl__strbuf_printf(sb, ", \"job\": \"%s\", \"index\": %u", n->job_id,
+                          n->index);
+}
+
+/* The stages as spans: from the event that starts one to the event that
+ * ends it, for the same partition, both in the window. */
+static const struct {
+    pl_event from, to;
+    const char *name;
+} spans[] = {
+    {PL_EV_ADMITTED, PL_EV_SYNTH_START, "admitted"},
+    {PL_EV_SYNTH_START, PL_EV_SYNTH_DONE, "synth"},
+    {PL_EV_HANDED_OFF, PL_EV_PROVE_START, "waiting"},
+    {PL_EV_PROVE_START, PL_EV_PROVE_DONE, "proving"},
+    {PL_EV_PROVE_DONE, PL_EV_FINALIZE_DONE, "finishing"},
+};
+
+/* Under the lock: the span record i (of the window from `oldest`) starts,
+ * if it starts one. */
+static void put_span(pl__strbuf *sb, const pl__metrics *m, size_t oldest,
+                     size_t i, double from)
+{
+    const pl_ledger_record *r = &m->ring[(oldest + i) % m->cap];
+    for (size_t k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
+        if (spans[k].from != r->event)
+            continue;
+        for (size_t j = i + 1; j < m->count; j++) {
+            const pl_ledger_record *e = &m->ring[(oldest + j) % m->cap];
+            if (e->job != r->job || e->partition != r->partition ||
+                e->event >= PL_EV_COUNT)
+                continue;
+            if (e->event == spans[k].to && r->t_seconds >= from) {
+                pl__strbuf_printf(sb,
+                                  ",\n{\"name\": \"%s\", \"ph\": \"X\", "
+                                  "\"ts\": %.1f, \"dur\": %.1f, \"pid\": 1, "
+                                  "\"tid\": %u, \"args\": {",
+                                  spans[k].name, r->t_seconds * 1e6,
+                                  (e->t_seconds - r->t_seconds) * 1e6,
+                                  r->track);
+                put_ids(sb, m, r);
+                pl__strbuf_printf(sb, "}}");
+            }
+            if (e->event == spans[k].to || e->event == PL_EV_FAILED ||
+                e->event == PL_EV_CANCELLED)
+                break;
+        }
+    }
+}
+
+void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
+{
+    pthread_mutex_lock(&m->lock);
+    size_t oldest = (m->head + m->cap - m->count) % (m->cap ? m->cap : 1);
+    double newest = m->count
+                        ? m->ring[(m->head + m->cap - 1) % m->cap].t_seconds
+                        : 0;
+    double from = since_s > 0 ? newest - since_s : -1;
+    pl__strbuf_printf(sb, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
+                      "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
+                      "\"args\": {\"name\": \"proofline serve\"}}");
+    for (size_t i = 0; i < m->count; i++) {
+        const pl_ledger_record *r = &m->ring[(oldest + i) % m->cap];
+        if (r->t_seconds < from)
+            continue;
+        double us = r->t_seconds * 1e6;
+        if (r->event < PL_EV_COUNT) {
+            pl__strbuf_printf(sb,
+                              ",\n{\"name\": \"%s\", \"ph\": \"i\", \"s\": "
+                              "\"t\", \"ts\": %.1f, \"pid\": 1, \"tid\": %u, "
+                              "\"args\": {",
+                              pl_event_name(r->event), us, r->track);
+            put_ids(sb, m, r);
+            pl__strbuf_printf(sb, "}}");
+            put_span(sb, m, oldest, i, from);
+        }
+        pl__strbuf_printf(sb,
+                          ",\n{\"name\": \"memory\", \"ph\": \"C\", \"ts\": "
+                          "%.1f, \"pid\": 1, \"args\": {\"reserved\": %llu, "
+                          "\"tracked\": %llu, \"rss_anon\": %llu}}",
+                          us, (unsigned long long)r->reserved_bytes,
+                          (unsigned long long)r->tracked_bytes,
+                          (unsigned long long)r->rss_anon_bytes);
+    }
+    pl__strbuf_printf(sb, "\n]}\n");
+    pthread_mutex_unlock(&m->lock);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The ledger, live: what /metrics (Prometheus text), /v1/status (JSON) and
+ * /v1/trace (a Chrome trace of a recent window) serve.  The engine feeds
+ * it through its on_event and on_stage callbacks (any engine thread), the
+ * worker through pl__metrics_proof_done; the server reads it.  The ring of
+ * recent records is bounded (its record count set by --trace-records) and
+ * its bytes are an accounted buffer, so the ledger shows them.  One lock,
+ * taken by no other; never held while anything but a copy runs.
+ */
+#ifndef PL_SERVICE_METRICS_H
+#define PL_SERVICE_METRICS_H
+
+#include "service.h"
+#include "util/file.h"
+
+pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
+                             pl_error *err);
+void pl__metrics_destroy(pl__metrics *m);
+
+/* The engine's callbacks (pl_engine_config.on_event / on_stage, user: the
+ * metrics). */
+void pl__metrics_on_event(void *user, const pl_ledger_record *record);
+void pl__metrics_on_stage(void *user, const char *stage, double seconds);
+/* The worker's note of which store partition an engine job proves, so
+ * that the trace names store jobs (a bounded table: the newest kept). */
+void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
+                          const char *job_id, uint32_t index);
+/* A partition ended in the worker: seconds from its claim to its end. */
+void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok);
+
+/* GET /metrics: the exposition text. */
+pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
+                                 pl_error *err);
+/* GET /v1/status: the JSON object. */
+pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
+                                  pl_error *err);
+/* GET /v1/trace?since=S: the ring's records of the last S seconds (all
+ * when S <= 0) as Chrome trace JSON. */
+void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s);
+
+/* JSON string escaping, shared with the server. */
+void pl__json_put_string(pl__strbuf *sb, const char *s);
+
+#endif /* PL_SERVICE_METRICS_H */

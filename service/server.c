@@ -1,0 +1,1656 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The HTTP API of `proofline serve` over libmicrohttpd (see server.h and
+ * docs/serve.md).  A request is handled in three steps, as the library
+ * calls us: begin (route, authentication, method, limits; an upload's
+ * temporary file is opened here), body (each piece written or kept, up to
+ * its limit), end (the reply).  A request refused at begin is answered at
+ * once when it carries no body or a large one (the library then closes the
+ * connection; clients that send large bodies wait for 100-continue); a
+ * small body is read and dropped first, so the client sees the reply and
+ * not a reset.
+ *
+ * Errors are {"error": "..."} naming the field or the file; 4xx for the
+ * client's mistakes, 5xx for ours, 503 + Retry-After while draining, 429 +
+ * Retry-After beyond --max-queued.  Nothing a request does disturbs other
+ * jobs: a refused upload removes its temporary file, and the store
+ * records only files that are whole.
+ */
+#define _GNU_SOURCE
+#include "server.h"
+#include "metrics.h"
+#include "worker.h"
+#include "formats/formats.h"
+#include "formats/json.h"
+#include "util/error.h"
+#include "util/alloc.h"
+#include "util/file.h"
+#include "util/sha256.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define JSON_BODY_MAX (64u * 1024) /* a job or a path: far less */
+#define DISCARD_MAX (64u * 1024)   /* a refused body up to this is read */
+#define MAX_PARTITIONS 4096        /* per job */
+#define LIST_LIMIT_DEFAULT 100
+#define RETRY_AFTER_S 5
+
+struct pl__server {
+    pl__service *svc;
+    struct MHD_Daemon *daemon;
+    int fd;
+    char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+typedef enum {
+    R_NONE, R_HEALTHZ, R_READYZ, R_METRICS, R_STATUS, R_TRACE, R_CIRCUITS,
+    R_CIRCUIT, R_JOBS, R_JOB, R_WITNESS, R_PROOF
+} route_kind;
+
+typedef enum {
+    B_NONE, B_JSON, B_ZKEY, B_WITNESS, B_MULTIPART, B_DISCARD
+} body_kind;
+
+typedef enum { P_NONE, P_SPEC, P_WITNESS } part_kind;
+
+typedef struct request {
+    route_kind route;
+    char id[PL__STORE_ID_LEN + 8];
+    uint32_t index;
+    /* a refusal decided before the end: answered at the end (or at once) */
+    unsigned code;
+    char msg[512];
+    bool retry;
+    bool replied;
+    body_kind body;
+    pl__strbuf json;
+    pl__output out;
+    bool out_open;
+    uint64_t received, expected; /* expected: a witness's exact size */
+    pl__sha256 sha;
+    pl__store_circuit circuit;   /* a witness's circuit */
+    /* multipart: the spec (in json), then the witness parts */
+    pl__server *server;
+    struct MHD_PostProcessor *pp;
+    part_kind part;
+    bool spec_seen, job_made, acked;
+    pl__store_job job;
+    uint32_t n_parts;            /* witness parts begun */
+    char **paths;                /* [job.n_partitions]: renamed into place */
+} request;
+
+/* ---- replies -------------------------------------------------------------- */
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned code,
+                                 const char *text, size_t len,
+                                 const char *ctype, bool retry,
+                                 const char *allow)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        len, (void *)text, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    if (retry) {
+        char s[16];
+        snprintf(s, sizeof(s), "%d", RETRY_AFTER_S);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, s);
+    }
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code,
+                                 pl__strbuf *sb)
+{
+    if (sb->failed)
+        return send_text(c, 500, "{\"error\": \"out of memory\"}\n", 27,
+                         "application/json", false, NULL);
+    return send_text(c, code, sb->data ? sb->data : "", sb->len,
+                     "application/json", false, NULL);
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code,
+                                  const char *msg, bool retry,
+                                  const char *allow)
+{
+    pl__strbuf sb = {0};
+    pl__strbuf_printf(&sb, "{\"error\": ");
+    pl__json_put_string(&sb, msg);
+    pl__strbuf_printf(&sb, "}\n");
+    enum MHD_Result ret =
+        sb.failed ? MHD_NO
+                  : send_text(c, code, sb.data, sb.len, "application/json",
+                              retry, allow);
+    pl__strbuf_free(&sb);
+    return ret;
+}
+
+static void refuse(request *rq, unsigned code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void refuse(request *rq, unsigned code, const char *fmt, ...)
+{
+    if (rq->code)
+        return; /* the first reason stands */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rq->msg, sizeof(rq->msg), fmt, ap);
+    va_end(ap);
+    rq->code = code;
+    if (rq->out_open) {
+        pl__output_abort(&rq->out);
+        rq->out_open = false;
+    }
+    rq->body = B_DISCARD;
+}
+
+/* A store error: unknown ids are 404, other usage errors 409 (a state that
+ * does not allow it), the rest 500. */
+static unsigned store_code(pl_status st, const pl_error *err)
+{
+    if (pl__store_is_not_found(err))
+        return 404;
+    if (st == PL_EUSAGE)
+        return 409;
+    return 500;
+}
+
+/* ---- JSON of the store's records ------------------------------------------ */
+
+static void circuit_json(pl__strbuf *sb, const pl__store_circuit *c)
+{
+    pl__strbuf_printf(sb,
+                      "{\"id\": \"%s\", \"constraints\": %llu, \"vars\": %llu, "
+                      "\"public\": %llu, \"witness_bytes\": %llu, "
+                      "\"partition_bytes\": %llu, \"zkey_bytes\": %llu, "
+                      "\"created_ms\": %lld}",
+                      c->id, (unsigned long long)c->n_constraints,
+                      (unsigned long long)c->n_vars,
+                      (unsigned long long)c->n_public,
+                      (unsigned long long)c->witness_bytes,
+                      (unsigned long long)c->partition_bytes,
+                      (unsigned long long)c->zkey_bytes,
+                      (long long)c->created_unix_ms);
+}
+
+static pl_status job_json(pl__strbuf *sb, pl__store *store,
+                          const pl__store_job *j, pl_error *err)
+{
+    pl__strbuf_printf(sb, "{\"id\": \"%s\", \"circuit\": \"%s\", \"priority\": "
+                      "\"%s\", \"state\": \"%s\", \"n_partitions\": %u, "
+                      "\"created_ms\": %lld, \"updated_ms\": %lld, "
+                      "\"finished_ms\": %lld, \"error\": ",
+                      j->id, j->circuit_id, pl__priority_name(j->priority),
+                      pl__job_state_name(j->state), j->n_partitions,
+                      (long long)j->created_unix_ms,
+                      (long long)j->updated_unix_ms,
+                      (long long)j->finished_unix_ms);
+    pl__json_put_string(sb, j->error);
+    pl__strbuf_printf(sb, ", \"partitions\": [");
+    size_t n = j->n_partitions, count = 0;
+    /* 4096 partitions of a job are ~36 MiB of records: accounted */
+    pl__store_partition *parts =
+        pl__alloc(PL__SERVICE_BUF, (n ? n : 1) * sizeof(*parts), err);
+    if (!parts)
+        return PL_ENOMEM;
+    pl_status st = pl__store_partitions(store, j->id, parts, n, &count, err);
+    for (size_t i = 0; st == PL_OK && i < count && i < n; i++) {
+        const pl__store_partition *p = &parts[i];
+        pl__strbuf_printf(sb, "%s{\"index\": %u, \"state\": \"%s\", "
+                          "\"witness_stored\": %s, "
+                          "\"attempts\": %u, \"completions\": %u, "
+                          "\"claimed_ms\": %lld, \"finished_ms\": %lld, "
+                          "\"error\": ",
+                          i ? ", " : "", p->index, pl__part_state_name(p->state),
+                          p->witness_path[0] ? "true" : "false",
+                          p->attempts, p->completions, (long long)p->claimed_unix_ms,
+                          (long long)p->finished_unix_ms);
+        pl__json_put_string(sb, p->error);
+        pl__strbuf_printf(sb, "}");
+    }
+    pl__free(parts);
+    pl__strbuf_printf(sb, "]}");
+    return st;
+}
+
+/* ---- routing ---------------------------------------------------------------- */
+
+/* Splits the path into at most 5 segments; false when there are more or a
+ * segment is too long for an id. */
+static size_t split_path(const char *url, char seg[5][PL__STORE_ID_LEN + 8])
+{
+    size_t n = 0;
+    const char *p = url;
+    while (*p == '/')
+        p++;
+    while (*p) {
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (n == 5 || len >= PL__STORE_ID_LEN + 8)
+            return 6;
+        memcpy(seg[n], p, len);
+        seg[n][len] = '\0';
+        n++;
+        p += len;
+        while (*p == '/')
+            p++;
+    }
+    return n;
+}
+
+static bool parse_index(uint32_t *out, const char *s)
+{
+    if (!*s || strlen(s) > 9)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    *out = (uint32_t)strtoul(s, NULL, 10);
+    return true;
+}
+
+/* The route and the methods it allows ("GET", "GET, POST"). */
+static route_kind route(const char *url, request *rq, const char **allow)
+{
+    char seg[5][PL__STORE_ID_LEN + 8];
+    size_t n = split_path(url, seg);
+    *allow = "GET";
+    if (n == 1 && strcmp(seg[0], "healthz") == 0)
+        return R_HEALTHZ;
+    if (n == 1 && strcmp(seg[0], "readyz") == 0)
+        return R_READYZ;
+    if (n == 1 && strcmp(seg[0], "metrics") == 0)
+        return R_METRICS;
+    if (n < 2 || strcmp(seg[0], "v1") != 0)
+        return R_NONE;
+    if (n == 2 && strcmp(seg[1], "status") == 0)
+        return R_STATUS;
+    if (n == 2 && strcmp(seg[1], "trace") == 0)
+        return R_TRACE;
+    if (strcmp(seg[1], "circuits") == 0) {
+        if (n == 2) {
+            *allow = "GET, POST";
+            return R_CIRCUITS;
+        }
+        if (n == 3) {
+            snprintf(rq->id, sizeof(rq->id), "%s", seg[2]);
+            return R_CIRCUIT;
+        }
+        return R_NONE;
+    }
+    if (strcmp(seg[1], "jobs") != 0)
+        return R_NONE;
+    if (n == 2) {
+        *allow = "GET, POST";
+        return R_JOBS;
+    }
+    snprintf(rq->id, sizeof(rq->id), "%s", seg[2]);
+    if (n == 3) {
+        *allow = "GET, DELETE";
+        return R_JOB;
+    }
+    if (n == 5 && strcmp(seg[3], "witness") == 0 &&
+        parse_index(&rq->index, seg[4])) {
+        *allow = "PUT";
+        return R_WITNESS;
+    }
+    if (n == 5 && strcmp(seg[3], "proofs") == 0 &&
+        parse_index(&rq->index, seg[4]))
+        return R_PROOF;
+    return R_NONE;
+}
+
+static bool method_allowed(const char *method, const char *allow)
+{
+    size_t len = strlen(method);
+    for (const char *p = allow; (p = strstr(p, method)) != NULL; p += len)
+        if ((p == allow || p[-1] == ' ') && (p[len] == ',' || !p[len]))
+            return true;
+    return false;
+}
+
+/* Compares the Authorization header with "Bearer <token>" in time that
+ * depends on the token's length only, not on where they differ. */
+static bool authorized(const pl__service *svc, struct MHD_Connection *c)
+{
+    if (!svc->token)
+        return true;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!h || strncmp(h, "Bearer ", 7) != 0)
+        return false;
+    h += 7;
+    size_t want = strlen(svc->token), got = strlen(h);
+    unsigned diff = (unsigned)(want != got);
+    for (size_t i = 0; i < want; i++)
+        diff |= (unsigned char)svc->token[i] ^
+                (unsigned char)(i < got ? h[i] : 0);
+    return diff == 0;
+}
+
+static bool content_type_is(struct MHD_Connection *c, const char *type)
+{
+    const char *t = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_CONTENT_TYPE);
+    size_t n = strlen(type);
+    return t && strncasecmp(t, type, n) == 0 &&
+           (t[n] == '\0' || t[n] == ';' || t[n] == ' ');
+}
+
+/* Content-Length, or -1 when absent (chunked) or unreadable. */
+static long long content_length(struct MHD_Connection *c)
+{
+    const char *t = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!t || !*t)
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(t, &end, 10);
+    return errno || *end || v < 0 ? -1 : v;
+}
+
+static void random_tag(char out[17])
+{
+    uint8_t b[8] = {0};
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+        /* getrandom does not fail for 8 bytes once the pool is ready */
+        uint64_t t = (uint64_t)pl__service_now_ms() ^ (uint64_t)getpid();
+        memcpy(b, &t, sizeof(b));
+    }
+    for (int i = 0; i < 8; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* ---- begin: what a request will do with its body ---------------------- */
+
+static void begin_witness(pl__server *s, struct MHD_Connection *c,
+                          request *rq)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    pl__store_job job;
+    pl_status st = pl__store_job_get(svc->store, rq->id, &job, &err);
+    if (st != PL_OK) {
+        refuse(rq, store_code(st, &err), "job: %s", err.msg);
+        return;
+    }
+    if (rq->index >= job.n_partitions) {
+        refuse(rq, 404, "witness: job %s has %u partitions, no partition %u",
+               job.id, job.n_partitions, rq->index);
+        return;
+    }
+    if (job.state != PL__JOB_RECEIVING) {
+        refuse(rq, 409, "witness: job %s is %s, not receiving", job.id,
+               pl__job_state_name(job.state));
+        return;
+    }
+    if ((st = pl__store_circuit_get(svc->store, job.circuit_id, &rq->circuit,
+                                    &err)) != PL_OK) {
+        refuse(rq, store_code(st, &err), "circuit: %s", err.msg);
+        return;
+    }
+    rq->expected = rq->circuit.witness_bytes;
+    long long len = content_length(c);
+    if (len >= 0 && (uint64_t)len != rq->expected) {
+        refuse(rq, 400, "witness %u: the body is %lld bytes, but a witness of "
+               "circuit %.16s... is exactly %llu bytes", rq->index, len,
+               rq->circuit.id, (unsigned long long)rq->expected);
+        return;
+    }
+    char tag[17], path[PL__SERVICE_PATH_MAX + 128];
+    random_tag(tag);
+    snprintf(path, sizeof(path), "%s/witnesses/%s.%u.%s.wtns", svc->data_dir,
+             job.id, rq->index, tag);
+    if ((st = pl__output_open(&rq->out, path, &err)) != PL_OK) {
+        refuse(rq, 500, "witness %u: %s", rq->index, err.msg);
+        return;
+    }
+    rq->out_open = true;
+    rq->body = B_WITNESS;
+}
+
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind,
+                               const char *key, const char *filename,
+                               const char *content_type,
+                               const char *transfer_encoding,
+                               const char *data, uint64_t off, size_t size);
+
+static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
+                  const char *url, const char *method)
+{
+    pl__service *svc = s->svc;
+    const char *allow;
+    rq->route = route(url, rq, &allow);
+    rq->body = B_DISCARD; /* a body nobody asked for is dropped */
+    if (rq->route == R_NONE) {
+        refuse(rq, 404, "no such resource: %.200s", url);
+        return;
+    }
+    if (rq->route != R_HEALTHZ && !authorized(svc, c)) {
+        refuse(rq, 401, "Authorization: a valid bearer token is needed");
+        return;
+    }
+    if (!method_allowed(method, allow)) {
+        refuse(rq, 405, "%s: method %.16s not allowed (allowed: %s)", url,
+               method, allow);
+        return;
+    }
+    bool writes = strcmp(method, "GET") != 0;
+    if (writes && atomic_load(&svc->draining)) {
+        refuse(rq, 503, "the service is draining (shutting down): retry "
+               "later");
+        rq->retry = true;
+        return;
+    }
+    if (rq->route == R_CIRCUITS && strcmp(method, "POST") == 0) {
+        if (content_type_is(c, "application/json")) {
+            rq->body = B_JSON;
+            return;
+        }
+        long long len = content_length(c);
+        if (svc->max_zkey_bytes && len > 0 &&
+            (uint64_t)len > svc->max_zkey_bytes) {
+            refuse(rq, 413, "body: a zkey of %lld bytes, more than the %llu "
+                   "of --max-zkey", len,
+                   (unsigned long long)svc->max_zkey_bytes);
+            return;
+        }
+        char path[PL__SERVICE_PATH_MAX + 64];
+        snprintf(path, sizeof(path), "%s/circuits/upload.zkey", svc->data_dir);
+        pl_error err = {0};
+        if (pl__output_open(&rq->out, path, &err) != PL_OK) {
+            refuse(rq, 500, "zkey upload: %s", err.msg);
+            return;
+        }
+        rq->out_open = true;
+        pl__sha256_init(&rq->sha);
+        rq->body = B_ZKEY;
+        return;
+    }
+    if (rq->route == R_JOBS && strcmp(method, "POST") == 0) {
+        if (svc->max_queued) {
+            pl__store_counts counts;
+            pl_error err = {0};
+            if (pl__store_counts_read(svc->store, &counts, &err) != PL_OK) {
+                refuse(rq, 500, "store: %s", err.msg);
+                return;
+            }
+            uint64_t waiting = counts.jobs[PL__JOB_RECEIVING] +
+                               counts.jobs[PL__JOB_QUEUED];
+            if (waiting >= svc->max_queued) {
+                refuse(rq, 429, "the queue is full: %llu jobs waiting "
+                       "(--max-queued %llu); retry later",
+                       (unsigned long long)waiting,
+                       (unsigned long long)svc->max_queued);
+                rq->retry = true;
+                return;
+            }
+        }
+        if (content_type_is(c, "multipart/form-data")) {
+            rq->pp = MHD_create_post_processor(c, 64 * 1024, on_part, rq);
+            if (!rq->pp) {
+                refuse(rq, 400, "multipart: no boundary in Content-Type");
+                return;
+            }
+            rq->body = B_MULTIPART;
+            return;
+        }
+        rq->body = B_JSON;
+        return;
+    }
+    if (rq->route == R_WITNESS) {
+        begin_witness(s, c, rq);
+        return;
+    }
+}
+
+/* ---- body ------------------------------------------------------------------ */
+
+static void take_body(request *rq, const char *data, size_t size)
+{
+    pl_error err = {0};
+    switch (rq->body) {
+    case B_JSON:
+        if (rq->json.len + size > JSON_BODY_MAX) {
+            refuse(rq, 413, "body: more than %u bytes of JSON", JSON_BODY_MAX);
+            return;
+        }
+        pl__strbuf_printf(&rq->json, "%.*s", (int)size, data);
+        if (rq->json.failed)
+            refuse(rq, 500, "body: out of memory");
+        return;
+    case B_ZKEY:
+        if (rq->server->svc->max_zkey_bytes &&
+            rq->received + size > rq->server->svc->max_zkey_bytes) {
+            refuse(rq, 413, "body: a zkey of more than the %llu bytes of "
+                   "--max-zkey",
+                   (unsigned long long)rq->server->svc->max_zkey_bytes);
+            return;
+        }
+        pl__sha256_update(&rq->sha, data, size);
+        /* fallthrough */
+    case B_WITNESS:
+        if (rq->body == B_WITNESS && rq->received + size > rq->expected) {
+            refuse(rq, 400, "witness %u: the body is more than the %llu bytes "
+                   "of a witness of circuit %.16s...", rq->index,
+                   (unsigned long long)rq->expected, rq->circuit.id);
+            return;
+        }
+        if (pl__output_write(&rq->out, data, size, &err) != PL_OK) {
+            refuse(rq, 500, "upload: %s", err.msg);
+            return;
+        }
+        rq->received += size;
+        return;
+    case B_MULTIPART:
+        if (MHD_post_process(rq->pp, data, size) != MHD_YES)
+            refuse(rq, 400, "multipart: the body does not parse");
+        return;
+    case B_NONE:
+    case B_DISCARD:
+        return;
+    }
+}
+
+/* ---- end: the replies -------------------------------------------------------- */
+
+/* Opens the zkey at path, fills the circuit's shape and its planned bytes
+ * per partition (the engine's plan; the circuit is opened and released, or
+ * shared with the worker's open one).  *code: the HTTP status on failure. */
+static pl_status describe_circuit(pl__service *svc, pl__store_circuit *c,
+                                  const char *path, const char *name,
+                                  unsigned *code, pl_error *err)
+{
+    pl_zkey *zkey = NULL;
+    pl_status st = pl_zkey_open(&zkey, path, err);
+    if (st != PL_OK) {
+        *code = st == PL_EIO ? 500 : 400;
+        /* the temporary file's name means nothing to the client */
+        char msg[sizeof(err->msg)];
+        const char *m = strstr(err->msg, ": ");
+        snprintf(msg, sizeof(msg), "%s%s", name, m ? m : err->msg);
+        memcpy(err->msg, msg, sizeof(msg));
+        return st;
+    }
+    pl_zkey_info info;
+    pl_zkey_get_info(zkey, &info);
+    pl_zkey_close(zkey);
+    snprintf(c->zkey_path, sizeof(c->zkey_path), "%s", path);
+    c->n_constraints = info.n_constraints;
+    c->n_vars = info.n_vars;
+    c->n_public = info.n_public;
+    c->witness_bytes = pl__wtns_file_bytes(info.n_vars);
+    pl_circuit *circuit;
+    if ((st = pl_engine_open_circuit(svc->engine, &circuit, path, NULL,
+                                     err)) != PL_OK) {
+        *code = st == PL_EBUDGET ? 503 : st == PL_EIO ? 500 : 400;
+        return st;
+    }
+    uint64_t resident;
+    pl_circuit_plan(circuit, c->witness_bytes, &c->partition_bytes, &resident);
+    pl_circuit_release(circuit);
+    if (c->partition_bytes + resident > svc->budget_bytes) {
+        *code = 400;
+        return pl__error_set(err, PL_EBUDGET, "%s: one partition needs %llu "
+                             "bytes and the circuit %llu resident, more than "
+                             "the budget's %llu", name,
+                             (unsigned long long)c->partition_bytes,
+                             (unsigned long long)resident,
+                             (unsigned long long)svc->budget_bytes);
+    }
+    c->created_unix_ms = pl__service_now_ms();
+    return PL_OK;
+}
+
+static enum MHD_Result reply_circuit(struct MHD_Connection *conn,
+                                     unsigned code, const pl__store_circuit *c)
+{
+    pl__strbuf sb = {0};
+    circuit_json(&sb, c);
+    pl__strbuf_printf(&sb, "\n");
+    enum MHD_Result r = send_json(conn, code, &sb);
+    pl__strbuf_free(&sb);
+    return r;
+}
+
+/* POST /v1/circuits with the zkey in the body. */
+static enum MHD_Result end_zkey_upload(pl__server *s,
+                                       struct MHD_Connection *conn,
+                                       request *rq)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    uint8_t digest[32];
+    pl__store_circuit c = {0};
+    pl__sha256_final(&rq->sha, digest);
+    pl__sha256_hex(c.id, digest);
+    c.zkey_bytes = rq->received;
+    pl__store_circuit known;
+    if (pl__store_circuit_get(svc->store, c.id, &known, &err) == PL_OK) {
+        pl__output_abort(&rq->out);
+        rq->out_open = false;
+        return reply_circuit(conn, 200, &known);
+    }
+    if (pl__output_finish(&rq->out, &err) != PL_OK) {
+        pl__output_abort(&rq->out);
+        rq->out_open = false;
+        return send_error(conn, 500, err.msg, false, NULL);
+    }
+    /* checked in its temporary file, then renamed to its id: a zkey that
+     * does not open never appears under circuits/ */
+    unsigned code = 400;
+    pl_zkey *zkey;
+    if (pl_zkey_open(&zkey, rq->out.tmp_path, &err) != PL_OK) {
+        const char *m = strstr(err.msg, ": ");
+        char msg[300];
+        snprintf(msg, sizeof(msg), "body (zkey)%s", m ? m : err.msg);
+        pl__output_abort(&rq->out);
+        rq->out_open = false;
+        return send_error(conn, 400, msg, false, NULL);
+    }
+    pl_zkey_close(zkey);
+    snprintf(rq->out.path, sizeof(rq->out.path), "%s/circuits/%s.zkey",
+             svc->data_dir, c.id);
+    pl_status st = pl__output_commit(&rq->out, &err);
+    rq->out_open = false;
+    if (st != PL_OK)
+        return send_error(conn, 500, err.msg, false, NULL);
+    char path[PL__STORE_PATH_MAX];
+    snprintf(path, sizeof(path), "%s/circuits/%s.zkey", svc->data_dir, c.id);
+    if ((st = describe_circuit(svc, &c, path, "body (zkey)", &code, &err)) !=
+            PL_OK ||
+        (code = 500, st = pl__store_circuit_put(svc->store, &c, &err)) !=
+            PL_OK) {
+        unlink(path);
+        return send_error(conn, code, err.msg, code == 503, NULL);
+    }
+    return reply_circuit(conn, 201, &c);
+}
+
+/* POST /v1/circuits {"path": "/abs/file.zkey"} under --allow-path. */
+static enum MHD_Result end_circuit_path(pl__server *s,
+                                        struct MHD_Connection *conn,
+                                        const pl__json_doc *doc)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    const pl__json_value *root = pl__json_root(doc), *v;
+    if (root->type != PL__JSON_OBJECT)
+        return send_error(conn, 400, "body: a JSON object is needed", false,
+                          NULL);
+    if (pl__json_member(&v, doc, root, "path", true, "", &err) != PL_OK)
+        return send_error(conn, 400, err.msg, false, NULL);
+    if (v->type != PL__JSON_STRING)
+        return send_error(conn, 400, "body: path: a string is needed", false,
+                          NULL);
+    if (!svc->allow_path)
+        return send_error(conn, 403, "path: registering a zkey by path needs "
+                          "the service started with --allow-path DIR", false,
+                          NULL);
+    char real[PATH_MAX], allow[PATH_MAX];
+    if (!realpath(v->text, real))
+        return send_error(conn, 400, "path: no such file", false, NULL);
+    if (!realpath(svc->allow_path, allow))
+        return send_error(conn, 500, "--allow-path: the folder is gone", false,
+                          NULL);
+    size_t n = strlen(allow);
+    if (strncmp(real, allow, n) != 0 || (real[n] != '/' && n > 1))
+        return send_error(conn, 403, "path: outside the folder --allow-path "
+                          "allows", false, NULL);
+    int fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return send_error(conn, 400, "path: not a readable regular file",
+                          false, NULL);
+    }
+    /* its id: the sha256 of its bytes, read in pieces */
+    pl__store_circuit c = {0};
+    pl__sha256 h;
+    pl__sha256_init(&h);
+    static const size_t piece = 256 * 1024;
+    uint8_t *buf = malloc(piece);
+    ssize_t got = 0;
+    while (buf && (got = read(fd, buf, piece)) > 0) {
+        pl__sha256_update(&h, buf, (size_t)got);
+        c.zkey_bytes += (uint64_t)got;
+    }
+    free(buf);
+    close(fd);
+    if (!buf || got < 0)
+        return send_error(conn, 500, "path: reading the file failed", false,
+                          NULL);
+    uint8_t digest[32];
+    pl__sha256_final(&h, digest);
+    pl__sha256_hex(c.id, digest);
+    pl__store_circuit known;
+    if (pl__store_circuit_get(svc->store, c.id, &known, &err) == PL_OK)
+        return reply_circuit(conn, 200, &known);
+    unsigned code = 400;
+    pl_status st;
+    if ((st = describe_circuit(svc, &c, real, "path", &code, &err)) != PL_OK ||
+        (code = 500, st = pl__store_circuit_put(svc->store, &c, &err)) != PL_OK)
+        return send_error(conn, code, err.msg, code == 503, NULL);
+    return reply_circuit(conn, 201, &c);
+}
+
+static enum MHD_Result reply_job(pl__server *s, struct MHD_Connection *conn,
+                                 unsigned code, const pl__store_job *job)
+{
+    pl__strbuf sb = {0};
+    pl_error err = {0};
+    if (job_json(&sb, s->svc->store, job, &err) != PL_OK) {
+        pl__strbuf_free(&sb);
+        return send_error(conn, 500, err.msg, false, NULL);
+    }
+    pl__strbuf_printf(&sb, "\n");
+    enum MHD_Result r = send_json(conn, code, &sb);
+    pl__strbuf_free(&sb);
+    return r;
+}
+
+/* A job from its spec {"circuit": ID, "priority": P, "partitions": N}
+ * (`name` names it in messages: "body", "spec"): 0 and the job, or the
+ * HTTP status and msg. */
+static unsigned job_from_spec(pl__server *s, pl__store_job *job,
+                              pl__store_circuit *c, const char *text,
+                              size_t len, const char *name, char *msg,
+                              size_t cap)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    pl__json_doc doc;
+    unsigned code = 0;
+    if (pl__json_parse(&doc, text ? text : "", len, name, &err) != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return 400;
+    }
+    const pl__json_value *root = pl__json_root(&doc), *vc, *vp, *vn;
+    pl__priority prio = PL__PRIORITY_NORMAL;
+    unsigned long n = 1;
+    if (root->type != PL__JSON_OBJECT) {
+        snprintf(msg, cap, "%s: a JSON object is needed", name);
+        code = 400;
+        goto done;
+    }
+    if (pl__json_member(&vc, &doc, root, "circuit", true, "", &err) != PL_OK ||
+        pl__json_member(&vp, &doc, root, "priority", false, "", &err) !=
+            PL_OK ||
+        pl__json_member(&vn, &doc, root, "partitions", false, "", &err) !=
+            PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        code = 400;
+        goto done;
+    }
+    if (vc->type != PL__JSON_STRING) {
+        snprintf(msg, cap, "%s: circuit: a string (the circuit's id) is "
+                 "needed", name);
+        code = 400;
+        goto done;
+    }
+    if (vp && (vp->type != PL__JSON_STRING ||
+               !pl__priority_parse(&prio, vp->text))) {
+        snprintf(msg, cap, "%s: priority: \"high\", \"normal\" or \"low\"",
+                 name);
+        code = 400;
+        goto done;
+    }
+    if (vn) {
+        char num[16] = {0};
+        bool ok = vn->type == PL__JSON_NUMBER && vn->len < sizeof(num);
+        if (ok) {
+            memcpy(num, vn->text, vn->len);
+            char *end;
+            n = strtoul(num, &end, 10);
+            ok = !*end && n >= 1 && n <= MAX_PARTITIONS;
+        }
+        if (!ok) {
+            snprintf(msg, cap, "%s: partitions: a whole number from 1 to %d "
+                     "is needed", name, MAX_PARTITIONS);
+            code = 400;
+            goto done;
+        }
+    }
+    pl_status st = pl__store_circuit_get(svc->store, vc->text, c, &err);
+    if (st != PL_OK) {
+        snprintf(msg, cap, "%s: circuit: %s", name, err.msg);
+        code = store_code(st, &err);
+        goto done;
+    }
+    if ((st = pl__store_job_create(svc->store, c->id, prio, (uint32_t)n, job,
+                                   &err)) != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        code = store_code(st, &err);
+    }
+done:
+    pl__json_free(&doc);
+    return code;
+}
+
+/* POST /v1/jobs with a JSON spec: the job, receiving its witnesses. */
+static enum MHD_Result end_job_create(pl__server *s,
+                                      struct MHD_Connection *conn,
+                                      request *rq)
+{
+    pl__store_job job;
+    pl__store_circuit c;
+    char msg[400];
+    unsigned code = job_from_spec(s, &job, &c, rq->json.data, rq->json.len,
+                                  "body", msg, sizeof(msg));
+    if (code)
+        return send_error(conn, code, msg, false, NULL);
+    return reply_job(s, conn, 201, &job);
+}
+
+/* A witness upload that ended: its size, its header and its value count
+ * checked in the temporary file, then renamed into place (rq->out.path).
+ * 0, or the HTTP status and msg (the temporary file removed). */
+static unsigned witness_commit(request *rq, const char *name, char *msg,
+                               size_t cap)
+{
+    pl_error err = {0};
+    unsigned code = 0;
+    pl_wtns *w;
+    if (rq->received != rq->expected) {
+        snprintf(msg, cap, "%s: the body is %llu bytes, but a witness of "
+                 "circuit %.16s... is exactly %llu bytes", name,
+                 (unsigned long long)rq->received, rq->circuit.id,
+                 (unsigned long long)rq->expected);
+        code = 400;
+    } else if (pl__output_finish(&rq->out, &err) != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        code = 500;
+    } else if (pl_wtns_open(&w, rq->out.tmp_path, &err) != PL_OK) {
+        /* the witness's own header; the temporary name means nothing to
+         * the client */
+        const char *m = strstr(err.msg, ": ");
+        snprintf(msg, cap, "%s%s", name, m ? m : err.msg);
+        code = 400;
+    } else {
+        size_t count = pl_wtns_count(w);
+        pl_wtns_close(w);
+        if (count != rq->circuit.n_vars) {
+            snprintf(msg, cap, "%s: %zu values, the circuit has %llu", name,
+                     count, (unsigned long long)rq->circuit.n_vars);
+            code = 400;
+        }
+    }
+    if (code) {
+        pl__output_abort(&rq->out);
+        rq->out_open = false;
+        return code;
+    }
+    pl_status st = pl__output_commit(&rq->out, &err);
+    rq->out_open = false;
+    if (st != PL_OK) {
+        snprintf(msg, cap, "%s", err.msg);
+        return 500;
+    }
+    return 0;
+}
+
+static enum MHD_Result end_witness(pl__server *s, struct MHD_Connection *conn,
+                                   request *rq)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    char name[32], msg[400];
+    snprintf(name, sizeof(name), "witness %u", rq->index);
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    if (code)
+        return send_error(conn, code, msg, false, NULL);
+    pl__store_job job;
+    pl_status st = pl__store_witness_stored(svc->store, rq->id, rq->index,
+                                            rq->out.path, &job, &err);
+    if (st != PL_OK) {
+        unlink(rq->out.path); /* recorded nowhere: ours to remove */
+        snprintf(msg, sizeof(msg), "witness %u: %.300s", rq->index, err.msg);
+        return send_error(conn, store_code(st, &err), msg, false, NULL);
+    }
+    if (job.state == PL__JOB_QUEUED)
+        pl__worker_kick(svc->worker);
+    return reply_job(s, conn, 202, &job);
+}
+
+/* ---- multipart: POST /v1/jobs with a part `spec`, then N parts `witness` */
+
+/* Removes what a multipart job that was not acknowledged left: its
+ * witness files, and the job itself (cancelled: its record says why). */
+static void multipart_undo(pl__server *s, request *rq)
+{
+    for (uint32_t k = 0; k < rq->n_parts; k++)
+        if (rq->paths && rq->paths[k]) {
+            unlink(rq->paths[k]);
+            free(rq->paths[k]);
+            rq->paths[k] = NULL;
+        }
+    if (rq->job_made && !rq->acked) {
+        bool changed;
+        pl_error err = {0};
+        pl__store_job_cancel(s->svc->store, rq->job.id, &changed, &err);
+        rq->job_made = false;
+    }
+}
+
+/* The witness part being received ends (another part starts, or the
+ * body): checked and renamed into place; false after a refusal. */
+static bool witness_part_end(request *rq)
+{
+    char name[40], msg[400];
+    uint32_t k = rq->n_parts - 1;
+    snprintf(name, sizeof(name), "witness part %u", k);
+    rq->part = P_NONE;
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    if (code) {
+        refuse(rq, code, "%s", msg);
+        return false;
+    }
+    if (!(rq->paths[k] = strdup(rq->out.path))) {
+        unlink(rq->out.path);
+        refuse(rq, 500, "%s: out of memory", name);
+        return false;
+    }
+    return true;
+}
+
+/* A witness part starts: the job is made from the spec (the first
+ * witness part needs it), then the part's temporary file is opened. */
+static bool witness_part_begin(request *rq)
+{
+    pl__server *s = rq->server;
+    if (!rq->job_made) {
+        char msg[400];
+        if (!rq->spec_seen) {
+            refuse(rq, 400, "multipart: the part `spec` must come before the "
+                   "`witness` parts");
+            return false;
+        }
+        unsigned code = job_from_spec(s, &rq->job, &rq->circuit,
+                                      rq->json.data, rq->json.len, "spec", msg,
+                                      sizeof(msg));
+        if (code) {
+            refuse(rq, code, "%s", msg);
+            return false;
+        }
+        rq->job_made = true;
+        rq->expected = rq->circuit.witness_bytes;
+        if (!(rq->paths = calloc(rq->job.n_partitions, sizeof(char *)))) {
+            refuse(rq, 500, "multipart: out of memory");
+            return false;
+        }
+    }
+    if (rq->n_parts >= rq->job.n_partitions) {
+        refuse(rq, 400, "multipart: more `witness` parts than the spec's %u "
+               "partitions", rq->job.n_partitions);
+        return false;
+    }
+    uint32_t k = rq->n_parts++;
+    char tag[17], path[PL__SERVICE_PATH_MAX + 128];
+    pl_error err = {0};
+    random_tag(tag);
+    snprintf(path, sizeof(path), "%s/witnesses/%s.%u.%s.wtns",
+             s->svc->data_dir, rq->job.id, k, tag);
+    if (pl__output_open(&rq->out, path, &err) != PL_OK) {
+        refuse(rq, 500, "witness part %u: %s", k, err.msg);
+        return false;
+    }
+    rq->out_open = true;
+    rq->received = 0;
+    rq->part = P_WITNESS;
+    return true;
+}
+
+static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind,
+                               const char *key, const char *filename,
+                               const char *content_type,
+                               const char *transfer_encoding,
+                               const char *data, uint64_t off, size_t size)
+{
+    (void)kind;
+    (void)filename;
+    (void)content_type;
+    (void)transfer_encoding;
+    request *rq = cls;
+    pl_error err = {0};
+    if (rq->code)
+        return MHD_YES; /* refused: the rest is read and dropped */
+    if (off == 0) {      /* a part begins */
+        if (rq->part == P_WITNESS && !witness_part_end(rq))
+            return MHD_YES;
+        rq->part = P_NONE;
+        if (strcmp(key, "spec") == 0) {
+            if (rq->spec_seen || rq->job_made) {
+                refuse(rq, 400, "multipart: one part `spec`, first");
+                return MHD_YES;
+            }
+            rq->spec_seen = true;
+            rq->part = P_SPEC;
+        } else if (strcmp(key, "witness") == 0) {
+            if (!witness_part_begin(rq))
+                return MHD_YES;
+        } else {
+            refuse(rq, 400, "multipart: unknown part `%.40s` (a `spec`, then "
+                   "`witness` parts)", key);
+            return MHD_YES;
+        }
+    }
+    if (rq->part == P_SPEC) {
+        if (rq->json.len + size > JSON_BODY_MAX)
+            refuse(rq, 413, "spec: more than %u bytes of JSON", JSON_BODY_MAX);
+        else
+            pl__strbuf_printf(&rq->json, "%.*s", (int)size, data);
+    } else if (rq->part == P_WITNESS && size) {
+        if (rq->received + size > rq->expected)
+            refuse(rq, 400, "witness part %u: more than the %llu bytes of a "
+                   "witness of circuit %.16s...", rq->n_parts - 1,
+                   (unsigned long long)rq->expected, rq->circuit.id);
+        else if (pl__output_write(&rq->out, data, size, &err) != PL_OK)
+            refuse(rq, 500, "upload: %s", err.msg);
+        else
+            rq->received += size;
+    }
+    return MHD_YES;
+}
+
+/* The body ended: every part checked; the witnesses are recorded (the
+ * last one queues the job), then 202. */
+static enum MHD_Result end_multipart(pl__server *s, struct MHD_Connection *conn,
+                                     request *rq)
+{
+    pl__service *svc = s->svc;
+    if (rq->pp) {
+        MHD_destroy_post_processor(rq->pp); /* delivers what it still holds */
+        rq->pp = NULL;
+    }
+    if (!rq->code && rq->part == P_WITNESS)
+        witness_part_end(rq);
+    if (!rq->code && !rq->job_made)
+        refuse(rq, 400, "multipart: no `witness` part (a `spec`, then one "
+               "`witness` part per partition)");
+    if (!rq->code && rq->n_parts != rq->job.n_partitions)
+        refuse(rq, 400, "multipart: %u `witness` parts, the spec says %u "
+               "partitions", rq->n_parts, rq->job.n_partitions);
+    pl__store_job job = rq->job;
+    pl_error err = {0};
+    for (uint32_t k = 0; !rq->code && k < rq->n_parts; k++) {
+        pl_status st = pl__store_witness_stored(svc->store, rq->job.id, k,
+                                                rq->paths[k], &job, &err);
+        if (st != PL_OK)
+            refuse(rq, store_code(st, &err), "witness part %u: %.300s", k,
+                   err.msg);
+    }
+    if (rq->code) {
+        multipart_undo(s, rq);
+        return send_error(conn, rq->code, rq->msg, rq->retry, NULL);
+    }
+    rq->acked = true;
+    for (uint32_t k = 0; k < rq->n_parts; k++) {
+        free(rq->paths[k]); /* the store has them now */
+        rq->paths[k] = NULL;
+    }
+    pl__worker_kick(svc->worker);
+    return reply_job(s, conn, 202, &job);
+}
+
+typedef struct list_ctx {
+    pl__strbuf *sb;
+    pl__store *store;
+    size_t n;
+    pl_status st;
+    pl_error *err;
+} list_ctx;
+
+static bool list_circuit(void *user, const pl__store_circuit *c)
+{
+    list_ctx *l = user;
+    pl__strbuf_printf(l->sb, "%s", l->n++ ? ", " : "");
+    circuit_json(l->sb, c);
+    return true;
+}
+
+/* Jobs are collected first and described after the listing ends: the
+ * store is not called again from inside its own callback. */
+typedef struct job_list {
+    pl__store_job *jobs;
+    size_t n, cap;
+    bool failed;
+} job_list;
+
+static bool list_job(void *user, const pl__store_job *job)
+{
+    job_list *l = user;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        pl__store_job *j = realloc(l->jobs, cap * sizeof(*j));
+        if (!j) {
+            l->failed = true;
+            return false;
+        }
+        l->jobs = j;
+        l->cap = cap;
+    }
+    l->jobs[l->n++] = *job;
+    return true;
+}
+
+static enum MHD_Result end_job_list(pl__server *s, struct MHD_Connection *conn)
+{
+    pl__service *svc = s->svc;
+    const char *state = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+                                                    "state");
+    const char *limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+                                                    "limit");
+    int want = -1;
+    if (state && *state) {
+        for (int k = 0; k < PL__JOB_STATE_COUNT; k++)
+            if (strcmp(state, pl__job_state_name((pl__job_state)k)) == 0)
+                want = k;
+        if (want < 0)
+            return send_error(conn, 400, "state: receiving, queued, running, "
+                              "done, failed or cancelled", false, NULL);
+    }
+    size_t n = LIST_LIMIT_DEFAULT;
+    if (limit) {
+        char *end;
+        unsigned long v = strtoul(limit, &end, 10);
+        if (!*limit || *end || v < 1 || v > 10000)
+            return send_error(conn, 400, "limit: a number from 1 to 10000",
+                              false, NULL);
+        n = v;
+    }
+    job_list l = {0};
+    pl_error err = {0};
+    pl_status st = pl__store_job_list(svc->store, want, n, list_job, &l, &err);
+    pl__strbuf sb = {0};
+    pl__strbuf_printf(&sb, "{\"jobs\": [");
+    for (size_t i = 0; st == PL_OK && i < l.n; i++) {
+        pl__strbuf_printf(&sb, "%s", i ? ",\n" : "");
+        st = job_json(&sb, svc->store, &l.jobs[i], &err);
+    }
+    pl__strbuf_printf(&sb, "]}\n");
+    free(l.jobs);
+    enum MHD_Result r = st != PL_OK || l.failed
+                            ? send_error(conn, 500, l.failed ? "out of memory"
+                                                             : err.msg,
+                                         false, NULL)
+                            : send_json(conn, 200, &sb);
+    pl__strbuf_free(&sb);
+    return r;
+}
+
+static enum MHD_Result end_proof(pl__server *s, struct MHD_Connection *conn,
+                                 request *rq)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    pl__store_job job;
+    pl_status st = pl__store_job_get(svc->store, rq->id, &job, &err);
+    if (st != PL_OK)
+        return send_error(conn, store_code(st, &err), err.msg, false, NULL);
+    if (rq->index >= job.n_partitions) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "job %s has %u partitions, no partition %u",
+                 job.id, job.n_partitions, rq->index);
+        return send_error(conn, 404, msg, false, NULL);
+    }
+    /* the partitions up to k (the store lists them from the first) */
+    pl__store_partition *parts =
+        pl__alloc(PL__SERVICE_BUF, (rq->index + 1) * sizeof(*parts), &err);
+    size_t count = 0;
+    if (!parts)
+        return send_error(conn, 500, err.msg, false, NULL);
+    st = pl__store_partitions(svc->store, job.id, parts, rq->index + 1,
+                              &count, &err);
+    pl__store_partition p = parts[rq->index];
+    pl__free(parts);
+    if (st != PL_OK || count <= rq->index)
+        return send_error(conn, 500, st != PL_OK ? err.msg : "store: partition "
+                          "missing", false, NULL);
+    if (p.state != PL__PART_DONE) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "job %s partition %u is %s%s%.120s", job.id,
+                 rq->index, pl__part_state_name(p.state),
+                 p.error[0] ? ": " : "", p.error);
+        return send_error(conn, 409, msg, false, NULL);
+    }
+    char public_path[PL__STORE_PATH_MAX];
+    pl__worker_proof_paths(svc, job.id, rq->index, NULL, public_path,
+                           sizeof(public_path));
+    char *proof = NULL, *pub = NULL;
+    size_t proof_len = 0, pub_len = 0;
+    if ((st = pl__file_read_small(&proof, &proof_len, p.proof_path, 16384,
+                                  &err)) != PL_OK ||
+        (st = pl__file_read_small(&pub, &pub_len, public_path,
+                                  (size_t)PL_VKEY_MAX_PUBLIC *
+                                      PL_PUBLIC_JSON_BYTES,
+                                  &err)) != PL_OK) {
+        free(proof);
+        return send_error(conn, 500, err.msg, false, NULL);
+    }
+    /* whitespace at the ends does not matter inside the object */
+    pl__strbuf sb = {0};
+    pl__strbuf_printf(&sb, "{\"job\": \"%s\", \"index\": %u, \"proof\": %s, "
+                      "\"public\": %s}\n", job.id, rq->index, proof, pub);
+    free(proof);
+    free(pub);
+    enum MHD_Result r = send_json(conn, 200, &sb);
+    pl__strbuf_free(&sb);
+    return r;
+}
+
+static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
+                                   request *rq, const char *method)
+{
+    pl__service *svc = s->svc;
+    if (rq->code)
+        return send_error(conn, rq->code, rq->msg, rq->retry, NULL);
+    pl_error err = {0};
+    pl__strbuf sb = {0};
+    enum MHD_Result r = MHD_NO;
+    bool post = strcmp(method, "POST") == 0;
+    switch (rq->route) {
+    case R_HEALTHZ:
+        return send_text(conn, 200, "{\"status\": \"ok\"}\n", 17,
+                         "application/json", false, NULL);
+    case R_READYZ: {
+        pl__store_counts c;
+        if (atomic_load(&svc->draining))
+            return send_text(conn, 503, "{\"status\": \"draining\"}\n", 23,
+                             "application/json", true, NULL);
+        if (pl__store_counts_read(svc->store, &c, &err) != PL_OK)
+            return send_error(conn, 503, err.msg, true, NULL);
+        return send_text(conn, 200, "{\"status\": \"ready\"}\n", 20,
+                         "application/json", false, NULL);
+    }
+    case R_METRICS:
+        if (pl__metrics_prometheus(svc, &sb, &err) != PL_OK)
+            r = send_error(conn, 500, err.msg, false, NULL);
+        else
+            r = send_text(conn, 200, sb.data, sb.len,
+                          "text/plain; version=0.0.4; charset=utf-8", false,
+                          NULL);
+        break;
+    case R_STATUS:
+        r = pl__metrics_status_json(svc, &sb, &err) != PL_OK
+                ? send_error(conn, 500, err.msg, false, NULL)
+                : send_json(conn, 200, &sb);
+        break;
+    case R_TRACE: {
+        const char *since = MHD_lookup_connection_value(
+            conn, MHD_GET_ARGUMENT_KIND, "since");
+        double sec = 0;
+        if (since) {
+            char *end;
+            sec = strtod(since, &end);
+            if (!*since || *end || sec < 0)
+                return send_error(conn, 400, "since: seconds, a number of 0 "
+                                  "or more", false, NULL);
+        }
+        pl__metrics_trace_json(svc->metrics, &sb, sec);
+        r = send_json(conn, 200, &sb);
+        break;
+    }
+    case R_CIRCUITS:
+        if (post && rq->body == B_ZKEY)
+            return end_zkey_upload(s, conn, rq);
+        if (post) {
+            pl__json_doc doc;
+            if (pl__json_parse(&doc, rq->json.data ? rq->json.data : "",
+                               rq->json.len, "body", &err) != PL_OK)
+                return send_error(conn, 400, err.msg, false, NULL);
+            r = end_circuit_path(s, conn, &doc);
+            pl__json_free(&doc);
+            return r;
+        } else {
+            list_ctx l = {&sb, svc->store, 0, PL_OK, &err};
+            pl__strbuf_printf(&sb, "{\"circuits\": [");
+            pl_status st = pl__store_circuit_list(svc->store, list_circuit, &l,
+                                                  &err);
+            pl__strbuf_printf(&sb, "]}\n");
+            r = st != PL_OK ? send_error(conn, 500, err.msg, false, NULL)
+                            : send_json(conn, 200, &sb);
+        }
+        break;
+    case R_CIRCUIT: {
+        pl__store_circuit c;
+        pl_status st = pl__store_circuit_get(svc->store, rq->id, &c, &err);
+        r = st != PL_OK ? send_error(conn, store_code(st, &err), err.msg,
+                                     false, NULL)
+                        : reply_circuit(conn, 200, &c);
+        break;
+    }
+    case R_JOBS:
+        if (post && rq->body == B_MULTIPART)
+            return end_multipart(s, conn, rq);
+        if (post)
+            return end_job_create(s, conn, rq);
+        return end_job_list(s, conn);
+    case R_JOB: {
+        pl__store_job job;
+        pl_status st = pl__store_job_get(svc->store, rq->id, &job, &err);
+        if (st != PL_OK)
+            return send_error(conn, store_code(st, &err), err.msg, false,
+                              NULL);
+        if (strcmp(method, "DELETE") == 0) {
+            bool changed = false;
+            if ((st = pl__store_job_cancel(svc->store, job.id, &changed,
+                                           &err)) != PL_OK)
+                return send_error(conn, store_code(st, &err), err.msg, false,
+                                  NULL);
+            if (!changed) {
+                char msg[160];
+                snprintf(msg, sizeof(msg), "job %s already ended (%s)", job.id,
+                         pl__job_state_name(job.state));
+                return send_error(conn, 409, msg, false, NULL);
+            }
+            pl__worker_cancel_job(svc->worker, job.id);
+            if ((st = pl__store_job_get(svc->store, rq->id, &job, &err)) !=
+                PL_OK)
+                return send_error(conn, 500, err.msg, false, NULL);
+        }
+        return reply_job(s, conn, 200, &job);
+    }
+    case R_WITNESS:
+        return end_witness(s, conn, rq);
+    case R_PROOF:
+        return end_proof(s, conn, rq);
+    case R_NONE:
+        break;
+    }
+    pl__strbuf_free(&sb);
+    return r;
+}
+
+/* ---- the daemon's callbacks ---------------------------------------------- */
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+                                  const char *url, const char *method,
+                                  const char *version, const char *data,
+                                  size_t *size, void **con_cls)
+{
+    (void)version;
+    pl__server *s = cls;
+    request *rq = *con_cls;
+    if (!rq) {
+        if (!(rq = calloc(1, sizeof(*rq))))
+            return MHD_NO;
+        *con_cls = rq;
+        rq->server = s;
+        begin(s, conn, rq, url, method);
+        if (rq->code) {
+            /* refused: at once, unless a small body should be read first
+             * (answering before it would have the client see a reset) */
+            long long len = content_length(conn);
+            bool small = len >= 0 && len <= DISCARD_MAX;
+            if (len <= 0 || !small) {
+                rq->replied = true;
+                const char *allow = NULL;
+                if (rq->code == 405) {
+                    request tmp = {0};
+                    route(url, &tmp, &allow);
+                }
+                return send_error(conn, rq->code, rq->msg, rq->retry, allow);
+            }
+        }
+        return MHD_YES;
+    }
+    if (*size) {
+        if (!rq->replied)
+            take_body(rq, data, *size);
+        *size = 0;
+        return MHD_YES;
+    }
+    if (rq->replied)
+        return MHD_YES;
+    rq->replied = true;
+    if (rq->code == 405) {
+        const char *allow = NULL;
+        request tmp = {0};
+        route(url, &tmp, &allow);
+        return send_error(conn, 405, rq->msg, false, allow);
+    }
+    return end_request(s, conn, rq, method);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn,
+                         void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    request *rq = *con_cls;
+    if (!rq)
+        return;
+    if (rq->out_open)
+        pl__output_abort(&rq->out); /* a broken upload leaves nothing */
+    if (rq->pp)
+        MHD_destroy_post_processor(rq->pp);
+    if (rq->paths) {
+        multipart_undo(rq->server, rq);
+        free(rq->paths);
+    }
+    pl__strbuf_free(&rq->json);
+    free(rq);
+    *con_cls = NULL;
+}
+
+/* ---- listening ------------------------------------------------------------- */
+
+typedef struct listen_addr {
+    bool is_unix;
+    char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    struct sockaddr_storage sa;
+    socklen_t sa_len;
+} listen_addr;
+
+static pl_status parse_listen(listen_addr *out, const char *listen,
+                              pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (strncmp(listen, "unix:", 5) == 0) {
+        const char *path = listen + 5;
+        if (!*path || strlen(path) >= sizeof(out->unix_path))
+            return pl__error_set(err, PL_EUSAGE, "--listen %s: a socket path "
+                                 "of 1 to %zu bytes is needed", listen,
+                                 sizeof(out->unix_path) - 1);
+        out->is_unix = true;
+        snprintf(out->unix_path, sizeof(out->unix_path), "%s", path);
+        return PL_OK;
+    }
+    char host[256];
+    const char *colon = strrchr(listen, ':');
+    if (!colon || colon == listen || !colon[1] ||
+        (size_t)(colon - listen) >= sizeof(host))
+        return pl__error_set(err, PL_EUSAGE, "--listen %s: HOST:PORT or "
+                             "unix:PATH is needed", listen);
+    size_t hl = (size_t)(colon - listen);
+    memcpy(host, listen, hl);
+    host[hl] = '\0';
+    if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = '\0';
+    }
+    for (const char *p = colon + 1; *p; p++)
+        if (*p < '0' || *p > '9')
+            return pl__error_set(err, PL_EUSAGE, "--listen %s: the port is "
+                                 "not a number", listen);
+    if (atol(colon + 1) > 65535)
+        return pl__error_set(err, PL_EUSAGE, "--listen %s: the port is above "
+                             "65535", listen);
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
+    int rc = getaddrinfo(host, colon + 1, &hints, &res);
+    if (rc != 0 || !res)
+        return pl__error_set(err, PL_EUSAGE, "--listen %s: %s", listen,
+                             gai_strerror(rc));
+    memcpy(&out->sa, res->ai_addr, res->ai_addrlen);
+    out->sa_len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return PL_OK;
+}
+
+static bool addr_is_loopback(const listen_addr *a)
+{
+    if (a->is_unix)
+        return true;
+    if (a->sa.ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)&a->sa;
+        return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (a->sa.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&a->sa;
+        return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+    }
+    return false;
+}
+
+pl_status pl__server_listen_check(const char *listen, bool *loopback,
+                                  pl_error *err)
+{
+    listen_addr a;
+    pl_status st = parse_listen(&a, listen, err);
+    if (st == PL_OK)
+        *loopback = addr_is_loopback(&a);
+    return st;
+}
+
+/* Binds and listens; the bound address ("HOST:PORT" or "unix:PATH") in
+ * shown. */
+static pl_status open_socket(pl__server *s, const char *where, char *shown,
+                             size_t cap, pl_error *err)
+{
+    listen_addr a;
+    pl_status st = parse_listen(&a, where, err);
+    if (st != PL_OK)
+        return st;
+    int fd;
+    if (a.is_unix) {
+        struct sockaddr_un un = {0};
+        un.sun_family = AF_UNIX;
+        snprintf(un.sun_path, sizeof(un.sun_path), "%s", a.unix_path);
+        struct stat sb;
+        /* a socket left by a run that was killed; anything else stays */
+        if (lstat(a.unix_path, &sb) == 0 && S_ISSOCK(sb.st_mode))
+            unlink(a.unix_path);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&un, sizeof(un)) != 0 ||
+            listen(fd, 128) != 0) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            errno = e;
+            return pl__error_set(err, PL_EIO, "--listen %s: %s", where,
+                                 strerror(e));
+        }
+        snprintf(s->unix_path, sizeof(s->unix_path), "%s", a.unix_path);
+        snprintf(shown, cap, "unix:%s", a.unix_path);
+    } else {
+        fd = socket(a.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int one = 1;
+        if (fd >= 0)
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (fd < 0 || bind(fd, (struct sockaddr *)&a.sa, a.sa_len) != 0 ||
+            listen(fd, 128) != 0) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
+            return pl__error_set(err, PL_EIO, "--listen %s: %s", where,
+                                 strerror(e));
+        }
+        struct sockaddr_storage bound;
+        socklen_t len = sizeof(bound);
+        char host[INET6_ADDRSTRLEN + 2], port[16];
+        getsockname(fd, (struct sockaddr *)&bound, &len);
+        getnameinfo((struct sockaddr *)&bound, len, host, sizeof(host), port,
+                    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+        if (bound.ss_family == AF_INET6)
+            snprintf(shown, cap, "[%s]:%s", host, port);
+        else
+            snprintf(shown, cap, "%s:%s", host, port);
+    }
+    /* the polling threads share the socket: accept must not block */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    s->fd = fd;
+    return PL_OK;
+}
+
+pl_status pl__server_start(pl__server **out, pl__service *svc,
+                           const pl__server_config *cfg, pl_error *err)
+{
+    *out = NULL;
+    pl__server *s = calloc(1, sizeof(*s));
+    if (!s)
+        return pl__error_set(err, PL_ENOMEM, "server: out of memory");
+    s->svc = svc;
+    s->fd = -1;
+    char shown[PL__SERVICE_PATH_MAX];
+    pl_status st = open_socket(s, cfg->listen, shown, sizeof(shown), err);
+    if (st != PL_OK) {
+        free(s);
+        return st;
+    }
+    unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
+                     MHD_USE_ERROR_LOG;
+    s->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->fd,
+        MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
+        MHD_OPTION_CONNECTION_LIMIT,
+        cfg->connection_limit ? cfg->connection_limit : 256u,
+        MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s ? cfg->timeout_s : 30u,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    if (!s->daemon) {
+        close(s->fd);
+        if (s->unix_path[0])
+            unlink(s->unix_path);
+        free(s);
+        return pl__error_set(err, PL_EIO, "--listen %s: the HTTP daemon did "
+                             "not start", cfg->listen);
+    }
+    char path[PL__SERVICE_PATH_MAX + 32], line[PL__SERVICE_PATH_MAX + 2];
+    snprintf(path, sizeof(path), "%s/listen.addr", svc->data_dir);
+    int n = snprintf(line, sizeof(line), "%s\n", shown);
+    if ((st = pl__file_write_atomic(path, line, (size_t)n, err)) != PL_OK) {
+        pl__server_stop(s);
+        return st;
+    }
+    fprintf(stderr, "proofline serve: listening on %s\n", shown);
+    *out = s;
+    return PL_OK;
+}
+
+void pl__server_stop(pl__server *s)
+{
+    if (!s)
+        return;
+    if (s->daemon)
+        MHD_stop_daemon(s->daemon); /* closes the listening socket too */
+    else if (s->fd >= 0)
+        close(s->fd);
+    if (s->unix_path[0])
+        unlink(s->unix_path);
+    free(s);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `proofline serve` as one value: what the HTTP server (server.c), the
+ * claim loop (worker.c) and the ledger's live views (metrics.c) share.
+ * cli/cmd_serve.c fills it from the options, opens the store and the
+ * engine, starts the worker and then the server, and on SIGTERM or SIGINT
+ * drains them in the other order.  Everything here is set before the
+ * threads start and read-only after, except `draining` (atomic).
+ */
+#ifndef PL_SERVICE_SERVICE_H
+#define PL_SERVICE_SERVICE_H
+
+#include "proofline.h"
+#include "store.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct pl__worker pl__worker;
+typedef struct pl__metrics pl__metrics;
+typedef struct pl__server pl__server;
+
+#define PL__SERVICE_PATH_MAX 3072
+
+/* The class of the service's own buffers (the trace ring, the partition
+ * lists a reply is written from): counted with the circuits' resident
+ * state, as they live beside it, until the classes have one of their own
+ * (a change to the public header's class list). */
+#define PL__SERVICE_BUF PL_BUF_PARAMS
+
+typedef struct pl__service {
+    pl__store *store;
+    pl_engine *engine;
+    pl__worker *worker;
+    pl__metrics *metrics;
+    /* DATA and its folders: circuits/, witnesses/, proofs/ */
+    char data_dir[PL__SERVICE_PATH_MAX];
+    /* the worker's claim owner: "host:" and a random id kept in
+     * DATA/owner.id, so a restart after a crash recovers its own claims at
+     * once instead of waiting for their leases to lapse */
+    char owner[PL__STORE_OWNER_MAX];
+    uint64_t budget_bytes;        /* the engine's, as it resolved it */
+    const char *token;            /* NULL: no authentication */
+    const char *allow_path;       /* NULL: no registration by path */
+    uint64_t max_queued;          /* jobs receiving or queued; 0: no bound */
+    uint64_t max_zkey_bytes;      /* a zkey upload; 0: no bound */
+    int64_t lease_ms;             /* a claim's lease */
+    int64_t retain_ms;            /* ended jobs kept this long; 0: forever */
+    double drain_timeout_s;
+    bool log_claims;              /* a line per claim: store job -> engine job */
+    int64_t started_unix_ms;
+    atomic_bool draining;         /* stop accepting: 503 */
+} pl__service;
+
+/* Wall-clock milliseconds (the store's timestamps). */
+int64_t pl__service_now_ms(void);
+
+#endif /* PL_SERVICE_SERVICE_H */

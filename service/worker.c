@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The claim loop of `proofline serve` (see worker.h): store -> engine ->
+ * proof files -> store.  One thread, woken by the server (a job queued or
+ * cancelled), by the engine's finisher (a proof delivered) or every
+ * LOOP_MS.  It does not prove anything itself and holds no partition
+ * bytes: the engine maps each witness only when it admits the partition
+ * under its budget, so what waits in the queue costs disk, not memory.
+ *
+ * Why the room is counted here and not read from the engine: the engine
+ * reserves a partition's bytes only when it admits it, so a partition just
+ * submitted is not yet in its reserved bytes; counting the planned bytes of
+ * every claim in flight, plus the resident bytes of the circuits held
+ * open, keeps the claims within the budget (the engine's own admission
+ * still enforces it byte for byte).
+ */
+#define _GNU_SOURCE
+#include "worker.h"
+#include "metrics.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FLIGHTS 32
+#define MAX_CIRCUITS 16
+#define LOOP_MS 50
+/* a circuit no partition has used for this long is released, its
+ * resident bytes given back: an idle service holds nothing */
+#define CIRCUIT_IDLE_S 2.0
+#define PURGE_EVERY_S 60.0
+
+typedef struct open_circuit {
+    char id[PL__STORE_ID_LEN + 1];
+    pl_circuit *circuit;
+    uint64_t resident_bytes, partition_bytes;
+    unsigned users;
+    double idle_since;
+} open_circuit;
+
+typedef struct flight {
+    bool used;
+    uint64_t engine_job;
+    pl__store_claim claim;
+    uint64_t bytes;       /* planned bytes of the partition */
+    int circuit;          /* index in circuits */
+    double started;       /* monotonic seconds at the claim */
+    bool release;         /* cancelled by the drain: give it back */
+    bool written;         /* on_proof wrote the pair */
+    pl_status write_status;
+    char write_msg[256];
+} flight;
+
+struct pl__worker {
+    pl__service *svc;
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;      /* the loop's wake-up */
+    pthread_cond_t changed;   /* a flight ended (the drain waits on it) */
+    bool kicked, stop_claiming, stop;
+    flight flights[MAX_FLIGHTS];
+    size_t n_flights;
+    open_circuit circuits[MAX_CIRCUITS];
+    uint64_t claimed, completed, failed, released;
+    double backoff_until;     /* no claim before (a circuit did not fit) */
+    char last_error[256];
+};
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int64_t pl__service_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void pl__worker_proof_paths(const pl__service *svc, const char *job_id,
+                            uint32_t index, char *proof_path,
+                            char *public_path, size_t cap)
+{
+    if (proof_path)
+        snprintf(proof_path, cap, "%s/proofs/%s.%u.proof.json", svc->data_dir,
+                 job_id, index);
+    if (public_path)
+        snprintf(public_path, cap, "%s/proofs/%s.%u.public.json",
+                 svc->data_dir, job_id, index);
+}
+
+/* ---- proofs, on the engine's finisher ---------------------------------- */
+
+static void on_proof(void *user, uint64_t job, size_t partition,
+                     const pl_proof *proof, const pl_scalar *publics,
+                     size_t n_public)
+{
+    (void)partition;
+    pl__worker *w = user;
+    char proof_path[PL__STORE_PATH_MAX], public_path[PL__STORE_PATH_MAX];
+    pthread_mutex_lock(&w->lock);
+    flight *f = NULL;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used && w->flights[i].engine_job == job)
+            f = &w->flights[i];
+    if (f)
+        pl__worker_proof_paths(w->svc, f->claim.job.id, f->claim.part.index,
+                               proof_path, public_path, sizeof(proof_path));
+    pthread_mutex_unlock(&w->lock);
+    if (!f)
+        return;
+    /* the pair is whole on disk (temporary, fsync, rename) before the
+     * completion is recorded; a crash between the two proves it again */
+    pl_error err = {0};
+    pl_status st = pl_proof_write_json(proof, proof_path, publics, n_public,
+                                       public_path, &err);
+    pthread_mutex_lock(&w->lock);
+    f->written = st == PL_OK;
+    f->write_status = st;
+    snprintf(f->write_msg, sizeof(f->write_msg), "%s", err.msg);
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* ---- circuits held open ------------------------------------------------ */
+
+static uint64_t resident_sum_locked(const pl__worker *w)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < MAX_CIRCUITS; i++)
+        if (w->circuits[i].circuit)
+            sum += w->circuits[i].resident_bytes;
+    return sum;
+}
+
+static uint64_t inflight_sum_locked(const pl__worker *w)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used)
+            sum += w->flights[i].bytes;
+    return sum;
+}
+
+/* The circuit of a claim, opened in the engine if it is not yet; called
+ * without the lock (opening builds the matrices). */
+static pl_status circuit_acquire(pl__worker *w, int *slot,
+                                 const pl__store_circuit *c, pl_error *err)
+{
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < MAX_CIRCUITS; i++)
+        if (w->circuits[i].circuit && strcmp(w->circuits[i].id, c->id) == 0) {
+            w->circuits[i].users++;
+            *slot = i;
+            pthread_mutex_unlock(&w->lock);
+            return PL_OK;
+        }
+    int free_slot = -1;
+    for (int i = 0; i < MAX_CIRCUITS && free_slot < 0; i++)
+        if (!w->circuits[i].circuit)
+            free_slot = i;
+    pthread_mutex_unlock(&w->lock);
+    if (free_slot < 0)
+        return pl__error_set(err, PL_EBUDGET, "more than %d circuits in use "
+                             "at once", MAX_CIRCUITS);
+    pl_circuit *circuit;
+    pl_status st = pl_engine_open_circuit(w->svc->engine, &circuit,
+                                          c->zkey_path, NULL, err);
+    if (st != PL_OK)
+        return st;
+    uint64_t part, resident;
+    pl_circuit_plan(circuit, c->witness_bytes, &part, &resident);
+    pthread_mutex_lock(&w->lock);
+    open_circuit *oc = &w->circuits[free_slot];
+    snprintf(oc->id, sizeof(oc->id), "%s", c->id);
+    oc->circuit = circuit;
+    oc->resident_bytes = resident;
+    oc->partition_bytes = part;
+    oc->users = 1;
+    *slot = free_slot;
+    pthread_mutex_unlock(&w->lock);
+    return PL_OK;
+}
+
+/* Circuits idle for CIRCUIT_IDLE_S (or all idle ones when `all`) are
+ * released. */
+static void circuits_release_idle(pl__worker *w, double now, bool all)
+{
+    for (int i = 0; i < MAX_CIRCUITS; i++) {
+        pthread_mutex_lock(&w->lock);
+        open_circuit *oc = &w->circuits[i];
+        pl_circuit *drop = NULL;
+        if (oc->circuit && oc->users == 0 &&
+            (all || now - oc->idle_since >= CIRCUIT_IDLE_S)) {
+            drop = oc->circuit;
+            memset(oc, 0, sizeof(*oc));
+        }
+        pthread_mutex_unlock(&w->lock);
+        if (drop)
+            pl_circuit_release(drop);
+    }
+}
+
+/* ---- claims -------------------------------------------------------------- */
+
+static void note_error(pl__worker *w, const char *what, const pl_error *err)
+{
+    pthread_mutex_lock(&w->lock);
+    snprintf(w->last_error, sizeof(w->last_error), "%s: %.200s", what, err->msg);
+    pthread_mutex_unlock(&w->lock);
+    fprintf(stderr, "proofline serve: %s: %s\n", what, err->msg);
+}
+
+/* The counters are read by the status under the lock. */
+static void count(pl__worker *w, uint64_t *counter)
+{
+    pthread_mutex_lock(&w->lock);
+    (*counter)++;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Claims one partition when there is room and a free slot; true when it
+ * did (the loop tries again at once). */
+static bool claim_one(pl__worker *w, pl__store_claim *claim)
+{
+    pl__service *svc = w->svc;
+    pthread_mutex_lock(&w->lock);
+    bool can = !w->stop_claiming && w->n_flights < MAX_FLIGHTS;
+    uint64_t used = resident_sum_locked(w) + inflight_sum_locked(w);
+    pthread_mutex_unlock(&w->lock);
+    if (!can || used >= svc->budget_bytes || mono_now() < w->backoff_until)
+        return false;
+    uint64_t room = svc->budget_bytes - used;
+    bool found = false;
+    pl_error err = {0};
+    if (pl__store_claim_next(svc->store, svc->owner, room, svc->lease_ms,
+                             claim, &found, &err) != PL_OK) {
+        note_error(w, "claim", &err);
+        return false;
+    }
+    if (!found)
+        return false;
+    const char *job_id = claim->job.id;
+    uint32_t index = claim->part.index;
+    int slot = -1;
+    pl_status st = circuit_acquire(w, &slot, &claim->circuit, &err);
+    if (st != PL_OK) {
+        pl_error e2 = {0};
+        if (st == PL_EBUDGET) {
+            /* not now: back to the queue, and no claim for a second (the
+             * circuits held open are let go when idle) */
+            pl__store_release(svc->store, job_id, index, svc->owner,
+                              claim->part.fence, &e2);
+            w->backoff_until = mono_now() + 1.0;
+            return false;
+        }
+        char msg[PL__STORE_MSG_MAX];
+        snprintf(msg, sizeof(msg), "job %s partition %u: %.180s", job_id,
+                 index, err.msg);
+        pl__store_fail(svc->store, job_id, index, svc->owner,
+                       claim->part.fence, msg, &e2);
+        count(w, &w->failed);
+        return true;
+    }
+    const char *paths[1] = {claim->part.witness_path};
+    pl_job_spec spec = {0};
+    pthread_mutex_lock(&w->lock);
+    spec.circuit = w->circuits[slot].circuit;
+    spec.n_partitions = 1;
+    spec.witness_paths = paths;
+    spec.priority = (int)claim->job.priority;
+    spec.verify = true;
+    spec.on_proof = on_proof;
+    spec.on_proof_user = w;
+    flight *f = NULL;
+    for (size_t i = 0; i < MAX_FLIGHTS && !f; i++)
+        if (!w->flights[i].used)
+            f = &w->flights[i];
+    memset(f, 0, sizeof(*f));
+    f->claim = *claim;
+    f->bytes = w->circuits[slot].partition_bytes;
+    f->circuit = slot;
+    f->started = mono_now();
+    /* under the lock, so that a proof delivered before submit returns
+     * finds its flight (on_proof takes the lock) */
+    st = pl_engine_submit(svc->engine, &f->engine_job, &spec, &err);
+    if (st == PL_OK) {
+        if (svc->log_claims)
+            fprintf(stderr, "proofline serve: job %s partition %u (%s "
+                    "priority, attempt %u) is engine job %llu\n", job_id,
+                    index, pl__priority_name(claim->job.priority),
+                    claim->part.attempts, (unsigned long long)f->engine_job);
+        pl__metrics_note_job(svc->metrics, f->engine_job, job_id, index);
+        f->used = true;
+        w->n_flights++;
+        w->claimed++;
+    } else {
+        w->circuits[slot].users--;
+        w->circuits[slot].idle_since = mono_now();
+    }
+    pthread_mutex_unlock(&w->lock);
+    if (st != PL_OK) {
+        char msg[PL__STORE_MSG_MAX];
+        snprintf(msg, sizeof(msg), "job %s partition %u: %.180s", job_id,
+                 index, err.msg);
+        pl_error e2 = {0};
+        pl__store_fail(svc->store, job_id, index, svc->owner,
+                       claim->part.fence, msg, &e2);
+        count(w, &w->failed);
+    }
+    return true;
+}
+
+/* Ends the flights whose engine job is done: records the completion (the
+ * pair is on disk), the failure (naming the partition), or gives the claim
+ * back (drained). */
+static void reap(pl__worker *w)
+{
+    pl__service *svc = w->svc;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+        pthread_mutex_lock(&w->lock);
+        flight *f = &w->flights[i];
+        if (!f->used) {
+            pthread_mutex_unlock(&w->lock);
+            continue;
+        }
+        pl_job_status js;
+        pl_error err = {0};
+        if (pl_engine_poll(svc->engine, f->engine_job, &js, &err) != PL_OK ||
+            !js.done) {
+            pthread_mutex_unlock(&w->lock);
+            continue;
+        }
+        pl_engine_wait(svc->engine, f->engine_job, &js, &err); /* forgets it */
+        flight done = *f;
+        f->used = false;
+        w->n_flights--;
+        open_circuit *oc = &w->circuits[done.circuit];
+        oc->users--;
+        oc->idle_since = mono_now();
+        pthread_mutex_unlock(&w->lock);
+
+        const char *job_id = done.claim.job.id;
+        uint32_t index = done.claim.part.index;
+        uint64_t fence = done.claim.part.fence;
+        pl_error e2 = {0};
+        double seconds = mono_now() - done.started;
+        if (js.status == PL_OK && done.written) {
+            char proof_path[PL__STORE_PATH_MAX];
+            pl__worker_proof_paths(svc, job_id, index, proof_path, NULL,
+                                   sizeof(proof_path));
+            pl_status st = pl__store_complete(svc->store, job_id, index,
+                                              svc->owner, fence, proof_path,
+                                              &e2);
+            if (st == PL_OK) {
+                count(w, &w->completed);
+                pl__metrics_proof_done(svc->metrics, seconds, true);
+            } else if (st != PL_ECANCELLED) {
+                note_error(w, "complete", &e2);
+            }
+        } else if (done.release || (js.status == PL_ECANCELLED &&
+                                    atomic_load(&svc->draining))) {
+            if (pl__store_release(svc->store, job_id, index, svc->owner,
+                                  fence, &e2) == PL_OK)
+                count(w, &w->released);
+        } else if (js.status == PL_ECANCELLED) {
+            /* the job was cancelled through the API: the store knows */
+        } else {
+            char msg[PL__STORE_MSG_MAX];
+            snprintf(msg, sizeof(msg), "job %s partition %u: %.180s",
+                     job_id, index, js.status != PL_OK ? js.error.msg : done.write_msg);
+            pl__store_fail(svc->store, job_id, index, svc->owner, fence, msg,
+                           &e2);
+            count(w, &w->failed);
+            pl__metrics_proof_done(svc->metrics, seconds, false);
+        }
+        pthread_mutex_lock(&w->lock);
+        pthread_cond_broadcast(&w->changed);
+        pthread_mutex_unlock(&w->lock);
+    }
+}
+
+/* Claims whose job was cancelled, or whose lease another worker took over,
+ * stop in the engine. */
+static void check_live(pl__worker *w)
+{
+    pl__service *svc = w->svc;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+        pthread_mutex_lock(&w->lock);
+        flight f = w->flights[i];
+        pthread_mutex_unlock(&w->lock);
+        if (!f.used)
+            continue;
+        bool live = true;
+        pl_error err = {0};
+        if (pl__store_claim_live(svc->store, f.claim.job.id,
+                                 f.claim.part.index, svc->owner,
+                                 f.claim.part.fence, &live, &err) == PL_OK &&
+            !live) {
+            pthread_mutex_lock(&w->lock);
+            if (w->flights[i].used && w->flights[i].engine_job == f.engine_job)
+                pl_engine_cancel(svc->engine, f.engine_job, &err);
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+}
+
+static void unlink_path(void *user, const char *path)
+{
+    (void)user;
+    if (path && *path)
+        unlink(path);
+    /* a proof's public.json beside it */
+    size_t n = path ? strlen(path) : 0;
+    if (n > 11 && strcmp(path + n - 11, ".proof.json") == 0) {
+        char pub[PL__STORE_PATH_MAX + 8];
+        snprintf(pub, sizeof(pub), "%.*s.public.json", (int)(n - 11), path);
+        unlink(pub);
+    }
+}
+
+static void *loop(void *arg)
+{
+    pl__worker *w = arg;
+    pl__service *svc = w->svc;
+    double last_beat = mono_now(), last_live = 0, last_purge = 0;
+    double last_recover = mono_now();
+    for (;;) {
+        pthread_mutex_lock(&w->lock);
+        bool stop = w->stop;
+        pthread_mutex_unlock(&w->lock);
+        if (stop)
+            break;
+        reap(w);
+        double now = mono_now();
+        pl_error err = {0};
+        if (now - last_beat >= (double)svc->lease_ms / 3000.0) {
+            if (pl__store_heartbeat(svc->store, svc->owner, svc->lease_ms,
+                                    &err) != PL_OK)
+                note_error(w, "heartbeat", &err);
+            last_beat = now;
+        }
+        if (now - last_live >= 0.25) {
+            check_live(w);
+            last_live = now;
+        }
+        if (now - last_recover >= (double)svc->lease_ms / 1000.0) {
+            uint64_t n = 0; /* other owners' lapsed leases */
+            pl__store_recover(svc->store, NULL, &n, &err);
+            last_recover = now;
+        }
+        if (svc->retain_ms > 0 && now - last_purge >= PURGE_EVERY_S) {
+            uint64_t removed = 0;
+            pl__store_purge(svc->store, pl__service_now_ms() - svc->retain_ms,
+                            unlink_path, NULL, &removed, &err);
+            last_purge = now;
+        }
+        pl__store_claim claim;
+        while (claim_one(w, &claim))
+            ;
+        circuits_release_idle(w, mono_now(), false);
+
+        pthread_mutex_lock(&w->lock);
+        if (!w->kicked && !w->stop) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += LOOP_MS * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+        }
+        w->kicked = false;
+        pthread_mutex_unlock(&w->lock);
+    }
+    return NULL;
+}
+
+pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err)
+{
+    *out = NULL;
+    pl__worker *w = calloc(1, sizeof(*w));
+    if (!w)
+        return pl__error_set(err, PL_ENOMEM, "the worker: out of memory");
+    w->svc = svc;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    pthread_cond_init(&w->changed, NULL);
+    uint64_t requeued = 0;
+    pl_status st = pl__store_recover(svc->store, svc->owner, &requeued, err);
+    if (st != PL_OK)
+        goto fail;
+    if (requeued)
+        fprintf(stderr, "proofline serve: recovered %llu claim(s) of %s\n",
+                (unsigned long long)requeued, svc->owner);
+    /* published before the loop starts: the engine's events (on its
+     * threads, once the loop submits) read it through the service */
+    *out = w;
+    if (pthread_create(&w->thread, NULL, loop, w) != 0) {
+        st = pl__error_set(err, PL_EINTERNAL, "the worker: pthread_create "
+                           "failed");
+        goto fail;
+    }
+    w->thread_started = true;
+    pthread_setname_np(w->thread, "pl-claim");
+    return PL_OK;
+fail:
+    *out = NULL;
+    pl__worker_destroy(w);
+    return st;
+}
+
+void pl__worker_on_event(void *user, const pl_ledger_record *record)
+{
+    pl__service *svc = user;
+    pl__metrics_on_event(svc->metrics, record);
+    /* emitted once the job's counters say the partition ended */
+    if (record->event == PL_EV_DEALLOC_DONE ||
+        record->event == PL_EV_FAILED || record->event == PL_EV_CANCELLED)
+        pl__worker_kick(svc->worker);
+}
+
+void pl__worker_kick(pl__worker *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->kicked = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+void pl__worker_cancel_job(pl__worker *w, const char *job_id)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->lock);
+    for (size_t i = 0; i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used && strcmp(w->flights[i].claim.job.id, job_id) == 0)
+            pl_engine_cancel(w->svc->engine, w->flights[i].engine_job, NULL);
+    w->kicked = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void deadline_after(struct timespec *ts, double seconds)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    double ns = (double)ts->tv_nsec + seconds * 1e9;
+    ts->tv_sec += (time_t)(ns / 1e9);
+    ts->tv_nsec = (long)(ns - (double)(time_t)(ns / 1e9) * 1e9);
+}
+
+size_t pl__worker_drain(pl__worker *w, double timeout_s)
+{
+    if (!w || !w->thread_started)
+        return 0;
+    pthread_mutex_lock(&w->lock);
+    w->stop_claiming = true;
+    uint64_t released_before = w->released;
+    struct timespec deadline;
+    deadline_after(&deadline, timeout_s);
+    while (w->n_flights > 0)
+        if (pthread_cond_timedwait(&w->changed, &w->lock, &deadline) ==
+            ETIMEDOUT)
+            break;
+    /* what did not finish in time goes back to the queue */
+    for (size_t i = 0; i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used) {
+            w->flights[i].release = true;
+            pl_engine_cancel(w->svc->engine, w->flights[i].engine_job, NULL);
+        }
+    while (w->n_flights > 0)
+        pthread_cond_wait(&w->changed, &w->lock);
+    w->stop = true;
+    pthread_cond_signal(&w->cond);
+    size_t released = (size_t)(w->released - released_before);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    w->thread_started = false;
+    circuits_release_idle(w, mono_now(), true);
+    return released;
+}
+
+void pl__worker_destroy(pl__worker *w)
+{
+    if (!w)
+        return;
+    if (w->thread_started)
+        pl__worker_drain(w, 0);
+    circuits_release_idle(w, mono_now(), true);
+    pthread_cond_destroy(&w->changed);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+void pl__worker_status_json(pl__worker *w, pl__strbuf *sb)
+{
+    pthread_mutex_lock(&w->lock);
+    const char *state = w->stop_claiming ? "draining"
+                        : w->n_flights   ? "busy"
+                                         : "idle";
+    pl__strbuf_printf(sb, "[{\"owner\": ");
+    pl__json_put_string(sb, w->svc->owner);
+    pl__strbuf_printf(sb, ", \"state\": \"%s\", \"in_flight\": %zu, "
+                      "\"claimed\": %llu, \"completed\": %llu, \"failed\": "
+                      "%llu, \"released\": %llu, \"in_flight_bytes\": %llu, "
+                      "\"resident_bytes\": %llu, \"partitions\": [",
+                      state, w->n_flights, (unsigned long long)w->claimed,
+                      (unsigned long long)w->completed,
+                      (unsigned long long)w->failed,
+                      (unsigned long long)w->released,
+                      (unsigned long long)inflight_sum_locked(w),
+                      (unsigned long long)resident_sum_locked(w));
+    bool first = true;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used) {
+            pl__strbuf_printf(sb, "%s{\"job\": \"%s\", \"index\": %u}",
+                              first ? "" : ", ", w->flights[i].claim.job.id,
+                              w->flights[i].claim.part.index);
+            first = false;
+        }
+    pl__strbuf_printf(sb, "], \"last_error\": ");
+    pl__json_put_string(sb, w->last_error);
+    pl__strbuf_printf(sb, "}]");
+    pthread_mutex_unlock(&w->lock);
+}

@@ -1,0 +1,420 @@
+# SPDX-License-Identifier: Apache-2.0
+# `proofline serve` end to end with curl, each server on a port the system
+# picks (--listen 127.0.0.1:0; the bound address is read from
+# DATA/listen.addr, so there is no race for a free port):
+#  - round trip: register the chain10 zkey (upload and by path), 3 jobs of
+#    2 partitions, every proof checked by `proofline verify` and snarkjs;
+#    a job in one multipart request;
+#  - budget under load: 50 queued jobs with a budget for 2 partitions:
+#    peak reserved never above the budget, /v1/status and /metrics agree,
+#    nothing reserved or live once idle;
+#  - security and bad input: 401s, 404s, 405, 400s (wrong witness sizes,
+#    malformed JSON), 403 outside --allow-path, 413, 429 with --max-queued,
+#    a world-readable token file and a non-loopback address refused; the
+#    service healthy and the other jobs done afterwards;
+#  - priority: high jobs submitted after low ones finish first;
+#  - durability: kill -9 with work in flight, restart: every job done, each
+#    partition completed exactly once, no temporary file left;
+#  - drain: SIGTERM with work in flight exits 0; a restart finishes it;
+#  - --retain: ended jobs and their files are forgotten;
+#  - promtool check metrics (when promtool is installed).
+# Waits are polls with a generous deadline, never timings.
+. "$(dirname "$0")/lib.sh"
+command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
+
+zkey=$VECTORS/chain10/circuit.zkey
+wtns=$VECTORS/chain10/witness.wtns
+vkey=$VECTORS/chain10/verification_key.json
+pid=""
+url=""
+token=""
+
+# jq-like field access with python: jget FILE 'd["id"]'
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# the first "key": "string" of a reply (the object's own id and state come
+# first in every reply): cheaper than starting python on a loaded machine
+first() { grep -o "\"$2\": \"[^\"]*\"" "$1" | head -1 | sed 's/.*: "\(.*\)"/\1/'; }
+
+# start DATA [options...]: starts a server, waits for its address
+start() {
+    local data=$1 i; shift
+    mkdir -p "$data"
+    rm -f "$data/listen.addr"
+    "$PROOFLINE" serve --listen 127.0.0.1:0 --data "$data" --log-level quiet \
+        --pw 2 --threads 2 --backend cpu --lease 5s "$@" 2>>"$work/serve.log" &
+    pid=$!
+    for i in $(seq 600); do
+        [ -s "$data/listen.addr" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -s "$data/listen.addr" ] || { fail "serve $* did not start: $(tail -5 "$work/serve.log")"; return 1; }
+    url="http://$(cat "$data/listen.addr")"
+}
+
+# stop: SIGTERM, wait; $stopped holds the exit status
+stop() {
+    stopped=0
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" || stopped=$?
+    pid=""
+}
+cleanup() { [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+# api METHOD PATH [curl args...]: the status code on stdout, the body in
+# $work/body, the headers in $work/headers
+api() {
+    local method=$1 path=$2; shift 2
+    local auth=()
+    [ -z "$token" ] || auth=(-H "Authorization: Bearer $token")
+    curl -sS -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
+        "${auth[@]}" "$@" "$url$path"
+}
+# expect CODE METHOD PATH [curl args...]
+expect() {
+    local want=$1 got; shift
+    got=$(api "$@") || got="curl failed"
+    [ "$got" = "$want" ] || fail "$1 $2: $got, wanted $want ($(head -c 300 "$work/body"))"
+    return 0
+}
+
+# register: the circuit's id in $cid
+register() {
+    expect "$1" POST /v1/circuits -H 'Content-Type: application/octet-stream' \
+        --data-binary "@$zkey"
+    cid=$(first "$work/body" id)
+}
+
+# submit PRIORITY N: a job of N partitions with the vector's witness; its
+# id in $jid
+submit() {
+    local k
+    expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+        -d "{\"circuit\": \"$cid\", \"priority\": \"$1\", \"partitions\": $2}"
+    jid=$(first "$work/body" id)
+    for k in $(seq 0 $(($2 - 1))); do
+        expect 202 PUT "/v1/jobs/$jid/witness/$k" \
+            -H 'Content-Type: application/octet-stream' --data-binary "@$wtns"
+    done
+}
+
+# wait_jobs ID...: until each is done (or failed/cancelled: a failure)
+wait_jobs() {
+    local j i s
+    for j in "$@"; do
+        for i in $(seq 1200); do
+            api GET "/v1/jobs/$j" >/dev/null
+            s=$(first "$work/body" state)
+            case $s in done|failed|cancelled) break ;; esac
+            sleep 0.1
+        done
+        [ "$s" = done ] || fail "job $j: $s ($(head -c 400 "$work/body"))"
+    done
+}
+
+# check_proofs ID N [snarkjs]: fetch each proof, verify it with ours (and
+# snarkjs when asked)
+check_proofs() {
+    local k
+    for k in $(seq 0 $(($2 - 1))); do
+        expect 200 GET "/v1/jobs/$1/proofs/$k"
+        python3 - "$work/body" "$work/p.json" "$work/pub.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(d["proof"], open(sys.argv[2], "w"))
+json.dump(d["public"], open(sys.argv[3], "w"))
+EOF
+        "$PROOFLINE" verify "$vkey" "$work/pub.json" "$work/p.json" \
+            >/dev/null 2>&1 || fail "job $1 proof $k: proofline verify rejects it"
+        if [ "${3:-}" = snarkjs ] && have_snarkjs; then
+            snarkjs_accepts "$vkey" "$work/pub.json" "$work/p.json" ||
+                fail "job $1 proof $k: snarkjs rejects it"
+        fi
+    done
+}
+
+# the bytes one partition and the circuit reserve
+"$PROOFLINE" batch --zkey "$zkey" --out "$work/plan" --print-plan "$wtns" >"$work/plan.txt"
+part=$(sed -n 's/^partition_bytes=//p' "$work/plan.txt")
+resident=$(sed -n 's/^resident_bytes=//p' "$work/plan.txt")
+budget2=$((resident + 2 * part + part / 2)) # room for 2 partitions, not 3
+budget1=$((resident + part + part / 2))     # room for 1
+
+# ---- A: round trip, bad input, budget under load, metrics --------------
+A=$work/a
+mkdir -p "$work/allowed"
+cp "$zkey" "$work/allowed/c.zkey"
+start "$A" --budget "$budget2" --allow-path "$work/allowed" || { finish x; }
+expect 200 GET /healthz
+expect 200 GET /readyz
+register 201
+[ "$cid" = "$(sha256sum "$zkey" | cut -d' ' -f1)" ] || fail "circuit id $cid is not the zkey's sha256"
+register 200
+expect 200 POST /v1/circuits -H 'Content-Type: application/json' \
+    -d "{\"path\": \"$work/allowed/c.zkey\"}"
+[ "$(jget "$work/body" 'd["id"]')" = "$cid" ] || fail "by path: another id"
+expect 200 GET /v1/circuits
+jget "$work/body" 'd["circuits"][0]["witness_bytes"]' | grep -qx "$(stat -c %s "$wtns")" ||
+    fail "witness_bytes is not the witness file's size ($(cat "$work/body"))"
+expect 200 GET "/v1/circuits/$cid"
+
+jobs=()
+for i in 1 2 3; do submit normal 2; jobs+=("$jid"); done
+wait_jobs "${jobs[@]}"
+for j in "${jobs[@]}"; do check_proofs "$j" 2 snarkjs; done
+expect 200 GET "/v1/jobs?state=done&limit=10"
+[ "$(jget "$work/body" 'len(d["jobs"])')" = 3 ] || fail "jobs?state=done: not 3 jobs"
+
+# one request: a multipart spec and its witnesses, queued when acknowledged
+expect 202 POST /v1/jobs -F "spec={\"circuit\": \"$cid\", \"partitions\": 2};type=application/json" \
+    -F "witness=@$wtns" -F "witness=@$wtns"
+mp=$(first "$work/body" id)
+[ "$(first "$work/body" state)" = queued ] || fail "multipart: not queued: $(head -c 300 "$work/body")"
+wait_jobs "$mp"
+check_proofs "$mp" 2
+expect 400 POST /v1/jobs -F "spec={\"circuit\": \"$cid\", \"partitions\": 3}" \
+    -F "witness=@$wtns" -F "witness=@$wtns"
+grep -q 'spec says 3' "$work/body" || fail "multipart, a witness short: $(cat "$work/body")"
+expect 400 POST /v1/jobs -F "witness=@$wtns"
+[ "$(ls "$A/witnesses" | wc -l)" = 8 ] || fail "refused multipart jobs left witness files"
+
+# bad input: each a 4xx with a message; nothing else disturbed
+expect 404 GET /v1/nothing
+expect 404 GET /v1/jobs/no-such-job
+expect 404 GET /v1/circuits/0000
+expect 405 DELETE /v1/circuits
+grep -qi '^Allow:' "$work/headers" || fail "405 without Allow"
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' -d '{"circuit": '
+grep -q '"error"' "$work/body" || fail "malformed JSON: no error message"
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' -d '{"circuit": 5}'
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"priority\": \"urgent\"}"
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 0}"
+expect 404 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d '{"circuit": "0000000000000000000000000000000000000000000000000000000000000000"}'
+python3 -c 'print("[" * 100 + "]" * 100)' >"$work/deep.json"
+expect 400 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$work/deep.json"
+grep -q 'nest' "$work/body" || fail "deep JSON: $(cat "$work/body")"
+python3 -c 'print("{\"circuit\": \"" + "x" * 70000 + "\"}")' >"$work/big.json"
+expect 413 POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$work/big.json"
+expect 403 POST /v1/circuits -H 'Content-Type: application/json' -d "{\"path\": \"$zkey\"}"
+expect 400 POST /v1/circuits -H 'Content-Type: application/octet-stream' --data-binary "@$vkey"
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 1}"
+bad=$(first "$work/body" id)
+head -c 1000 "$wtns" >"$work/short.wtns"
+{ cat "$wtns"; printf x; } >"$work/long.wtns"
+expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/short.wtns"
+grep -q 'exactly' "$work/body" || fail "short witness: $(cat "$work/body")"
+expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/long.wtns"
+expect 404 PUT "/v1/jobs/$bad/witness/1" --data-binary "@$wtns"
+# right size, wrong content: refused before it is stored
+head -c "$(stat -c %s "$wtns")" /dev/zero >"$work/zero.wtns"
+expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/zero.wtns"
+expect 200 GET "/v1/jobs/$bad"
+[ "$(jget "$work/body" 'd["state"]')" = receiving ] || fail "a refused witness changed the job"
+expect 409 GET "/v1/jobs/$bad/proofs/0"
+expect 200 DELETE "/v1/jobs/$bad"
+[ "$(jget "$work/body" 'd["state"]')" = cancelled ] || fail "DELETE: not cancelled"
+expect 409 DELETE "/v1/jobs/$bad"
+ls "$A/witnesses" | grep -q "^$bad" && fail "a refused witness left a file"
+
+# a witness of the right size and shape whose values do not satisfy the
+# circuit: its job fails with a message naming the partition, and nothing
+# else is disturbed (the load below runs on the same service)
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-32] ^= 1; open(sys.argv[2], "wb").write(b)' \
+    "$wtns" "$work/unsat.wtns"
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 2}"
+unsat=$(first "$work/body" id)
+expect 202 PUT "/v1/jobs/$unsat/witness/0" --data-binary "@$wtns"
+expect 202 PUT "/v1/jobs/$unsat/witness/1" --data-binary "@$work/unsat.wtns"
+for i in $(seq 600); do
+    api GET "/v1/jobs/$unsat" >/dev/null
+    case $(first "$work/body" state) in done|failed|cancelled) break ;; esac
+    sleep 0.1
+done
+[ "$(first "$work/body" state)" = failed ] || fail "unsatisfied witness: $(cat "$work/body")"
+grep -q '"error": "job [^"]* partition 1' "$work/body" || fail "the failure does not name partition 1: $(cat "$work/body")"
+
+# budget under load: 50 jobs queued, room for 2 partitions
+jobs=()
+for i in $(seq 50); do submit low 1; jobs+=("$jid"); done
+wait_jobs "${jobs[@]}"
+check_proofs "${jobs[49]}" 1
+expect 200 GET /v1/status
+peak=$(jget "$work/body" 'd["peak_reserved_bytes"]')
+bud=$(jget "$work/body" 'd["budget_bytes"]')
+[ "$bud" = "$budget2" ] || fail "status budget $bud, wanted $budget2"
+[ "$peak" -le "$bud" ] || fail "peak reserved $peak above the budget $bud"
+[ "$peak" -gt 0 ] || fail "peak reserved 0"
+# idle: nothing reserved, no partition buffer live (circuits are let go)
+for i in $(seq 100); do
+    api GET /v1/status >/dev/null
+    [ "$(jget "$work/body" 'd["reserved_bytes"]')" = 0 ] && break
+    sleep 0.1
+done
+jget "$work/body" '[d["reserved_bytes"], sum(c["bytes"] for k, c in d["classes"].items() if k != "params"), d["stages"]]' \
+    | grep -qx '\[0, 0, {.*}\]' || fail "not idle: $(cat "$work/body")"
+jget "$work/body" 'sum(d["stages"].values())' | grep -qx 0 || fail "partitions in stages when idle"
+curl -sS "$url/metrics" >"$work/metrics.txt"
+grep -q "^proofline_budget_bytes $bud\$" "$work/metrics.txt" || fail "/metrics budget differs"
+grep -q "^proofline_budget_peak_reserved_bytes $peak\$" "$work/metrics.txt" || fail "/metrics peak differs"
+grep -q '^proofline_jobs{state="done"} 54$' "$work/metrics.txt" || fail "/metrics: not 54 jobs done"
+timed=$(sed -n 's/^proofline_proof_duration_seconds_count //p' "$work/metrics.txt")
+# 58 proofs, and the unsatisfied job's good partition when it ran first
+[ "${timed:-0}" -ge 58 ] && [ "$timed" -le 59 ] || fail "/metrics: $timed proofs timed, not 58 or 59"
+grep -q '^proofline_jobs{state="failed"} 1$' "$work/metrics.txt" || fail "/metrics: not 1 job failed"
+for m in proofline_buffer_bytes proofline_buffer_peak_bytes proofline_buffers \
+    proofline_partitions proofline_rss_anon_bytes proofline_untracked_bytes \
+    proofline_queue_depth proofline_stage_duration_seconds_bucket; do
+    grep -q "^$m" "$work/metrics.txt" || fail "/metrics has no $m"
+done
+if command -v promtool >/dev/null; then
+    promtool check metrics <"$work/metrics.txt" >"$work/promtool.log" 2>&1 ||
+        fail "promtool check metrics: $(cat "$work/promtool.log")"
+fi
+expect 200 GET "/v1/trace?since=60"
+jget "$work/body" 'any(e["ph"] == "X" and e["args"].get("job") for e in d["traceEvents"])' |
+    grep -qx True || fail "/v1/trace has no span naming a store job"
+expect 200 GET /healthz
+stop
+[ "$stopped" = 0 ] || fail "SIGTERM when idle: exit $stopped"
+
+# ---- a Unix socket --------------------------------------------------------
+D=$work/d
+"$PROOFLINE" serve --listen "unix:$work/s.sock" --data "$D" --log-level quiet \
+    --backend cpu --threads 2 --max-zkey 1000 2>>"$work/serve.log" &
+pid=$!
+for i in $(seq 600); do [ -s "$D/listen.addr" ] && break; sleep 0.1; done
+[ "$(cat "$D/listen.addr" 2>/dev/null)" = "unix:$work/s.sock" ] || fail "unix socket: listen.addr $(cat "$D/listen.addr" 2>/dev/null)"
+curl -sS --unix-socket "$work/s.sock" http://localhost/healthz | grep -q ok || fail "healthz over the Unix socket"
+code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
+    -X POST -H 'Content-Type: application/octet-stream' --data-binary "@$zkey" http://localhost/v1/circuits)
+[ "$code" = 413 ] || fail "--max-zkey 1000: $code $(cat "$work/body")"
+[ -z "$(find "$D/circuits" -type f)" ] || fail "a refused zkey left a file"
+stop
+[ "$stopped" = 0 ] || fail "unix socket: exit $stopped"
+[ -e "$work/s.sock" ] && fail "the socket file is left"
+
+# ---- refused at start -----------------------------------------------------
+printf 'secret-token-0123456789\n' >"$work/token"
+chmod 644 "$work/token"
+expect_exit 2 "$PROOFLINE" serve --listen 127.0.0.1:0 --data "$work/r" --token-file "$work/token"
+grep -q 'others' "$work/log" || fail "world-readable token: $(cat "$work/log")"
+expect_exit 2 "$PROOFLINE" serve --listen 0.0.0.0:0 --data "$work/r"
+grep -q 'token-file' "$work/log" || fail "non-loopback: $(cat "$work/log")"
+expect_exit 0 "$PROOFLINE" serve --help
+grep -q -- '--drain-timeout' "$work/stdout" || fail "serve --help has no --drain-timeout"
+
+# ---- B: a token: 401s; --max-queued: 429 ---------------------------------
+chmod 600 "$work/token"
+B=$work/b
+start "$B" --budget "$budget1" --token-file "$work/token" --max-queued 2 || finish x
+expect 401 GET /v1/status
+token=wrong-token-0123456789
+expect 401 GET /v1/status
+expect 401 POST /v1/jobs -H 'Content-Type: application/json' -d '{}'
+token=""
+expect 401 GET /metrics
+expect 200 GET /healthz
+token=secret-token-0123456789
+expect 200 GET /v1/status
+register 201
+# two jobs waiting for their witnesses fill a queue of 2
+for i in 1 2; do
+    expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+        -d "{\"circuit\": \"$cid\", \"partitions\": 1}"
+    waiting=$(first "$work/body" id)
+done
+expect 429 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 1}"
+grep -qi '^Retry-After:' "$work/headers" || fail "429 without Retry-After"
+expect 202 PUT "/v1/jobs/$waiting/witness/0" --data-binary "@$wtns"
+wait_jobs "$waiting"
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 1}"
+expect 200 GET /healthz
+stop
+[ "$stopped" = 0 ] || fail "B: exit $stopped"
+token=""
+
+# ---- C: priority with a blocker, then kill -9 and restart ---------------
+C=$work/c
+start "$C" --budget "$budget1" || finish x
+register 201
+submit normal 16
+blocker=$jid
+lows=(); highs=()
+for i in 1 2; do submit low 1; lows+=("$jid"); done
+for i in 1 2; do submit high 1; highs+=("$jid"); done
+wait_jobs "$blocker" "${lows[@]}" "${highs[@]}"
+last_high=0; first_low=""
+for j in "${highs[@]}"; do
+    api GET "/v1/jobs/$j" >/dev/null
+    f=$(jget "$work/body" 'd["finished_ms"]'); [ "$f" -gt "$last_high" ] && last_high=$f
+done
+for j in "${lows[@]}"; do
+    api GET "/v1/jobs/$j" >/dev/null
+    f=$(jget "$work/body" 'd["finished_ms"]')
+    [ -z "$first_low" ] || [ "$f" -lt "$first_low" ] && first_low=$f
+done
+[ "$last_high" -le "$first_low" ] || fail "priority: a low job finished ($first_low) before a high one ($last_high)"
+
+# durability: 6 jobs of 2, kill -9 once the first partition is done
+jobs=()
+for i in $(seq 6); do submit normal 2; jobs+=("$jid"); done
+for i in $(seq 600); do
+    api GET "/v1/jobs/${jobs[0]}" >/dev/null
+    grep -q '"state": "done"' "$work/body" && break
+    sleep 0.05
+done
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+start "$C" --budget "$budget1" || finish x
+wait_jobs "${jobs[@]}"
+for j in "${jobs[@]}"; do
+    check_proofs "$j" 2
+    api GET "/v1/jobs/$j" >/dev/null
+    jget "$work/body" '[p["completions"] for p in d["partitions"]]' | grep -qx '\[1, 1\]' ||
+        fail "job $j: completions $(jget "$work/body" '[p["completions"] for p in d["partitions"]]')"
+done
+left=$(find "$C" -name '*.tmp*' | wc -l)
+[ "$left" = 0 ] || fail "temporary files left: $(find "$C" -name '*.tmp*')"
+
+# drain: SIGTERM with work in flight, exit 0; the restart finishes it
+submit normal 16
+drained=$jid
+for i in $(seq 600); do
+    api GET "/v1/jobs/$drained" >/dev/null
+    grep -qE '"state": "(claimed|done)"' "$work/body" && break
+    sleep 0.05
+done
+stop
+[ "$stopped" = 0 ] || fail "drain: exit $stopped, wanted 0"
+start "$C" --budget "$budget1" || finish x
+wait_jobs "$drained"
+check_proofs "$drained" 16
+expect 200 GET /healthz
+stop
+[ "$stopped" = 0 ] || fail "exit $stopped after the drained job"
+
+# --retain: ended jobs older than that are forgotten, their files removed
+sleep 1.1
+start "$C" --budget "$budget1" --retain 1s || finish x
+for i in $(seq 100); do
+    [ "$(api GET "/v1/jobs/$drained")" = 404 ] && break
+    sleep 0.1
+done
+expect 404 GET "/v1/jobs/$drained"
+for i in $(seq 100); do
+    [ -z "$(find "$C/proofs" "$C/witnesses" -type f)" ] && break
+    sleep 0.1
+done
+[ -z "$(find "$C/proofs" "$C/witnesses" -type f)" ] || fail "--retain left files: $(find "$C/proofs" "$C/witnesses" -type f | head -3)"
+stop
+[ "$stopped" = 0 ] || fail "exit $stopped after the last stop"
+
+finish "cli_serve: ok"
