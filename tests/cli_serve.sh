@@ -33,7 +33,11 @@ token=""
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 # the first "key": "string" of a reply (the object's own id and state come
 # first in every reply): cheaper than starting python on a loaded machine
-first() { grep -o "\"$2\": \"[^\"]*\"" "$1" | head -1 | sed 's/.*: "\(.*\)"/\1/'; }
+# (one process: `grep | head` under pipefail fails when head exits first)
+first() {
+    awk -v k="\"$2\": \"" '{ i = index($0, k); if (i) { s = substr($0, i + length(k));
+        print substr(s, 1, index(s, "\"") - 1); exit } }' "$1"
+}
 
 # start DATA [options...]: starts a server, waits for its address
 start() {
@@ -62,20 +66,23 @@ stop() {
 }
 cleanup() { [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
+# a command that ends the test early says which, with the servers' log
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND (exit $?)"; tail -20 "$work/serve.log"' ERR
 
-# api METHOD PATH [curl args...]: the status code on stdout, the body in
-# $work/body, the headers in $work/headers
+# api METHOD PATH [curl args...]: the status code on stdout (000 and
+# curl's error when it failed), the body in $work/body, the headers in
+# $work/headers
 api() {
     local method=$1 path=$2; shift 2
     local auth=()
     [ -z "$token" ] || auth=(-H "Authorization: Bearer $token")
     curl -sS -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
-        "${auth[@]}" "$@" "$url$path"
+        "${auth[@]}" "$@" "$url$path" 2>"$work/curl.log" || echo " (curl: $(cat "$work/curl.log"))"
 }
 # expect CODE METHOD PATH [curl args...]
 expect() {
     local want=$1 got; shift
-    got=$(api "$@") || got="curl failed"
+    got=$(api "$@")
     [ "$got" = "$want" ] || fail "$1 $2: $got, wanted $want ($(head -c 300 "$work/body"))"
     return 0
 }
@@ -417,4 +424,5 @@ done
 stop
 [ "$stopped" = 0 ] || fail "exit $stopped after the last stop"
 
+[ "$fails" = 0 ] || tail -20 "$work/serve.log"
 finish "cli_serve: ok"
