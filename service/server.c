@@ -5,10 +5,10 @@
  * calls us: begin (route, authentication, method, limits; an upload's
  * temporary file is opened here), body (each piece written or kept, up to
  * its limit), end (the reply).  A request refused at begin is answered at
- * once when it carries no body or a large one (the library then closes the
- * connection; clients that send large bodies wait for 100-continue); a
- * small body is read and dropped first, so the client sees the reply and
- * not a reset.
+ * once when it carries no body, when the client waits for 100-continue,
+ * or when the body is over DISCARD_MAX (the library then closes the
+ * connection); any other body is read and dropped first, so the client
+ * sees the reply and not a reset.
  *
  * Errors are {"error": "..."} naming the field or the file; 4xx for the
  * client's mistakes, 5xx for ours, 503 + Retry-After while draining, 429 +
@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #define JSON_BODY_MAX (64u * 1024) /* a job or a path: far less */
-#define DISCARD_MAX (64u * 1024)   /* a refused body up to this is read */
+#define DISCARD_MAX (64ull << 20) /* a refused body up to this is read */
 #define MAX_PARTITIONS 4096        /* per job */
 #define LIST_LIMIT_DEFAULT 100
 #define RETRY_AFTER_S 5
@@ -1400,11 +1400,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         rq->server = s;
         begin(s, conn, rq, url, method);
         if (rq->code) {
-            /* refused: at once, unless a small body should be read first
-             * (answering before it would have the client see a reset) */
+            /* refused: at once when there is no body to read, when the
+             * client waits for 100-continue before sending it, or when it
+             * is too large to read for nothing (the library then closes
+             * the connection); otherwise the body is read and dropped
+             * first, since a client still sending would see its
+             * connection reset instead of the reply */
             long long len = content_length(conn);
-            bool small = len >= 0 && len <= DISCARD_MAX;
-            if (len <= 0 || !small) {
+            const char *te = MHD_lookup_connection_value(
+                conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+            const char *ex = MHD_lookup_connection_value(
+                conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+            bool body = len > 0 || (len < 0 && te);
+            bool waits = ex && strcasecmp(ex, "100-continue") == 0;
+            if (!body || waits || len > (long long)DISCARD_MAX) {
                 rq->replied = true;
                 const char *allow = NULL;
                 if (rq->code == 405) {

@@ -302,6 +302,10 @@ curl -sS --unix-socket "$work/s.sock" http://localhost/healthz | grep -q ok || f
 code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
     -X POST -H 'Content-Type: application/octet-stream' --data-binary "@$zkey" http://localhost/v1/circuits)
 [ "$code" = 413 ] || fail "--max-zkey 1000: $code $(cat "$work/body")"
+# a client that waits for 100-continue is answered before it sends
+code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
+    -X POST -H 'Expect: 100-continue' --data-binary "@$zkey" http://localhost/v1/circuits)
+[ "$code" = 413 ] || fail "--max-zkey 1000, Expect: 100-continue: $code $(cat "$work/body")"
 [ -z "$(find "$D/circuits" -type f)" ] || fail "a refused zkey left a file"
 stop
 [ "$stopped" = 0 ] || fail "unix socket: exit $stopped"
