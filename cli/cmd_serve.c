@@ -148,12 +148,15 @@ static pl_status read_token(char **out, const char *path, pl_error *err)
     len = strlen(text);
     while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
         text[--len] = '\0';
-    if (len < 16) {
+    if (len == 0) {
         free(text);
-        return pl__error_set(err, PL_EUSAGE, "--token-file %s: the token is "
-                             "%zu characters; 16 or more are needed", path,
-                             len);
+        return pl__error_set(err, PL_EUSAGE, "--token-file %s: no token on "
+                             "its first line", path);
     }
+    if (len < 16)
+        fprintf(stderr, "proofline serve: warning: --token-file %s: a token "
+                "of %zu characters is easy to guess; 32 random ones are "
+                "better\n", path, len);
     *out = text;
     return PL_OK;
 }
