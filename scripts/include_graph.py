@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The module include graph of the tree: which module's files include which
 other module's headers (src/<module>/..., cli, examples, service; tests
-excluded), printed as edges, then checked for cycles.  Exit 1 when there is a cycle.  Used to keep
-docs/ARCHITECTURE.md's layer drawing honest:  python3 scripts/include_graph.py
+excluded), printed as edges, then checked for cycles.  Exit 1 when there is
+a cycle.  Used to keep docs/ARCHITECTURE.md's layer drawing honest:
+python3 scripts/include_graph.py
 """
 import os
 import re
