@@ -1116,10 +1116,7 @@ static enum MHD_Result end_multipart(pl__server *s, struct MHD_Connection *conn,
 
 typedef struct list_ctx {
     pl__strbuf *sb;
-    pl__store *store;
     size_t n;
-    pl_status st;
-    pl_error *err;
 } list_ctx;
 
 static bool list_circuit(void *user, const pl__store_circuit *c)
@@ -1324,7 +1321,7 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
             pl__json_free(&doc);
             return r;
         } else {
-            list_ctx l = {&sb, svc->store, 0, PL_OK, &err};
+            list_ctx l = {&sb, 0};
             pl__strbuf_printf(&sb, "{\"circuits\": [");
             pl_status st = pl__store_circuit_list(svc->store, list_circuit, &l,
                                                   &err);
