@@ -9,8 +9,10 @@
 #   3. The engine: 8 partitions at 2^16 with pw = 2 and a budget for 3
 #      partitions vs unbounded (throughput ratio, peak RssAnon vs budget),
 #      and the batch's wall time vs the sum of single proofs.
+#   4. The job store's claim throughput (bench/store_claims.sh): SQLite and
+#      PostgreSQL, 1, 4 and 16 worker processes.
 # Circuits, witnesses and zkeys are generated into $BUILD/bench and kept.
-#   BENCH_SIZES="14 16 18"  BENCH_RUNS=3  BENCH_SKIP="msm engine prove"
+#   BENCH_SIZES="14 16 18"  BENCH_RUNS=3  BENCH_SKIP="msm engine prove store"
 set -eu
 build=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -93,4 +95,8 @@ if ! skipped engine; then
       console.log(`bench=overlap k=16 partitions=8 batch_s=${U.wall_seconds} sum_of_single_proves_s=${(+singles).toFixed(2)}` +
         ` ratio=${(+singles / U.wall_seconds).toFixed(2)}`);' \
         "$e/unbounded.json" "$e/bounded.json" "$budget" "$singles" "$partition_bytes" "$resident_bytes"
+fi
+
+if ! skipped store && [ -x "$build/bench_store" ]; then
+    sh "$top/bench/store_claims.sh" "$build"
 fi

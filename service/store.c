@@ -300,12 +300,63 @@ pl_status pl__store_job_list(pl__store *store, int state, size_t limit,
                                 user, err);
 }
 
+/* Replaces every byte that does not begin a valid UTF-8 sequence (or
+ * belongs to a cut or overlong one) with '?', in place. */
+static void utf8_scrub(char *text)
+{
+    unsigned char *p = (unsigned char *)text;
+    while (*p) {
+        size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2
+                   : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        bool ok = len > 0 && !(len == 2 && *p < 0xc2) &&
+                  !(len == 4 && *p > 0xf4);
+        for (size_t i = 1; ok && i < len; i++)
+            ok = (p[i] & 0xc0) == 0x80;
+        if (ok && len == 3) /* overlong forms and UTF-16 surrogates */
+            ok = !(p[0] == 0xe0 && p[1] < 0xa0) &&
+                 !(p[0] == 0xed && p[1] >= 0xa0);
+        if (ok && len == 4)
+            ok = !(p[0] == 0xf0 && p[1] < 0x90) &&
+                 !(p[0] == 0xf4 && p[1] >= 0x90);
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += len;
+    }
+}
+
+/* A failure's message as it is kept: cut to PL__STORE_MSG_MAX - 1 bytes
+ * on a character boundary, and made valid UTF-8 (PostgreSQL refuses text
+ * that is not; a message may quote a file name in another encoding). */
+static void store_message(char cut[PL__STORE_MSG_MAX], const char *msg)
+{
+    pl__store_copy(cut, PL__STORE_MSG_MAX, msg && *msg ? msg : "failed");
+    size_t n = strlen(cut);
+    if (msg && strlen(msg) > n) {
+        while (n > 0 && ((unsigned char)msg[n] & 0xc0) == 0x80)
+            n--;
+        cut[n] = 0;
+    }
+    utf8_scrub(cut);
+}
+
 pl_status pl__store_job_cancel(pl__store *store, const char *job_id,
                                bool *changed, pl_error *err)
 {
     *changed = false;
     CHECK_JOB_ID(job_id);
-    return store->ops->job_cancel(store, job_id, changed, err);
+    return store->ops->job_end(store, job_id, NULL, changed, err);
+}
+
+pl_status pl__store_job_fail(pl__store *store, const char *job_id,
+                             const char *msg, bool *changed, pl_error *err)
+{
+    *changed = false;
+    CHECK_JOB_ID(job_id);
+    char cut[PL__STORE_MSG_MAX];
+    store_message(cut, msg);
+    return store->ops->job_end(store, job_id, cut, changed, err);
 }
 
 pl_status pl__store_claim_next(pl__store *store, const char *owner,
@@ -351,50 +402,14 @@ pl_status pl__store_complete(pl__store *store, const char *job_id,
                                 proof_path, err);
 }
 
-/* Replaces every byte that does not begin a valid UTF-8 sequence (or
- * belongs to a cut or overlong one) with '?', in place. */
-static void utf8_scrub(char *text)
-{
-    unsigned char *p = (unsigned char *)text;
-    while (*p) {
-        size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2
-                   : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-        bool ok = len > 0 && !(len == 2 && *p < 0xc2) &&
-                  !(len == 4 && *p > 0xf4);
-        for (size_t i = 1; ok && i < len; i++)
-            ok = (p[i] & 0xc0) == 0x80;
-        if (ok && len == 3) /* overlong forms and UTF-16 surrogates */
-            ok = !(p[0] == 0xe0 && p[1] < 0xa0) &&
-                 !(p[0] == 0xed && p[1] >= 0xa0);
-        if (ok && len == 4)
-            ok = !(p[0] == 0xf0 && p[1] < 0x90) &&
-                 !(p[0] == 0xf4 && p[1] >= 0x90);
-        if (!ok) {
-            *p++ = '?';
-            continue;
-        }
-        p += len;
-    }
-}
-
 pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
                          pl_error *err)
 {
     CHECK_JOB_ID(job_id);
     CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
-    /* The message is kept, cut to PL__STORE_MSG_MAX - 1 bytes on a
-     * character boundary, and made valid UTF-8 (PostgreSQL refuses text
-     * that is not; a message may quote a file name in another encoding). */
     char cut[PL__STORE_MSG_MAX];
-    pl__store_copy(cut, sizeof(cut), msg && *msg ? msg : "failed");
-    size_t n = strlen(cut);
-    if (msg && strlen(msg) > n) {
-        while (n > 0 && ((unsigned char)msg[n] & 0xc0) == 0x80)
-            n--;
-        cut[n] = 0;
-    }
-    utf8_scrub(cut);
+    store_message(cut, msg);
     return store->ops->fail(store, job_id, index, owner, fence, cut, err);
 }
 

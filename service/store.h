@@ -67,8 +67,10 @@ typedef enum {
     PL__JOB_STATE_COUNT
 } pl__job_state;
 
-/* A partition's state: waiting (its witness not stored), queued, claimed,
- * done, failed, cancelled. */
+/* A partition's state: waiting (its job still receives witnesses; its own
+ * may be stored already: witness_path says), queued (claimable: a job's
+ * partitions queue together, with its last witness), claimed, done,
+ * failed, cancelled. */
 #define PL__PART_STATE_MAP(X)                                                 \
     X(PL__PART_WAITING,   "waiting")                                          \
     X(PL__PART_QUEUED,    "queued")                                           \
@@ -191,6 +193,13 @@ pl_status pl__store_job_list(pl__store *store, int state, size_t limit,
  * is false when the job had already ended. */
 pl_status pl__store_job_cancel(pl__store *store, const char *job_id,
                                bool *changed, pl_error *err);
+/* Fails a job that has not ended, without a claim (a witness found not to
+ * fit its circuit as it arrived): the job becomes failed with msg (a job
+ * keeps its first message), its waiting, queued and claimed partitions
+ * cancelled, as cancel does.  *changed is false when the job had already
+ * ended. */
+pl_status pl__store_job_fail(pl__store *store, const char *job_id,
+                             const char *msg, bool *changed, pl_error *err);
 
 /* Claims the first queued partition, by priority then arrival (then
  * index), whose circuit's partition_bytes is at most max_bytes (the
@@ -214,7 +223,8 @@ pl_status pl__store_claim_live(pl__store *store, const char *job_id,
  * complete records the proof file (already whole on disk); when it is the
  * job's last partition the job becomes done.  fail ends the partition and
  * the job (failed, with msg) and cancels its other waiting/queued
- * partitions. */
+ * partitions; those already claimed may still complete (the job stays
+ * failed), or, released or recovered, are cancelled. */
 pl_status pl__store_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
                              const char *proof_path, pl_error *err);

@@ -45,8 +45,9 @@ typedef struct pl__store_ops {
                             size_t *count, pl_error *err);
     pl_status (*job_list)(pl__store *store, int state, size_t limit,
                           pl__store_job_fn fn, void *user, pl_error *err);
-    pl_status (*job_cancel)(pl__store *store, const char *job_id,
-                            bool *changed, pl_error *err);
+    /* Cancels (fail_msg NULL) or fails the job. */
+    pl_status (*job_end)(pl__store *store, const char *job_id,
+                         const char *fail_msg, bool *changed, pl_error *err);
     pl_status (*claim_next)(pl__store *store, const char *owner,
                             uint64_t max_bytes, int64_t lease_ms,
                             pl__store_claim *out, bool *found,

@@ -173,9 +173,11 @@ static const char schema_v1[] =
     X(PS_JOB_PAGE_STATE,                                                      \
       "SELECT " JOB_COLS " FROM " JOBS " WHERE state = $3::text AND "         \
       "seq < $1::bigint ORDER BY seq DESC LIMIT $2::bigint")                  \
-    X(PS_JOB_CANCEL,                                                          \
-      "UPDATE " JOBS " SET state = 'cancelled', updated_ms = " NOW_MS ", "    \
-      "finished_ms = " NOW_MS " WHERE id = $1::text AND state IN " LIVE_JOB)  \
+    /* Cancel ($2 'cancelled', $3 '') or fail ($2 'failed', $3 a message). */ \
+    X(PS_JOB_END,                                                             \
+      "UPDATE " JOBS " SET state = $2::text, error = CASE WHEN error = '' "   \
+      "THEN $3::text ELSE error END, updated_ms = " NOW_MS ", finished_ms = " \
+      NOW_MS " WHERE id = $1::text AND state IN " LIVE_JOB)                   \
     X(PS_PARTS_CANCEL,                                                        \
       "UPDATE " PARTS " SET state = 'cancelled', lease_until = 0, "           \
       "finished_ms = " NOW_MS " WHERE job_id = $1::text AND state IN "        \
@@ -875,7 +877,7 @@ static pl_status pg_job_list(pl__store *store, int state, size_t limit,
     return status;
 }
 
-static pl_status body_job_cancel(pg_store *s, void *arg, pl_error *err)
+static pl_status body_job_end(pg_store *s, void *arg, pl_error *err)
 {
     part_args *a = arg;
     pl__store_job job;
@@ -885,20 +887,21 @@ static pl_status body_job_cancel(pg_store *s, void *arg, pl_error *err)
         status = get_job(s, a->job_id, &job, err);
     if (status != PL_OK || job.state > PL__JOB_RUNNING)
         return status;
-    const char *p[] = {a->job_id};
-    status = q_run(s, PS_JOB_CANCEL, 1, p, NULL, "cancelling a job", err);
+    const char *p[] = {a->job_id, a->text ? "failed" : "cancelled",
+                       a->text ? a->text : ""};
+    status = q_run(s, PS_JOB_END, 3, p, NULL, "ending a job", err);
     if (status == PL_OK)
-        status = q_run(s, PS_PARTS_CANCEL, 1, p, NULL, "cancelling a job",
-                       err);
+        status = q_run(s, PS_PARTS_CANCEL, 1, p, NULL, "ending a job", err);
     *a->flag = status == PL_OK;
     return status;
 }
 
-static pl_status pg_job_cancel(pl__store *store, const char *job_id,
-                               bool *changed, pl_error *err)
+static pl_status pg_job_end(pl__store *store, const char *job_id,
+                            const char *fail_msg, bool *changed,
+                            pl_error *err)
 {
-    part_args a = {.job_id = job_id, .flag = changed};
-    pl_status status = txn(pg(store), TXN_WRITE, body_job_cancel, &a, err);
+    part_args a = {.job_id = job_id, .text = fail_msg, .flag = changed};
+    pl_status status = txn(pg(store), TXN_WRITE, body_job_end, &a, err);
     if (status != PL_OK)
         *changed = false;
     return status;
@@ -1258,7 +1261,7 @@ static const pl__store_ops pg_ops = {
     .job_get = pg_job_get,
     .partitions = pg_partitions,
     .job_list = pg_job_list,
-    .job_cancel = pg_job_cancel,
+    .job_end = pg_job_end,
     .claim_next = pg_claim_next,
     .heartbeat = pg_heartbeat,
     .claim_live = pg_claim_live,

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* "PLst": marks the file as a proofline store. */
 #define APPLICATION_ID 0x504c5374
@@ -161,9 +162,11 @@ static const char schema_v1[] =
                    "ORDER BY seq DESC LIMIT ?2")                              \
     X(ST_JOB_PAGE_STATE, "SELECT " JOB_COLS " FROM jobs WHERE state = ?3 "    \
                          "AND seq < ?1 ORDER BY seq DESC LIMIT ?2")           \
-    X(ST_JOB_CANCEL,                                                          \
-      "UPDATE jobs SET state = 'cancelled', updated_ms = ?2, "                \
-      "finished_ms = ?2 WHERE id = ?1 AND state IN " LIVE_JOB)                \
+    /* Cancel (?3 'cancelled', ?4 '') or fail (?3 'failed', ?4 a message). */ \
+    X(ST_JOB_END,                                                             \
+      "UPDATE jobs SET state = ?3, error = CASE WHEN error = '' THEN ?4 "      \
+      "ELSE error END, updated_ms = ?2, finished_ms = ?2 WHERE id = ?1 AND "  \
+      "state IN " LIVE_JOB)                                                   \
     X(ST_PARTS_CANCEL,                                                        \
       "UPDATE partitions SET state = 'cancelled', lease_until = 0, "          \
       "finished_ms = ?2 WHERE job_id = ?1 AND state IN ('waiting', "          \
@@ -263,8 +266,8 @@ static pl_status sq_error(sq_store *s, int rc, const char *what,
     const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
     if ((rc & 0xff) == SQLITE_BUSY)
         return pl__error_set(err, code,
-                             "%s: %s: the store stayed locked by another "
-                             "process for %d s (%s)",
+                             "%s: %s: the store is locked by another process "
+                             "(waited up to %d s: %s)",
                              s->path, what, BUSY_TIMEOUT_MS / 1000, msg);
     return pl__error_set(err, code, "%s: %s: %s", s->path, what, msg);
 }
@@ -796,8 +799,9 @@ static pl_status sq_job_list(pl__store *store, int state, size_t limit,
     return status;
 }
 
-static pl_status sq_job_cancel(pl__store *store, const char *job_id,
-                               bool *changed, pl_error *err)
+static pl_status sq_job_end(pl__store *store, const char *job_id,
+                            const char *fail_msg, bool *changed,
+                            pl_error *err)
 {
     sq_store *s = sq(store);
     int64_t now = pl__store_now_ms();
@@ -809,19 +813,21 @@ static pl_status sq_job_cancel(pl__store *store, const char *job_id,
     status = get_job(s, job_id, &job, NULL, err);
     sqlite3_stmt *st = NULL;
     if (status == PL_OK && job.state <= PL__JOB_RUNNING) {
-        if (!(st = stmt(s, ST_JOB_CANCEL, err)))
+        if (!(st = stmt(s, ST_JOB_END, err)))
             status = err->code;
         else {
             bind_text(st, 1, job_id);
             bind_i64(st, 2, now);
-            status = run(s, st, "cancelling a job", err);
+            bind_text(st, 3, fail_msg ? "failed" : "cancelled");
+            bind_text(st, 4, fail_msg ? fail_msg : "");
+            status = run(s, st, "ending a job", err);
         }
         if (status == PL_OK && !(st = stmt(s, ST_PARTS_CANCEL, err)))
             status = err->code;
         if (status == PL_OK) {
             bind_text(st, 1, job_id);
             bind_i64(st, 2, now);
-            status = run(s, st, "cancelling a job", err);
+            status = run(s, st, "ending a job", err);
         }
         *changed = status == PL_OK;
     }
@@ -1237,7 +1243,7 @@ static const pl__store_ops sq_ops = {
     .job_get = sq_job_get,
     .partitions = sq_partitions,
     .job_list = sq_job_list,
-    .job_cancel = sq_job_cancel,
+    .job_end = sq_job_end,
     .claim_next = sq_claim_next,
     .heartbeat = sq_heartbeat,
     .claim_live = sq_claim_live,
@@ -1318,6 +1324,39 @@ static pl_status migrate(sq_store *s, pl_error *err)
     return finish(s, status, err);
 }
 
+/* Puts the file in WAL mode (a no-op when it is already).  The switch of
+ * a new file needs its exclusive lock, and SQLite reports a process that
+ * opens the file at the same moment as busy at once, without waiting in
+ * the busy handler (seen with 4 processes opening a new store together):
+ * so this waits here, up to the same timeout. */
+static pl_status set_wal(sq_store *s, pl_error *err)
+{
+    int64_t deadline = pl__store_now_ms() + BUSY_TIMEOUT_MS;
+    for (;;) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1,
+                                    &st, NULL);
+        bool wal = false;
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(st);
+            wal = rc == SQLITE_ROW && strcmp(col_text(st, 0), "wal") == 0;
+        }
+        sqlite3_finalize(st);
+        if (wal)
+            return PL_OK;
+        if (rc == SQLITE_ROW) /* the mode it kept instead */
+            return pl__error_set(err, PL_EIO,
+                                 "%s: the store cannot use WAL mode on this "
+                                 "file system",
+                                 s->path);
+        if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+            pl__store_now_ms() > deadline)
+            return sq_error(s, rc, "setting WAL mode", err);
+        struct timespec pause = {0, 10 * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+}
+
 pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
                                 pl_error *err)
 {
@@ -1355,19 +1394,7 @@ pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     /* journal_mode is kept in the file; the others are per connection. */
-    status = exec_sql(s, "PRAGMA journal_mode = WAL", "setting WAL mode", err);
-    if (status == PL_OK) {
-        sqlite3_stmt *st = NULL;
-        rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL);
-        bool wal = rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-                   strcmp(col_text(st, 0), "wal") == 0;
-        sqlite3_finalize(st);
-        if (!wal)
-            status = pl__error_set(err, PL_EIO,
-                                   "%s: the store cannot use WAL mode on "
-                                   "this file system",
-                                   s->path);
-    }
+    status = set_wal(s, err);
     if (status == PL_OK)
         status = exec_sql(s,
                           "PRAGMA synchronous = FULL; "
