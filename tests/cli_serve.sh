@@ -156,6 +156,8 @@ cp "$zkey" "$work/allowed/c.zkey"
 start "$A" --budget "$budget2" --allow-path "$work/allowed" || { finish x; }
 expect 200 GET /healthz
 expect 200 GET /readyz
+expect_exit 2 "$PROOFLINE" serve --listen 127.0.0.1:0 --data "$A" --backend cpu
+grep -q 'another proofline serve' "$work/log" || fail "a second server on one DATA: $(cat "$work/log")"
 register 201
 [ "$cid" = "$(sha256sum "$zkey" | cut -d' ' -f1)" ] || fail "circuit id $cid is not the zkey's sha256"
 register 200
