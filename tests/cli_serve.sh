@@ -220,6 +220,17 @@ expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/short.wtns"
 grep -q 'exactly' "$work/body" || fail "short witness: $(cat "$work/body")"
 expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/long.wtns"
 expect 404 PUT "/v1/jobs/$bad/witness/1" --data-binary "@$wtns"
+# chunked (no Content-Length): the size is checked as the body streams
+expect 400 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/long.wtns"
+expect 400 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/short.wtns"
+# a client that goes away mid-upload leaves no temporary file
+curl -sS -X PUT --limit-rate 8K --max-time 1 --data-binary "@$wtns" \
+    "$url/v1/jobs/$bad/witness/0" >/dev/null 2>&1 || true
+for i in $(seq 100); do
+    [ -z "$(find "$A/witnesses" -name '*.tmp*')" ] && break
+    sleep 0.1
+done
+[ -z "$(find "$A/witnesses" -name '*.tmp*')" ] || fail "a broken upload left $(find "$A/witnesses" -name '*.tmp*')"
 # right size, wrong content: refused before it is stored
 head -c "$(stat -c %s "$wtns")" /dev/zero >"$work/zero.wtns"
 expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/zero.wtns"
