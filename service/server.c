@@ -193,9 +193,10 @@ static void circuit_json(pl__strbuf *sb, const pl__store_circuit *c)
                       (long long)c->created_unix_ms);
 }
 
-static pl_status job_json(pl__strbuf *sb, pl__store *store,
+static pl_status job_json(pl__strbuf *sb, pl__service *svc,
                           const pl__store_job *j, pl_error *err)
 {
+    pl__store *store = svc->store;
     pl__strbuf_printf(sb, "{\"id\": \"%s\", \"circuit\": \"%s\", \"priority\": "
                       "\"%s\", \"state\": \"%s\", \"n_partitions\": %u, "
                       "\"created_ms\": %lld, \"updated_ms\": %lld, "
@@ -226,7 +227,15 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
                           p->attempts, p->completions, (long long)p->claimed_unix_ms,
                           (long long)p->finished_unix_ms);
         pl__json_put_string(sb, p->error);
-        pl__strbuf_printf(sb, "}");
+        /* where a claimed partition is in this service's engine */
+        const char *stage =
+            p->state == PL__PART_CLAIMED && svc->metrics
+                ? pl__metrics_stage(svc->metrics, p->job_id, p->index)
+                : NULL;
+        if (stage)
+            pl__strbuf_printf(sb, ", \"stage\": \"%s\"}", stage);
+        else
+            pl__strbuf_printf(sb, ", \"stage\": null}");
     }
     pl__free(parts);
     pl__strbuf_printf(sb, "]}");
@@ -761,7 +770,7 @@ static enum MHD_Result reply_job(pl__server *s, struct MHD_Connection *conn,
 {
     pl__strbuf sb = {0};
     pl_error err = {0};
-    if (job_json(&sb, s->svc->store, job, &err) != PL_OK) {
+    if (job_json(&sb, s->svc, job, &err) != PL_OK) {
         pl__strbuf_free(&sb);
         return send_error(conn, 500, err.msg, false, NULL);
     }
@@ -1184,7 +1193,7 @@ static enum MHD_Result end_job_list(pl__server *s, struct MHD_Connection *conn)
     pl__strbuf_printf(&sb, "{\"jobs\": [");
     for (size_t i = 0; st == PL_OK && i < l.n; i++) {
         pl__strbuf_printf(&sb, "%s", i ? ",\n" : "");
-        st = job_json(&sb, svc->store, &l.jobs[i], &err);
+        st = job_json(&sb, svc, &l.jobs[i], &err);
     }
     pl__strbuf_printf(&sb, "]}\n");
     free(l.jobs);
