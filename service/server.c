@@ -877,10 +877,11 @@ static enum MHD_Result end_job_create(pl__server *s,
  * checked in the temporary file, then renamed into place (rq->out.path).
  * 0, or the HTTP status and msg (the temporary file removed). */
 static unsigned witness_commit(request *rq, const char *name, char *msg,
-                               size_t cap)
+                               size_t cap, bool *misfit)
 {
     pl_error err = {0};
     unsigned code = 0;
+    *misfit = false;
     pl_wtns *w;
     if (rq->received != rq->expected) {
         snprintf(msg, cap, "%s: the body is %llu bytes, but a witness of "
@@ -897,6 +898,7 @@ static unsigned witness_commit(request *rq, const char *name, char *msg,
         const char *m = strstr(err.msg, ": ");
         snprintf(msg, cap, "%s%s", name, m ? m : err.msg);
         code = 400;
+        *misfit = true;
     } else {
         size_t count = pl_wtns_count(w);
         pl_wtns_close(w);
@@ -904,6 +906,7 @@ static unsigned witness_commit(request *rq, const char *name, char *msg,
             snprintf(msg, cap, "%s: %zu values, the circuit has %llu", name,
                      count, (unsigned long long)rq->circuit.n_vars);
             code = 400;
+            *misfit = true;
         }
     }
     if (code) {
@@ -925,9 +928,17 @@ static enum MHD_Result end_witness(pl__server *s, struct MHD_Connection *conn,
 {
     pl__service *svc = s->svc;
     pl_error err = {0};
-    char name[32], msg[400];
-    snprintf(name, sizeof(name), "witness %u", rq->index);
-    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    char name[128], msg[400];
+    bool misfit;
+    snprintf(name, sizeof(name), "job %.40s partition %u: witness", rq->id,
+             rq->index);
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg), &misfit);
+    if (code && misfit) {
+        /* the right size, but not a witness of this circuit: its job
+         * fails, naming the partition (nothing else is touched) */
+        bool changed;
+        pl__store_job_fail(svc->store, rq->id, msg, &changed, &err);
+    }
     if (code)
         return send_error(conn, code, msg, false, NULL);
     pl__store_job job;
@@ -971,7 +982,8 @@ static bool witness_part_end(request *rq)
     uint32_t k = rq->n_parts - 1;
     snprintf(name, sizeof(name), "witness part %u", k);
     rq->part = P_NONE;
-    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    bool misfit; /* the job was never acknowledged: it is cancelled */
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg), &misfit);
     if (code) {
         refuse(rq, code, "%s", msg);
         return false;

@@ -231,16 +231,24 @@ for i in $(seq 100); do
     sleep 0.1
 done
 [ -z "$(find "$A/witnesses" -name '*.tmp*')" ] || fail "a broken upload left $(find "$A/witnesses" -name '*.tmp*')"
-# right size, wrong content: refused before it is stored
-head -c "$(stat -c %s "$wtns")" /dev/zero >"$work/zero.wtns"
-expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/zero.wtns"
 expect 200 GET "/v1/jobs/$bad"
-[ "$(jget "$work/body" 'd["state"]')" = receiving ] || fail "a refused witness changed the job"
+[ "$(jget "$work/body" 'd["state"]')" = receiving ] || fail "a witness of the wrong size changed the job"
 expect 409 GET "/v1/jobs/$bad/proofs/0"
 expect 200 DELETE "/v1/jobs/$bad"
 [ "$(jget "$work/body" 'd["state"]')" = cancelled ] || fail "DELETE: not cancelled"
 expect 409 DELETE "/v1/jobs/$bad"
 ls "$A/witnesses" | grep -q "^$bad" && fail "a refused witness left a file"
+# the right size, but not a witness of this circuit: refused before it is
+# stored, and its job fails naming the partition
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 2}"
+misfit=$(first "$work/body" id)
+head -c "$(stat -c %s "$wtns")" /dev/zero >"$work/zero.wtns"
+expect 400 PUT "/v1/jobs/$misfit/witness/1" --data-binary "@$work/zero.wtns"
+expect 200 GET "/v1/jobs/$misfit"
+[ "$(first "$work/body" state)" = failed ] || fail "a witness that does not fit: job $(first "$work/body" state)"
+grep -q "\"error\": \"job $misfit partition 1: witness" "$work/body" || fail "the failure does not name the partition: $(head -c 400 "$work/body")"
+ls "$A/witnesses" | grep -q "^$misfit" && fail "a witness that does not fit left a file"
 
 # a witness of the right size and shape whose values do not satisfy the
 # circuit: its job fails with a message naming the partition, and nothing
@@ -287,7 +295,7 @@ grep -q '^proofline_jobs{state="done"} 54$' "$work/metrics.txt" || fail "/metric
 timed=$(sed -n 's/^proofline_proof_duration_seconds_count //p' "$work/metrics.txt")
 # 58 proofs, and the unsatisfied job's good partition when it ran first
 [ "${timed:-0}" -ge 58 ] && [ "$timed" -le 59 ] || fail "/metrics: $timed proofs timed, not 58 or 59"
-grep -q '^proofline_jobs{state="failed"} 1$' "$work/metrics.txt" || fail "/metrics: not 1 job failed"
+grep -q '^proofline_jobs{state="failed"} 2$' "$work/metrics.txt" || fail "/metrics: not 2 jobs failed"
 for m in proofline_buffer_bytes proofline_buffer_peak_bytes proofline_buffers \
     proofline_partitions proofline_rss_anon_bytes proofline_untracked_bytes \
     proofline_queue_depth proofline_stage_duration_seconds_bucket; do
