@@ -9,7 +9,9 @@
 #    peak reserved never above the budget, /v1/status and /metrics agree,
 #    nothing reserved or live once idle;
 #  - security and bad input: 401s, 404s, 405, 400s (wrong witness sizes,
-#    malformed JSON), 403 outside --allow-path, 413, 429 with --max-queued,
+#    malformed or deep JSON), a witness that does not fit failing its job
+#    (naming the partition), an unsatisfied witness failing its job,
+#    broken uploads leaving nothing, 403 outside --allow-path, 413, 429,
 #    a world-readable token file and a non-loopback address refused; the
 #    service healthy and the other jobs done afterwards;
 #  - priority: high jobs submitted after low ones finish first;
