@@ -148,12 +148,15 @@ static pl_status read_token(char **out, const char *path, pl_error *err)
     len = strlen(text);
     while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
         text[--len] = '\0';
-    if (len < 16) {
+    if (len == 0) {
         free(text);
-        return pl__error_set(err, PL_EUSAGE, "--token-file %s: the token is "
-                             "%zu characters; 16 or more are needed", path,
-                             len);
+        return pl__error_set(err, PL_EUSAGE, "--token-file %s: no token on "
+                             "its first line", path);
     }
+    if (len < 16)
+        fprintf(stderr, "proofline serve: warning: --token-file %s: a token "
+                "of %zu characters is easy to guess; 32 random ones are "
+                "better\n", path, len);
     *out = text;
     return PL_OK;
 }
@@ -215,7 +218,11 @@ static pl_status owner_id(char *out, size_t cap, const char *data,
     return PL_OK;
 }
 
-static pl_status prepare_data(const char *data, int *lock_fd, pl_error *err)
+/* shared: DATA is shared with the services of other hosts on one store
+ * (--store): the lock is this host's alone, and the temporary files are
+ * left (another host may be writing them). */
+static pl_status prepare_data(const char *data, bool shared, int *lock_fd,
+                              pl_error *err)
 {
     pl_status st = cli_make_dir(data, true, err);
     static const char *const dirs[] = {"circuits", "witnesses", "proofs"};
@@ -226,8 +233,12 @@ static pl_status prepare_data(const char *data, int *lock_fd, pl_error *err)
     }
     if (st != PL_OK)
         return st;
-    char path[PL__SERVICE_PATH_MAX + 32];
-    snprintf(path, sizeof(path), "%s/serve.lock", data);
+    char path[PL__SERVICE_PATH_MAX + 96], host[64] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    if (shared)
+        snprintf(path, sizeof(path), "%s/serve.%s.lock", data, host);
+    else
+        snprintf(path, sizeof(path), "%s/serve.lock", data);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
         return pl__error_set(err, PL_EIO, "%s: %s", path, strerror(errno));
@@ -237,7 +248,8 @@ static pl_status prepare_data(const char *data, int *lock_fd, pl_error *err)
                              "serve is using it (%s is locked)", data, path);
     }
     *lock_fd = fd;
-    sweep_temporaries(data);
+    if (!shared)
+        sweep_temporaries(data);
     return PL_OK;
 }
 
@@ -312,6 +324,8 @@ static int serve_run(serve_options *o)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* a store on a server (postgres://) may be shared by several hosts */
+    bool shared = o->store && strstr(o->store, "://") != NULL;
     snprintf(svc.data_dir, sizeof(svc.data_dir), "%s", data);
     svc.token = token;
     svc.allow_path = o->allow_path;
@@ -323,7 +337,7 @@ static int serve_run(serve_options *o)
     svc.started_unix_ms = pl__service_now_ms();
     svc.log_claims = o->engine.cfg.log_level != PL_LOG_QUIET;
     atomic_init(&svc.draining, false);
-    if ((st = prepare_data(data, &lock_fd, &err)) != PL_OK ||
+    if ((st = prepare_data(data, shared, &lock_fd, &err)) != PL_OK ||
         (st = owner_id(svc.owner, sizeof(svc.owner), data, &err)) != PL_OK ||
         (st = pl__store_open(&svc.store, o->store ? o->store : data,
                              &err)) != PL_OK ||

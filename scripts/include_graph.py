@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The module include graph of the tree: which module's files include which
-other module's headers (src/<module>/..., cli, tests excluded), printed as
-edges, then checked for cycles.  Exit 1 when there is a cycle.  Used to keep
-docs/ARCHITECTURE.md's layer drawing honest:  python3 scripts/include_graph.py
+other module's headers (src/<module>/..., cli, examples, service; tests
+excluded), printed as edges, then checked for cycles.  Exit 1 when there is
+a cycle.  Used to keep docs/ARCHITECTURE.md's layer drawing honest:
+python3 scripts/include_graph.py
 """
 import os
 import re
@@ -34,7 +35,7 @@ def header_module(inc):
 
 def main():
     edges = {}
-    for top in ("src", "cli", "examples"):
+    for top in ("src", "cli", "examples", "service"):
         base = os.path.join(ROOT, top)
         for dirpath, _, files in os.walk(base):
             for f in files:

@@ -31,6 +31,7 @@ typedef struct job_note {
     uint64_t engine_job; /* 0: empty */
     char job_id[PL__STORE_JOB_ID_LEN + 1];
     uint32_t index;
+    int last;            /* the job's last event; -1: none yet */
 } job_note;
 
 typedef struct histogram {
@@ -96,9 +97,19 @@ void pl__metrics_destroy(pl__metrics *m)
 void pl__metrics_on_event(void *user, const pl_ledger_record *record)
 {
     pl__metrics *m = user;
-    if (!m->cap)
-        return;
     pthread_mutex_lock(&m->lock);
+    if (record->event < PL_EV_COUNT && record->job) {
+        job_note *n = &m->notes[record->job % JOB_NOTES];
+        if (n->engine_job != record->job) { /* before the worker's note */
+            memset(n, 0, sizeof(*n));
+            n->engine_job = record->job;
+        }
+        n->last = (int)record->event;
+    }
+    if (!m->cap) {
+        pthread_mutex_unlock(&m->lock);
+        return;
+    }
     m->ring[m->head] = *record;
     m->head = (m->head + 1) % m->cap;
     if (m->count < m->cap)
@@ -129,10 +140,38 @@ void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
         return;
     pthread_mutex_lock(&m->lock);
     job_note *n = &m->notes[engine_job % JOB_NOTES];
+    if (n->engine_job != engine_job) /* its events may have come first */
+        n->last = -1;
     n->engine_job = engine_job;
     snprintf(n->job_id, sizeof(n->job_id), "%s", job_id);
     n->index = index;
     pthread_mutex_unlock(&m->lock);
+}
+
+const char *pl__metrics_stage(pl__metrics *m, const char *job_id,
+                              uint32_t index)
+{
+    const char *stage = NULL;
+    pthread_mutex_lock(&m->lock);
+    for (size_t i = 0; i < JOB_NOTES && !stage; i++) {
+        const job_note *n = &m->notes[i];
+        if (!n->engine_job || n->index != index ||
+            strcmp(n->job_id, job_id) != 0)
+            continue;
+        switch (n->last) {
+        case -1: stage = "queued"; break;
+        case PL_EV_ADMITTED: stage = "admitted"; break;
+        case PL_EV_SYNTH_START: stage = "synth"; break;
+        case PL_EV_SYNTH_DONE:
+        case PL_EV_HANDED_OFF: stage = "waiting"; break;
+        case PL_EV_PROVE_START:
+        case PL_EV_ABC_FREED: stage = "proving"; break;
+        case PL_EV_PROVE_DONE: stage = "finishing"; break;
+        default: stage = "finished"; break;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    return stage;
 }
 
 void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok)

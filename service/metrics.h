@@ -26,6 +26,12 @@ void pl__metrics_on_stage(void *user, const char *stage, double seconds);
  * that the trace names store jobs (a bounded table: the newest kept). */
 void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
                           const char *job_id, uint32_t index);
+/* The engine stage of a claimed partition, from the last event of the
+ * engine job proving it: "queued" (in the engine, not admitted yet),
+ * "admitted", "synth", "waiting", "proving", "finishing", "finished";
+ * NULL when the table does not know it. */
+const char *pl__metrics_stage(pl__metrics *m, const char *job_id,
+                              uint32_t index);
 /* A partition ended in the worker: seconds from its claim to its end. */
 void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok);
 

@@ -5,10 +5,10 @@
  * calls us: begin (route, authentication, method, limits; an upload's
  * temporary file is opened here), body (each piece written or kept, up to
  * its limit), end (the reply).  A request refused at begin is answered at
- * once when it carries no body or a large one (the library then closes the
- * connection; clients that send large bodies wait for 100-continue); a
- * small body is read and dropped first, so the client sees the reply and
- * not a reset.
+ * once when it carries no body, when the client waits for 100-continue,
+ * or when the body is over DISCARD_MAX (the library then closes the
+ * connection); any other body is read and dropped first, so the client
+ * sees the reply and not a reset.
  *
  * Errors are {"error": "..."} naming the field or the file; 4xx for the
  * client's mistakes, 5xx for ours, 503 + Retry-After while draining, 429 +
@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #define JSON_BODY_MAX (64u * 1024) /* a job or a path: far less */
-#define DISCARD_MAX (64u * 1024)   /* a refused body up to this is read */
+#define DISCARD_MAX (64ull << 20) /* a refused body up to this is read */
 #define MAX_PARTITIONS 4096        /* per job */
 #define LIST_LIMIT_DEFAULT 100
 #define RETRY_AFTER_S 5
@@ -193,9 +193,10 @@ static void circuit_json(pl__strbuf *sb, const pl__store_circuit *c)
                       (long long)c->created_unix_ms);
 }
 
-static pl_status job_json(pl__strbuf *sb, pl__store *store,
+static pl_status job_json(pl__strbuf *sb, pl__service *svc,
                           const pl__store_job *j, pl_error *err)
 {
+    pl__store *store = svc->store;
     pl__strbuf_printf(sb, "{\"id\": \"%s\", \"circuit\": \"%s\", \"priority\": "
                       "\"%s\", \"state\": \"%s\", \"n_partitions\": %u, "
                       "\"created_ms\": %lld, \"updated_ms\": %lld, "
@@ -226,7 +227,15 @@ static pl_status job_json(pl__strbuf *sb, pl__store *store,
                           p->attempts, p->completions, (long long)p->claimed_unix_ms,
                           (long long)p->finished_unix_ms);
         pl__json_put_string(sb, p->error);
-        pl__strbuf_printf(sb, "}");
+        /* where a claimed partition is in this service's engine */
+        const char *stage =
+            p->state == PL__PART_CLAIMED && svc->metrics
+                ? pl__metrics_stage(svc->metrics, p->job_id, p->index)
+                : NULL;
+        if (stage)
+            pl__strbuf_printf(sb, ", \"stage\": \"%s\"}", stage);
+        else
+            pl__strbuf_printf(sb, ", \"stage\": null}");
     }
     pl__free(parts);
     pl__strbuf_printf(sb, "]}");
@@ -761,7 +770,7 @@ static enum MHD_Result reply_job(pl__server *s, struct MHD_Connection *conn,
 {
     pl__strbuf sb = {0};
     pl_error err = {0};
-    if (job_json(&sb, s->svc->store, job, &err) != PL_OK) {
+    if (job_json(&sb, s->svc, job, &err) != PL_OK) {
         pl__strbuf_free(&sb);
         return send_error(conn, 500, err.msg, false, NULL);
     }
@@ -868,10 +877,11 @@ static enum MHD_Result end_job_create(pl__server *s,
  * checked in the temporary file, then renamed into place (rq->out.path).
  * 0, or the HTTP status and msg (the temporary file removed). */
 static unsigned witness_commit(request *rq, const char *name, char *msg,
-                               size_t cap)
+                               size_t cap, bool *misfit)
 {
     pl_error err = {0};
     unsigned code = 0;
+    *misfit = false;
     pl_wtns *w;
     if (rq->received != rq->expected) {
         snprintf(msg, cap, "%s: the body is %llu bytes, but a witness of "
@@ -888,6 +898,7 @@ static unsigned witness_commit(request *rq, const char *name, char *msg,
         const char *m = strstr(err.msg, ": ");
         snprintf(msg, cap, "%s%s", name, m ? m : err.msg);
         code = 400;
+        *misfit = true;
     } else {
         size_t count = pl_wtns_count(w);
         pl_wtns_close(w);
@@ -895,6 +906,7 @@ static unsigned witness_commit(request *rq, const char *name, char *msg,
             snprintf(msg, cap, "%s: %zu values, the circuit has %llu", name,
                      count, (unsigned long long)rq->circuit.n_vars);
             code = 400;
+            *misfit = true;
         }
     }
     if (code) {
@@ -916,9 +928,17 @@ static enum MHD_Result end_witness(pl__server *s, struct MHD_Connection *conn,
 {
     pl__service *svc = s->svc;
     pl_error err = {0};
-    char name[32], msg[400];
-    snprintf(name, sizeof(name), "witness %u", rq->index);
-    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    char name[128], msg[400];
+    bool misfit;
+    snprintf(name, sizeof(name), "job %.40s partition %u: witness", rq->id,
+             rq->index);
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg), &misfit);
+    if (code && misfit) {
+        /* the right size, but not a witness of this circuit: its job
+         * fails, naming the partition (nothing else is touched) */
+        bool changed;
+        pl__store_job_fail(svc->store, rq->id, msg, &changed, &err);
+    }
     if (code)
         return send_error(conn, code, msg, false, NULL);
     pl__store_job job;
@@ -962,7 +982,8 @@ static bool witness_part_end(request *rq)
     uint32_t k = rq->n_parts - 1;
     snprintf(name, sizeof(name), "witness part %u", k);
     rq->part = P_NONE;
-    unsigned code = witness_commit(rq, name, msg, sizeof(msg));
+    bool misfit; /* the job was never acknowledged: it is cancelled */
+    unsigned code = witness_commit(rq, name, msg, sizeof(msg), &misfit);
     if (code) {
         refuse(rq, code, "%s", msg);
         return false;
@@ -1116,10 +1137,7 @@ static enum MHD_Result end_multipart(pl__server *s, struct MHD_Connection *conn,
 
 typedef struct list_ctx {
     pl__strbuf *sb;
-    pl__store *store;
     size_t n;
-    pl_status st;
-    pl_error *err;
 } list_ctx;
 
 static bool list_circuit(void *user, const pl__store_circuit *c)
@@ -1187,7 +1205,7 @@ static enum MHD_Result end_job_list(pl__server *s, struct MHD_Connection *conn)
     pl__strbuf_printf(&sb, "{\"jobs\": [");
     for (size_t i = 0; st == PL_OK && i < l.n; i++) {
         pl__strbuf_printf(&sb, "%s", i ? ",\n" : "");
-        st = job_json(&sb, svc->store, &l.jobs[i], &err);
+        st = job_json(&sb, svc, &l.jobs[i], &err);
     }
     pl__strbuf_printf(&sb, "]}\n");
     free(l.jobs);
@@ -1324,7 +1342,7 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
             pl__json_free(&doc);
             return r;
         } else {
-            list_ctx l = {&sb, svc->store, 0, PL_OK, &err};
+            list_ctx l = {&sb, 0};
             pl__strbuf_printf(&sb, "{\"circuits\": [");
             pl_status st = pl__store_circuit_list(svc->store, list_circuit, &l,
                                                   &err);
@@ -1400,11 +1418,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         rq->server = s;
         begin(s, conn, rq, url, method);
         if (rq->code) {
-            /* refused: at once, unless a small body should be read first
-             * (answering before it would have the client see a reset) */
+            /* refused: at once when there is no body to read, when the
+             * client waits for 100-continue before sending it, or when it
+             * is too large to read for nothing (the library then closes
+             * the connection); otherwise the body is read and dropped
+             * first, since a client still sending would see its
+             * connection reset instead of the reply */
             long long len = content_length(conn);
-            bool small = len >= 0 && len <= DISCARD_MAX;
-            if (len <= 0 || !small) {
+            const char *te = MHD_lookup_connection_value(
+                conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+            const char *ex = MHD_lookup_connection_value(
+                conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT);
+            bool body = len > 0 || (len < 0 && te);
+            bool waits = ex && strcasecmp(ex, "100-continue") == 0;
+            if (!body || waits || len > (long long)DISCARD_MAX) {
                 rq->replied = true;
                 const char *allow = NULL;
                 if (rq->code == 405) {

@@ -30,6 +30,10 @@
 #define MAX_FLIGHTS 32
 #define MAX_CIRCUITS 16
 #define LOOP_MS 50
+/* with nothing in flight the loop asks the store less often: this
+ * service's own new jobs wake it at once; another service's (on a shared
+ * store) are seen within this */
+#define IDLE_MS 250
 /* a circuit no partition has used for this long is released, its
  * resident bytes given back: an idle service holds nothing */
 #define CIRCUIT_IDLE_S 2.0
@@ -473,7 +477,7 @@ static void *loop(void *arg)
         if (!w->kicked && !w->stop) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += LOOP_MS * 1000000L;
+            ts.tv_nsec += (w->n_flights ? LOOP_MS : IDLE_MS) * 1000000L;
             if (ts.tv_nsec >= 1000000000L) {
                 ts.tv_sec++;
                 ts.tv_nsec -= 1000000000L;

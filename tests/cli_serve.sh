@@ -9,7 +9,9 @@
 #    peak reserved never above the budget, /v1/status and /metrics agree,
 #    nothing reserved or live once idle;
 #  - security and bad input: 401s, 404s, 405, 400s (wrong witness sizes,
-#    malformed JSON), 403 outside --allow-path, 413, 429 with --max-queued,
+#    malformed or deep JSON), a witness that does not fit failing its job
+#    (naming the partition), an unsatisfied witness failing its job,
+#    broken uploads leaving nothing, 403 outside --allow-path, 413, 429,
 #    a world-readable token file and a non-loopback address refused; the
 #    service healthy and the other jobs done afterwards;
 #  - priority: high jobs submitted after low ones finish first;
@@ -33,7 +35,11 @@ token=""
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 # the first "key": "string" of a reply (the object's own id and state come
 # first in every reply): cheaper than starting python on a loaded machine
-first() { grep -o "\"$2\": \"[^\"]*\"" "$1" | head -1 | sed 's/.*: "\(.*\)"/\1/'; }
+# (one process: `grep | head` under pipefail fails when head exits first)
+first() {
+    awk -v k="\"$2\": \"" '{ i = index($0, k); if (i) { s = substr($0, i + length(k));
+        print substr(s, 1, index(s, "\"") - 1); exit } }' "$1"
+}
 
 # start DATA [options...]: starts a server, waits for its address
 start() {
@@ -62,20 +68,23 @@ stop() {
 }
 cleanup() { [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
+# a command that ends the test early says which, with the servers' log
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND (exit $?)"; tail -20 "$work/serve.log"' ERR
 
-# api METHOD PATH [curl args...]: the status code on stdout, the body in
-# $work/body, the headers in $work/headers
+# api METHOD PATH [curl args...]: the status code on stdout (000 and
+# curl's error when it failed), the body in $work/body, the headers in
+# $work/headers
 api() {
     local method=$1 path=$2; shift 2
     local auth=()
     [ -z "$token" ] || auth=(-H "Authorization: Bearer $token")
     curl -sS -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
-        "${auth[@]}" "$@" "$url$path"
+        "${auth[@]}" "$@" "$url$path" 2>"$work/curl.log" || echo " (curl: $(cat "$work/curl.log"))"
 }
 # expect CODE METHOD PATH [curl args...]
 expect() {
     local want=$1 got; shift
-    got=$(api "$@") || got="curl failed"
+    got=$(api "$@")
     [ "$got" = "$want" ] || fail "$1 $2: $got, wanted $want ($(head -c 300 "$work/body"))"
     return 0
 }
@@ -149,6 +158,8 @@ cp "$zkey" "$work/allowed/c.zkey"
 start "$A" --budget "$budget2" --allow-path "$work/allowed" || { finish x; }
 expect 200 GET /healthz
 expect 200 GET /readyz
+expect_exit 2 "$PROOFLINE" serve --listen 127.0.0.1:0 --data "$A" --backend cpu
+grep -q 'another proofline serve' "$work/log" || fail "a second server on one DATA: $(cat "$work/log")"
 register 201
 [ "$cid" = "$(sha256sum "$zkey" | cut -d' ' -f1)" ] || fail "circuit id $cid is not the zkey's sha256"
 register 200
@@ -211,16 +222,35 @@ expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/short.wtns"
 grep -q 'exactly' "$work/body" || fail "short witness: $(cat "$work/body")"
 expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/long.wtns"
 expect 404 PUT "/v1/jobs/$bad/witness/1" --data-binary "@$wtns"
-# right size, wrong content: refused before it is stored
-head -c "$(stat -c %s "$wtns")" /dev/zero >"$work/zero.wtns"
-expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/zero.wtns"
+# chunked (no Content-Length): the size is checked as the body streams
+expect 400 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/long.wtns"
+expect 400 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/short.wtns"
+# a client that goes away mid-upload leaves no temporary file
+curl -sS -X PUT --limit-rate 8K --max-time 1 --data-binary "@$wtns" \
+    "$url/v1/jobs/$bad/witness/0" >/dev/null 2>&1 || true
+for i in $(seq 100); do
+    [ -z "$(find "$A/witnesses" -name '*.tmp*')" ] && break
+    sleep 0.1
+done
+[ -z "$(find "$A/witnesses" -name '*.tmp*')" ] || fail "a broken upload left $(find "$A/witnesses" -name '*.tmp*')"
 expect 200 GET "/v1/jobs/$bad"
-[ "$(jget "$work/body" 'd["state"]')" = receiving ] || fail "a refused witness changed the job"
+[ "$(jget "$work/body" 'd["state"]')" = receiving ] || fail "a witness of the wrong size changed the job"
 expect 409 GET "/v1/jobs/$bad/proofs/0"
 expect 200 DELETE "/v1/jobs/$bad"
 [ "$(jget "$work/body" 'd["state"]')" = cancelled ] || fail "DELETE: not cancelled"
 expect 409 DELETE "/v1/jobs/$bad"
 ls "$A/witnesses" | grep -q "^$bad" && fail "a refused witness left a file"
+# the right size, but not a witness of this circuit: refused before it is
+# stored, and its job fails naming the partition
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+    -d "{\"circuit\": \"$cid\", \"partitions\": 2}"
+misfit=$(first "$work/body" id)
+head -c "$(stat -c %s "$wtns")" /dev/zero >"$work/zero.wtns"
+expect 400 PUT "/v1/jobs/$misfit/witness/1" --data-binary "@$work/zero.wtns"
+expect 200 GET "/v1/jobs/$misfit"
+[ "$(first "$work/body" state)" = failed ] || fail "a witness that does not fit: job $(first "$work/body" state)"
+grep -q "\"error\": \"job $misfit partition 1: witness" "$work/body" || fail "the failure does not name the partition: $(head -c 400 "$work/body")"
+ls "$A/witnesses" | grep -q "^$misfit" && fail "a witness that does not fit left a file"
 
 # a witness of the right size and shape whose values do not satisfy the
 # circuit: its job fails with a message naming the partition, and nothing
@@ -267,7 +297,7 @@ grep -q '^proofline_jobs{state="done"} 54$' "$work/metrics.txt" || fail "/metric
 timed=$(sed -n 's/^proofline_proof_duration_seconds_count //p' "$work/metrics.txt")
 # 58 proofs, and the unsatisfied job's good partition when it ran first
 [ "${timed:-0}" -ge 58 ] && [ "$timed" -le 59 ] || fail "/metrics: $timed proofs timed, not 58 or 59"
-grep -q '^proofline_jobs{state="failed"} 1$' "$work/metrics.txt" || fail "/metrics: not 1 job failed"
+grep -q '^proofline_jobs{state="failed"} 2$' "$work/metrics.txt" || fail "/metrics: not 2 jobs failed"
 for m in proofline_buffer_bytes proofline_buffer_peak_bytes proofline_buffers \
     proofline_partitions proofline_rss_anon_bytes proofline_untracked_bytes \
     proofline_queue_depth proofline_stage_duration_seconds_bucket; do
@@ -295,6 +325,10 @@ curl -sS --unix-socket "$work/s.sock" http://localhost/healthz | grep -q ok || f
 code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
     -X POST -H 'Content-Type: application/octet-stream' --data-binary "@$zkey" http://localhost/v1/circuits)
 [ "$code" = 413 ] || fail "--max-zkey 1000: $code $(cat "$work/body")"
+# a client that waits for 100-continue is answered before it sends
+code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
+    -X POST -H 'Expect: 100-continue' --data-binary "@$zkey" http://localhost/v1/circuits)
+[ "$code" = 413 ] || fail "--max-zkey 1000, Expect: 100-continue: $code $(cat "$work/body")"
 [ -z "$(find "$D/circuits" -type f)" ] || fail "a refused zkey left a file"
 stop
 [ "$stopped" = 0 ] || fail "unix socket: exit $stopped"
@@ -417,4 +451,5 @@ done
 stop
 [ "$stopped" = 0 ] || fail "exit $stopped after the last stop"
 
+[ "$fails" = 0 ] || tail -20 "$work/serve.log"
 finish "cli_serve: ok"
