@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "options.h"
 #include "metrics.h"
+#include "residency.h"
 #include "server.h"
 #include "service.h"
 #include "store.h"
@@ -60,6 +61,8 @@ static const cli_command serve_cmd = {
 typedef struct serve_options {
     const char *listen, *data, *store, *token_file, *allow_path;
     const char *retain, *drain_timeout, *lease, *request_timeout;
+    const char *params_idle, *preload;
+    uint64_t params_budget;
     long max_queued, trace_records, http_threads, max_connections;
     uint64_t max_zkey;
     cli_engine_options engine;
@@ -102,6 +105,15 @@ static const cli_opt serve_opts[] = {
      .help = "connections at once (default 256)"},
     {"--request-timeout", "TIME", CLI_STRING, O(request_timeout),
      .help = "an idle connection is closed after this (default 30s)"},
+    {"--params-budget", "SIZE", CLI_SIZE, O(params_budget),
+     .help = "the most bytes of circuits held hot (keys loaded,\n"
+             "matrices built), inside --budget; least recently used\n"
+             "ones are demoted first (default: the budget)"},
+    {"--params-idle", "TIME", CLI_STRING, O(params_idle),
+     .help = "demote a hot circuit unused for this long (default:\n"
+             "only when its bytes are needed)"},
+    {"--preload", "ID,...", CLI_STRING, O(preload),
+     .help = "circuits (ids of registered ones) made hot at start"},
     {NULL},
 };
 
@@ -264,6 +276,38 @@ static void *second_signal(void *arg)
     _exit(128 + sig);
 }
 
+/* --preload ID,...: each a registered circuit, made hot before the first
+ * claim (so its first proof does not wait for its parameters). */
+static pl_status preload(pl__service *svc, const char *ids, pl_error *err)
+{
+    char id[PL__STORE_ID_LEN + 2];
+    while (ids && *ids) {
+        size_t n = strcspn(ids, ",");
+        if (n == 0 || n > PL__STORE_ID_LEN)
+            return pl__error_set(err, PL_EUSAGE, "--preload: '%.*s' is not "
+                                 "a circuit id", (int)(n > 80 ? 80 : n), ids);
+        memcpy(id, ids, n);
+        id[n] = '\0';
+        ids += n + (ids[n] == ',');
+        pl__store_circuit c;
+        pl_status st = pl__store_circuit_get(svc->store, id, &c, err);
+        bool busy = false;
+        if (st == PL_OK)
+            st = pl__residency_preload(svc->residency, c.id, c.zkey_path, 0,
+                                       &busy, err);
+        if (st != PL_OK) {
+            char msg[sizeof(err->msg)];
+            snprintf(msg, sizeof(msg), "--preload %.64s: %.170s", id,
+                     err->msg);
+            memcpy(err->msg, msg, sizeof(msg));
+            return st;
+        }
+        fprintf(stderr, "proofline serve: circuit %.16s... preloaded (hot)\n",
+                id);
+    }
+    return PL_OK;
+}
+
 static int serve_run(serve_options *o)
 {
     pl_error err = {0};
@@ -273,6 +317,7 @@ static int serve_run(serve_options *o)
     char *token = NULL;
     int lock_fd = -1;
     double drain_s = 30, lease_s = 30, retain_s = 0, timeout_s = 30;
+    double params_idle_s = 0;
 
     if (o->drain_timeout && !parse_duration(o->drain_timeout, &drain_s))
         return cli_usage_error("serve", "--drain-timeout takes a duration "
@@ -283,6 +328,9 @@ static int serve_run(serve_options *o)
     if (o->retain && !parse_duration(o->retain, &retain_s))
         return cli_usage_error("serve", "--retain takes a duration (7d), not "
                                "'%s'", o->retain);
+    if (o->params_idle && !parse_duration(o->params_idle, &params_idle_s))
+        return cli_usage_error("serve", "--params-idle takes a duration "
+                               "(10m), not '%s'", o->params_idle);
     if (o->request_timeout &&
         (!parse_duration(o->request_timeout, &timeout_s) || timeout_s < 1))
         return cli_usage_error("serve", "--request-timeout takes a duration "
@@ -355,7 +403,21 @@ static int serve_run(serve_options *o)
     pl_engine_stats es;
     pl_engine_stats_read(svc.engine, &es);
     svc.budget_bytes = es.budget_bytes;
-    if ((st = pl__worker_start(&svc.worker, &svc, &err)) != PL_OK)
+    if (o->params_budget > svc.budget_bytes) {
+        char b1[32], b2[32];
+        st = pl__error_set(&err, PL_EUSAGE, "--params-budget %s is more "
+                           "than the budget, %s",
+                           pl_format_bytes(b1, sizeof(b1), o->params_budget),
+                           pl_format_bytes(b2, sizeof(b2), svc.budget_bytes));
+        goto done;
+    }
+    svc.params_budget_bytes =
+        o->params_budget ? o->params_budget : svc.budget_bytes;
+    svc.params_idle_s = params_idle_s;
+    if ((st = pl__residency_create(&svc.residency, svc.engine,
+                                   svc.params_budget_bytes, &err)) != PL_OK ||
+        (st = preload(&svc, o->preload, &err)) != PL_OK ||
+        (st = pl__worker_start(&svc.worker, &svc, &err)) != PL_OK)
         goto done;
     pl__server_config scfg = {listen, (unsigned)o->http_threads,
                               (unsigned)o->max_connections,
@@ -388,6 +450,7 @@ done:
     /* the worker stops (a no-op after the drain) before the engine goes,
      * and is freed after it: the engine's last events still reach it */
     pl__worker_drain(svc.worker, 0);
+    pl__residency_destroy(svc.residency); /* the hot circuits let go */
     if (svc.engine) {
         pl_error e2 = {0};
         pl_status s2 = pl_engine_destroy(svc.engine, &e2);

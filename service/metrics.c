@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "metrics.h"
+#include "residency.h"
 #include "worker.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -335,6 +336,47 @@ pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
                           (long long)st.peak_device_untracked_bytes);
     }
 
+    if (svc->residency) {
+        pl__residency_entry ents[64];
+        size_t n = pl__residency_list(svc->residency, ents, 64);
+        uint64_t hot = 0, peak = 0;
+        pl__residency_bytes(svc->residency, &hot, NULL, &peak);
+        family(sb, "proofline_params_budget_bytes", "gauge",
+               "The most bytes of circuits held hot (--params-budget).");
+        pl__strbuf_printf(sb, "proofline_params_budget_bytes %llu\n",
+                          (ull)pl__residency_budget(svc->residency));
+        family(sb, "proofline_params_hot_bytes", "gauge",
+               "Bytes of circuits held hot now.");
+        pl__strbuf_printf(sb, "proofline_params_hot_bytes %llu\n", (ull)hot);
+        family(sb, "proofline_params_bytes", "gauge",
+               "A circuit's parameter bytes by tier: hot (resident, "
+               "reserved), warm (its key file's pages cached), cold.");
+        for (size_t i = 0; i < n && i < 64; i++) {
+            const pl__residency_entry *e = &ents[i];
+            uint64_t v = e->tier == PL__TIER_HOT    ? e->resident_bytes
+                         : e->tier == PL__TIER_WARM ? e->cached_bytes
+                                                    : 0;
+            for (int t = 0; t < PL__TIER_COUNT; t++)
+                pl__strbuf_printf(sb, "proofline_params_bytes{circuit=\"%s\","
+                                  "tier=\"%s\"} %llu\n", e->id,
+                                  pl__tier_name((pl__tier)t),
+                                  (ull)(t == (int)e->tier ? v : 0));
+        }
+        family(sb, "proofline_params_promotions_total", "counter",
+               "Times a circuit was made hot (its parameters loaded).");
+        for (size_t i = 0; i < n && i < 64; i++)
+            pl__strbuf_printf(sb, "proofline_params_promotions_total{"
+                              "circuit=\"%s\"} %llu\n", ents[i].id,
+                              (ull)ents[i].promotions);
+        family(sb, "proofline_params_demotions_total", "counter",
+               "Times a hot circuit was let go (least recently used, evict, "
+               "idle).");
+        for (size_t i = 0; i < n && i < 64; i++)
+            pl__strbuf_printf(sb, "proofline_params_demotions_total{"
+                              "circuit=\"%s\"} %llu\n", ents[i].id,
+                              (ull)ents[i].demotions);
+    }
+
     pl__metrics *m = svc->metrics;
     pthread_mutex_lock(&m->lock);
     family(sb, "proofline_proofs_total", "counter",
@@ -414,6 +456,10 @@ pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
         pl__worker_status_json(svc->worker, sb);
     else
         pl__strbuf_printf(sb, "[]");
+    if (svc->residency) {
+        pl__strbuf_printf(sb, ", \"params\": ");
+        pl__metrics_params_json(svc, sb, NULL);
+    }
     if (st.device_total_bytes)
         pl__strbuf_printf(sb,
                           ", \"gpu\": {\"used_bytes\": %llu, \"total_bytes\": "
@@ -524,4 +570,57 @@ void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
     }
     pl__strbuf_printf(sb, "\n]}\n");
     pthread_mutex_unlock(&m->lock);
+}
+
+/* ---- parameters ------------------------------------------------------------ */
+
+static void params_entry_json(pl__strbuf *sb, const pl__residency_entry *e)
+{
+    pl__strbuf_printf(sb,
+                      "{\"id\": \"%s\", \"tier\": \"%s\", "
+                      "\"resident_bytes\": %llu, \"cached_bytes\": %llu, "
+                      "\"refs\": %u, \"promotions\": %llu, "
+                      "\"demotions\": %llu, \"last_promotion_s\": %.6f, "
+                      "\"idle_s\": %.3f}",
+                      e->id, pl__tier_name(e->tier),
+                      (unsigned long long)e->resident_bytes,
+                      (unsigned long long)e->cached_bytes, e->refs,
+                      (unsigned long long)e->promotions,
+                      (unsigned long long)e->demotions, e->last_promotion_s,
+                      e->idle_s);
+}
+
+void pl__metrics_params_json(pl__service *svc, pl__strbuf *sb, const char *id)
+{
+    enum { CAP = 256 };
+    pl__residency_entry *ents = calloc(CAP, sizeof(*ents));
+    size_t n = ents ? pl__residency_list(svc->residency, ents, CAP) : 0;
+    if (n > CAP)
+        n = CAP;
+    if (id) {
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++)
+            if (strcmp(ents[i].id, id) == 0) {
+                params_entry_json(sb, &ents[i]);
+                found = true;
+            }
+        if (!found)
+            pl__strbuf_printf(sb, "{\"id\": \"%s\", \"tier\": \"cold\"}",
+                              id);
+        free(ents);
+        return;
+    }
+    uint64_t hot = 0, peak = 0;
+    pl__residency_bytes(svc->residency, &hot, NULL, &peak);
+    pl__strbuf_printf(sb, "{\"budget_bytes\": %llu, \"hot_bytes\": %llu, "
+                      "\"peak_hot_bytes\": %llu, \"circuits\": [",
+                      (unsigned long long)pl__residency_budget(svc->residency),
+                      (unsigned long long)hot, (unsigned long long)peak);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            pl__strbuf_printf(sb, ", ");
+        params_entry_json(sb, &ents[i]);
+    }
+    pl__strbuf_printf(sb, "]}");
+    free(ents);
 }

@@ -41,6 +41,12 @@ pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
 /* GET /v1/status: the JSON object. */
 pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
                                   pl_error *err);
+/* The parameter residency as JSON: one circuit's object when id is set,
+ * else {"budget_bytes", "hot_bytes", "peak_hot_bytes", "circuits": [...]}
+ * (each circuit: id, tier, resident_bytes, cached_bytes, refs,
+ * promotions, demotions, last_promotion_s, idle_s). */
+void pl__metrics_params_json(pl__service *svc, pl__strbuf *sb,
+                             const char *id);
 /* GET /v1/trace?since=S: the ring's records of the last S seconds (all
  * when S <= 0) as Chrome trace JSON. */
 void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s);

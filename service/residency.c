@@ -358,14 +358,42 @@ unsigned pl__residency_demote_idle(pl__residency *r, double idle_s)
     }
 }
 
-void pl__residency_bytes(pl__residency *r, uint64_t *hot, uint64_t *peak)
+void pl__residency_bytes(pl__residency *r, uint64_t *hot, uint64_t *in_use,
+                         uint64_t *peak)
 {
     pthread_mutex_lock(&r->lock);
     if (hot)
         *hot = r->hot_bytes;
+    if (in_use) {
+        uint64_t sum = r->opening_bytes;
+        for (size_t i = 0; i < r->n; i++)
+            if (r->entries[i].circuit && r->entries[i].refs)
+                sum += r->entries[i].resident_bytes;
+        *in_use = sum;
+    }
     if (peak)
         *peak = r->peak_hot_bytes;
     pthread_mutex_unlock(&r->lock);
+}
+
+uint64_t pl__residency_shrink(pl__residency *r, uint64_t max_hot,
+                              const char *keep_id)
+{
+    for (;;) {
+        pl_circuit *drop = NULL;
+        pthread_mutex_lock(&r->lock);
+        uint64_t hot = r->hot_bytes;
+        if (hot > max_hot) {
+            entry *v = victim_locked(r, keep_id ? find_locked(r, keep_id)
+                                                : NULL);
+            if (v)
+                drop = demote_locked(r, v);
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (!drop)
+            return hot;
+        pl_circuit_release(drop);
+    }
 }
 
 /* The key file's bytes in the page cache (mincore over a mapping of it;

@@ -89,8 +89,15 @@ pl_status pl__residency_evict(pl__residency *r, const char *id,
  * how many. */
 unsigned pl__residency_demote_idle(pl__residency *r, double idle_s);
 
-/* Hot bytes now and at their peak. */
-void pl__residency_bytes(pl__residency *r, uint64_t *hot, uint64_t *peak);
+/* Hot bytes now, the part of them in use (or being opened: these cannot
+ * be demoted to make room), and the peak of hot bytes. */
+void pl__residency_bytes(pl__residency *r, uint64_t *hot, uint64_t *in_use,
+                         uint64_t *peak);
+/* Demotes least recently used idle circuits, never `keep_id`, until hot
+ * bytes are at most max_hot; returns the hot bytes then (more than max_hot
+ * when what is in use holds more). */
+uint64_t pl__residency_shrink(pl__residency *r, uint64_t max_hot,
+                              const char *keep_id);
 /* Every circuit it has seen, into out[0..cap); returns the count (which
  * may exceed cap).  zkey pages are counted (mincore) for the non-hot
  * ones. */

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "server.h"
 #include "metrics.h"
+#include "residency.h"
 #include "worker.h"
 #include "formats/formats.h"
 #include "formats/json.h"
@@ -58,7 +59,7 @@ struct pl__server {
 
 typedef enum {
     R_NONE, R_HEALTHZ, R_READYZ, R_METRICS, R_STATUS, R_TRACE, R_CIRCUITS,
-    R_CIRCUIT, R_JOBS, R_JOB, R_WITNESS, R_PROOF
+    R_CIRCUIT, R_PRELOAD, R_EVICT, R_JOBS, R_JOB, R_WITNESS, R_PROOF
 } route_kind;
 
 typedef enum {
@@ -301,10 +302,14 @@ static route_kind route(const char *url, request *rq, const char **allow)
             *allow = "GET, POST";
             return R_CIRCUITS;
         }
-        if (n == 3) {
-            snprintf(rq->id, sizeof(rq->id), "%s", seg[2]);
+        snprintf(rq->id, sizeof(rq->id), "%s", seg[2]);
+        if (n == 3)
             return R_CIRCUIT;
-        }
+        *allow = "POST";
+        if (n == 4 && strcmp(seg[3], "preload") == 0)
+            return R_PRELOAD;
+        if (n == 4 && strcmp(seg[3], "evict") == 0)
+            return R_EVICT;
         return R_NONE;
     }
     if (strcmp(seg[1], "jobs") != 0)
@@ -610,15 +615,19 @@ static pl_status describe_circuit(pl__service *svc, pl__store_circuit *c,
     c->n_vars = info.n_vars;
     c->n_public = info.n_public;
     c->witness_bytes = pl__wtns_file_bytes(info.n_vars);
+    /* opened through the residency: it stays hot for its first proof (a
+     * circuit larger than the parameter budget is refused here, with the
+     * numbers, rather than waited for at every claim) */
     pl_circuit *circuit;
-    if ((st = pl_engine_open_circuit(svc->engine, &circuit, path, NULL,
-                                     err)) != PL_OK) {
-        *code = st == PL_EBUDGET ? 503 : st == PL_EIO ? 500 : 400;
+    bool busy = false;
+    if ((st = pl__residency_acquire(svc->residency, c->id, path, 0, &circuit,
+                                    NULL, &busy, err)) != PL_OK) {
+        *code = busy ? 503 : st == PL_EBUDGET ? 400 : st == PL_EIO ? 500 : 400;
         return st;
     }
     uint64_t resident;
     pl_circuit_plan(circuit, c->witness_bytes, &c->partition_bytes, &resident);
-    pl_circuit_release(circuit);
+    pl__residency_release(svc->residency, c->id);
     if (c->partition_bytes + resident > svc->budget_bytes) {
         *code = 400;
         return pl__error_set(err, PL_EBUDGET, "%s: one partition needs %llu "
@@ -1357,6 +1366,29 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
         r = st != PL_OK ? send_error(conn, store_code(st, &err), err.msg,
                                      false, NULL)
                         : reply_circuit(conn, 200, &c);
+        break;
+    }
+    case R_PRELOAD:
+    case R_EVICT: {
+        pl__store_circuit c;
+        pl_status st = pl__store_circuit_get(svc->store, rq->id, &c, &err);
+        if (st != PL_OK)
+            return send_error(conn, store_code(st, &err), err.msg, false,
+                              NULL);
+        bool busy = false, changed = false;
+        st = rq->route == R_PRELOAD
+                 ? pl__residency_preload(svc->residency, c.id, c.zkey_path, 0,
+                                         &busy, &err)
+                 : pl__residency_evict(svc->residency, c.id, &changed, &err);
+        if (st != PL_OK) {
+            /* in use: 409; busy (circuits in use hold the room): 503 and
+             * retry; larger than the parameter budget: 400 */
+            unsigned code = rq->route == R_EVICT ? 409 : busy ? 503 : 400;
+            return send_error(conn, code, err.msg, busy, NULL);
+        }
+        pl__metrics_params_json(svc, &sb, c.id);
+        pl__strbuf_printf(&sb, "\n");
+        r = send_json(conn, 200, &sb);
         break;
     }
     case R_JOBS:

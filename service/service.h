@@ -20,6 +20,7 @@
 typedef struct pl__worker pl__worker;
 typedef struct pl__metrics pl__metrics;
 typedef struct pl__server pl__server;
+typedef struct pl__residency pl__residency;
 
 #define PL__SERVICE_PATH_MAX 3072
 
@@ -34,6 +35,7 @@ typedef struct pl__service {
     pl_engine *engine;
     pl__worker *worker;
     pl__metrics *metrics;
+    pl__residency *residency; /* the circuits held hot, under params_budget */
     /* DATA and its folders: circuits/, witnesses/, proofs/ */
     char data_dir[PL__SERVICE_PATH_MAX];
     /* the worker's claim owner: "host:" and a random id kept in
@@ -41,6 +43,9 @@ typedef struct pl__service {
      * once instead of waiting for their leases to lapse */
     char owner[PL__STORE_OWNER_MAX];
     uint64_t budget_bytes;        /* the engine's, as it resolved it */
+    uint64_t params_budget_bytes; /* hot parameters at most (<= budget) */
+    double params_idle_s;         /* demote a circuit unused this long; 0:
+                                     only when its room is needed */
     const char *token;            /* NULL: no authentication */
     const char *allow_path;       /* NULL: no registration by path */
     uint64_t max_queued;          /* jobs receiving or queued; 0: no bound */

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "worker.h"
 #include "metrics.h"
+#include "residency.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -28,32 +29,20 @@
 #include <unistd.h>
 
 #define MAX_FLIGHTS 32
-#define MAX_CIRCUITS 16
 #define LOOP_MS 50
 /* with nothing in flight the loop asks the store less often: this
  * service's own new jobs wake it at once; another service's (on a shared
  * store) are seen within this */
 #define IDLE_MS 250
-/* a circuit no partition has used for this long is released, its
- * resident bytes given back: an idle service holds nothing */
-#define CIRCUIT_IDLE_S 2.0
 #define PURGE_EVERY_S 60.0
-
-typedef struct open_circuit {
-    char id[PL__STORE_ID_LEN + 1];
-    pl_circuit *circuit;
-    uint64_t resident_bytes, partition_bytes;
-    unsigned users;
-    double idle_since;
-} open_circuit;
 
 typedef struct flight {
     bool used;
     uint64_t engine_job;
     pl__store_claim claim;
     uint64_t bytes;       /* planned bytes of the partition */
-    int circuit;          /* index in circuits */
     double started;       /* monotonic seconds at the claim */
+    double promote_s;     /* how long its circuit took to become hot */
     bool release;         /* cancelled by the drain: give it back */
     bool written;         /* on_proof wrote the pair */
     pl_status write_status;
@@ -70,7 +59,6 @@ struct pl__worker {
     bool kicked, stop_claiming, stop;
     flight flights[MAX_FLIGHTS];
     size_t n_flights;
-    open_circuit circuits[MAX_CIRCUITS];
     uint64_t claimed, completed, failed, released;
     double backoff_until;     /* no claim before (a circuit did not fit) */
     char last_error[256];
@@ -135,16 +123,7 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     pthread_mutex_unlock(&w->lock);
 }
 
-/* ---- circuits held open ------------------------------------------------ */
-
-static uint64_t resident_sum_locked(const pl__worker *w)
-{
-    uint64_t sum = 0;
-    for (size_t i = 0; i < MAX_CIRCUITS; i++)
-        if (w->circuits[i].circuit)
-            sum += w->circuits[i].resident_bytes;
-    return sum;
-}
+/* ---- room ---------------------------------------------------------------- */
 
 static uint64_t inflight_sum_locked(const pl__worker *w)
 {
@@ -153,65 +132,6 @@ static uint64_t inflight_sum_locked(const pl__worker *w)
         if (w->flights[i].used)
             sum += w->flights[i].bytes;
     return sum;
-}
-
-/* The circuit of a claim, opened in the engine if it is not yet; called
- * without the lock (opening builds the matrices). */
-static pl_status circuit_acquire(pl__worker *w, int *slot,
-                                 const pl__store_circuit *c, pl_error *err)
-{
-    pthread_mutex_lock(&w->lock);
-    for (int i = 0; i < MAX_CIRCUITS; i++)
-        if (w->circuits[i].circuit && strcmp(w->circuits[i].id, c->id) == 0) {
-            w->circuits[i].users++;
-            *slot = i;
-            pthread_mutex_unlock(&w->lock);
-            return PL_OK;
-        }
-    int free_slot = -1;
-    for (int i = 0; i < MAX_CIRCUITS && free_slot < 0; i++)
-        if (!w->circuits[i].circuit)
-            free_slot = i;
-    pthread_mutex_unlock(&w->lock);
-    if (free_slot < 0)
-        return pl__error_set(err, PL_EBUDGET, "more than %d circuits in use "
-                             "at once", MAX_CIRCUITS);
-    pl_circuit *circuit;
-    pl_status st = pl_engine_open_circuit(w->svc->engine, &circuit,
-                                          c->zkey_path, NULL, err);
-    if (st != PL_OK)
-        return st;
-    uint64_t part, resident;
-    pl_circuit_plan(circuit, c->witness_bytes, &part, &resident);
-    pthread_mutex_lock(&w->lock);
-    open_circuit *oc = &w->circuits[free_slot];
-    snprintf(oc->id, sizeof(oc->id), "%s", c->id);
-    oc->circuit = circuit;
-    oc->resident_bytes = resident;
-    oc->partition_bytes = part;
-    oc->users = 1;
-    *slot = free_slot;
-    pthread_mutex_unlock(&w->lock);
-    return PL_OK;
-}
-
-/* Circuits idle for CIRCUIT_IDLE_S (or all idle ones when `all`) are
- * released. */
-static void circuits_release_idle(pl__worker *w, double now, bool all)
-{
-    for (int i = 0; i < MAX_CIRCUITS; i++) {
-        pthread_mutex_lock(&w->lock);
-        open_circuit *oc = &w->circuits[i];
-        pl_circuit *drop = NULL;
-        if (oc->circuit && oc->users == 0 &&
-            (all || now - oc->idle_since >= CIRCUIT_IDLE_S)) {
-            drop = oc->circuit;
-            memset(oc, 0, sizeof(*oc));
-        }
-        pthread_mutex_unlock(&w->lock);
-        if (drop)
-            pl_circuit_release(drop);
-    }
 }
 
 /* ---- claims -------------------------------------------------------------- */
@@ -232,15 +152,33 @@ static void count(pl__worker *w, uint64_t *counter)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* A claim goes back to the queue (not now), and no claim for a second. */
+static void give_back(pl__worker *w, const pl__store_claim *claim)
+{
+    pl_error e2 = {0};
+    pl__store_release(w->svc->store, claim->job.id, claim->part.index,
+                      w->svc->owner, claim->part.fence, &e2);
+    w->backoff_until = mono_now() + 1.0;
+}
+
 /* Claims one partition when there is room and a free slot; true when it
- * did (the loop tries again at once). */
+ * did (the loop tries again at once).
+ *
+ * The room is the budget less what cannot move: partitions in flight and
+ * hot circuits in use.  Idle hot circuits do not count against it: they
+ * are demoted (least recently used first) when a claim needs their bytes,
+ * so the claim's own circuit, its partition and everything in flight fit
+ * the budget before the engine is asked to admit it. */
 static bool claim_one(pl__worker *w, pl__store_claim *claim)
 {
     pl__service *svc = w->svc;
     pthread_mutex_lock(&w->lock);
     bool can = !w->stop_claiming && w->n_flights < MAX_FLIGHTS;
-    uint64_t used = resident_sum_locked(w) + inflight_sum_locked(w);
+    uint64_t inflight = inflight_sum_locked(w);
     pthread_mutex_unlock(&w->lock);
+    uint64_t in_use = 0;
+    pl__residency_bytes(svc->residency, NULL, &in_use, NULL);
+    uint64_t used = inflight + in_use;
     if (!can || used >= svc->budget_bytes || mono_now() < w->backoff_until)
         return false;
     uint64_t room = svc->budget_bytes - used;
@@ -254,46 +192,71 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     if (!found)
         return false;
     const char *job_id = claim->job.id;
+    const char *circuit_id = claim->circuit.id;
     uint32_t index = claim->part.index;
-    int slot = -1;
-    pl_status st = circuit_acquire(w, &slot, &claim->circuit, &err);
+    /* its circuit hot: promoted now if it is not (seconds for a large key) */
+    pl_circuit *circuit = NULL;
+    double promote_s = 0;
+    bool busy = false;
+    pl_status st = pl__residency_acquire(svc->residency, circuit_id,
+                                         claim->circuit.zkey_path, 0,
+                                         &circuit, &promote_s, &busy, &err);
     if (st != PL_OK) {
-        pl_error e2 = {0};
-        if (st == PL_EBUDGET) {
-            /* not now: back to the queue, and no claim for a second (the
-             * circuits held open are let go when idle) */
-            pl__store_release(svc->store, job_id, index, svc->owner,
-                              claim->part.fence, &e2);
-            w->backoff_until = mono_now() + 1.0;
+        if (busy) { /* the circuits in use hold the room: later */
+            give_back(w, claim);
             return false;
         }
         char msg[PL__STORE_MSG_MAX];
         snprintf(msg, sizeof(msg), "job %s partition %u: %.180s", job_id,
                  index, err.msg);
+        pl_error e2 = {0};
         pl__store_fail(svc->store, job_id, index, svc->owner,
                        claim->part.fence, msg, &e2);
         count(w, &w->failed);
         return true;
     }
+    if (promote_s > 0) {
+        pl__metrics_on_stage(svc->metrics, "params_promotion", promote_s);
+        if (svc->log_claims)
+            fprintf(stderr, "proofline serve: circuit %.16s... promoted "
+                    "(hot) in %.3f s for job %s partition %u\n", circuit_id,
+                    promote_s, job_id, index);
+    }
+    uint64_t part_bytes = 0;
+    pl_circuit_plan(circuit, claim->circuit.witness_bytes, &part_bytes, NULL);
+    /* room for this partition beside everything in flight: idle circuits
+     * other than this one are demoted if they hold it */
+    pthread_mutex_lock(&w->lock);
+    inflight = inflight_sum_locked(w);
+    pthread_mutex_unlock(&w->lock);
+    uint64_t allowed_hot = svc->budget_bytes > inflight + part_bytes
+                               ? svc->budget_bytes - inflight - part_bytes
+                               : 0;
+    if (pl__residency_shrink(svc->residency, allowed_hot, circuit_id) >
+        allowed_hot) {
+        pl__residency_release(svc->residency, circuit_id);
+        give_back(w, claim);
+        return false;
+    }
     const char *paths[1] = {claim->part.witness_path};
     pl_job_spec spec = {0};
-    pthread_mutex_lock(&w->lock);
-    spec.circuit = w->circuits[slot].circuit;
+    spec.circuit = circuit;
     spec.n_partitions = 1;
     spec.witness_paths = paths;
     spec.priority = (int)claim->job.priority;
     spec.verify = true;
     spec.on_proof = on_proof;
     spec.on_proof_user = w;
+    pthread_mutex_lock(&w->lock);
     flight *f = NULL;
     for (size_t i = 0; i < MAX_FLIGHTS && !f; i++)
         if (!w->flights[i].used)
             f = &w->flights[i];
     memset(f, 0, sizeof(*f));
     f->claim = *claim;
-    f->bytes = w->circuits[slot].partition_bytes;
-    f->circuit = slot;
+    f->bytes = part_bytes;
     f->started = mono_now();
+    f->promote_s = promote_s;
     /* under the lock, so that a proof delivered before submit returns
      * finds its flight (on_proof takes the lock) */
     st = pl_engine_submit(svc->engine, &f->engine_job, &spec, &err);
@@ -307,12 +270,10 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
         f->used = true;
         w->n_flights++;
         w->claimed++;
-    } else {
-        w->circuits[slot].users--;
-        w->circuits[slot].idle_since = mono_now();
     }
     pthread_mutex_unlock(&w->lock);
     if (st != PL_OK) {
+        pl__residency_release(svc->residency, circuit_id);
         char msg[PL__STORE_MSG_MAX];
         snprintf(msg, sizeof(msg), "job %s partition %u: %.180s", job_id,
                  index, err.msg);
@@ -348,10 +309,8 @@ static void reap(pl__worker *w)
         flight done = *f;
         f->used = false;
         w->n_flights--;
-        open_circuit *oc = &w->circuits[done.circuit];
-        oc->users--;
-        oc->idle_since = mono_now();
         pthread_mutex_unlock(&w->lock);
+        pl__residency_release(svc->residency, done.claim.circuit.id);
 
         const char *job_id = done.claim.job.id;
         uint32_t index = done.claim.part.index;
@@ -471,7 +430,8 @@ static void *loop(void *arg)
         pl__store_claim claim;
         while (claim_one(w, &claim))
             ;
-        circuits_release_idle(w, mono_now(), false);
+        if (svc->params_idle_s > 0)
+            pl__residency_demote_idle(svc->residency, svc->params_idle_s);
 
         pthread_mutex_lock(&w->lock);
         if (!w->kicked && !w->stop) {
@@ -592,7 +552,6 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s)
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->thread, NULL);
     w->thread_started = false;
-    circuits_release_idle(w, mono_now(), true);
     return released;
 }
 
@@ -602,7 +561,6 @@ void pl__worker_destroy(pl__worker *w)
         return;
     if (w->thread_started)
         pl__worker_drain(w, 0);
-    circuits_release_idle(w, mono_now(), true);
     pthread_cond_destroy(&w->changed);
     pthread_cond_destroy(&w->cond);
     pthread_mutex_destroy(&w->lock);
@@ -611,6 +569,8 @@ void pl__worker_destroy(pl__worker *w)
 
 void pl__worker_status_json(pl__worker *w, pl__strbuf *sb)
 {
+    uint64_t hot = 0;
+    pl__residency_bytes(w->svc->residency, &hot, NULL, NULL);
     pthread_mutex_lock(&w->lock);
     const char *state = w->stop_claiming ? "draining"
                         : w->n_flights   ? "busy"
@@ -626,7 +586,7 @@ void pl__worker_status_json(pl__worker *w, pl__strbuf *sb)
                       (unsigned long long)w->failed,
                       (unsigned long long)w->released,
                       (unsigned long long)inflight_sum_locked(w),
-                      (unsigned long long)resident_sum_locked(w));
+                      (unsigned long long)hot);
     bool first = true;
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
         if (w->flights[i].used) {

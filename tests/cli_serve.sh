@@ -281,12 +281,18 @@ bud=$(jget "$work/body" 'd["budget_bytes"]')
 [ "$bud" = "$budget2" ] || fail "status budget $bud, wanted $budget2"
 [ "$peak" -le "$bud" ] || fail "peak reserved $peak above the budget $bud"
 [ "$peak" -gt 0 ] || fail "peak reserved 0"
-# idle: nothing reserved, no partition buffer live (circuits are let go)
+# idle: only the hot circuit reserved (its parameters stay for the next
+# proof); evicted, nothing reserved and no partition buffer live
 for i in $(seq 100); do
     api GET /v1/status >/dev/null
-    [ "$(jget "$work/body" 'd["reserved_bytes"]')" = 0 ] && break
+    [ "$(jget "$work/body" 'd["reserved_bytes"] == d["params"]["hot_bytes"] and sum(d["stages"].values()) == 0')" = True ] && break
     sleep 0.1
 done
+jget "$work/body" '[c["tier"] for c in d["params"]["circuits"] if c["id"] == "'"$cid"'"]' | grep -qx "\['hot'\]" ||
+    fail "the circuit is not hot after its proofs: $(cat "$work/body")"
+expect 200 POST "/v1/circuits/$cid/evict"
+[ "$(first "$work/body" tier)" != hot ] || fail "evict: still hot: $(cat "$work/body")"
+expect 200 GET /v1/status
 jget "$work/body" '[d["reserved_bytes"], sum(c["bytes"] for k, c in d["classes"].items() if k != "params"), d["stages"]]' \
     | grep -qx '\[0, 0, {.*}\]' || fail "not idle: $(cat "$work/body")"
 jget "$work/body" 'sum(d["stages"].values())' | grep -qx 0 || fail "partitions in stages when idle"
