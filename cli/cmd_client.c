@@ -343,7 +343,8 @@ typedef struct {
     bool wait, quiet;
 } submit_options;
 
-static const char *const priorities[] = {"high", "normal", "low", NULL};
+static const char *const priorities[] = {"high", "normal", "low", "critical",
+                                         NULL};
 
 #define S(field) offsetof(submit_options, field)
 static const cli_opt submit_opts[] = {
@@ -352,8 +353,9 @@ static const cli_opt submit_opts[] = {
     {"--zkey", "FILE", CLI_STRING, S(zkey),
      .help = "register this zkey first, then use it"},
     {"--priority", "P", CLI_CHOICE, S(priority),
-     .help = "high, normal (default) or low",
-     .bad = "%s is high, normal or low, not '%s'", .choices = priorities},
+     .help = "critical, high, normal (default) or low",
+     .bad = "%s is critical, high, normal or low, not '%s'",
+     .choices = priorities},
     {"--wait", NULL, CLI_FLAG, S(wait),
      .help = "wait until the job ends; its outcome is the exit code"},
     {"--out", "DIR", CLI_STRING, S(out_dir),

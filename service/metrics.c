@@ -441,8 +441,10 @@ pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
     for (int k = 0; k < PL_STAGE_COUNT; k++)
         pl__strbuf_printf(sb, "%s\"%s\": %llu", k ? ", " : "",
                           pl_stage_name((pl_stage)k), (ull)st.stage_now[k]);
-    pl__strbuf_printf(sb, "}, \"queue\": {\"high\": %llu, \"normal\": %llu, "
-                      "\"low\": %llu}, \"claimed\": %llu, \"jobs\": {",
+    pl__strbuf_printf(sb, "}, \"queue\": {\"critical\": %llu, \"high\": %llu, "
+                      "\"normal\": %llu, \"low\": %llu}, \"claimed\": %llu, "
+                      "\"jobs\": {",
+                      (ull)c.queued_partitions[PL__PRIORITY_CRITICAL],
                       (ull)c.queued_partitions[PL__PRIORITY_HIGH],
                       (ull)c.queued_partitions[PL__PRIORITY_NORMAL],
                       (ull)c.queued_partitions[PL__PRIORITY_LOW],

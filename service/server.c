@@ -830,7 +830,8 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
     }
     if (vp && (vp->type != PL__JSON_STRING ||
                !pl__priority_parse(&prio, vp->text))) {
-        snprintf(msg, cap, "%s: priority: \"high\", \"normal\" or \"low\"",
+        snprintf(msg, cap,
+                 "%s: priority: \"critical\", \"high\", \"normal\" or \"low\"",
                  name);
         code = 400;
         goto done;

@@ -36,8 +36,13 @@ const char *pl__part_state_name(pl__part_state s)
     return (unsigned)s < PL__PART_STATE_COUNT ? names[s] : "unknown";
 }
 
-static const char *const priority_names[PL__PRIORITY_COUNT] = {"low", "normal",
-                                                               "high"};
+static const char *const priority_names[PL__PRIORITY_COUNT] = {
+    "low", "normal", "high", "critical"};
+_Static_assert(PL__PRIORITY_CRITICAL == PL_PRIORITY_CRITICAL &&
+                   PL__PRIORITY_HIGH == PL_PRIORITY_HIGH &&
+                   PL__PRIORITY_NORMAL == PL_PRIORITY_NORMAL &&
+                   PL__PRIORITY_LOW == PL_PRIORITY_LOW,
+               "the store's priorities are the engine's");
 
 const char *pl__priority_name(pl__priority p)
 {

@@ -45,6 +45,9 @@ typedef enum {
     PL__PRIORITY_LOW = 0,
     PL__PRIORITY_NORMAL = 1,
     PL__PRIORITY_HIGH = 2,
+    /* before every other waiting partition (the engine's
+     * PL_PRIORITY_CRITICAL: the same numbers) */
+    PL__PRIORITY_CRITICAL = 3,
     PL__PRIORITY_COUNT
 } pl__priority;
 
@@ -89,7 +92,8 @@ typedef enum {
 const char *pl__job_state_name(pl__job_state s);
 const char *pl__part_state_name(pl__part_state s);
 const char *pl__priority_name(pl__priority p);
-/* "high", "normal", "low" -> the priority; false for anything else. */
+/* "critical", "high", "normal", "low" -> the priority; false for anything
+ * else. */
 bool pl__priority_parse(pl__priority *out, const char *text);
 
 typedef struct pl__store_circuit {

@@ -76,7 +76,7 @@ static const char schema_v1[] =
     " seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
     " id text NOT NULL UNIQUE,"
     " circuit_id text NOT NULL REFERENCES proofline.circuits(id),"
-    " priority smallint NOT NULL CHECK (priority BETWEEN 0 AND 2),"
+    " priority smallint NOT NULL CHECK (priority BETWEEN 0 AND 3),"
     " state text NOT NULL CHECK (state IN ('receiving', 'queued', 'running',"
     "  'done', 'failed', 'cancelled')),"
     " n_partitions integer NOT NULL CHECK (n_partitions > 0),"

@@ -70,7 +70,7 @@ static const char schema_v1[] =
     " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
     " id TEXT NOT NULL UNIQUE,"
     " circuit_id TEXT NOT NULL REFERENCES circuits(id),"
-    " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 2),"
+    " priority INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),"
     " state TEXT NOT NULL CHECK (state IN ('receiving', 'queued', 'running',"
     "  'done', 'failed', 'cancelled')),"
     " n_partitions INTEGER NOT NULL CHECK (n_partitions > 0),"

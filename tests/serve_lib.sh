@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: Apache-2.0
+# The helpers of the service's shell tests (tests/cli_serve*.sh), sourced
+# after lib.sh: a server on a port the system picks (--listen 127.0.0.1:0;
+# the bound address read from DATA/listen.addr, so there is no race for a
+# free port), curl calls with their status and body, jobs submitted and
+# waited for, proofs fetched and verified.  The caller sets zkey, wtns and
+# vkey (the circuit register/submit/check_proofs use).  Waits are polls
+# with a generous deadline, never timings.
+command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
+
+pid=""
+url=""
+token=""
+
+# jq-like field access with python: jget FILE 'd["id"]'
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# the first "key": "string" of a reply (the object's own id and state come
+# first in every reply): cheaper than starting python on a loaded machine
+# (one process: `grep | head` under pipefail fails when head exits first)
+first() {
+    awk -v k="\"$2\": \"" '{ i = index($0, k); if (i) { s = substr($0, i + length(k));
+        print substr(s, 1, index(s, "\"") - 1); exit } }' "$1"
+}
+
+# start DATA [options...]: starts a server, waits for its address
+start() {
+    local data=$1 i; shift
+    mkdir -p "$data"
+    rm -f "$data/listen.addr"
+    "$PROOFLINE" serve --listen 127.0.0.1:0 --data "$data" --log-level quiet \
+        --pw 2 --threads 2 --backend cpu --lease 5s "$@" 2>>"$work/serve.log" &
+    pid=$!
+    for i in $(seq 600); do
+        [ -s "$data/listen.addr" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -s "$data/listen.addr" ] || { fail "serve $* did not start: $(tail -5 "$work/serve.log")"; return 1; }
+    url="http://$(cat "$data/listen.addr")"
+}
+
+# stop: SIGTERM, wait; $stopped holds the exit status
+stop() {
+    stopped=0
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" || stopped=$?
+    pid=""
+}
+cleanup() { [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+# a command that ends the test early says which, with the servers' log
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND (exit $?)"; tail -20 "$work/serve.log"' ERR
+
+# api METHOD PATH [curl args...]: the status code on stdout (000 and
+# curl's error when it failed), the body in $work/body, the headers in
+# $work/headers
+api() {
+    local method=$1 path=$2; shift 2
+    local auth=()
+    [ -z "$token" ] || auth=(-H "Authorization: Bearer $token")
+    curl -sS -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
+        "${auth[@]}" "$@" "$url$path" 2>"$work/curl.log" || echo " (curl: $(cat "$work/curl.log"))"
+}
+# expect CODE METHOD PATH [curl args...]
+expect() {
+    local want=$1 got; shift
+    got=$(api "$@")
+    [ "$got" = "$want" ] || fail "$1 $2: $got, wanted $want ($(head -c 300 "$work/body"))"
+    return 0
+}
+
+# register: the circuit's id in $cid
+register() {
+    expect "$1" POST /v1/circuits -H 'Content-Type: application/octet-stream' \
+        --data-binary "@$zkey"
+    cid=$(first "$work/body" id)
+}
+
+# submit PRIORITY N: a job of N partitions with the vector's witness; its
+# id in $jid
+submit() {
+    local k
+    expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
+        -d "{\"circuit\": \"$cid\", \"priority\": \"$1\", \"partitions\": $2}"
+    jid=$(first "$work/body" id)
+    for k in $(seq 0 $(($2 - 1))); do
+        expect 202 PUT "/v1/jobs/$jid/witness/$k" \
+            -H 'Content-Type: application/octet-stream' --data-binary "@$wtns"
+    done
+}
+
+# wait_jobs ID...: until each is done (or failed/cancelled: a failure)
+wait_jobs() {
+    local j i s
+    for j in "$@"; do
+        for i in $(seq 1200); do
+            api GET "/v1/jobs/$j" >/dev/null
+            s=$(first "$work/body" state)
+            case $s in done|failed|cancelled) break ;; esac
+            sleep 0.1
+        done
+        [ "$s" = done ] || fail "job $j: $s ($(head -c 400 "$work/body"))"
+    done
+}
+
+# check_proofs ID N [snarkjs]: fetch each proof, verify it with ours (and
+# snarkjs when asked)
+check_proofs() {
+    local k
+    for k in $(seq 0 $(($2 - 1))); do
+        expect 200 GET "/v1/jobs/$1/proofs/$k"
+        python3 - "$work/body" "$work/p.json" "$work/pub.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(d["proof"], open(sys.argv[2], "w"))
+json.dump(d["public"], open(sys.argv[3], "w"))
+EOF
+        "$PROOFLINE" verify "$vkey" "$work/pub.json" "$work/p.json" \
+            >/dev/null 2>&1 || fail "job $1 proof $k: proofline verify rejects it"
+        if [ "${3:-}" = snarkjs ] && have_snarkjs; then
+            snarkjs_accepts "$vkey" "$work/pub.json" "$work/p.json" ||
+                fail "job $1 proof $k: snarkjs rejects it"
+        fi
+    done
+}
+
