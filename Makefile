@@ -16,6 +16,7 @@
 #                            and the docs; make uninstall removes them
 #   make package             a Debian package (CPack) in $(BUILD)
 #   make bench-serve         proofline serve under load (bench/serve_load.sh)
+#   make bench-classes       critical jobs among normal ones (bench/serve_classes.sh)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?=
@@ -56,7 +57,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve cuda-smoke clean install uninstall package
+.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve bench-classes cuda-smoke clean install uninstall package
 
 all: build
 
@@ -138,6 +139,11 @@ bench: deps npm-deps build
 # minutes on 2 cores).
 bench-serve: deps build
 	@bash bench/serve_load.sh $(BUILD)
+
+# The story's mix at small scale: critical jobs of a small circuit among
+# normal jobs of a large one, with classes and without (bench/serve_classes.sh).
+bench-classes: deps build
+	@bash bench/serve_classes.sh $(BUILD)
 
 # The nvcc compile of all the device arithmetic (also part of make test
 # when nvcc is found).
