@@ -40,6 +40,17 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* CPU time of the whole process (every thread): on a shared, overloaded
+ * machine it leaves out the time spent waiting for a core, which wall
+ * time does not.  The pool's idle workers sleep (no spinning), so it is
+ * the work done. */
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -147,6 +158,22 @@ static double fp_mul_ns(void)
         for (int i = 0; i < 1000000; i++)
             blst_fp_mul(&a, &a, &b);
         t[r] = (now() - t0) * 1e3;
+    }
+    volatile uint64_t sink = a.l[0];
+    (void)sink;
+    return min3(t);
+}
+
+/* fp_mul_ns in the process's CPU time (see cpu_now). */
+static double fp_mul_cpu_ns(void)
+{
+    blst_fp a = blst_p1_affine_generator()->x, b = blst_p1_affine_generator()->y;
+    double t[3];
+    for (int r = 0; r < 3; r++) {
+        double t0 = cpu_now();
+        for (int i = 0; i < 1000000; i++)
+            blst_fp_mul(&a, &a, &b);
+        t[r] = (cpu_now() - t0) * 1e3;
     }
     volatile uint64_t sink = a.l[0];
     (void)sink;
@@ -290,6 +317,91 @@ static void bench_msm(int g2, unsigned log2n, pl__pool *pool, bool one_thread)
     free((void *)in.scalars);
 }
 
+/*
+ * G1 with each GLV mode (msm.h) against one call of blst's Pippenger, on
+ * the same random input: off / load / call / table on the pool, and
+ * blst_p1s_mult_pippenger on one thread; alternating, medians of `runs`,
+ * every sum compared with blst's.  The table of phi(P_i) (PL__GLV_TABLE)
+ * is made once before the rounds (its time printed apart: a circuit pays
+ * it once).  fm_* are Fp multiplications per point, CPU time (the pool's
+ * wall time times its threads), so lower is better and the thread count
+ * cancels on an idle machine.
+ */
+static void bench_glv(unsigned log2n, pl__pool *pool)
+{
+    static const pl__glv_mode modes[4] = {PL__GLV_OFF, PL__GLV_LOAD,
+                                          PL__GLV_CALL, PL__GLV_TABLE};
+    static const char *const names[4] = {"off", "load", "call", "table"};
+    size_t n = (size_t)1 << log2n;
+    unsigned threads = pl__pool_size(pool);
+    const uint8_t *points = g1_points(n);
+    const uint8_t *scalars = random_scalars(n);
+    uint8_t *table = malloc(n * 96);
+    if (!table)
+        exit(2);
+    double t0 = cpu_now();
+    pl__msm_g1_endo_table(table, points, n, pool);
+    double table_s = cpu_now() - t0;
+    double t[5][16], mul[16];
+    uint8_t want[96], got[96];
+    for (int r = 0; r < runs; r++) {
+        mul[r] = fp_mul_cpu_ns();
+        for (int k = 0; k < 5; k++) {
+            /* round 0 runs blst first, so `want` is set first */
+            int which = (r % 2) ? 4 - k : k;
+            blst_p1 p;
+            blst_p1_affine a;
+            pl_error err = {0};
+            t0 = cpu_now();
+            if (which == 0) {
+                void *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
+                const blst_p1_affine *pts[2] = {(const void *)points, NULL};
+                const byte *scs[2] = {scalars, NULL};
+                t0 = cpu_now();
+                blst_p1s_mult_pippenger(&p, pts, n, scs, 255, scratch);
+                t[0][r] = cpu_now() - t0;
+                free(scratch);
+            } else {
+                pl__msm_opts o = {modes[which - 1], table};
+                if (pl__msm_g1_opts(&p, points, scalars, n, &o, pool, &err) !=
+                    PL_OK) {
+                    fprintf(stderr, "msm failed: %s\n", err.msg);
+                    exit(1);
+                }
+                t[which][r] = cpu_now() - t0;
+            }
+            blst_p1_to_affine(&a, &p);
+            memcpy(which == 0 ? want : got, &a, 96);
+            if (which != 0 && memcmp(want, got, 96) != 0) {
+                printf("msm=g1_glv log2n=%u mode=%s match=0\n", log2n,
+                       names[which - 1]);
+                exit(1);
+            }
+        }
+    }
+    double mul_ns = median(mul, runs), off = median(t[1], runs);
+    double blst1 = median(t[0], runs);
+    printf("msm=g1_glv log2n=%u threads=%u fp_mul_ns=%.1f match=1 "
+           "table_ms=%.1f table_bytes=%zu blst_1t_ms=%.1f "
+           "blst_1t_fm_per_point=%.0f",
+           log2n, threads, mul_ns, table_s * 1e3, n * 96, blst1 * 1e3,
+           blst1 / (double)n * 1e9 / mul_ns);
+    for (int k = 0; k < 4; k++) {
+        pl__msm_opts o = {modes[k], table};
+        double tk = median(t[k + 1], runs);
+        printf(" %s_window=%u %s_ms=%.1f %s_fm_per_point=%.0f "
+               "%s_speedup_vs_off=%.3f",
+               names[k], pl__msm_g1_opts_window(n, threads, &o), names[k],
+               tk * 1e3, names[k],
+               tk / (double)n * 1e9 / mul_ns, names[k], off / tk);
+    }
+    printf("\n");
+    fflush(stdout);
+    free((void *)points);
+    free((void *)scalars);
+    free(table);
+}
+
 /* Witness-like scalars: zero_pct % zeros, one_pct % ones, the rest uniform
  * below r (large). */
 static uint8_t *witness_scalars(size_t n, unsigned zero_pct, unsigned one_pct)
@@ -423,6 +535,12 @@ int main(void)
            runs, mul_ns);
     const unsigned g1_logs[] = {16, 18, 20}, g2_logs[] = {16, 18};
     bool witness_only = (e = getenv("BENCH_WITNESS_ONLY")) && *e && *e != '0';
+    if ((e = getenv("BENCH_GLV_ONLY")) && *e && *e != '0') {
+        for (unsigned l = 16; l <= max_log && l <= 20; l += 2)
+            bench_glv(l, pool);
+        pl__pool_destroy(pool);
+        return 0;
+    }
     for (size_t i = 0; i < 3 && !witness_only; i++)
         if (g1_logs[i] <= max_log)
             bench_msm(0, g1_logs[i], pool, g1_logs[i] <= 18);
