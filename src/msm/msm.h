@@ -107,8 +107,13 @@ typedef struct {
     const uint8_t *endo; /* PL__GLV_TABLE: n affine points, phi(points[i]) */
 } pl__msm_opts;
 
-/* The mode pl__msm_g1 and pl__msm_g1_witness use. */
+/* The mode pl__msm_g1 and pl__msm_g1_witness use (and so the prover). */
 pl__msm_opts pl__msm_g1_default_opts(void);
+
+/* For tests: makes `mode` (not PL__GLV_TABLE) the default of this
+ * process, so that whole proofs can be compared across modes.  Set it
+ * while no MSM runs. */
+void pl__msm_g1_set_default_glv(pl__glv_mode mode);
 
 /* pl__msm_g1 / pl__msm_g1_witness with the mode given; their scratch
  * (exact for the plain sum, a bound for the witness sum, as above). */

@@ -51,6 +51,7 @@
 #include "util/error.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* Largest worker workspace; buckets dominate it and grow 2x per window
@@ -506,10 +507,23 @@ static void search(const group *gr, plan *best, size_t n, unsigned threads,
  * alternating): off / load / call / table took 1.000 / 0.996 / 0.989 /
  * 0.979 of the CPU time; load costs no memory, call 96 bytes a point of
  * scratch, table 96 bytes a point per circuit. */
-static const pl__msm_opts g1_default = {PL__GLV_LOAD, NULL};
+#define PL__GLV_DEFAULT PL__GLV_LOAD
 static const pl__msm_opts no_glv = {PL__GLV_OFF, NULL};
+/* The default, which tests may change (pl__msm_g1_set_default_glv). */
+static _Atomic int g1_default_mode = PL__GLV_DEFAULT;
 
-pl__msm_opts pl__msm_g1_default_opts(void) { return g1_default; }
+pl__msm_opts pl__msm_g1_default_opts(void)
+{
+    pl__msm_opts o = {(pl__glv_mode)atomic_load(&g1_default_mode), NULL};
+    return o;
+}
+
+void pl__msm_g1_set_default_glv(pl__glv_mode mode)
+{
+    assert(mode != PL__GLV_TABLE); /* a table belongs to one point array */
+    atomic_store(&g1_default_mode, mode == PL__GLV_TABLE ? PL__GLV_DEFAULT
+                                                          : (int)mode);
+}
 
 static plan plan_for(const group *gr, size_t n, unsigned threads,
                      const pl__msm_opts *o)
@@ -540,7 +554,8 @@ static plan plan_for(const group *gr, size_t n, unsigned threads,
 
 uint64_t pl__msm_g1_scratch_bytes(size_t n, unsigned threads)
 {
-    return plan_for(&group_g1, n, threads, &g1_default).total_bytes;
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return plan_for(&group_g1, n, threads, &d).total_bytes;
 }
 
 uint64_t pl__msm_g1_opts_scratch_bytes(size_t n, unsigned threads,
@@ -556,7 +571,8 @@ uint64_t pl__msm_g2_scratch_bytes(size_t n, unsigned threads)
 
 unsigned pl__msm_g1_window(size_t n, unsigned threads)
 {
-    return plan_for(&group_g1, n, threads, &g1_default).c;
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return plan_for(&group_g1, n, threads, &d).c;
 }
 
 unsigned pl__msm_g1_opts_window(size_t n, unsigned threads,
@@ -686,7 +702,8 @@ static uint64_t wit_bound(const group *gr, size_t n, unsigned threads,
 
 uint64_t pl__msm_g1_witness_scratch_bytes(size_t n, unsigned threads)
 {
-    return wit_bound(&group_g1, n, threads, &g1_default);
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return wit_bound(&group_g1, n, threads, &d);
 }
 
 uint64_t pl__msm_g1_witness_opts_scratch_bytes(size_t n, unsigned threads,
@@ -848,7 +865,8 @@ static pl_status msm(const group *gr, void *out, const uint8_t *points,
 pl_status pl__msm_g1(blst_p1 *out, const uint8_t *points, const uint8_t *scalars,
                      size_t n, pl__pool *pool, pl_error *err)
 {
-    return msm(&group_g1, out, points, scalars, n, &g1_default, pool, err);
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return msm(&group_g1, out, points, scalars, n, &d, pool, err);
 }
 
 pl_status pl__msm_g1_opts(blst_p1 *out, const uint8_t *points,
@@ -1021,8 +1039,8 @@ pl_status pl__msm_g1_witness(blst_p1 *out, const uint8_t *points,
                              const uint8_t *scalars, size_t n, pl__pool *pool,
                              pl_error *err)
 {
-    return msm_witness(&group_g1, out, points, scalars, n, &g1_default, pool,
-                       err);
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return msm_witness(&group_g1, out, points, scalars, n, &d, pool, err);
 }
 
 pl_status pl__msm_g1_witness_opts(blst_p1 *out, const uint8_t *points,
