@@ -501,13 +501,20 @@ static void search(const group *gr, plan *best, size_t n, unsigned threads,
  * points or more go to msm_blst.c. */
 #define PL__MAX_N ((size_t)PL__IDX_NEG - 1)
 
-/* GLV's default (see msm.h): PL__GLV_LOAD, provisionally (see
- * bench/README.md): G1 at 2^18 on 2 threads of a 2-core AMD EPYC (Zen 5,
- * shared; bench_msm BENCH_GLV_ONLY=1, process CPU time, medians of 5
- * alternating): off / load / call / table took 1.000 / 0.996 / 0.989 /
- * 0.979 of the CPU time; load costs no memory, call 96 bytes a point of
- * scratch, table 96 bytes a point per circuit. */
-#define PL__GLV_DEFAULT PL__GLV_LOAD
+/* GLV's default (see msm.h): PL__GLV_CALL, the mode that won in every
+ * measurement.  G1 on 2 threads of a 2-core AMD EPYC (Zen 5, shared and
+ * loaded; bench_msm BENCH_GLV_ONLY=1, process CPU time, medians of 5
+ * alternating), speed against no GLV (its CPU time over the mode's):
+ *              load    call    table (per circuit)
+ *     2^16     0.99    1.03    1.05
+ *     2^18     0.98    1.01    1.04
+ *     2^20     0.96    1.05    1.05
+ * (a second run: 2^16 1.00 / 1.02 / 1.03, 2^18 1.00 / 1.01 / 1.02).  The
+ * gain is small because GLV keeps the bucket additions per point (twice
+ * the points, half the windows) and halves only the bucket sums; phi on
+ * every load costs more than that.  call takes 96 bytes a point of
+ * scratch more; the table would take as much per circuit for ~1% more. */
+#define PL__GLV_DEFAULT PL__GLV_CALL
 static const pl__msm_opts no_glv = {PL__GLV_OFF, NULL};
 /* The default, which tests may change (pl__msm_g1_set_default_glv). */
 static _Atomic int g1_default_mode = PL__GLV_DEFAULT;
