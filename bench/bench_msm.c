@@ -18,6 +18,8 @@
  *   BENCH_MAX_LOG=18          cap the sizes (2^20 takes minutes)
  *   BENCH_THREADS=k           pool size (default: one per core)
  *   BENCH_WITNESS_ONLY=1      only the witness MSM cases
+ *   BENCH_GLV_ONLY=1          only the GLV modes (G1; BENCH_GLV_G2=1: G2),
+ *                             in process CPU time
  *
  * Output: key=value lines.  Every sum is checked against blst's (the same
  * group element, compared in affine form) and a mismatch exits 1.
@@ -318,81 +320,108 @@ static void bench_msm(int g2, unsigned log2n, pl__pool *pool, bool one_thread)
 }
 
 /*
- * G1 with each GLV mode (msm.h) against one call of blst's Pippenger, on
- * the same random input: off / load / call / table on the pool, and
- * blst_p1s_mult_pippenger on one thread; alternating, medians of `runs`,
- * every sum compared with blst's.  The table of phi(P_i) (PL__GLV_TABLE)
- * is made once before the rounds (its time printed apart: a circuit pays
- * it once).  fm_* are Fp multiplications per point, CPU time (the pool's
- * wall time times its threads), so lower is better and the thread count
- * cancels on an idle machine.
+ * G1 (or G2) with each GLV mode (msm.h) against one call of blst's
+ * Pippenger, on the same random input: off / load / call / table on the
+ * pool, and blst_pXs_mult_pippenger on one thread; alternating, medians of
+ * `runs`, every sum compared with blst's.  Times are the process's CPU
+ * time (cpu_now), so the ratios hold on a loaded machine.  The table of
+ * phi(P_i) (PL__GLV_TABLE) is made once before the rounds (its time
+ * printed apart: a circuit pays it once).  fm_* are Fp multiplications per
+ * point in CPU time, so the thread count cancels.
  */
-static void bench_glv(unsigned log2n, pl__pool *pool)
+static void bench_glv(int g2, unsigned log2n, pl__pool *pool)
 {
     static const pl__glv_mode modes[4] = {PL__GLV_OFF, PL__GLV_LOAD,
                                           PL__GLV_CALL, PL__GLV_TABLE};
     static const char *const names[4] = {"off", "load", "call", "table"};
-    size_t n = (size_t)1 << log2n;
+    size_t n = (size_t)1 << log2n, pb = g2 ? 192 : 96;
     unsigned threads = pl__pool_size(pool);
-    const uint8_t *points = g1_points(n);
+    const uint8_t *points = g2 ? g2_points(n) : g1_points(n);
     const uint8_t *scalars = random_scalars(n);
-    uint8_t *table = malloc(n * 96);
+    uint8_t *table = malloc(n * pb);
     if (!table)
         exit(2);
     double t0 = cpu_now();
-    pl__msm_g1_endo_table(table, points, n, pool);
+    if (g2)
+        pl__msm_g2_endo_table(table, points, n, pool);
+    else
+        pl__msm_g1_endo_table(table, points, n, pool);
     double table_s = cpu_now() - t0;
     double t[5][16], mul[16];
-    uint8_t want[96], got[96];
+    uint8_t want[192], got[192];
     for (int r = 0; r < runs; r++) {
         mul[r] = fp_mul_cpu_ns();
         for (int k = 0; k < 5; k++) {
             /* round 0 runs blst first, so `want` is set first */
             int which = (r % 2) ? 4 - k : k;
-            blst_p1 p;
-            blst_p1_affine a;
             pl_error err = {0};
-            t0 = cpu_now();
-            if (which == 0) {
-                void *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
-                const blst_p1_affine *pts[2] = {(const void *)points, NULL};
-                const byte *scs[2] = {scalars, NULL};
-                t0 = cpu_now();
-                blst_p1s_mult_pippenger(&p, pts, n, scs, 255, scratch);
-                t[0][r] = cpu_now() - t0;
-                free(scratch);
-            } else {
-                pl__msm_opts o = {modes[which - 1], table};
-                if (pl__msm_g1_opts(&p, points, scalars, n, &o, pool, &err) !=
-                    PL_OK) {
-                    fprintf(stderr, "msm failed: %s\n", err.msg);
-                    exit(1);
+            pl_status st = PL_OK;
+            pl__msm_opts o = {modes[which ? which - 1 : 0], table};
+            const byte *scs[2] = {scalars, NULL};
+            uint8_t *res = which == 0 ? want : got;
+            if (g2) {
+                blst_p2 p;
+                blst_p2_affine a;
+                if (which == 0) {
+                    void *scratch =
+                        malloc(blst_p2s_mult_pippenger_scratch_sizeof(n));
+                    const blst_p2_affine *pts[2] = {(const void *)points, NULL};
+                    t0 = cpu_now();
+                    blst_p2s_mult_pippenger(&p, pts, n, scs, 255, scratch);
+                    t[0][r] = cpu_now() - t0;
+                    free(scratch);
+                } else {
+                    t0 = cpu_now();
+                    st = pl__msm_g2_opts(&p, points, scalars, n, &o, pool, &err);
+                    t[which][r] = cpu_now() - t0;
                 }
-                t[which][r] = cpu_now() - t0;
+                blst_p2_to_affine(&a, &p);
+                memcpy(res, &a, sizeof(a));
+            } else {
+                blst_p1 p;
+                blst_p1_affine a;
+                if (which == 0) {
+                    void *scratch =
+                        malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
+                    const blst_p1_affine *pts[2] = {(const void *)points, NULL};
+                    t0 = cpu_now();
+                    blst_p1s_mult_pippenger(&p, pts, n, scs, 255, scratch);
+                    t[0][r] = cpu_now() - t0;
+                    free(scratch);
+                } else {
+                    t0 = cpu_now();
+                    st = pl__msm_g1_opts(&p, points, scalars, n, &o, pool, &err);
+                    t[which][r] = cpu_now() - t0;
+                }
+                blst_p1_to_affine(&a, &p);
+                memcpy(res, &a, sizeof(a));
             }
-            blst_p1_to_affine(&a, &p);
-            memcpy(which == 0 ? want : got, &a, 96);
-            if (which != 0 && memcmp(want, got, 96) != 0) {
-                printf("msm=g1_glv log2n=%u mode=%s match=0\n", log2n,
-                       names[which - 1]);
+            if (st != PL_OK) {
+                fprintf(stderr, "msm failed: %s\n", err.msg);
+                exit(1);
+            }
+            if (which != 0 && memcmp(want, got, pb) != 0) {
+                printf("msm=%s_glv log2n=%u mode=%s match=0\n",
+                       g2 ? "g2" : "g1", log2n, names[which - 1]);
                 exit(1);
             }
         }
     }
     double mul_ns = median(mul, runs), off = median(t[1], runs);
     double blst1 = median(t[0], runs);
-    printf("msm=g1_glv log2n=%u threads=%u fp_mul_ns=%.1f match=1 "
+    printf("msm=%s_glv log2n=%u threads=%u fp_mul_ns=%.1f match=1 "
            "table_ms=%.1f table_bytes=%zu blst_1t_ms=%.1f "
            "blst_1t_fm_per_point=%.0f",
-           log2n, threads, mul_ns, table_s * 1e3, n * 96, blst1 * 1e3,
-           blst1 / (double)n * 1e9 / mul_ns);
+           g2 ? "g2" : "g1", log2n, threads, mul_ns, table_s * 1e3, n * pb,
+           blst1 * 1e3, blst1 / (double)n * 1e9 / mul_ns);
     for (int k = 0; k < 4; k++) {
         pl__msm_opts o = {modes[k], table};
         double tk = median(t[k + 1], runs);
+        unsigned w = g2 ? pl__msm_g2_opts_window(n, threads, &o)
+                        : pl__msm_g1_opts_window(n, threads, &o);
         printf(" %s_window=%u %s_ms=%.1f %s_fm_per_point=%.0f "
                "%s_speedup_vs_off=%.3f",
-               names[k], pl__msm_g1_opts_window(n, threads, &o), names[k],
-               tk * 1e3, names[k],
+               names[k], w, names[k], tk * 1e3, names[k],
                tk / (double)n * 1e9 / mul_ns, names[k], off / tk);
     }
     printf("\n");
@@ -536,8 +565,9 @@ int main(void)
     const unsigned g1_logs[] = {16, 18, 20}, g2_logs[] = {16, 18};
     bool witness_only = (e = getenv("BENCH_WITNESS_ONLY")) && *e && *e != '0';
     if ((e = getenv("BENCH_GLV_ONLY")) && *e && *e != '0') {
+        bool g2 = (e = getenv("BENCH_GLV_G2")) && *e && *e != '0';
         for (unsigned l = 16; l <= max_log && l <= 20; l += 2)
-            bench_glv(l, pool);
+            bench_glv(g2, l, pool);
         pl__pool_destroy(pool);
         return 0;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * GLV for the G1 MSM (msm.h, msm_affine.c).  The constants against blst:
+ * GLV for the G1 and G2 MSMs (msm.h, msm_affine.c).  The constants against blst:
  * lambda = -z^2 mod r is a cube root of unity in Fr, z^2 satisfies
  * r = z^4 - z^2 + 1, and the endomorphism's table (pl__msm_g1_endo_table,
  * the same beta the tiles use) gives phi(P) = [lambda] P for the generator
@@ -13,7 +13,9 @@
  * (r + 1) / 2 (the fold's edge), all 256 bits set (bit 255 dropped,
  * reduced mod r); points at infinity, repeated points and their
  * negatives.  Every call's scratch is what the plan says (plain: exactly;
- * witness: within the bound).  And whole proofs with r = s = 0 (the
+ * witness: within the bound).  G2 the same: phi(Q) = [lambda] Q, and
+ * every mode against the naive sum at n = 1, 2, 3, 17, 130, 1027 and
+ * 4099 with the same scalars.  And whole proofs with r = s = 0 (the
  * prover's test hook) are the same bytes whichever mode is the default,
  * on 1 and 4 workers, plain and witness MSMs, with msm_scratch within
  * the prover's plan.
@@ -357,14 +359,133 @@ PL_TEST(scratch_by_mode)
              pl__msm_g1_witness_opts_scratch_bytes(n, 2, &d));
 }
 
+/* ---- G2 ------------------------------------------------------------------ */
+
+PL_TEST(g2_endomorphism_is_lambda)
+{
+    uint64_t rng = 81;
+    enum { N = 6 };
+    blst_p2_affine pts[N], phi[N];
+    blst_p2_to_affine(&pts[0], blst_p2_generator());
+    for (size_t i = 1; i < N - 1; i++) {
+        uint8_t k[32];
+        pl_test_random_bytes(&rng, k, 32);
+        blst_p2 p;
+        blst_p2_mult(&p, blst_p2_generator(), k, 255);
+        blst_p2_to_affine(&pts[i], &p);
+    }
+    memset(&pts[N - 1], 0, sizeof(pts[N - 1]));
+    pl__msm_g2_endo_table((uint8_t *)phi, (const uint8_t *)pts, N, NULL);
+    for (size_t i = 0; i < N - 1; i++) {
+        blst_p2 p, want;
+        blst_p2_from_affine(&p, &pts[i]);
+        blst_p2_mult(&want, &p, lambda_le, 255);
+        blst_p2_affine wa;
+        blst_p2_to_affine(&wa, &want);
+        CHECK_MEM(&phi[i], &wa, sizeof(wa));
+        CHECK(blst_p2_affine_in_g2(&phi[i]));
+    }
+    blst_p2_affine inf;
+    memset(&inf, 0, sizeof(inf));
+    CHECK_MEM(&phi[N - 1], &inf, sizeof(inf));
+}
+
+/* The G2 points of glv_points' pattern: infinity, repeats, negatives. */
+static uint8_t *glv_points_g2(uint64_t *rng, size_t n)
+{
+    blst_p2_affine *a = malloc(n * sizeof(*a) + 1);
+    CHECK(a != NULL);
+    uint8_t k[32];
+    pl_test_random_bytes(rng, k, 32);
+    blst_p2 p;
+    blst_p2_mult(&p, blst_p2_generator(), k, 255);
+    for (size_t i = 0; i < n; i++) {
+        blst_p2_to_affine(&a[i], &p);
+        if (i > 0 && i % 5 == 0)
+            a[i] = a[i - 1];
+        if (i > 0 && i % 13 == 0) {
+            blst_p2 q;
+            blst_p2_from_affine(&q, &a[i - 1]);
+            blst_p2_cneg(&q, true);
+            blst_p2_to_affine(&a[i], &q);
+        }
+        if (i % 11 == 10)
+            memset(&a[i], 0, sizeof(a[i]));
+        blst_p2_add_or_double_affine(&p, &p, blst_p2_affine_generator());
+    }
+    return (uint8_t *)a;
+}
+
+PL_TEST(g2_every_mode_vs_naive)
+{
+    static const pl__glv_mode modes[4] = {PL__GLV_OFF, PL__GLV_LOAD,
+                                          PL__GLV_CALL, PL__GLV_TABLE};
+    pl_error err = {0};
+    pl__pool *pool4;
+    CHECK_OK(pl__pool_create(&pool4, 4, "pl-test", &err), &err);
+    uint64_t rng = 82;
+    const size_t sizes[] = {1, 2, 3, 17, 130, 1027, 4099};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+        size_t n = sizes[z];
+        uint8_t *points = glv_points_g2(&rng, n);
+        uint8_t *scalars = glv_scalars(&rng, n, z % 2 == 1);
+        blst_p2 want;
+        memset(&want, 0, sizeof(want));
+        for (size_t i = 0; i < n; i++) {
+            blst_p2_affine a;
+            blst_p2 p, sp;
+            memcpy(&a, points + 192 * i, sizeof(a));
+            blst_p2_from_affine(&p, &a);
+            blst_p2_mult(&sp, &p, scalars + 32 * i, 255);
+            blst_p2_add_or_double(&want, &want, &sp);
+        }
+        uint8_t *table = pl__alloc(PL_BUF_PARAMS, (uint64_t)n * 192, &err);
+        CHECK(table != NULL);
+        pl__msm_g2_endo_table(table, points, n, pool4);
+        for (int m = 0; m < 4; m++) {
+            pl__msm_opts o = {modes[m], modes[m] == PL__GLV_TABLE ? table : NULL};
+            for (int k = 0; k < 2; k++) {
+                pl__pool *pool = k ? pool4 : NULL;
+                unsigned threads = pl__pool_size(pool);
+                pl_alloc_stats st;
+                blst_p2 got;
+                pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+                CHECK_OK(pl__msm_g2_opts(&got, points, scalars, n, &o, pool,
+                                         &err),
+                         &err);
+                pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+                CHECK_EQ(st.high_water_bytes,
+                         pl__msm_g2_opts_scratch_bytes(n, threads, &o));
+                if (!blst_p2_is_equal(&got, &want))
+                    pl_test_fail(__FILE__, __LINE__, "g2 n=%zu mode=%d", n, m);
+                CHECK_OK(pl__msm_g2_witness_opts(&got, points, scalars, n, &o,
+                                                 pool, &err),
+                         &err);
+                pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
+                CHECK(st.high_water_bytes <=
+                      pl__msm_g2_witness_opts_scratch_bytes(n, threads, &o));
+                if (!blst_p2_is_equal(&got, &want))
+                    pl_test_fail(__FILE__, __LINE__, "g2 witness n=%zu mode=%d",
+                                 n, m);
+            }
+        }
+        pl__free(table);
+        free(points);
+        free(scalars);
+    }
+    pl__pool_destroy(pool4);
+}
+
 /* chain10's sums (1024 signals, domain 1024) take the batch-affine path,
- * so GLV runs in every G1 sum of its proof. */
+ * so GLV runs in every G1 sum of its proof and in its G2 sum (the modes
+ * set for both groups). */
 PL_TEST(proofs_identical_in_every_mode)
 {
     static const char *const names[] = {"chain10", "pow2plus1", "multiplier"};
     static const pl__glv_mode modes[3] = {PL__GLV_OFF, PL__GLV_LOAD,
                                           PL__GLV_CALL};
     pl__glv_mode was = pl__msm_g1_default_opts().glv;
+    pl__glv_mode was2 = pl__msm_g2_default_opts().glv;
     for (size_t v = 0; v < sizeof(names) / sizeof(names[0]); v++) {
         pl_error err = {0};
         char path[512];
@@ -380,6 +501,7 @@ PL_TEST(proofs_identical_in_every_mode)
             for (unsigned threads = 1; threads <= 4; threads += 3)
                 for (int plain = 0; plain < 2; plain++) {
                     pl__msm_g1_set_default_glv(modes[m]);
+                    pl__msm_g2_set_default_glv(modes[m]);
                     pl_prover_config cfg;
                     pl_prover_config_init(&cfg);
                     cfg.threads = threads;
@@ -409,4 +531,5 @@ PL_TEST(proofs_identical_in_every_mode)
         pl_zkey_close(zkey);
     }
     pl__msm_g1_set_default_glv(was);
+    pl__msm_g2_set_default_glv(was2);
 }

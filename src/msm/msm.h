@@ -80,10 +80,11 @@ uint64_t pl__msm_g1_blst_scratch_bytes(size_t n, unsigned threads);
 uint64_t pl__msm_g2_blst_scratch_bytes(size_t n, unsigned threads);
 
 /*
- * GLV for G1.  BLS12-381's G1 has the endomorphism phi(x, y) = (beta x, y),
+ * GLV.  BLS12-381's G1 has the endomorphism phi(x, y) = (beta x, y),
  * beta a cube root of unity in Fp, which acts on G1 as multiplication by
  * lambda = -z^2 mod r (z the curve's parameter; lambda^2 + lambda + 1 = 0
- * mod r).  A folded scalar s < r / 2 splits as s = k_hi z^2 + k_lo with
+ * mod r); on G2 (x in Fp2) the same with the other cube root, beta^2,
+ * multiplying both halves of x.  A folded scalar s < r / 2 splits as s = k_hi z^2 + k_lo with
  * 0 <= k_hi < 2^127 and |k_lo| <= z^2 / 2 < 2^127, so
  *     s P = k_lo P + k_hi (-phi(P)),
  * and the batch-affine Pippenger runs over 2n points with 127-bit scalars.
@@ -91,7 +92,7 @@ uint64_t pl__msm_g2_blst_scratch_bytes(size_t n, unsigned threads);
  *   PL__GLV_OFF    no GLV: n points, 254-bit scalars;
  *   PL__GLV_LOAD   each time a tile loads phi(P) (once per window);
  *   PL__GLV_CALL   once per call, into the call's scratch (96 bytes a point);
- *   PL__GLV_TABLE  from the caller's table of phi(P_i) (pl__msm_g1_endo_table,
+ *   PL__GLV_TABLE  from the caller's table of phi(P_i) (pl__msm_gX_endo_table,
  *                  computed once per circuit; class params is the caller's).
  * The sum is the same group element in every mode.
  */
@@ -136,6 +137,26 @@ unsigned pl__msm_g1_opts_window(size_t n, unsigned threads,
  * each; all-zero bytes, the point at infinity, stay all zero), over the
  * pool.  out holds 96 n bytes and must not overlap points. */
 void pl__msm_g1_endo_table(uint8_t *out, const uint8_t *points, size_t n,
+                           pl__pool *pool);
+
+/* The same for G2 (192 bytes a point). */
+pl__msm_opts pl__msm_g2_default_opts(void);
+void pl__msm_g2_set_default_glv(pl__glv_mode mode);
+pl_status pl__msm_g2_opts(blst_p2 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n,
+                          const pl__msm_opts *opts, pl__pool *pool,
+                          pl_error *err);
+pl_status pl__msm_g2_witness_opts(blst_p2 *out, const uint8_t *points,
+                                  const uint8_t *scalars, size_t n,
+                                  const pl__msm_opts *opts, pl__pool *pool,
+                                  pl_error *err);
+uint64_t pl__msm_g2_opts_scratch_bytes(size_t n, unsigned threads,
+                                       const pl__msm_opts *opts);
+uint64_t pl__msm_g2_witness_opts_scratch_bytes(size_t n, unsigned threads,
+                                               const pl__msm_opts *opts);
+unsigned pl__msm_g2_opts_window(size_t n, unsigned threads,
+                                const pl__msm_opts *opts);
+void pl__msm_g2_endo_table(uint8_t *out, const uint8_t *points, size_t n,
                            pl__pool *pool);
 
 /* The window (bits) the batch-affine MSM picks for n points and `threads`

@@ -18,7 +18,7 @@
  *  2. tiles (parallel): a grid of nx point ranges times nwin windows; each
  *     tile fills its worker's 2^(c-1) buckets and returns sum k * B_k.
  *  3. Horner over the windows on the caller.
- * With GLV (G1 only, msm.h) step 1 also splits each folded scalar into
+ * With GLV (msm.h) step 1 also splits each folded scalar into
  * two signed halves below 2^127 (glv_split), kept with their signs in the
  * same 32 bytes, and in PL__GLV_CALL mode writes phi(P_i) to the scratch;
  * the tiles then run over 2n halves with ceil(128 / c) windows: the same
@@ -202,6 +202,11 @@ static inline bool scalar_fold(uint64_t s[4])
 #define PL__GLV_Z 0xd201000000010000ull
 static const uint64_t glv_z2[2] = {0x0000000100000000, 0xac45a4010001a402};
 static const uint64_t glv_z2_half[2] = {0x0000000080000000, 0x5622d2008000d201};
+/* G2 (on the twist; x in Fp2): (beta^2 x, y) = [lambda] (x, y), beta^2
+ * = p - 1 - beta being the other cube root (checked by tests too). */
+static const uint64_t glv_beta_g2[6] = {0x8bfd00000000aaac, 0x409427eb4f49fffd,
+                                        0x897d29650fb85f9b, 0xaa0d857d89759ad4,
+                                        0xec02408663d4de85, 0x1a0111ea397fe699};
 static const uint64_t glv_beta[6] = {0x2e01fffffffefffe, 0xde17d813620a0002,
                                      0xddb3a93be6f89688, 0xba69c6076a0f77ea,
                                      0x5f19672fdf76ce51, 0x0};
@@ -278,6 +283,18 @@ static void fp2_one(blst_fp2 *one)
     memset(&one->fp[1], 0, sizeof(one->fp[1]));
 }
 
+/* x of phi(P): times a cube root of unity in Fp (each half of an Fp2). */
+static inline void g1_endo_x(blst_fp *x, const blst_fp *beta)
+{
+    blst_fp_mul(x, x, beta);
+}
+
+static inline void g2_endo_x(blst_fp2 *x, const blst_fp *beta)
+{
+    blst_fp_mul(&x->fp[0], &x->fp[0], beta);
+    blst_fp_mul(&x->fp[1], &x->fp[1], beta);
+}
+
 #define PL__SFX(name) name##_g1
 #define PL__F blst_fp
 #define PL__AFF blst_p1_affine
@@ -290,6 +307,7 @@ static void fp2_one(blst_fp2 *one)
 #define PL__F_MUL3 blst_fp_mul_by_3
 #define PL__F_CNEG blst_fp_cneg
 #define PL__F_INV blst_fp_inverse
+#define PL__F_ENDO g1_endo_x
 #define PL__JAC_ADD_AFF blst_p1_add_or_double_affine
 #define PL__JAC_ADD blst_p1_add_or_double
 #define PL__JAC_FROM_AFF blst_p1_from_affine
@@ -308,6 +326,7 @@ static void fp2_one(blst_fp2 *one)
 #define PL__F_MUL3 blst_fp2_mul_by_3
 #define PL__F_CNEG blst_fp2_cneg
 #define PL__F_INV blst_fp2_inverse
+#define PL__F_ENDO g2_endo_x
 #define PL__JAC_ADD_AFF blst_p2_add_or_double_affine
 #define PL__JAC_ADD blst_p2_add_or_double
 #define PL__JAC_FROM_AFF blst_p2_from_affine
@@ -340,8 +359,28 @@ typedef struct {
     pl_status (*small)(void *out, const uint8_t *points, const uint8_t *scalars,
                        size_t n, pl__pool *pool, pl_error *err);
     uint64_t (*small_bytes)(size_t n, unsigned threads);
-    bool has_glv; /* G1: the endomorphism of msm.h */
+    /* GLV (msm.h): the cube root of unity in Fp (standard form) with
+     * phi(P) = [lambda] P, and phi of one affine point (zkey bytes in,
+     * blst's layout out) */
+    const uint64_t *beta;
+    void (*endo)(uint8_t *out, const uint8_t *in, const blst_fp *beta);
 } group;
+
+static void g1_endo(uint8_t *out, const uint8_t *in, const blst_fp *beta)
+{
+    blst_p1_affine p;
+    memcpy(&p, in, sizeof(p));
+    g1_endo_x(&p.x, beta);
+    memcpy(out, &p, sizeof(p));
+}
+
+static void g2_endo(uint8_t *out, const uint8_t *in, const blst_fp *beta)
+{
+    blst_p2_affine p;
+    memcpy(&p, in, sizeof(p));
+    g2_endo_x(&p.x, beta);
+    memcpy(out, &p, sizeof(p));
+}
 
 static uint64_t g1_worker_bytes(unsigned c) { return ws_carve_g1(NULL, NULL, c); }
 static uint64_t g2_worker_bytes(unsigned c) { return ws_carve_g2(NULL, NULL, c); }
@@ -358,7 +397,6 @@ static void g1_tile(uint8_t *work, void *out, const uint8_t *points,
     tile_g1(&ws, out, points, fold, neg, idx, glv, lo, hi, bit0, c);
 }
 
-/* G2 has no GLV here: glv is always false. */
 static void g2_tile(uint8_t *work, void *out, const uint8_t *points,
                     const uint8_t *endo, bool glv, const uint64_t *fold,
                     const uint64_t *neg, const uint32_t *idx, size_t lo,
@@ -366,8 +404,9 @@ static void g2_tile(uint8_t *work, void *out, const uint8_t *points,
 {
     ws_g2 ws = {0};
     ws_carve_g2(&ws, work, c);
-    assert(!glv && !endo);
-    tile_g2(&ws, out, points, fold, neg, idx, false, lo, hi, bit0, c);
+    ws.endo = endo;
+    blst_fp_from_uint64(&ws.beta, glv_beta_g2);
+    tile_g2(&ws, out, points, fold, neg, idx, glv, lo, hi, bit0, c);
 }
 
 static size_t g1_wit_range(uint8_t *work, void *out, const uint8_t *points,
@@ -385,8 +424,7 @@ static size_t g2_wit_range(uint8_t *work, void *out, const uint8_t *points,
 {
     ws_g2 ws = {0};
     ws_carve_g2(&ws, work, c);
-    assert(!glv);
-    return wit_range_g2(&ws, out, points, scalars, lo, hi, idx, fold, false);
+    return wit_range_g2(&ws, out, points, scalars, lo, hi, idx, fold, glv);
 }
 
 static void g1_add(void *acc, const void *p) { blst_p1_add_or_double(acc, acc, p); }
@@ -411,17 +449,17 @@ static pl_status g2_small(void *out, const uint8_t *points,
 static const group group_g1 = {96, 512, sizeof(blst_p1), 2.3, g1_worker_bytes,
                                 g1_tile, g1_wit_range, g1_add, g1_dbl,
                                 g1_small, pl__msm_g1_blst_scratch_bytes,
-                                true};
+                                glv_beta, g1_endo};
 static const group group_g2 = {192, 128, sizeof(blst_p2), 2.3, g2_worker_bytes,
                                 g2_tile, g2_wit_range, g2_add, g2_dbl,
                                 g2_small, pl__msm_g2_blst_scratch_bytes,
-                                false};
+                                glv_beta_g2, g2_endo};
 
 /* ---- the plan ------------------------------------------------------------- */
 
 typedef struct {
     bool small;            /* handed to msm_blst.c */
-    pl__glv_mode glv;      /* PL__GLV_OFF for G2 */
+    pl__glv_mode glv;
     unsigned c;            /* window bits */
     size_t nwin, nx;       /* windows, point ranges */
     unsigned workers;
@@ -454,7 +492,7 @@ static size_t nwin_for(unsigned c, bool glv)
 /* Whether a sum runs with GLV, and over how many points (halves). */
 static bool glv_on(const group *gr, pl__glv_mode mode)
 {
-    return gr->has_glv && mode != PL__GLV_OFF;
+    return gr->beta && mode != PL__GLV_OFF;
 }
 
 /*
@@ -515,9 +553,18 @@ static void search(const group *gr, plan *best, size_t n, unsigned threads,
  * every load costs more than that.  call takes 96 bytes a point of
  * scratch more; the table would take as much per circuit for ~1% more. */
 #define PL__GLV_DEFAULT PL__GLV_CALL
-static const pl__msm_opts no_glv = {PL__GLV_OFF, NULL};
+/* G2's default: PL__GLV_LOAD.  Measured as G1's above (BENCH_GLV_G2=1),
+ * speed against no GLV:
+ *              load    call    table
+ *     2^16     1.02    1.04    1.05
+ *     2^18     1.03    1.07    1.07
+ * On G2 phi costs 2 Fp multiplications against ~20 for an addition, so
+ * even phi on every load wins, with no memory; call would win 3-4% more
+ * for 192 bytes a point of scratch (48 MiB at 2^18) beside the G1 sums. */
+#define PL__GLV_DEFAULT_G2 PL__GLV_LOAD
 /* The default, which tests may change (pl__msm_g1_set_default_glv). */
 static _Atomic int g1_default_mode = PL__GLV_DEFAULT;
+static _Atomic int g2_default_mode = PL__GLV_DEFAULT_G2;
 
 pl__msm_opts pl__msm_g1_default_opts(void)
 {
@@ -529,6 +576,19 @@ void pl__msm_g1_set_default_glv(pl__glv_mode mode)
 {
     assert(mode != PL__GLV_TABLE); /* a table belongs to one point array */
     atomic_store(&g1_default_mode, mode == PL__GLV_TABLE ? PL__GLV_DEFAULT
+                                                          : (int)mode);
+}
+
+pl__msm_opts pl__msm_g2_default_opts(void)
+{
+    pl__msm_opts o = {(pl__glv_mode)atomic_load(&g2_default_mode), NULL};
+    return o;
+}
+
+void pl__msm_g2_set_default_glv(pl__glv_mode mode)
+{
+    assert(mode != PL__GLV_TABLE);
+    atomic_store(&g2_default_mode, mode == PL__GLV_TABLE ? PL__GLV_DEFAULT_G2
                                                           : (int)mode);
 }
 
@@ -571,9 +631,16 @@ uint64_t pl__msm_g1_opts_scratch_bytes(size_t n, unsigned threads,
     return plan_for(&group_g1, n, threads, opts).total_bytes;
 }
 
+uint64_t pl__msm_g2_opts_scratch_bytes(size_t n, unsigned threads,
+                                       const pl__msm_opts *opts)
+{
+    return plan_for(&group_g2, n, threads, opts).total_bytes;
+}
+
 uint64_t pl__msm_g2_scratch_bytes(size_t n, unsigned threads)
 {
-    return plan_for(&group_g2, n, threads, &no_glv).total_bytes;
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return plan_for(&group_g2, n, threads, &d).total_bytes;
 }
 
 unsigned pl__msm_g1_window(size_t n, unsigned threads)
@@ -588,9 +655,16 @@ unsigned pl__msm_g1_opts_window(size_t n, unsigned threads,
     return plan_for(&group_g1, n, threads, opts).c;
 }
 
+unsigned pl__msm_g2_opts_window(size_t n, unsigned threads,
+                                const pl__msm_opts *opts)
+{
+    return plan_for(&group_g2, n, threads, opts).c;
+}
+
 unsigned pl__msm_g2_window(size_t n, unsigned threads)
 {
-    return plan_for(&group_g2, n, threads, &no_glv).c;
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return plan_for(&group_g2, n, threads, &d).c;
 }
 
 /*
@@ -639,7 +713,7 @@ static unsigned wit_c_cap(const group *gr, size_t n, unsigned threads,
 
 /* The plan for m big scalars out of n >= 1, with window cap c_cap; m = 0
  * means no Pippenger, and `ones` whether any 1-point needs a workspace.
- * glv is the mode the sum runs in (PL__GLV_OFF for G2). */
+ * glv is the mode the sum runs in. */
 static wplan wplan_for(const group *gr, size_t n, size_t m, bool ones,
                        unsigned threads, unsigned c_cap, pl__glv_mode glv)
 {
@@ -719,9 +793,16 @@ uint64_t pl__msm_g1_witness_opts_scratch_bytes(size_t n, unsigned threads,
     return wit_bound(&group_g1, n, threads, opts);
 }
 
+uint64_t pl__msm_g2_witness_opts_scratch_bytes(size_t n, unsigned threads,
+                                               const pl__msm_opts *opts)
+{
+    return wit_bound(&group_g2, n, threads, opts);
+}
+
 uint64_t pl__msm_g2_witness_scratch_bytes(size_t n, unsigned threads)
 {
-    return wit_bound(&group_g2, n, threads, &no_glv);
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return wit_bound(&group_g2, n, threads, &d);
 }
 
 pl_status pl__msm_g1_of_witness(blst_p1 *out, const uint8_t *points,
@@ -771,22 +852,14 @@ typedef struct {
     uint8_t *sums, *work;
 } msm_job;
 
-/* phi(P) for G1's affine P (zkey bytes in, blst's layout out). */
-static void g1_endo(uint8_t *out, const uint8_t *in, const blst_fp *beta)
-{
-    blst_p1_affine p;
-    memcpy(&p, in, sizeof(p));
-    blst_fp_mul(&p.x, &p.x, beta);
-    memcpy(out, &p, sizeof(p));
-}
-
 static void fold_task(void *ctx, size_t task, unsigned worker)
 {
     msm_job *job = ctx;
     size_t lo = task * PL__FOLD_CHUNK, hi = lo + PL__FOLD_CHUNK;
     bool glv = job->p->glv != PL__GLV_OFF;
     blst_fp beta;
-    blst_fp_from_uint64(&beta, glv_beta);
+    if (glv)
+        blst_fp_from_uint64(&beta, job->gr->beta);
     if (hi > job->n)
         hi = job->n;
     uint64_t signs = 0;
@@ -801,7 +874,8 @@ static void fold_task(void *ctx, size_t task, unsigned worker)
         } else if (glv) {
             glv_split(s, s, neg);
             if (job->table)
-                g1_endo(job->table + i * job->gr->point_bytes, pt, &beta);
+                job->gr->endo(job->table + i * job->gr->point_bytes, pt,
+                              &beta);
         }
         if (glv)
             continue;
@@ -884,13 +958,23 @@ pl_status pl__msm_g1_opts(blst_p1 *out, const uint8_t *points,
     return msm(&group_g1, out, points, scalars, n, opts, pool, err);
 }
 
+pl_status pl__msm_g2_opts(blst_p2 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n,
+                          const pl__msm_opts *opts, pl__pool *pool,
+                          pl_error *err)
+{
+    return msm(&group_g2, out, points, scalars, n, opts, pool, err);
+}
+
 pl_status pl__msm_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars,
                      size_t n, pl__pool *pool, pl_error *err)
 {
-    return msm(&group_g2, out, points, scalars, n, &no_glv, pool, err);
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return msm(&group_g2, out, points, scalars, n, &d, pool, err);
 }
 
 typedef struct {
+    const group *gr;
     const uint8_t *points;
     uint8_t *out;
     size_t n;
@@ -900,20 +984,33 @@ static void endo_task(void *ctx, size_t task, unsigned worker)
 {
     endo_job *job = ctx;
     size_t lo = task * PL__FOLD_CHUNK, hi = lo + PL__FOLD_CHUNK;
+    size_t pb = job->gr->point_bytes;
     blst_fp beta;
-    blst_fp_from_uint64(&beta, glv_beta);
+    blst_fp_from_uint64(&beta, job->gr->beta);
     if (hi > job->n)
         hi = job->n;
     for (size_t i = lo; i < hi; i++)
-        g1_endo(job->out + 96 * i, job->points + 96 * i, &beta);
+        job->gr->endo(job->out + pb * i, job->points + pb * i, &beta);
+}
+
+static void endo_table(const group *gr, uint8_t *out, const uint8_t *points,
+                       size_t n, pl__pool *pool)
+{
+    endo_job job = {gr, points, out, n};
+    pl__pool_run(pool, (n + PL__FOLD_CHUNK - 1) / PL__FOLD_CHUNK, endo_task,
+                 &job);
 }
 
 void pl__msm_g1_endo_table(uint8_t *out, const uint8_t *points, size_t n,
                            pl__pool *pool)
 {
-    endo_job job = {points, out, n};
-    pl__pool_run(pool, (n + PL__FOLD_CHUNK - 1) / PL__FOLD_CHUNK, endo_task,
-                 &job);
+    endo_table(&group_g1, out, points, n, pool);
+}
+
+void pl__msm_g2_endo_table(uint8_t *out, const uint8_t *points, size_t n,
+                           pl__pool *pool)
+{
+    endo_table(&group_g2, out, points, n, pool);
 }
 
 /* ---- the witness MSM ------------------------------------------------------ */
@@ -972,11 +1069,12 @@ static void gather_task(void *ctx, size_t task, unsigned worker)
         job->c);
     assert(big == job->big[task]);
     if (job->table) {
+        size_t pb = job->gr->point_bytes;
         blst_fp beta;
-        blst_fp_from_uint64(&beta, glv_beta);
+        blst_fp_from_uint64(&beta, job->gr->beta);
         for (size_t j = at; j < at + big; j++) {
             size_t i = job->idx[j];
-            g1_endo(job->table + i * 96, job->points + i * 96, &beta);
+            job->gr->endo(job->table + i * pb, job->points + i * pb, &beta);
         }
     }
 }
@@ -1058,10 +1156,18 @@ pl_status pl__msm_g1_witness_opts(blst_p1 *out, const uint8_t *points,
     return msm_witness(&group_g1, out, points, scalars, n, opts, pool, err);
 }
 
+pl_status pl__msm_g2_witness_opts(blst_p2 *out, const uint8_t *points,
+                                  const uint8_t *scalars, size_t n,
+                                  const pl__msm_opts *opts, pl__pool *pool,
+                                  pl_error *err)
+{
+    return msm_witness(&group_g2, out, points, scalars, n, opts, pool, err);
+}
+
 pl_status pl__msm_g2_witness(blst_p2 *out, const uint8_t *points,
                              const uint8_t *scalars, size_t n, pl__pool *pool,
                              pl_error *err)
 {
-    return msm_witness(&group_g2, out, points, scalars, n, &no_glv, pool,
-                       err);
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return msm_witness(&group_g2, out, points, scalars, n, &d, pool, err);
 }

@@ -57,9 +57,10 @@ typedef struct {
     PL__F *spill_z;    /* [spill] prefix products of the Z's */
     size_t count, queued, spilled;
     size_t batch;      /* additions per inversion in this tile */
-    /* GLV (G1 only): phi(P_i) from this table, or P_i's x times beta */
+    /* GLV: phi(P_i) from this table, or P_i's x times beta (in Fp for
+     * both groups) */
     const uint8_t *endo;
-    PL__F beta;
+    blst_fp beta;
 } PL__FN(ws);
 
 static bool PL__FN(f_is_zero)(const PL__F *a)
@@ -277,7 +278,7 @@ static inline void PL__FN(load_ref)(const PL__FN(ws) *ws, PL__AFF *p,
         PL__FN(load)(p, ws->endo + off, neg);
     } else {
         PL__FN(load)(p, points + off, neg);
-        PL__F_MUL(&p->x, &p->x, &ws->beta);
+        PL__F_ENDO(&p->x, &ws->beta);
     }
 }
 
@@ -580,6 +581,7 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
 #undef PL__F_MUL3
 #undef PL__F_CNEG
 #undef PL__F_INV
+#undef PL__F_ENDO
 #undef PL__JAC_ADD_AFF
 #undef PL__JAC_ADD
 #undef PL__JAC_FROM_AFF
