@@ -18,6 +18,8 @@
  *   BENCH_MAX_LOG=18          cap the sizes (2^20 takes minutes)
  *   BENCH_THREADS=k           pool size (default: one per core)
  *   BENCH_WITNESS_ONLY=1      only the witness MSM cases
+ *   BENCH_FP8_ONLY=1          only Fp multiplications per second: blst
+ *                             against 8 lanes of AVX-512 IFMA (field/fp8.h)
  *   BENCH_GLV_ONLY=1          only the GLV modes (G1; BENCH_GLV_G2=1: G2),
  *                             in process CPU time
  *
@@ -26,6 +28,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "field/field.h"
+#include "field/fp8.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/pool.h"
@@ -431,6 +434,63 @@ static void bench_glv(int g2, unsigned log2n, pl__pool *pool)
     free(table);
 }
 
+/*
+ * Fp multiplications per second on one core (CPU time): blst_fp_mul as a
+ * dependent chain (the latency the MSM's fm unit uses) and as 8
+ * independent chains (its throughput), against pl__fp8_mul (8 lanes of
+ * AVX-512 IFMA) as 1 and as 4 independent chains of vectors.  Values stay
+ * in each form; conversions are not counted.
+ */
+static void bench_fp8(void)
+{
+    enum { ITERS = 2000000 };
+    blst_fp a[8], b = blst_p1_affine_generator()->y;
+    for (int k = 0; k < 8; k++) {
+        a[k] = blst_p1_affine_generator()->x;
+        a[k].l[0] += (uint64_t)k;
+    }
+    double t0 = cpu_now();
+    for (int i = 0; i < ITERS; i++)
+        blst_fp_mul(&a[0], &a[0], &b);
+    double chain = (cpu_now() - t0) / ITERS;
+    t0 = cpu_now();
+    for (int i = 0; i < ITERS / 8; i++)
+        for (int k = 0; k < 8; k++)
+            blst_fp_mul(&a[k], &a[k], &b);
+    double thr = (cpu_now() - t0) / ITERS;
+    volatile uint64_t sink = a[0].l[0] ^ a[7].l[0];
+    (void)sink;
+    printf("bench=fp_mul blst_chain_ns=%.2f blst_8chains_ns=%.2f", chain * 1e9,
+           thr * 1e9);
+    if (!pl__fp8_supported()) {
+        printf(" ifma=0\n");
+        return;
+    }
+    static pl__fp8 v[4], w;
+    uint64_t x[6], y[6];
+    blst_uint64_from_fp(x, &blst_p1_affine_generator()->x);
+    blst_uint64_from_fp(y, &blst_p1_affine_generator()->y);
+    for (unsigned l = 0; l < 8; l++) {
+        for (int c = 0; c < 4; c++)
+            pl__fp8_set(&v[c], l, x);
+        pl__fp8_set(&w, l, y);
+    }
+    t0 = cpu_now();
+    for (int i = 0; i < ITERS / 8; i++)
+        pl__fp8_mul(&v[0], &v[0], &w);
+    double vchain = (cpu_now() - t0) / ITERS;
+    t0 = cpu_now();
+    for (int i = 0; i < ITERS / 32; i++)
+        for (int c = 0; c < 4; c++)
+            pl__fp8_mul(&v[c], &v[c], &w);
+    double v4 = (cpu_now() - t0) / ITERS;
+    sink = v[0].limb[0][0] ^ v[3].limb[7][7];
+    printf(" ifma=1 ifma_1chain_ns=%.2f ifma_4chains_ns=%.2f "
+           "blst_mmul_per_s=%.1f ifma_mmul_per_s=%.1f ifma_vs_blst=%.2f\n",
+           vchain * 1e9, v4 * 1e9, 1e-6 / thr, 1e-6 / v4, thr / v4);
+    fflush(stdout);
+}
+
 /* Witness-like scalars: zero_pct % zeros, one_pct % ones, the rest uniform
  * below r (large). */
 static uint8_t *witness_scalars(size_t n, unsigned zero_pct, unsigned one_pct)
@@ -564,6 +624,12 @@ int main(void)
            runs, mul_ns);
     const unsigned g1_logs[] = {16, 18, 20}, g2_logs[] = {16, 18};
     bool witness_only = (e = getenv("BENCH_WITNESS_ONLY")) && *e && *e != '0';
+    if ((e = getenv("BENCH_FP8_ONLY")) && *e && *e != '0') {
+        for (int r = 0; r < runs; r++)
+            bench_fp8();
+        pl__pool_destroy(pool);
+        return 0;
+    }
     if ((e = getenv("BENCH_GLV_ONLY")) && *e && *e != '0') {
         bool g2 = (e = getenv("BENCH_GLV_G2")) && *e && *e != '0';
         for (unsigned l = 16; l <= max_log && l <= 20; l += 2)

@@ -3,8 +3,9 @@
  * One window tile of the batch-affine Pippenger sum, written once for both
  * groups: msm_affine.c includes this file twice, with PL__F (the field),
  * PL__AFF / PL__JAC (blst's affine and Jacobian points), the field and
- * point operations below and PL__SFX (a name suffix) defined for G1, then
- * for G2.  It has no header guard on purpose, and nothing else includes it.
+ * point operations below (PL__F_ENDO: x of phi(P), see msm.h) and PL__SFX
+ * (a name suffix) defined for G1, then for G2.  It has no header guard on
+ * purpose, and nothing else includes it.
  *
  * A tile sums the signed window digits of a range of points into
  * 2^(c-1) buckets kept in AFFINE coordinates.  An affine addition needs a
@@ -27,6 +28,10 @@
  * points given scalar 0), owns the scratch layout and combines the tiles.
  * Point indices and bucket numbers are kept in 32 and 30 bits (the caller
  * sends sums of 2^32 points or more to msm_blst.c).
+ *
+ * With GLV (msm.h) a tile runs over the two halves of each scalar, the
+ * second on phi(P): from a table, or P's x times beta as it is loaded
+ * (PL__F_ENDO); point references in the queue carry which of the two.
  *
  * For the witness MSM a tile reads its points through an index array
  * (prefetching ahead, as the gathered points are scattered), and
