@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * GLV for the G1 and G2 MSMs (msm.h, msm_affine.c).  The constants against blst:
- * lambda = -z^2 mod r is a cube root of unity in Fr, z^2 satisfies
- * r = z^4 - z^2 + 1, and the endomorphism's table (pl__msm_g1_endo_table,
- * the same beta the tiles use) gives phi(P) = [lambda] P for the generator
+ * GLV for the G1 and G2 MSMs (msm.h, msm_affine.c).  The constants
+ * against blst: lambda = -z^2 mod r is a cube root of unity in Fr, z^2
+ * satisfies r = z^4 - z^2 + 1, and the endomorphism's table
+ * (pl__msm_g1_endo_table, the same beta the tiles use) gives
+ * phi(P) = [lambda] P for the generator
  * and random points, with infinity kept.  Then every GLV mode (off, on
  * load, per call, the caller's table), on one worker and on four, plain
  * and witness-aware, against the naive sum of blst_p1_mult at n = 1, 2, 3,
@@ -443,7 +444,8 @@ PL_TEST(g2_every_mode_vs_naive)
         CHECK(table != NULL);
         pl__msm_g2_endo_table(table, points, n, pool4);
         for (int m = 0; m < 4; m++) {
-            pl__msm_opts o = {modes[m], modes[m] == PL__GLV_TABLE ? table : NULL};
+            pl__msm_opts o = {modes[m],
+                              modes[m] == PL__GLV_TABLE ? table : NULL};
             for (int k = 0; k < 2; k++) {
                 pl__pool *pool = k ? pool4 : NULL;
                 unsigned threads = pl__pool_size(pool);
@@ -515,7 +517,8 @@ PL_TEST(proofs_identical_in_every_mode)
                     pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
                     CHECK_OK(pl_prove(prover, &proof, wtns, &err), &err);
                     pl_alloc_stats_read(&st, PL_BUF_MSM_SCRATCH, true);
-                    CHECK(st.high_water_bytes <= plan.bytes[PL_BUF_MSM_SCRATCH]);
+                    CHECK(st.high_water_bytes <=
+                          plan.bytes[PL_BUF_MSM_SCRATCH]);
                     pl_prover_destroy(prover);
                     if (!have) {
                         first = proof;

@@ -84,16 +84,20 @@ uint64_t pl__msm_g2_blst_scratch_bytes(size_t n, unsigned threads);
  * beta a cube root of unity in Fp, which acts on G1 as multiplication by
  * lambda = -z^2 mod r (z the curve's parameter; lambda^2 + lambda + 1 = 0
  * mod r); on G2 (x in Fp2) the same with the other cube root, beta^2,
- * multiplying both halves of x.  A folded scalar s < r / 2 splits as s = k_hi z^2 + k_lo with
- * 0 <= k_hi < 2^127 and |k_lo| <= z^2 / 2 < 2^127, so
+ * multiplying both halves of x.  A folded scalar s < r / 2 splits as
+ * s = k_hi z^2 + k_lo with 0 <= k_hi < 2^127 and |k_lo| <= z^2 / 2 < 2^127,
+ * so
  *     s P = k_lo P + k_hi (-phi(P)),
  * and the batch-affine Pippenger runs over 2n points with 127-bit scalars.
- * phi(P) costs one Fp multiplication; the modes say where it is computed:
+ * phi(P) costs 1 Fp multiplication (2 on G2); the modes say where it is
+ * computed:
  *   PL__GLV_OFF    no GLV: n points, 254-bit scalars;
  *   PL__GLV_LOAD   each time a tile loads phi(P) (once per window);
- *   PL__GLV_CALL   once per call, into the call's scratch (96 bytes a point);
- *   PL__GLV_TABLE  from the caller's table of phi(P_i) (pl__msm_gX_endo_table,
- *                  computed once per circuit; class params is the caller's).
+ *   PL__GLV_CALL   once per call, into the call's scratch (a point's bytes
+ *                  a point);
+ *   PL__GLV_TABLE  from the caller's table of phi(P_i)
+ *                  (pl__msm_gX_endo_table, computed once per circuit;
+ *                  class params is the caller's).
  * The sum is the same group element in every mode.
  */
 typedef enum {
@@ -108,7 +112,8 @@ typedef struct {
     const uint8_t *endo; /* PL__GLV_TABLE: n affine points, phi(points[i]) */
 } pl__msm_opts;
 
-/* The mode pl__msm_g1 and pl__msm_g1_witness use (and so the prover). */
+/* The mode pl__msm_g1 and pl__msm_g1_witness use (and so the prover):
+ * PL__GLV_CALL for G1, PL__GLV_LOAD for G2 (msm_affine.c says why). */
 pl__msm_opts pl__msm_g1_default_opts(void);
 
 /* For tests: makes `mode` (not PL__GLV_TABLE) the default of this
