@@ -18,12 +18,17 @@
  *   BENCH_MAX_LOG=18          cap the sizes (2^20 takes minutes)
  *   BENCH_THREADS=k           pool size (default: one per core)
  *   BENCH_WITNESS_ONLY=1      only the witness MSM cases
+ *   BENCH_FP8_ONLY=1          only Fp multiplications per second: blst
+ *                             against 8 lanes of AVX-512 IFMA (field/fp8.h)
+ *   BENCH_GLV_ONLY=1          only the GLV modes (G1; BENCH_GLV_G2=1: G2),
+ *                             in process CPU time
  *
  * Output: key=value lines.  Every sum is checked against blst's (the same
  * group element, compared in affine form) and a mismatch exits 1.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "field/field.h"
+#include "field/fp8.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/pool.h"
@@ -37,6 +42,17 @@ static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU time of the whole process (every thread): on a shared, overloaded
+ * machine it leaves out the time spent waiting for a core, which wall
+ * time does not.  The pool's idle workers sleep (no spinning), so it is
+ * the work done. */
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -147,6 +163,22 @@ static double fp_mul_ns(void)
         for (int i = 0; i < 1000000; i++)
             blst_fp_mul(&a, &a, &b);
         t[r] = (now() - t0) * 1e3;
+    }
+    volatile uint64_t sink = a.l[0];
+    (void)sink;
+    return min3(t);
+}
+
+/* fp_mul_ns in the process's CPU time (see cpu_now). */
+static double fp_mul_cpu_ns(void)
+{
+    blst_fp a = blst_p1_affine_generator()->x, b = blst_p1_affine_generator()->y;
+    double t[3];
+    for (int r = 0; r < 3; r++) {
+        double t0 = cpu_now();
+        for (int i = 0; i < 1000000; i++)
+            blst_fp_mul(&a, &a, &b);
+        t[r] = (cpu_now() - t0) * 1e3;
     }
     volatile uint64_t sink = a.l[0];
     (void)sink;
@@ -290,6 +322,175 @@ static void bench_msm(int g2, unsigned log2n, pl__pool *pool, bool one_thread)
     free((void *)in.scalars);
 }
 
+/*
+ * G1 (or G2) with each GLV mode (msm.h) against one call of blst's
+ * Pippenger, on the same random input: off / load / call / table on the
+ * pool, and blst_pXs_mult_pippenger on one thread; alternating, medians of
+ * `runs`, every sum compared with blst's.  Times are the process's CPU
+ * time (cpu_now), so the ratios hold on a loaded machine.  The table of
+ * phi(P_i) (PL__GLV_TABLE) is made once before the rounds (its time
+ * printed apart: a circuit pays it once).  fm_* are Fp multiplications per
+ * point in CPU time, so the thread count cancels.
+ */
+static void bench_glv(int g2, unsigned log2n, pl__pool *pool)
+{
+    static const pl__glv_mode modes[4] = {PL__GLV_OFF, PL__GLV_LOAD,
+                                          PL__GLV_CALL, PL__GLV_TABLE};
+    static const char *const names[4] = {"off", "load", "call", "table"};
+    size_t n = (size_t)1 << log2n, pb = g2 ? 192 : 96;
+    unsigned threads = pl__pool_size(pool);
+    const uint8_t *points = g2 ? g2_points(n) : g1_points(n);
+    const uint8_t *scalars = random_scalars(n);
+    uint8_t *table = malloc(n * pb);
+    if (!table)
+        exit(2);
+    double t0 = cpu_now();
+    if (g2)
+        pl__msm_g2_endo_table(table, points, n, pool);
+    else
+        pl__msm_g1_endo_table(table, points, n, pool);
+    double table_s = cpu_now() - t0;
+    double t[5][16], mul[16];
+    uint8_t want[192], got[192];
+    for (int r = 0; r < runs; r++) {
+        mul[r] = fp_mul_cpu_ns();
+        for (int k = 0; k < 5; k++) {
+            /* round 0 runs blst first, so `want` is set first */
+            int which = (r % 2) ? 4 - k : k;
+            pl_error err = {0};
+            pl_status st = PL_OK;
+            pl__msm_opts o = {modes[which ? which - 1 : 0], table};
+            const byte *scs[2] = {scalars, NULL};
+            uint8_t *res = which == 0 ? want : got;
+            if (g2) {
+                blst_p2 p;
+                blst_p2_affine a;
+                if (which == 0) {
+                    void *scratch =
+                        malloc(blst_p2s_mult_pippenger_scratch_sizeof(n));
+                    const blst_p2_affine *pts[2] = {(const void *)points, NULL};
+                    t0 = cpu_now();
+                    blst_p2s_mult_pippenger(&p, pts, n, scs, 255, scratch);
+                    t[0][r] = cpu_now() - t0;
+                    free(scratch);
+                } else {
+                    t0 = cpu_now();
+                    st = pl__msm_g2_opts(&p, points, scalars, n, &o, pool, &err);
+                    t[which][r] = cpu_now() - t0;
+                }
+                blst_p2_to_affine(&a, &p);
+                memcpy(res, &a, sizeof(a));
+            } else {
+                blst_p1 p;
+                blst_p1_affine a;
+                if (which == 0) {
+                    void *scratch =
+                        malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
+                    const blst_p1_affine *pts[2] = {(const void *)points, NULL};
+                    t0 = cpu_now();
+                    blst_p1s_mult_pippenger(&p, pts, n, scs, 255, scratch);
+                    t[0][r] = cpu_now() - t0;
+                    free(scratch);
+                } else {
+                    t0 = cpu_now();
+                    st = pl__msm_g1_opts(&p, points, scalars, n, &o, pool, &err);
+                    t[which][r] = cpu_now() - t0;
+                }
+                blst_p1_to_affine(&a, &p);
+                memcpy(res, &a, sizeof(a));
+            }
+            if (st != PL_OK) {
+                fprintf(stderr, "msm failed: %s\n", err.msg);
+                exit(1);
+            }
+            if (which != 0 && memcmp(want, got, pb) != 0) {
+                printf("msm=%s_glv log2n=%u mode=%s match=0\n",
+                       g2 ? "g2" : "g1", log2n, names[which - 1]);
+                exit(1);
+            }
+        }
+    }
+    double mul_ns = median(mul, runs), off = median(t[1], runs);
+    double blst1 = median(t[0], runs);
+    printf("msm=%s_glv log2n=%u threads=%u fp_mul_ns=%.1f match=1 "
+           "table_ms=%.1f table_bytes=%zu blst_1t_ms=%.1f "
+           "blst_1t_fm_per_point=%.0f",
+           g2 ? "g2" : "g1", log2n, threads, mul_ns, table_s * 1e3, n * pb,
+           blst1 * 1e3, blst1 / (double)n * 1e9 / mul_ns);
+    for (int k = 0; k < 4; k++) {
+        pl__msm_opts o = {modes[k], table};
+        double tk = median(t[k + 1], runs);
+        unsigned w = g2 ? pl__msm_g2_opts_window(n, threads, &o)
+                        : pl__msm_g1_opts_window(n, threads, &o);
+        printf(" %s_window=%u %s_ms=%.1f %s_fm_per_point=%.0f "
+               "%s_speedup_vs_off=%.3f",
+               names[k], w, names[k], tk * 1e3, names[k],
+               tk / (double)n * 1e9 / mul_ns, names[k], off / tk);
+    }
+    printf("\n");
+    fflush(stdout);
+    free((void *)points);
+    free((void *)scalars);
+    free(table);
+}
+
+/*
+ * Fp multiplications per second on one core (CPU time): blst_fp_mul as a
+ * dependent chain (the latency the MSM's fm unit uses) and as 8
+ * independent chains (its throughput), against pl__fp8_mul (8 lanes of
+ * AVX-512 IFMA) as 1 and as 4 independent chains of vectors.  Values stay
+ * in each form; conversions are not counted.
+ */
+static void bench_fp8(void)
+{
+    enum { ITERS = 2000000 };
+    blst_fp a[8], b = blst_p1_affine_generator()->y;
+    for (int k = 0; k < 8; k++) {
+        a[k] = blst_p1_affine_generator()->x;
+        a[k].l[0] += (uint64_t)k;
+    }
+    double t0 = cpu_now();
+    for (int i = 0; i < ITERS; i++)
+        blst_fp_mul(&a[0], &a[0], &b);
+    double chain = (cpu_now() - t0) / ITERS;
+    t0 = cpu_now();
+    for (int i = 0; i < ITERS / 8; i++)
+        for (int k = 0; k < 8; k++)
+            blst_fp_mul(&a[k], &a[k], &b);
+    double thr = (cpu_now() - t0) / ITERS;
+    volatile uint64_t sink = a[0].l[0] ^ a[7].l[0];
+    (void)sink;
+    printf("bench=fp_mul blst_chain_ns=%.2f blst_8chains_ns=%.2f", chain * 1e9,
+           thr * 1e9);
+    if (!pl__fp8_supported()) {
+        printf(" ifma=0\n");
+        return;
+    }
+    static pl__fp8 v[4], w;
+    uint64_t x[6], y[6];
+    blst_uint64_from_fp(x, &blst_p1_affine_generator()->x);
+    blst_uint64_from_fp(y, &blst_p1_affine_generator()->y);
+    for (unsigned l = 0; l < 8; l++) {
+        for (int c = 0; c < 4; c++)
+            pl__fp8_set(&v[c], l, x);
+        pl__fp8_set(&w, l, y);
+    }
+    t0 = cpu_now();
+    for (int i = 0; i < ITERS / 8; i++)
+        pl__fp8_mul(&v[0], &v[0], &w);
+    double vchain = (cpu_now() - t0) / ITERS;
+    t0 = cpu_now();
+    for (int i = 0; i < ITERS / 32; i++)
+        for (int c = 0; c < 4; c++)
+            pl__fp8_mul(&v[c], &v[c], &w);
+    double v4 = (cpu_now() - t0) / ITERS;
+    sink = v[0].limb[0][0] ^ v[3].limb[7][7];
+    printf(" ifma=1 ifma_1chain_ns=%.2f ifma_4chains_ns=%.2f "
+           "blst_mmul_per_s=%.1f ifma_mmul_per_s=%.1f ifma_vs_blst=%.2f\n",
+           vchain * 1e9, v4 * 1e9, 1e-6 / thr, 1e-6 / v4, thr / v4);
+    fflush(stdout);
+}
+
 /* Witness-like scalars: zero_pct % zeros, one_pct % ones, the rest uniform
  * below r (large). */
 static uint8_t *witness_scalars(size_t n, unsigned zero_pct, unsigned one_pct)
@@ -423,6 +624,19 @@ int main(void)
            runs, mul_ns);
     const unsigned g1_logs[] = {16, 18, 20}, g2_logs[] = {16, 18};
     bool witness_only = (e = getenv("BENCH_WITNESS_ONLY")) && *e && *e != '0';
+    if ((e = getenv("BENCH_FP8_ONLY")) && *e && *e != '0') {
+        for (int r = 0; r < runs; r++)
+            bench_fp8();
+        pl__pool_destroy(pool);
+        return 0;
+    }
+    if ((e = getenv("BENCH_GLV_ONLY")) && *e && *e != '0') {
+        bool g2 = (e = getenv("BENCH_GLV_G2")) && *e && *e != '0';
+        for (unsigned l = 16; l <= max_log && l <= 20; l += 2)
+            bench_glv(g2, l, pool);
+        pl__pool_destroy(pool);
+        return 0;
+    }
     for (size_t i = 0; i < 3 && !witness_only; i++)
         if (g1_logs[i] <= max_log)
             bench_msm(0, g1_logs[i], pool, g1_logs[i] <= 18);

@@ -312,15 +312,20 @@ PL_TEST(scratch_bytes_shape)
     CHECK(pl__msm_g2_scratch_bytes(8, 4) > 0);
     CHECK(pl__msm_g1_scratch_bytes(1u << 16, 2) >
           pl__msm_g1_scratch_bytes(1u << 16, 1));
+    /* G2's points are twice G1's, so are its buckets (G1 without GLV:
+     * with it, G1 keeps a table of phi of its points) */
+    pl__msm_opts off = {PL__GLV_OFF, NULL};
     CHECK(pl__msm_g2_scratch_bytes(1u << 16, 1) >
-          pl__msm_g1_scratch_bytes(1u << 16, 1));
+          pl__msm_g1_opts_scratch_bytes(1u << 16, 1, &off));
     CHECK_EQ(pl__msm_g1_scratch_bytes(1000, 0), pl__msm_g1_scratch_bytes(1000, 1));
-    /* the folded scalars (32 bytes a point) and a bounded workspace per
-     * worker (8 MiB) */
+    /* the folded scalars (32 bytes a point), GLV's table of phi (96 bytes a
+     * point, G1's default mode) and a bounded workspace per worker (8 MiB) */
     const size_t big = (size_t)1 << 26;
-    CHECK(pl__msm_g1_scratch_bytes(big, 16) >= (uint64_t)big * 32);
+    pl__msm_opts dflt = pl__msm_g1_default_opts();
+    uint64_t table = dflt.glv == PL__GLV_CALL ? 96 : 0;
+    CHECK(pl__msm_g1_scratch_bytes(big, 16) >= (uint64_t)big * (32 + table));
     CHECK(pl__msm_g1_scratch_bytes(big, 16) <
-          (uint64_t)big * 33 + 16 * ((uint64_t)9 << 20));
+          (uint64_t)big * (33 + table) + 16 * ((uint64_t)9 << 20));
     CHECK(pl__msm_g2_scratch_bytes(big, 16) <
           (uint64_t)big * 33 + 16 * ((uint64_t)9 << 20));
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * NTT tests: round trips at every size 2^0..2^12, the forward transform and
- * the odd-coset transform against naive O(n^2) evaluation, the roots'
- * orders, identical results for 1 and 4 workers, and the plan's byte count
+ * NTT tests: round trips at every size 2^0..2^20, the forward transform and
+ * the odd-coset transform against naive O(n^2) evaluation (to 2^6), and
+ * from 2^13 to 2^20 (the column-blocked outer stages, one chunk and two)
+ * against Horner evaluation at sampled points; the roots' orders,
+ * identical results for 1 and 4 workers, and the plan's byte count
  * against the allocator's counters.
  */
 #include "harness.h"
@@ -237,4 +239,44 @@ PL_TEST(plan_errors_leak_nothing)
     CHECK_STATUS(pl__ntt_plan_create(&plan, 4, NULL, &err), PL_ENOMEM, &err);
     pl__alloc_fail_at(0);
     CHECK(plan == NULL);
+}
+
+/* The sizes whose outer stages run in column blocks (2^13 and up): the
+ * forward transform against x(omega^i) at sampled i, and the round trip,
+ * on two workers. */
+PL_TEST(large_sizes_sampled_and_roundtrip)
+{
+    pl_error err = {0};
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+    uint64_t rng = 5;
+    for (unsigned log2n = 13; log2n <= 20; log2n++) {
+        size_t n = (size_t)1 << log2n;
+        pl__ntt_plan *plan;
+        CHECK_OK(pl__ntt_plan_create(&plan, log2n, pool, &err), &err);
+        blst_fr *x = fr_array(n), *y = fr_array(n);
+        random_fr(&rng, x, n);
+        memcpy(y, x, n * sizeof(blst_fr));
+        pl__ntt_forward(plan, y, pool);
+        blst_fr omega;
+        pl__fr_root_of_unity(&omega, log2n);
+        size_t picks[6] = {0, 1, n / 2, n - 1, 0, 0};
+        pl_test_random_bytes(&rng, &picks[4], 2 * sizeof(size_t));
+        for (size_t k = 0; k < 6; k++) {
+            size_t i = picks[k] % n;
+            blst_fr point, want;
+            pl__fr_pow(&point, &omega, i);
+            horner(&want, x, n, &point);
+            if (!fr_equal(&want, &y[i]))
+                pl_test_fail(__FILE__, __LINE__,
+                             "forward, n = 2^%u: y[%zu] != x(omega^%zu)",
+                             log2n, i, i);
+        }
+        pl__ntt_inverse(plan, y, pool);
+        check_fr_arrays(x, y, n, "inverse(forward(x))", log2n);
+        free(x);
+        free(y);
+        pl__ntt_plan_destroy(plan);
+    }
+    pl__pool_destroy(pool);
 }

@@ -79,6 +79,91 @@ pl_status pl__msm_g2_blst(blst_p2 *out, const uint8_t *points,
 uint64_t pl__msm_g1_blst_scratch_bytes(size_t n, unsigned threads);
 uint64_t pl__msm_g2_blst_scratch_bytes(size_t n, unsigned threads);
 
+/*
+ * GLV.  BLS12-381's G1 has the endomorphism phi(x, y) = (beta x, y),
+ * beta a cube root of unity in Fp, which acts on G1 as multiplication by
+ * lambda = -z^2 mod r (z the curve's parameter; lambda^2 + lambda + 1 = 0
+ * mod r); on G2 (x in Fp2) the same with the other cube root, beta^2,
+ * multiplying both halves of x.  A folded scalar s < r / 2 splits as
+ * s = k_hi z^2 + k_lo with 0 <= k_hi < 2^127 and |k_lo| <= z^2 / 2 < 2^127,
+ * so
+ *     s P = k_lo P + k_hi (-phi(P)),
+ * and the batch-affine Pippenger runs over 2n points with 127-bit scalars.
+ * phi(P) costs 1 Fp multiplication (2 on G2); the modes say where it is
+ * computed:
+ *   PL__GLV_OFF    no GLV: n points, 254-bit scalars;
+ *   PL__GLV_LOAD   each time a tile loads phi(P) (once per window);
+ *   PL__GLV_CALL   once per call, into the call's scratch (a point's bytes
+ *                  a point);
+ *   PL__GLV_TABLE  from the caller's table of phi(P_i)
+ *                  (pl__msm_gX_endo_table, computed once per circuit;
+ *                  class params is the caller's).
+ * The sum is the same group element in every mode.
+ */
+typedef enum {
+    PL__GLV_OFF,
+    PL__GLV_LOAD,
+    PL__GLV_CALL,
+    PL__GLV_TABLE,
+} pl__glv_mode;
+
+typedef struct {
+    pl__glv_mode glv;
+    const uint8_t *endo; /* PL__GLV_TABLE: n affine points, phi(points[i]) */
+} pl__msm_opts;
+
+/* The mode pl__msm_g1 and pl__msm_g1_witness use (and so the prover):
+ * PL__GLV_CALL for G1, PL__GLV_LOAD for G2 (msm_affine.c says why). */
+pl__msm_opts pl__msm_g1_default_opts(void);
+
+/* For tests: makes `mode` (not PL__GLV_TABLE) the default of this
+ * process, so that whole proofs can be compared across modes.  Set it
+ * while no MSM runs. */
+void pl__msm_g1_set_default_glv(pl__glv_mode mode);
+
+/* pl__msm_g1 / pl__msm_g1_witness with the mode given; their scratch
+ * (exact for the plain sum, a bound for the witness sum, as above). */
+pl_status pl__msm_g1_opts(blst_p1 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n,
+                          const pl__msm_opts *opts, pl__pool *pool,
+                          pl_error *err);
+pl_status pl__msm_g1_witness_opts(blst_p1 *out, const uint8_t *points,
+                                  const uint8_t *scalars, size_t n,
+                                  const pl__msm_opts *opts, pl__pool *pool,
+                                  pl_error *err);
+uint64_t pl__msm_g1_opts_scratch_bytes(size_t n, unsigned threads,
+                                       const pl__msm_opts *opts);
+uint64_t pl__msm_g1_witness_opts_scratch_bytes(size_t n, unsigned threads,
+                                               const pl__msm_opts *opts);
+unsigned pl__msm_g1_opts_window(size_t n, unsigned threads,
+                                const pl__msm_opts *opts);
+
+/* out[i] = phi(points[i]) for n affine G1 points (zkey layout, 96 bytes
+ * each; all-zero bytes, the point at infinity, stay all zero), over the
+ * pool.  out holds 96 n bytes and must not overlap points. */
+void pl__msm_g1_endo_table(uint8_t *out, const uint8_t *points, size_t n,
+                           pl__pool *pool);
+
+/* The same for G2 (192 bytes a point). */
+pl__msm_opts pl__msm_g2_default_opts(void);
+void pl__msm_g2_set_default_glv(pl__glv_mode mode);
+pl_status pl__msm_g2_opts(blst_p2 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n,
+                          const pl__msm_opts *opts, pl__pool *pool,
+                          pl_error *err);
+pl_status pl__msm_g2_witness_opts(blst_p2 *out, const uint8_t *points,
+                                  const uint8_t *scalars, size_t n,
+                                  const pl__msm_opts *opts, pl__pool *pool,
+                                  pl_error *err);
+uint64_t pl__msm_g2_opts_scratch_bytes(size_t n, unsigned threads,
+                                       const pl__msm_opts *opts);
+uint64_t pl__msm_g2_witness_opts_scratch_bytes(size_t n, unsigned threads,
+                                               const pl__msm_opts *opts);
+unsigned pl__msm_g2_opts_window(size_t n, unsigned threads,
+                                const pl__msm_opts *opts);
+void pl__msm_g2_endo_table(uint8_t *out, const uint8_t *points, size_t n,
+                           pl__pool *pool);
+
 /* The window (bits) the batch-affine MSM picks for n points and `threads`
  * workers; 0 when it hands the sum to the _blst path.  For tests and
  * benchmarks. */

@@ -18,6 +18,13 @@
  *  2. tiles (parallel): a grid of nx point ranges times nwin windows; each
  *     tile fills its worker's 2^(c-1) buckets and returns sum k * B_k.
  *  3. Horner over the windows on the caller.
+ * With GLV (msm.h) step 1 also splits each folded scalar into
+ * two signed halves below 2^127 (glv_split), kept with their signs in the
+ * same 32 bytes, and in PL__GLV_CALL mode writes phi(P_i) to the scratch;
+ * the tiles then run over 2n halves with ceil(128 / c) windows: the same
+ * bucket additions per point as 254-bit scalars (twice the points, half
+ * the windows), but half the bucket sums, and tiles that share out more
+ * evenly.
  * The grid comes from a cost model (plan), the same code that reports the
  * scratch size, so pl__msm_gX_scratch_bytes is exact: one accounted
  * allocation per call (folded scalars, sign bits, tile sums, and one
@@ -44,6 +51,7 @@
 #include "util/error.h"
 
 #include <assert.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* Largest worker workspace; buckets dominate it and grow 2x per window
@@ -108,11 +116,12 @@ static size_t segs_for(unsigned c, size_t max)
     return s < max ? s : max;
 }
 
-/* The signed digit of window [bit0, bit0 + c) of a folded scalar (4
- * little-endian limbs, < 2^254), in [-2^(c-1), 2^(c-1)]: Booth recoding
- * reads the c bits and the bit below them, so windows are independent. */
+/* The signed digit of window [bit0, bit0 + c) of a folded scalar
+ * (nlimbs little-endian limbs: 4, < 2^254; or a GLV half, 2, < 2^127), in
+ * [-2^(c-1), 2^(c-1)]: Booth recoding reads the c bits and the bit below
+ * them, so windows are independent. */
 static inline int64_t booth_digit(const uint64_t *s, unsigned bit0,
-                                      unsigned c)
+                                  unsigned c, unsigned nlimbs)
 {
     uint64_t raw;
     if (bit0 == 0) {
@@ -120,7 +129,7 @@ static inline int64_t booth_digit(const uint64_t *s, unsigned bit0,
     } else {
         unsigned p = bit0 - 1, limb = p / 64, sh = p % 64;
         raw = s[limb] >> sh;
-        if (sh + c + 1 > 64 && limb < 3)
+        if (sh + c + 1 > 64 && limb + 1 < nlimbs)
             raw |= s[limb + 1] << (64 - sh);
         raw &= (2ull << c) - 1;
     }
@@ -182,6 +191,73 @@ static inline bool scalar_fold(uint64_t s[4])
     return neg;
 }
 
+/*
+ * GLV (see msm.h).  z^2 = 0xac45a4010001a4020000000100000000 (z the
+ * BLS12-381 parameter, |z| = 0xd201000000010000) satisfies
+ * r = z^4 - z^2 + 1, so lambda = -z^2 mod r is a cube root of unity, and
+ * beta below (standard form) is the cube root of unity in Fp with
+ * (beta x, y) = [lambda] (x, y) on G1.  Derived with Python big integers;
+ * tests/test_msm.c checks both against blst.
+ */
+#define PL__GLV_Z 0xd201000000010000ull
+static const uint64_t glv_z2[2] = {0x0000000100000000, 0xac45a4010001a402};
+static const uint64_t glv_z2_half[2] = {0x0000000080000000, 0x5622d2008000d201};
+/* G2 (on the twist; x in Fp2): (beta^2 x, y) = [lambda] (x, y), beta^2
+ * = p - 1 - beta being the other cube root (checked by tests too). */
+static const uint64_t glv_beta_g2[6] = {0x8bfd00000000aaac, 0x409427eb4f49fffd,
+                                        0x897d29650fb85f9b, 0xaa0d857d89759ad4,
+                                        0xec02408663d4de85, 0x1a0111ea397fe699};
+static const uint64_t glv_beta[6] = {0x2e01fffffffefffe, 0xde17d813620a0002,
+                                     0xddb3a93be6f89688, 0xba69c6076a0f77ea,
+                                     0x5f19672fdf76ce51, 0x0};
+
+/* q = a / d for 4 limbs and a 64-bit d; returns a mod d.  (GCC and Clang
+ * on 64-bit targets have the 128-bit type; the project builds on no
+ * others.) */
+static uint64_t div_limb(uint64_t q[4], const uint64_t a[4], uint64_t d)
+{
+    unsigned __int128 rem = 0;
+    for (int i = 3; i >= 0; i--) {
+        unsigned __int128 cur = (rem << 64) | a[i];
+        q[i] = (uint64_t)(cur / d);
+        rem = cur % d;
+    }
+    return (uint64_t)rem;
+}
+
+/*
+ * Splits a folded scalar s < r / 2 (sign neg: the term is -s P) into two
+ * GLV halves: s = k_hi z^2 + k_lo with 0 <= k_lo < z^2 (two divisions by
+ * |z|), then k_lo > z^2 / 2 becomes k_lo - z^2 with k_hi + 1, so
+ * |k_lo| <= z^2 / 2 < 2^127 and k_hi < (r / 2) / z^2 + 1 < 2^127.  As
+ * z^2 P = -[lambda] P = -phi(P), the term is
+ *     (+-)(k_lo P + k_hi (-phi(P))).
+ * out[0..1] is |k_lo| with its sign in bit 127, out[2..3] k_hi with its
+ * sign (always that of -phi: neg flipped).
+ */
+static void glv_split(uint64_t out[4], const uint64_t s[4], bool neg)
+{
+    uint64_t q1[4], q2[4];
+    uint64_t r1 = div_limb(q1, s, PL__GLV_Z);
+    uint64_t r2 = div_limb(q2, q1, PL__GLV_Z);
+    assert(q2[2] == 0 && q2[3] == 0);
+    unsigned __int128 lo = (unsigned __int128)r2 * PL__GLV_Z + r1;
+    unsigned __int128 z2 = ((unsigned __int128)glv_z2[1] << 64) | glv_z2[0];
+    unsigned __int128 half = ((unsigned __int128)glv_z2_half[1] << 64) |
+                             glv_z2_half[0];
+    unsigned __int128 hi = ((unsigned __int128)q2[1] << 64) | q2[0];
+    bool lo_neg = false;
+    if (lo > half) {
+        lo = z2 - lo;
+        lo_neg = true;
+        hi += 1;
+    }
+    out[0] = (uint64_t)lo;
+    out[1] = (uint64_t)(lo >> 64) | (uint64_t)(neg ^ lo_neg) << 63;
+    out[2] = (uint64_t)hi;
+    out[3] = (uint64_t)(hi >> 64) | (uint64_t)!neg << 63;
+}
+
 /* All-zero bytes: the zkey's point at infinity. */
 static inline bool point_is_inf(const uint8_t *pt, size_t bytes)
 {
@@ -207,6 +283,18 @@ static void fp2_one(blst_fp2 *one)
     memset(&one->fp[1], 0, sizeof(one->fp[1]));
 }
 
+/* x of phi(P): times a cube root of unity in Fp (each half of an Fp2). */
+static inline void g1_endo_x(blst_fp *x, const blst_fp *beta)
+{
+    blst_fp_mul(x, x, beta);
+}
+
+static inline void g2_endo_x(blst_fp2 *x, const blst_fp *beta)
+{
+    blst_fp_mul(&x->fp[0], &x->fp[0], beta);
+    blst_fp_mul(&x->fp[1], &x->fp[1], beta);
+}
+
 #define PL__SFX(name) name##_g1
 #define PL__F blst_fp
 #define PL__AFF blst_p1_affine
@@ -219,6 +307,7 @@ static void fp2_one(blst_fp2 *one)
 #define PL__F_MUL3 blst_fp_mul_by_3
 #define PL__F_CNEG blst_fp_cneg
 #define PL__F_INV blst_fp_inverse
+#define PL__F_ENDO g1_endo_x
 #define PL__JAC_ADD_AFF blst_p1_add_or_double_affine
 #define PL__JAC_ADD blst_p1_add_or_double
 #define PL__JAC_FROM_AFF blst_p1_from_affine
@@ -237,6 +326,7 @@ static void fp2_one(blst_fp2 *one)
 #define PL__F_MUL3 blst_fp2_mul_by_3
 #define PL__F_CNEG blst_fp2_cneg
 #define PL__F_INV blst_fp2_inverse
+#define PL__F_ENDO g2_endo_x
 #define PL__JAC_ADD_AFF blst_p2_add_or_double_affine
 #define PL__JAC_ADD blst_p2_add_or_double
 #define PL__JAC_FROM_AFF blst_p2_from_affine
@@ -258,57 +348,83 @@ typedef struct {
     double sum_cost;
     uint64_t (*worker_bytes)(unsigned c);
     void (*tile)(uint8_t *work, void *out, const uint8_t *points,
-                 const uint64_t *fold, const uint64_t *neg, const uint32_t *idx,
-                 size_t lo, size_t hi, unsigned bit0, unsigned c);
+                 const uint8_t *endo, bool glv, const uint64_t *fold,
+                 const uint64_t *neg, const uint32_t *idx, size_t lo,
+                 size_t hi, unsigned bit0, unsigned c);
     size_t (*wit_range)(uint8_t *work, void *out, const uint8_t *points,
                         const uint8_t *scalars, size_t lo, size_t hi,
-                        uint32_t *idx, uint64_t *fold, unsigned c);
+                        uint32_t *idx, uint64_t *fold, bool glv, unsigned c);
     void (*add)(void *acc, const void *p);
     void (*dbl)(void *acc);
     pl_status (*small)(void *out, const uint8_t *points, const uint8_t *scalars,
                        size_t n, pl__pool *pool, pl_error *err);
     uint64_t (*small_bytes)(size_t n, unsigned threads);
+    /* GLV (msm.h): the cube root of unity in Fp (standard form) with
+     * phi(P) = [lambda] P, and phi of one affine point (zkey bytes in,
+     * blst's layout out) */
+    const uint64_t *beta;
+    void (*endo)(uint8_t *out, const uint8_t *in, const blst_fp *beta);
 } group;
+
+static void g1_endo(uint8_t *out, const uint8_t *in, const blst_fp *beta)
+{
+    blst_p1_affine p;
+    memcpy(&p, in, sizeof(p));
+    g1_endo_x(&p.x, beta);
+    memcpy(out, &p, sizeof(p));
+}
+
+static void g2_endo(uint8_t *out, const uint8_t *in, const blst_fp *beta)
+{
+    blst_p2_affine p;
+    memcpy(&p, in, sizeof(p));
+    g2_endo_x(&p.x, beta);
+    memcpy(out, &p, sizeof(p));
+}
 
 static uint64_t g1_worker_bytes(unsigned c) { return ws_carve_g1(NULL, NULL, c); }
 static uint64_t g2_worker_bytes(unsigned c) { return ws_carve_g2(NULL, NULL, c); }
 
 static void g1_tile(uint8_t *work, void *out, const uint8_t *points,
-                    const uint64_t *fold, const uint64_t *neg,
-                    const uint32_t *idx, size_t lo, size_t hi, unsigned bit0,
-                    unsigned c)
+                    const uint8_t *endo, bool glv, const uint64_t *fold,
+                    const uint64_t *neg, const uint32_t *idx, size_t lo,
+                    size_t hi, unsigned bit0, unsigned c)
 {
     ws_g1 ws = {0};
     ws_carve_g1(&ws, work, c);
-    tile_g1(&ws, out, points, fold, neg, idx, lo, hi, bit0, c);
+    ws.endo = endo;
+    blst_fp_from_uint64(&ws.beta, glv_beta);
+    tile_g1(&ws, out, points, fold, neg, idx, glv, lo, hi, bit0, c);
 }
 
 static void g2_tile(uint8_t *work, void *out, const uint8_t *points,
-                    const uint64_t *fold, const uint64_t *neg,
-                    const uint32_t *idx, size_t lo, size_t hi, unsigned bit0,
-                    unsigned c)
+                    const uint8_t *endo, bool glv, const uint64_t *fold,
+                    const uint64_t *neg, const uint32_t *idx, size_t lo,
+                    size_t hi, unsigned bit0, unsigned c)
 {
     ws_g2 ws = {0};
     ws_carve_g2(&ws, work, c);
-    tile_g2(&ws, out, points, fold, neg, idx, lo, hi, bit0, c);
+    ws.endo = endo;
+    blst_fp_from_uint64(&ws.beta, glv_beta_g2);
+    tile_g2(&ws, out, points, fold, neg, idx, glv, lo, hi, bit0, c);
 }
 
 static size_t g1_wit_range(uint8_t *work, void *out, const uint8_t *points,
                            const uint8_t *scalars, size_t lo, size_t hi,
-                           uint32_t *idx, uint64_t *fold, unsigned c)
+                           uint32_t *idx, uint64_t *fold, bool glv, unsigned c)
 {
     ws_g1 ws = {0};
     ws_carve_g1(&ws, work, c);
-    return wit_range_g1(&ws, out, points, scalars, lo, hi, idx, fold);
+    return wit_range_g1(&ws, out, points, scalars, lo, hi, idx, fold, glv);
 }
 
 static size_t g2_wit_range(uint8_t *work, void *out, const uint8_t *points,
                            const uint8_t *scalars, size_t lo, size_t hi,
-                           uint32_t *idx, uint64_t *fold, unsigned c)
+                           uint32_t *idx, uint64_t *fold, bool glv, unsigned c)
 {
     ws_g2 ws = {0};
     ws_carve_g2(&ws, work, c);
-    return wit_range_g2(&ws, out, points, scalars, lo, hi, idx, fold);
+    return wit_range_g2(&ws, out, points, scalars, lo, hi, idx, fold, glv);
 }
 
 static void g1_add(void *acc, const void *p) { blst_p1_add_or_double(acc, acc, p); }
@@ -332,20 +448,24 @@ static pl_status g2_small(void *out, const uint8_t *points,
 
 static const group group_g1 = {96, 512, sizeof(blst_p1), 2.3, g1_worker_bytes,
                                 g1_tile, g1_wit_range, g1_add, g1_dbl,
-                                g1_small, pl__msm_g1_blst_scratch_bytes};
+                                g1_small, pl__msm_g1_blst_scratch_bytes,
+                                glv_beta, g1_endo};
 static const group group_g2 = {192, 128, sizeof(blst_p2), 2.3, g2_worker_bytes,
                                 g2_tile, g2_wit_range, g2_add, g2_dbl,
-                                g2_small, pl__msm_g2_blst_scratch_bytes};
+                                g2_small, pl__msm_g2_blst_scratch_bytes,
+                                glv_beta_g2, g2_endo};
 
 /* ---- the plan ------------------------------------------------------------- */
 
 typedef struct {
     bool small;            /* handed to msm_blst.c */
+    pl__glv_mode glv;
     unsigned c;            /* window bits */
     size_t nwin, nx;       /* windows, point ranges */
     unsigned workers;
-    uint64_t fold_bytes;   /* n folded scalars, 32 bytes each */
-    uint64_t neg_bytes;    /* their sign bits */
+    uint64_t fold_bytes;   /* n folded scalars (or GLV halves), 32 bytes each */
+    uint64_t neg_bytes;    /* their sign bits (none with GLV) */
+    uint64_t endo_bytes;   /* PL__GLV_CALL: phi of every point */
     uint64_t sums_bytes;   /* nx * nwin tile sums */
     uint64_t worker_bytes; /* one worker's workspace */
     uint64_t total_bytes;  /* the one allocation */
@@ -361,25 +481,43 @@ static size_t max_ranges(size_t n, unsigned threads)
     return nx ? nx : 1;
 }
 
+/* Windows of c bits for folded scalars (< 2^254: the Booth carry out of
+ * the top window needs bit 254 covered) or GLV halves (< 2^127). */
+static size_t nwin_for(unsigned c, bool glv)
+{
+    unsigned bits = glv ? 128 : 255;
+    return (bits + c - 1) / c;
+}
+
+/* Whether a sum runs with GLV, and over how many points (halves). */
+static bool glv_on(const group *gr, pl__glv_mode mode)
+{
+    return gr->beta && mode != PL__GLV_OFF;
+}
+
 /*
  * Picks the window c <= c_max and the number of point ranges nx that
- * minimise the work of the busiest worker, for n >= 1 points.  A tile of m
- * points costs m batched affine additions (plus a share of the inversion,
- * ~60 multiplications over the batch) and 2^(c-1) buckets of the bucket
- * sum (sum_cost additions each); T workers take ceil(tiles / T) tiles each.
+ * minimise the work of the busiest worker, for n >= 1 points (GLV halves
+ * with glv).  A tile of m points costs m batched affine additions (plus a
+ * share of the inversion, ~60 multiplications over the batch; with
+ * PL__GLV_LOAD half the loads also pay phi's multiplication, ~1/6 of an
+ * addition) and 2^(c-1) buckets of the bucket sum (sum_cost additions
+ * each); T workers take ceil(tiles / T) tiles each.
  */
 static void search(const group *gr, plan *best, size_t n, unsigned threads,
-                   unsigned c_max)
+                   unsigned c_max, pl__glv_mode mode)
 {
     double best_cost = 0;
+    bool glv = glv_on(gr, mode);
     best->nx = 0;
     for (unsigned c = 4; c <= c_max; c++) {
         uint64_t wb = gr->worker_bytes(c);
         if (wb > PL__MSM_MAX_WORKER_BYTES)
             break;
         size_t nb = (size_t)1 << (c - 1);
-        size_t nwin = (255 + c - 1) / c;
-        double add = 1.0 + 10.0 / (double)batch_for(nb, PL__BATCH);
+        size_t nwin = nwin_for(c, glv);
+        double add = 1.0 + 10.0 / (double)batch_for(nb, PL__BATCH) +
+                     (glv && mode == PL__GLV_LOAD ? 1.0 / 12 : 0);
         size_t max_nx = max_ranges(n, threads);
         for (size_t nx = 1; nx <= max_nx; nx++) {
             size_t tiles = nx * nwin;
@@ -397,45 +535,136 @@ static void search(const group *gr, plan *best, size_t n, unsigned threads,
     }
 }
 
-static plan plan_for(const group *gr, size_t n, unsigned threads)
+/* Point references (tile.h's queue) are 2 i + (GLV half): sums of 2^31
+ * points or more go to msm_blst.c. */
+#define PL__MAX_N ((size_t)PL__IDX_NEG - 1)
+
+/* GLV's default (see msm.h): PL__GLV_CALL, the mode that won in every
+ * measurement.  G1 on 2 threads of a 2-core AMD EPYC (Zen 5, shared and
+ * loaded; bench_msm BENCH_GLV_ONLY=1, process CPU time, medians of 5
+ * alternating), speed against no GLV (its CPU time over the mode's):
+ *              load    call    table (per circuit)
+ *     2^16     0.99    1.03    1.05
+ *     2^18     0.98    1.01    1.04
+ *     2^20     0.96    1.05    1.05
+ * (a second run: 2^16 1.00 / 1.02 / 1.03, 2^18 1.00 / 1.01 / 1.02).  The
+ * gain is small because GLV keeps the bucket additions per point (twice
+ * the points, half the windows) and halves only the bucket sums; phi on
+ * every load costs more than that.  call takes 96 bytes a point of
+ * scratch more; the table would take as much per circuit for ~1% more. */
+#define PL__GLV_DEFAULT PL__GLV_CALL
+/* G2's default: PL__GLV_LOAD.  Measured as G1's above (BENCH_GLV_G2=1),
+ * speed against no GLV:
+ *              load    call    table
+ *     2^16     1.02    1.04    1.05
+ *     2^18     1.03    1.07    1.07
+ * On G2 phi costs 2 Fp multiplications against ~20 for an addition, so
+ * even phi on every load wins, with no memory; call would win 3-4% more
+ * for 192 bytes a point of scratch (48 MiB at 2^18) beside the G1 sums. */
+#define PL__GLV_DEFAULT_G2 PL__GLV_LOAD
+/* The default, which tests may change (pl__msm_g1_set_default_glv). */
+static _Atomic int g1_default_mode = PL__GLV_DEFAULT;
+static _Atomic int g2_default_mode = PL__GLV_DEFAULT_G2;
+
+pl__msm_opts pl__msm_g1_default_opts(void)
+{
+    pl__msm_opts o = {(pl__glv_mode)atomic_load(&g1_default_mode), NULL};
+    return o;
+}
+
+void pl__msm_g1_set_default_glv(pl__glv_mode mode)
+{
+    assert(mode != PL__GLV_TABLE); /* a table belongs to one point array */
+    atomic_store(&g1_default_mode, mode == PL__GLV_TABLE ? PL__GLV_DEFAULT
+                                                          : (int)mode);
+}
+
+pl__msm_opts pl__msm_g2_default_opts(void)
+{
+    pl__msm_opts o = {(pl__glv_mode)atomic_load(&g2_default_mode), NULL};
+    return o;
+}
+
+void pl__msm_g2_set_default_glv(pl__glv_mode mode)
+{
+    assert(mode != PL__GLV_TABLE);
+    atomic_store(&g2_default_mode, mode == PL__GLV_TABLE ? PL__GLV_DEFAULT_G2
+                                                          : (int)mode);
+}
+
+static plan plan_for(const group *gr, size_t n, unsigned threads,
+                     const pl__msm_opts *o)
 {
     plan best = {0};
     if (threads == 0)
         threads = 1;
     best.workers = threads;
-    if (n < gr->small_below || n > UINT32_MAX) {
+    if (n < gr->small_below || n > PL__MAX_N) {
         best.small = true;
         best.total_bytes = gr->small_bytes(n, threads);
         return best;
     }
-    search(gr, &best, n, threads, 20);
+    bool glv = glv_on(gr, o->glv);
+    best.glv = glv ? o->glv : PL__GLV_OFF;
+    search(gr, &best, glv ? 2 * n : n, threads, 20, best.glv);
     best.fold_bytes = round64((uint64_t)n * 32);
-    best.neg_bytes = round64(((uint64_t)n + 63) / 64 * 8);
+    best.neg_bytes = glv ? 0 : round64(((uint64_t)n + 63) / 64 * 8);
+    best.endo_bytes = best.glv == PL__GLV_CALL
+                          ? round64((uint64_t)n * gr->point_bytes)
+                          : 0;
     best.sums_bytes = round64((uint64_t)best.nx * best.nwin * gr->sum_bytes);
     best.worker_bytes = gr->worker_bytes(best.c);
-    best.total_bytes = best.fold_bytes + best.neg_bytes + best.sums_bytes +
-                       best.worker_bytes * threads;
+    best.total_bytes = best.fold_bytes + best.neg_bytes + best.endo_bytes +
+                       best.sums_bytes + best.worker_bytes * threads;
     return best;
 }
 
 uint64_t pl__msm_g1_scratch_bytes(size_t n, unsigned threads)
 {
-    return plan_for(&group_g1, n, threads).total_bytes;
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return plan_for(&group_g1, n, threads, &d).total_bytes;
+}
+
+uint64_t pl__msm_g1_opts_scratch_bytes(size_t n, unsigned threads,
+                                       const pl__msm_opts *opts)
+{
+    return plan_for(&group_g1, n, threads, opts).total_bytes;
+}
+
+uint64_t pl__msm_g2_opts_scratch_bytes(size_t n, unsigned threads,
+                                       const pl__msm_opts *opts)
+{
+    return plan_for(&group_g2, n, threads, opts).total_bytes;
 }
 
 uint64_t pl__msm_g2_scratch_bytes(size_t n, unsigned threads)
 {
-    return plan_for(&group_g2, n, threads).total_bytes;
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return plan_for(&group_g2, n, threads, &d).total_bytes;
 }
 
 unsigned pl__msm_g1_window(size_t n, unsigned threads)
 {
-    return plan_for(&group_g1, n, threads).c;
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return plan_for(&group_g1, n, threads, &d).c;
+}
+
+unsigned pl__msm_g1_opts_window(size_t n, unsigned threads,
+                                const pl__msm_opts *opts)
+{
+    return plan_for(&group_g1, n, threads, opts).c;
+}
+
+unsigned pl__msm_g2_opts_window(size_t n, unsigned threads,
+                                const pl__msm_opts *opts)
+{
+    return plan_for(&group_g2, n, threads, opts).c;
 }
 
 unsigned pl__msm_g2_window(size_t n, unsigned threads)
 {
-    return plan_for(&group_g2, n, threads).c;
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return plan_for(&group_g2, n, threads, &d).c;
 }
 
 /*
@@ -453,7 +682,7 @@ unsigned pl__msm_g2_window(size_t n, unsigned threads)
 #define PL__WIT_MAX_RANGES 1024u
 /* Point indices keep the sign in their top bit: witness MSMs of 2^31
  * points or more take the plain path. */
-#define PL__WIT_MAX_N ((size_t)PL__IDX_NEG - 1)
+#define PL__WIT_MAX_N PL__MAX_N
 
 typedef struct {
     plan p;                  /* the Pippenger over the big scalars */
@@ -474,26 +703,32 @@ static size_t wit_ranges(size_t n, unsigned threads)
 }
 
 /* The window cap for n >= 1 points. */
-static unsigned wit_c_cap(const group *gr, size_t n, unsigned threads)
+static unsigned wit_c_cap(const group *gr, size_t n, unsigned threads,
+                          pl__glv_mode glv)
 {
     plan p = {0};
-    search(gr, &p, n, threads, 20);
+    search(gr, &p, glv != PL__GLV_OFF ? 2 * n : n, threads, 20, glv);
     return p.c;
 }
 
 /* The plan for m big scalars out of n >= 1, with window cap c_cap; m = 0
- * means no Pippenger, and `ones` whether any 1-point needs a workspace. */
+ * means no Pippenger, and `ones` whether any 1-point needs a workspace.
+ * glv is the mode the sum runs in. */
 static wplan wplan_for(const group *gr, size_t n, size_t m, bool ones,
-                       unsigned threads, unsigned c_cap)
+                       unsigned threads, unsigned c_cap, pl__glv_mode glv)
 {
     wplan w = {0};
     w.p.workers = threads;
+    w.p.glv = glv;
     w.ranges = wit_ranges(n, threads);
     w.range_sums_bytes = round64((uint64_t)w.ranges * gr->sum_bytes);
     if (m > 0) {
-        search(gr, &w.p, m, threads, c_cap);
+        search(gr, &w.p, glv != PL__GLV_OFF ? 2 * m : m, threads, c_cap, glv);
         w.idx_bytes = round64((uint64_t)m * 4);
         w.p.fold_bytes = round64((uint64_t)m * 32);
+        w.p.endo_bytes = glv == PL__GLV_CALL
+                             ? round64((uint64_t)n * gr->point_bytes)
+                             : 0;
         w.p.sums_bytes =
             round64((uint64_t)w.p.nx * w.p.nwin * gr->sum_bytes);
     } else {
@@ -502,8 +737,15 @@ static wplan wplan_for(const group *gr, size_t n, size_t m, bool ones,
     if (m > 0 || ones)
         w.p.worker_bytes = gr->worker_bytes(w.p.c);
     w.total_bytes = w.range_sums_bytes + w.idx_bytes + w.p.fold_bytes +
-                    w.p.sums_bytes + w.p.worker_bytes * threads;
+                    w.p.endo_bytes + w.p.sums_bytes +
+                    w.p.worker_bytes * threads;
     return w;
+}
+
+/* The mode a sum of group gr runs in under opts. */
+static pl__glv_mode mode_of(const group *gr, const pl__msm_opts *o)
+{
+    return glv_on(gr, o->glv) ? o->glv : PL__GLV_OFF;
 }
 
 /*
@@ -512,35 +754,55 @@ static wplan wplan_for(const group *gr, size_t n, size_t m, bool ones,
  * tile sums are at most max_ranges(n) * nwin(c) for some c <= c_cap; the
  * workspace grows with c, and c <= c_cap.
  */
-static uint64_t wit_bound(const group *gr, size_t n, unsigned threads)
+static uint64_t wit_bound(const group *gr, size_t n, unsigned threads,
+                          const pl__msm_opts *o)
 {
     if (threads == 0)
         threads = 1;
     if (n == 0)
         return 0;
     if (n > PL__WIT_MAX_N)
-        return plan_for(gr, n, threads).total_bytes;
-    unsigned c_cap = wit_c_cap(gr, n, threads);
+        return plan_for(gr, n, threads, o).total_bytes;
+    pl__glv_mode glv = mode_of(gr, o);
+    unsigned c_cap = wit_c_cap(gr, n, threads, glv);
+    size_t pts = glv != PL__GLV_OFF ? 2 * n : n;
     uint64_t sums = 0;
     for (unsigned c = 4; c <= c_cap; c++) {
-        uint64_t b = round64((uint64_t)max_ranges(n, threads) *
-                             ((255 + c - 1) / c) * gr->sum_bytes);
+        uint64_t b = round64((uint64_t)max_ranges(pts, threads) *
+                             nwin_for(c, glv != PL__GLV_OFF) * gr->sum_bytes);
         if (b > sums)
             sums = b;
     }
+    uint64_t endo = glv == PL__GLV_CALL
+                        ? round64((uint64_t)n * gr->point_bytes)
+                        : 0;
     return round64((uint64_t)wit_ranges(n, threads) * gr->sum_bytes) +
-           round64((uint64_t)n * 4) + round64((uint64_t)n * 32) + sums +
-           gr->worker_bytes(c_cap) * threads;
+           round64((uint64_t)n * 4) + round64((uint64_t)n * 32) + endo +
+           sums + gr->worker_bytes(c_cap) * threads;
 }
 
 uint64_t pl__msm_g1_witness_scratch_bytes(size_t n, unsigned threads)
 {
-    return wit_bound(&group_g1, n, threads);
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return wit_bound(&group_g1, n, threads, &d);
+}
+
+uint64_t pl__msm_g1_witness_opts_scratch_bytes(size_t n, unsigned threads,
+                                               const pl__msm_opts *opts)
+{
+    return wit_bound(&group_g1, n, threads, opts);
+}
+
+uint64_t pl__msm_g2_witness_opts_scratch_bytes(size_t n, unsigned threads,
+                                               const pl__msm_opts *opts)
+{
+    return wit_bound(&group_g2, n, threads, opts);
 }
 
 uint64_t pl__msm_g2_witness_scratch_bytes(size_t n, unsigned threads)
 {
-    return wit_bound(&group_g2, n, threads);
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return wit_bound(&group_g2, n, threads, &d);
 }
 
 pl_status pl__msm_g1_of_witness(blst_p1 *out, const uint8_t *points,
@@ -582,9 +844,11 @@ typedef struct {
     const group *gr;
     const plan *p;
     const uint8_t *points, *scalars;
-    size_t n;
+    size_t n;            /* points; the tiles take 2 n GLV halves */
     uint64_t *fold, *neg;
     const uint32_t *idx; /* witness MSM: the big scalars' points, else NULL */
+    const uint8_t *endo; /* GLV: phi's table, NULL for PL__GLV_LOAD */
+    uint8_t *table;      /* PL__GLV_CALL: endo, to fill in fold_task */
     uint8_t *sums, *work;
 } msm_job;
 
@@ -592,18 +856,29 @@ static void fold_task(void *ctx, size_t task, unsigned worker)
 {
     msm_job *job = ctx;
     size_t lo = task * PL__FOLD_CHUNK, hi = lo + PL__FOLD_CHUNK;
+    bool glv = job->p->glv != PL__GLV_OFF;
+    blst_fp beta;
+    if (glv)
+        blst_fp_from_uint64(&beta, job->gr->beta);
     if (hi > job->n)
         hi = job->n;
     uint64_t signs = 0;
     for (size_t i = lo; i < hi; i++) {
         uint64_t *s = job->fold + 4 * i;
+        const uint8_t *pt = job->points + i * job->gr->point_bytes;
         scalar_load(s, job->scalars + 32 * i);
         bool neg = scalar_fold(s);
-        if (point_is_inf(job->points + i * job->gr->point_bytes,
-                         job->gr->point_bytes)) {
+        if (point_is_inf(pt, job->gr->point_bytes)) {
             memset(s, 0, 32);
             neg = false;
+        } else if (glv) {
+            glv_split(s, s, neg);
+            if (job->table)
+                job->gr->endo(job->table + i * job->gr->point_bytes, pt,
+                              &beta);
         }
+        if (glv)
+            continue;
         signs |= (uint64_t)neg << (i % 64);
         if (i % 64 == 63 || i + 1 == hi) {
             job->neg[i / 64] = signs;
@@ -616,11 +891,14 @@ static void tile_task(void *ctx, size_t task, unsigned worker)
 {
     msm_job *job = ctx;
     const plan *p = job->p;
+    bool glv = p->glv != PL__GLV_OFF;
+    size_t pts = glv ? 2 * job->n : job->n;
     size_t x = task % p->nx, y = task / p->nx;
-    size_t lo = job->n * x / p->nx, hi = job->n * (x + 1) / p->nx;
+    size_t lo = pts * x / p->nx, hi = pts * (x + 1) / p->nx;
     job->gr->tile(job->work + worker * p->worker_bytes,
-                  job->sums + task * job->gr->sum_bytes, job->points, job->fold,
-                  job->neg, job->idx, lo, hi, (unsigned)(y * p->c), p->c);
+                  job->sums + task * job->gr->sum_bytes, job->points,
+                  job->endo, glv, job->fold, job->neg, job->idx, lo, hi,
+                  (unsigned)(y * p->c), p->c);
 }
 
 /* out += the tiles' sums, Horner over the windows, top row first; out is
@@ -638,10 +916,10 @@ static void combine_tiles(const group *gr, void *out, const plan *p,
 }
 
 static pl_status msm(const group *gr, void *out, const uint8_t *points,
-                     const uint8_t *scalars, size_t n, pl__pool *pool,
-                     pl_error *err)
+                     const uint8_t *scalars, size_t n, const pl__msm_opts *o,
+                     pl__pool *pool, pl_error *err)
 {
-    plan p = plan_for(gr, n, pl__pool_size(pool));
+    plan p = plan_for(gr, n, pl__pool_size(pool), o);
     if (p.small)
         return gr->small(out, points, scalars, n, pool, err);
     memset(out, 0, gr->sum_bytes); /* Z = 0: the point at infinity */
@@ -652,7 +930,11 @@ static pl_status msm(const group *gr, void *out, const uint8_t *points,
                    .n = n};
     job.fold = (uint64_t *)scratch;
     job.neg = (uint64_t *)(scratch + p.fold_bytes);
-    job.sums = scratch + p.fold_bytes + p.neg_bytes;
+    if (p.glv == PL__GLV_CALL)
+        job.endo = job.table = scratch + p.fold_bytes + p.neg_bytes;
+    else if (p.glv == PL__GLV_TABLE)
+        job.endo = o->endo;
+    job.sums = scratch + p.fold_bytes + p.neg_bytes + p.endo_bytes;
     job.work = job.sums + p.sums_bytes;
     pl__pool_run(pool, (n + PL__FOLD_CHUNK - 1) / PL__FOLD_CHUNK, fold_task, &job);
     pl__pool_run(pool, p.nx * p.nwin, tile_task, &job);
@@ -664,13 +946,71 @@ static pl_status msm(const group *gr, void *out, const uint8_t *points,
 pl_status pl__msm_g1(blst_p1 *out, const uint8_t *points, const uint8_t *scalars,
                      size_t n, pl__pool *pool, pl_error *err)
 {
-    return msm(&group_g1, out, points, scalars, n, pool, err);
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return msm(&group_g1, out, points, scalars, n, &d, pool, err);
+}
+
+pl_status pl__msm_g1_opts(blst_p1 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n,
+                          const pl__msm_opts *opts, pl__pool *pool,
+                          pl_error *err)
+{
+    return msm(&group_g1, out, points, scalars, n, opts, pool, err);
+}
+
+pl_status pl__msm_g2_opts(blst_p2 *out, const uint8_t *points,
+                          const uint8_t *scalars, size_t n,
+                          const pl__msm_opts *opts, pl__pool *pool,
+                          pl_error *err)
+{
+    return msm(&group_g2, out, points, scalars, n, opts, pool, err);
 }
 
 pl_status pl__msm_g2(blst_p2 *out, const uint8_t *points, const uint8_t *scalars,
                      size_t n, pl__pool *pool, pl_error *err)
 {
-    return msm(&group_g2, out, points, scalars, n, pool, err);
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return msm(&group_g2, out, points, scalars, n, &d, pool, err);
+}
+
+typedef struct {
+    const group *gr;
+    const uint8_t *points;
+    uint8_t *out;
+    size_t n;
+} endo_job;
+
+static void endo_task(void *ctx, size_t task, unsigned worker)
+{
+    endo_job *job = ctx;
+    size_t lo = task * PL__FOLD_CHUNK, hi = lo + PL__FOLD_CHUNK;
+    size_t pb = job->gr->point_bytes;
+    blst_fp beta;
+    blst_fp_from_uint64(&beta, job->gr->beta);
+    if (hi > job->n)
+        hi = job->n;
+    for (size_t i = lo; i < hi; i++)
+        job->gr->endo(job->out + pb * i, job->points + pb * i, &beta);
+}
+
+static void endo_table(const group *gr, uint8_t *out, const uint8_t *points,
+                       size_t n, pl__pool *pool)
+{
+    endo_job job = {gr, points, out, n};
+    pl__pool_run(pool, (n + PL__FOLD_CHUNK - 1) / PL__FOLD_CHUNK, endo_task,
+                 &job);
+}
+
+void pl__msm_g1_endo_table(uint8_t *out, const uint8_t *points, size_t n,
+                           pl__pool *pool)
+{
+    endo_table(&group_g1, out, points, n, pool);
+}
+
+void pl__msm_g2_endo_table(uint8_t *out, const uint8_t *points, size_t n,
+                           pl__pool *pool)
+{
+    endo_table(&group_g2, out, points, n, pool);
 }
 
 /* ---- the witness MSM ------------------------------------------------------ */
@@ -686,6 +1026,8 @@ typedef struct {
     uint8_t *range_sums, *work;
     uint64_t worker_bytes;
     unsigned c;             /* the workspace's window */
+    pl__glv_mode glv;
+    uint8_t *table;         /* PL__GLV_CALL: phi of the big scalars' points */
 } wit_job;
 
 static void range_of(const wit_job *job, size_t task, size_t *lo, size_t *hi)
@@ -723,18 +1065,28 @@ static void gather_task(void *ctx, size_t task, unsigned worker)
     size_t big = job->gr->wit_range(
         job->work + worker * job->worker_bytes,
         job->range_sums + task * job->gr->sum_bytes, job->points, job->scalars,
-        lo, hi, job->idx + at, job->fold + 4 * at, job->c);
+        lo, hi, job->idx + at, job->fold + 4 * at, job->glv != PL__GLV_OFF,
+        job->c);
     assert(big == job->big[task]);
-    (void)big;
+    if (job->table) {
+        size_t pb = job->gr->point_bytes;
+        blst_fp beta;
+        blst_fp_from_uint64(&beta, job->gr->beta);
+        for (size_t j = at; j < at + big; j++) {
+            size_t i = job->idx[j];
+            job->gr->endo(job->table + i * pb, job->points + i * pb, &beta);
+        }
+    }
 }
 
 static pl_status msm_witness(const group *gr, void *out, const uint8_t *points,
-                             const uint8_t *scalars, size_t n, pl__pool *pool,
+                             const uint8_t *scalars, size_t n,
+                             const pl__msm_opts *o, pl__pool *pool,
                              pl_error *err)
 {
     unsigned threads = pl__pool_size(pool);
     if (n > PL__WIT_MAX_N)
-        return msm(gr, out, points, scalars, n, pool, err);
+        return msm(gr, out, points, scalars, n, o, pool, err);
     memset(out, 0, gr->sum_bytes); /* Z = 0: the point at infinity */
     if (n == 0)
         return PL_OK;
@@ -753,23 +1105,32 @@ static pl_status msm_witness(const group *gr, void *out, const uint8_t *points,
     job.offset = ones;
     if (m == 0 && !any_ones)
         return PL_OK;
+    pl__glv_mode glv = mode_of(gr, o);
     wplan w = wplan_for(gr, n, m, any_ones != 0, threads,
-                        wit_c_cap(gr, n, threads));
+                        wit_c_cap(gr, n, threads, glv), glv);
     uint8_t *scratch = pl__alloc(PL_BUF_MSM_SCRATCH, w.total_bytes, err);
     if (!scratch)
         return PL_ENOMEM; /* err was filled by pl__alloc */
     job.range_sums = scratch;
     job.idx = (uint32_t *)(scratch + w.range_sums_bytes);
     job.fold = (uint64_t *)((uint8_t *)job.idx + w.idx_bytes);
-    uint8_t *sums = (uint8_t *)job.fold + w.p.fold_bytes;
+    uint8_t *table = (uint8_t *)job.fold + w.p.fold_bytes;
+    uint8_t *sums = table + w.p.endo_bytes;
     job.work = sums + w.p.sums_bytes;
     job.worker_bytes = w.p.worker_bytes;
     job.c = w.p.c;
+    job.glv = m > 0 ? glv : PL__GLV_OFF;
+    if (w.p.endo_bytes)
+        job.table = table;
     pl__pool_run(pool, job.ranges, gather_task, &job);
     if (m > 0) {
         msm_job tiles = {.gr = gr, .p = &w.p, .points = points, .n = m,
                          .fold = job.fold, .idx = job.idx, .sums = sums,
                          .work = job.work};
+        if (glv == PL__GLV_CALL)
+            tiles.endo = table;
+        else if (glv == PL__GLV_TABLE)
+            tiles.endo = o->endo;
         pl__pool_run(pool, w.p.nx * w.p.nwin, tile_task, &tiles);
         combine_tiles(gr, out, &w.p, sums);
     }
@@ -783,12 +1144,30 @@ pl_status pl__msm_g1_witness(blst_p1 *out, const uint8_t *points,
                              const uint8_t *scalars, size_t n, pl__pool *pool,
                              pl_error *err)
 {
-    return msm_witness(&group_g1, out, points, scalars, n, pool, err);
+    pl__msm_opts d = pl__msm_g1_default_opts();
+    return msm_witness(&group_g1, out, points, scalars, n, &d, pool, err);
+}
+
+pl_status pl__msm_g1_witness_opts(blst_p1 *out, const uint8_t *points,
+                                  const uint8_t *scalars, size_t n,
+                                  const pl__msm_opts *opts, pl__pool *pool,
+                                  pl_error *err)
+{
+    return msm_witness(&group_g1, out, points, scalars, n, opts, pool, err);
+}
+
+pl_status pl__msm_g2_witness_opts(blst_p2 *out, const uint8_t *points,
+                                  const uint8_t *scalars, size_t n,
+                                  const pl__msm_opts *opts, pl__pool *pool,
+                                  pl_error *err)
+{
+    return msm_witness(&group_g2, out, points, scalars, n, opts, pool, err);
 }
 
 pl_status pl__msm_g2_witness(blst_p2 *out, const uint8_t *points,
                              const uint8_t *scalars, size_t n, pl__pool *pool,
                              pl_error *err)
 {
-    return msm_witness(&group_g2, out, points, scalars, n, pool, err);
+    pl__msm_opts d = pl__msm_g2_default_opts();
+    return msm_witness(&group_g2, out, points, scalars, n, &d, pool, err);
 }

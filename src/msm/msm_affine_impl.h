@@ -3,8 +3,9 @@
  * One window tile of the batch-affine Pippenger sum, written once for both
  * groups: msm_affine.c includes this file twice, with PL__F (the field),
  * PL__AFF / PL__JAC (blst's affine and Jacobian points), the field and
- * point operations below and PL__SFX (a name suffix) defined for G1, then
- * for G2.  It has no header guard on purpose, and nothing else includes it.
+ * point operations below (PL__F_ENDO: x of phi(P), see msm.h) and PL__SFX
+ * (a name suffix) defined for G1, then for G2.  It has no header guard on
+ * purpose, and nothing else includes it.
  *
  * A tile sums the signed window digits of a range of points into
  * 2^(c-1) buckets kept in AFFINE coordinates.  An affine addition needs a
@@ -28,6 +29,10 @@
  * Point indices and bucket numbers are kept in 32 and 30 bits (the caller
  * sends sums of 2^32 points or more to msm_blst.c).
  *
+ * With GLV (msm.h) a tile runs over the two halves of each scalar, the
+ * second on phi(P): from a table, or P's x times beta as it is loaded
+ * (PL__F_ENDO); point references in the queue carry which of the two.
+ *
  * For the witness MSM a tile reads its points through an index array
  * (prefetching ahead, as the gathered points are scattered), and
  * wit_range sorts one range of witness scalars: zeros dropped, 1-points
@@ -50,13 +55,17 @@ typedef struct {
     PL__AFF *src;      /* [batch] the addend of each batched addition */
     PL__F *prefix;     /* [batch] products of the earlier denominators */
     uint32_t *dst;     /* [batch] bucket | PL__DBL | PL__CANCEL */
-    uint32_t *queue;   /* [2 * queue] point index, bucket | sign */
+    uint32_t *queue;   /* [2 * queue] point ref, bucket | sign */
     PL__JAC *spill;    /* [spill] */
     uint32_t *spill_b; /* [spill] bucket of each slot */
     PL__AFF *spill_a;  /* [spill] slots normalised to affine */
     PL__F *spill_z;    /* [spill] prefix products of the Z's */
     size_t count, queued, spilled;
     size_t batch;      /* additions per inversion in this tile */
+    /* GLV: phi(P_i) from this table, or P_i's x times beta (in Fp for
+     * both groups) */
+    const uint8_t *endo;
+    blst_fp beta;
 } PL__FN(ws);
 
 static bool PL__FN(f_is_zero)(const PL__F *a)
@@ -261,16 +270,33 @@ static inline void PL__FN(load)(PL__AFF *p, const uint8_t *bytes, bool neg)
     PL__F_CNEG(&p->y, &p->y, neg);
 }
 
+/* Loads the point of a reference: 2 i for P_i, 2 i + 1 for phi(P_i) (GLV
+ * tiles only), negated when neg. */
+static inline void PL__FN(load_ref)(const PL__FN(ws) *ws, PL__AFF *p,
+                                    const uint8_t *points, uint32_t ref,
+                                    bool neg)
+{
+    size_t off = (size_t)(ref >> 1) * sizeof(PL__AFF);
+    if (!(ref & 1)) {
+        PL__FN(load)(p, points + off, neg);
+    } else if (ws->endo) {
+        PL__FN(load)(p, ws->endo + off, neg);
+    } else {
+        PL__FN(load)(p, points + off, neg);
+        PL__F_ENDO(&p->x, &ws->beta);
+    }
+}
+
 /* Retries the parked points once; a second collision goes to a spill slot. */
 static void PL__FN(refeed)(PL__FN(ws) *ws, const uint8_t *points)
 {
     size_t nq = ws->queued;
     ws->queued = 0;
     for (size_t j = 0; j < nq; j++) {
-        uint32_t i = ws->queue[2 * j], e = ws->queue[2 * j + 1];
+        uint32_t ref = ws->queue[2 * j], e = ws->queue[2 * j + 1];
         uint32_t b = e & PL__BUCKET_MASK;
         PL__AFF p;
-        PL__FN(load)(&p, points + (size_t)i * sizeof(PL__AFF), e >> 31);
+        PL__FN(load_ref)(ws, &p, points, ref, e >> 31);
         if (ws->flag[b] & PL__BUSY)
             PL__FN(spill_add)(ws, b, &p);
         else
@@ -361,18 +387,25 @@ static void PL__FN(bucket_sum)(PL__FN(ws) *ws, PL__JAC *out, unsigned c,
  * points idx[lo..hi) & ~PL__IDX_NEG with signs in PL__IDX_NEG, window bits
  * [bit0, bit0 + c) with the Booth carry bit bit0 - 1, into *out.
  *
- * The top window holds only m = 254 - bit0 < c bits, so its digits are
- * 0..2^m: all points would pile onto 2^m buckets and collide.  It spreads
- * them instead over groups = 2^(c-1-m) copies of those buckets (point i
- * into copy i mod groups), which the bucket sum then adds up.
+ * With glv, [lo, hi) counts GLV halves instead: half 2 i is P_i's k_lo, half
+ * 2 i + 1 its k_hi on phi(P_i) (see glv_split), each 2 limbs at fold + 2 h,
+ * magnitude < 2^127 and its sign in bit 127; neg is unused and idx[i]
+ * holds no sign.
+ *
+ * The top window holds only m = top - bit0 < c bits (top = 254, or 127 with
+ * glv), so its digits are 0..2^m: all points would pile onto 2^m buckets
+ * and collide.  It spreads them instead over groups = 2^(c-1-m) copies of
+ * those buckets (point i into copy i mod groups), which the bucket sum then
+ * adds up.
  */
 static void PL__FN(tile)(PL__FN(ws) *ws, PL__JAC *out, const uint8_t *points,
                          const uint64_t *fold, const uint64_t *neg,
-                         const uint32_t *idx, size_t lo, size_t hi,
+                         const uint32_t *idx, bool glv, size_t lo, size_t hi,
                          unsigned bit0, unsigned c)
 {
     size_t nb = (size_t)1 << (c - 1);
-    unsigned m = 254 - bit0 < c - 1 ? 254 - bit0 : c - 1;
+    unsigned top = glv ? 127 : 254;
+    unsigned m = top - bit0 < c - 1 ? top - bit0 : c - 1;
     size_t groups = (size_t)1 << (c - 1 - m), gmask = groups - 1;
     ws->acc = ws->bucket;
     ws->flag = ws->bucket_flag;
@@ -381,42 +414,54 @@ static void PL__FN(tile)(PL__FN(ws) *ws, PL__JAC *out, const uint8_t *points,
     ws->count = ws->queued = ws->spilled = 0;
     ws->batch = batch_for(nb, PL__BATCH);
     for (size_t i = lo; i < hi; i++) {
-        int64_t d = booth_digit(fold + 4 * i, bit0, c);
+        int64_t d;
+        bool sign;
+        if (glv) {
+            const uint64_t *h = fold + 2 * i;
+            uint64_t mag[2] = {h[0], h[1] & ~(1ull << 63)};
+            d = booth_digit(mag, bit0, c, 2);
+            sign = h[1] >> 63;
+        } else {
+            d = booth_digit(fold + 4 * i, bit0, c, 4);
+            sign = false;
+        }
         if (d == 0)
             continue;
-        size_t at = i;
-        bool sign = d < 0;
+        size_t pt = glv ? i >> 1 : i, at = pt;
+        sign ^= d < 0;
         if (idx) {
             if (i + PL__AHEAD < hi) {
                 /* gathered points are scattered: fetch ahead of use */
+                size_t ia = glv ? (i + PL__AHEAD) >> 1 : i + PL__AHEAD;
                 const char *ahead =
                     (const char *)points +
-                    (size_t)(idx[i + PL__AHEAD] & ~PL__IDX_NEG) * sizeof(PL__AFF);
+                    (size_t)(idx[ia] & ~PL__IDX_NEG) * sizeof(PL__AFF);
                 __builtin_prefetch(ahead);
                 __builtin_prefetch(ahead + sizeof(PL__AFF) - 1);
             }
-            at = idx[i] & ~PL__IDX_NEG;
-            sign ^= (bool)(idx[i] >> 31);
-        } else {
+            at = idx[pt] & ~PL__IDX_NEG;
+            if (!glv)
+                sign ^= (bool)(idx[pt] >> 31);
+        } else if (!glv) {
             sign ^= (bool)((neg[i / 64] >> (i % 64)) & 1);
         }
+        uint32_t ref = (uint32_t)(at << 1) | (uint32_t)(glv & i);
         uint32_t b = (uint32_t)((d < 0 ? -d : d) - 1 + ((i & gmask) << m));
-        const uint8_t *bytes = points + at * sizeof(PL__AFF);
         if (ws->flag[b] & PL__BUSY) {
             if (ws->queued < PL__QUEUE) {
-                ws->queue[2 * ws->queued] = (uint32_t)at;
+                ws->queue[2 * ws->queued] = ref;
                 ws->queue[2 * ws->queued + 1] = b | (uint32_t)sign << 31;
                 ws->queued++;
             } else {
                 PL__AFF p;
-                PL__FN(load)(&p, bytes, sign);
+                PL__FN(load_ref)(ws, &p, points, ref, sign);
                 PL__FN(spill_add)(ws, b, &p);
             }
         } else if (!(ws->flag[b] & PL__FULL)) {
-            PL__FN(load)(&ws->acc[b], bytes, sign);
+            PL__FN(load_ref)(ws, &ws->acc[b], points, ref, sign);
             ws->flag[b] = PL__FULL;
         } else {
-            PL__FN(load)(&ws->src[ws->count], bytes, sign);
+            PL__FN(load_ref)(ws, &ws->src[ws->count], points, ref, sign);
             PL__FN(push)(ws, b);
         }
         if (ws->count == ws->batch) {
@@ -483,13 +528,14 @@ static size_t PL__FN(halve)(PL__FN(ws) *ws, size_t k)
  * pairwise, a level of halve() whenever src[] fills (so every addition is
  * in a batch of PL__BATCH / 2 under one inversion), into *out (Jacobian);
  * and writes each other point's index (sign in PL__IDX_NEG) and folded
- * scalar to idx[0..] and fold[0..], in order, for the Pippenger tiles.
+ * scalar to idx[0..] and fold[0..], in order, for the Pippenger tiles
+ * (with glv its two signed GLV halves instead, and no sign in idx).
  * Returns how many it wrote, which the caller counted before (classify).
  */
 static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
                                 const uint8_t *points, const uint8_t *scalars,
                                 size_t lo, size_t hi, uint32_t *idx,
-                                uint64_t *fold)
+                                uint64_t *fold, bool glv)
 {
     size_t k = 0, big = 0;
     for (size_t i = lo; i < hi; i++) {
@@ -507,6 +553,11 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
             continue;
         }
         bool neg = scalar_fold(s);
+        if (glv) {
+            glv_split(fold + 4 * big, s, neg);
+            idx[big++] = (uint32_t)i;
+            continue;
+        }
         memcpy(fold + 4 * big, s, 32);
         idx[big++] = (uint32_t)i | (neg ? PL__IDX_NEG : 0);
     }
@@ -535,6 +586,7 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
 #undef PL__F_MUL3
 #undef PL__F_CNEG
 #undef PL__F_INV
+#undef PL__F_ENDO
 #undef PL__JAC_ADD_AFF
 #undef PL__JAC_ADD
 #undef PL__JAC_FROM_AFF

@@ -8,8 +8,11 @@
  * Forward: bit-reversal permutation, then decimation-in-time butterflies.
  * The first stages (butterfly spans up to PL__NTT_BLOCK elements) run block
  * by block, each block a task that stays in the core's L2; the remaining
- * stages are full passes split into contiguous runs of butterflies, one
- * pl__pool_run (a barrier) per stage.
+ * stages go PL__NTT_COL_STAGES at a time: for those stages the elements
+ * that meet differ only in the stages' bits, so the array splits into
+ * independent columns (PL__NTT_COLS adjacent indices, 2^stages rows), and
+ * each task runs all the chunk's stages on its columns in cache: one pass
+ * over memory per chunk instead of one per stage.
  *
  * Inverse: the same forward transform, then index reversal and scaling,
  * since NTT_{omega^-1}(y)[i] = NTT_omega(y)[-i mod n]; the plan therefore
@@ -17,8 +20,16 @@
  * that final pass.
  *
  * The plan is one accounted allocation (class params): this header, then
- * the twiddles omega^j for j < n/2.  It does not hold inverse twiddles or
- * per-stage copies; twiddles of stage h are read with stride n/(2h).
+ * the twiddles omega^j for j < n/2, then contiguous copies of the twiddles
+ * of the outer stages (half span 2^s for PL__NTT_BLOCK_LOG <= s <= log2n - 2,
+ * about n/2 more): a column block reads 16 adjacent butterflies' twiddles
+ * from one run of cache lines instead of 16 lines a stride apart.  The
+ * block stages read the first table with stride n/(2h).  It holds no
+ * inverse twiddles.
+ *
+ * The bit reversal swaps 16 x 16 tiles (index = hi 4 bits | mid | lo 4
+ * bits, reversed = rev(lo) | rev(mid) | rev(hi)), so both tiles of a swap
+ * sit in cache.
  */
 #include "ntt/ntt.h"
 #include "field/field.h"
@@ -40,6 +51,12 @@
  * cost, and still 8+ tasks per worker at 2^20 to even out the load. */
 #define PL__NTT_GRAIN 8192u
 #define PL__NTT_MAX_LOG 28
+/* The outer stages' column blocks: PL__NTT_COLS adjacent elements (16 x
+ * 32 B = 512 B, 8 cache lines) in each of 2^PL__NTT_COL_STAGES rows, rows
+ * a power of two apart.  Such rows fall into the same cache sets, so a
+ * block keeps 16 rows (16 lines a set: within an L2's ways): 8 KiB. */
+#define PL__NTT_COLS 16u
+#define PL__NTT_COL_STAGES 4u
 
 struct pl__ntt_plan {
     unsigned log2n;
@@ -47,16 +64,28 @@ struct pl__ntt_plan {
     blst_fr n_inv;    /* 1/n */
     blst_fr g, g_inv; /* primitive 2n-th root (odd coset) and its inverse */
     blst_fr *twiddle; /* omega^j, j < n/2, omega = root_of_unity(log2n) */
+    /* stage s's twiddles omega^(j n / 2^(s+1)), j < 2^s, at
+     * stage_tw + 2^s - 2^PL__NTT_BLOCK_LOG, for BLOCK_LOG <= s <= log2n - 2 */
+    blst_fr *stage_tw;
 };
 
 /* The header is padded to 64 bytes so the twiddles start cache-aligned. */
 #define PL__NTT_HEADER_BYTES                                                  \
     ((sizeof(struct pl__ntt_plan) + 63u) & ~(uint64_t)63u)
 
+/* Entries of the outer stages' copies (see stage_tw). */
+static uint64_t stage_tw_count(unsigned log2n)
+{
+    if (log2n < PL__NTT_BLOCK_LOG + 2)
+        return 0;
+    return ((uint64_t)1 << (log2n - 1)) - ((uint64_t)1 << PL__NTT_BLOCK_LOG);
+}
+
 uint64_t pl__ntt_plan_bytes(unsigned log2n)
 {
     uint64_t half = log2n ? (uint64_t)1 << (log2n - 1) : 0;
-    return PL__NTT_HEADER_BYTES + half * sizeof(blst_fr);
+    return PL__NTT_HEADER_BYTES +
+           (half + stage_tw_count(log2n)) * sizeof(blst_fr);
 }
 
 /* Task count for an element-wise pass over m items. */
@@ -83,6 +112,30 @@ typedef struct {
     blst_fr omega;
     size_t count, ntasks;
 } twiddle_job;
+
+typedef struct {
+    const pl__ntt_plan *plan;
+    size_t ntasks;
+} copy_job;
+
+/* stage_tw[e] for e in the task's range: entry e belongs to the stage s
+ * with 2^s - 2^B <= e < 2^(s+1) - 2^B. */
+static void stage_copy_task(void *ctx, size_t task, unsigned worker)
+{
+    copy_job *job = ctx;
+    const pl__ntt_plan *plan = job->plan;
+    size_t count = (size_t)stage_tw_count(plan->log2n);
+    size_t lo = range_lo(count, job->ntasks, task);
+    size_t hi = range_lo(count, job->ntasks, task + 1);
+    size_t base = (size_t)1 << PL__NTT_BLOCK_LOG;
+    for (size_t e = lo; e < hi; e++) {
+        unsigned s = PL__NTT_BLOCK_LOG;
+        while (((size_t)2 << s) - base <= e)
+            s++;
+        size_t j = e - (((size_t)1 << s) - base);
+        plan->stage_tw[e] = plan->twiddle[j << (plan->log2n - 1 - s)];
+    }
+}
 
 static void twiddle_task(void *ctx, size_t task, unsigned worker)
 {
@@ -115,6 +168,7 @@ static pl_status plan_create(pl__ntt_plan **out, unsigned log2n, bool blstrs,
     plan->log2n = log2n;
     plan->n = (size_t)1 << log2n;
     plan->twiddle = (blst_fr *)(block + PL__NTT_HEADER_BYTES);
+    plan->stage_tw = plan->twiddle + plan->n / 2;
 
     blst_fr n_fr;
     uint64_t n_limbs[4] = {plan->n, 0, 0, 0};
@@ -132,6 +186,9 @@ static pl_status plan_create(pl__ntt_plan **out, unsigned log2n, bool blstrs,
     job.ntasks = pass_tasks(job.count, pool);
     if (job.count)
         pl__pool_run(pool, job.ntasks, twiddle_task, &job);
+    copy_job copy = {plan, pass_tasks(stage_tw_count(log2n), pool)};
+    if (stage_tw_count(log2n))
+        pl__pool_run(pool, copy.ntasks, stage_copy_task, &copy);
     *out = plan;
     return PL_OK;
 }
@@ -170,19 +227,50 @@ static size_t bit_reverse(size_t i, unsigned bits)
     return r;
 }
 
+/* Tiles of 2^PL__BITREV_B x 2^PL__BITREV_B elements (see the top). */
+#define PL__BITREV_B 4u
+
+static void swap_fr(blst_fr *a, blst_fr *b)
+{
+    blst_fr t = *a;
+    *a = *b;
+    *b = t;
+}
+
 static void bitrev_task(void *ctx, size_t task, unsigned worker)
 {
     bitrev_job *job = ctx;
-    size_t lo = range_lo(job->n, job->ntasks, task);
-    size_t hi = range_lo(job->n, job->ntasks, task + 1);
-    /* Each pair {i, rev(i)} is swapped by the task owning the smaller
-     * index, so tasks never touch the same pair. */
-    for (size_t i = lo; i < hi; i++) {
-        size_t j = bit_reverse(i, job->log2n);
-        if (i < j) {
-            blst_fr t = job->data[i];
-            job->data[i] = job->data[j];
-            job->data[j] = t;
+    unsigned L = job->log2n, b = PL__BITREV_B;
+    if (L < 2 * b + 1) {
+        /* small: each pair {i, rev(i)} swapped by its smaller index (one
+         * task) */
+        size_t lo = range_lo(job->n, job->ntasks, task);
+        size_t hi = range_lo(job->n, job->ntasks, task + 1);
+        for (size_t i = lo; i < hi; i++) {
+            size_t j = bit_reverse(i, L);
+            if (i < j)
+                swap_fr(&job->data[i], &job->data[j]);
+        }
+        return;
+    }
+    /* The tasks share out the middles; tile mid swaps with tile rev(mid),
+     * done by the task owning the smaller of the two. */
+    unsigned mb = L - 2 * b;
+    size_t mids = (size_t)1 << mb, side = (size_t)1 << b;
+    size_t lo = range_lo(mids, job->ntasks, task);
+    size_t hi = range_lo(mids, job->ntasks, task + 1);
+    for (size_t mid = lo; mid < hi; mid++) {
+        size_t rm = bit_reverse(mid, mb);
+        if (rm < mid)
+            continue;
+        for (size_t h = 0; h < side; h++) {
+            size_t rh = bit_reverse(h, b);
+            for (size_t l = 0; l < side; l++) {
+                size_t i = (h << (L - b)) | (mid << b) | l;
+                size_t j = (bit_reverse(l, b) << (L - b)) | (rm << b) | rh;
+                if (rm != mid || i < j)
+                    swap_fr(&job->data[i], &job->data[j]);
+            }
         }
     }
 }
@@ -192,9 +280,10 @@ static void bitrev_task(void *ctx, size_t task, unsigned worker)
 typedef struct {
     const pl__ntt_plan *plan;
     blst_fr *data;
-    unsigned block_log; /* spans below 2^block_log run inside blocks */
-    unsigned stage_log; /* full pass: half span h = 2^stage_log */
-    size_t ntasks;
+    /* block_task: spans below 2^block_log run inside blocks; column_task:
+     * the chunk's first stage (stage_log) and its stage count (block_log) */
+    unsigned block_log;
+    unsigned stage_log;
 } stage_job;
 
 static void butterfly(blst_fr *a, blst_fr *b, const blst_fr *w)
@@ -228,28 +317,35 @@ static void block_task(void *ctx, size_t task, unsigned worker)
     }
 }
 
-/* One stage with half span h = 2^stage_log, butterflies b in [lo, hi). */
-static void stage_task(void *ctx, size_t task, unsigned worker)
+/* Stages [s0, s0 + r) (s0 >= log2(PL__NTT_COLS)) on one column block:
+ * elements high 2^(s0+r) + kk + m 2^s0 for kk in the task's PL__NTT_COLS
+ * and m < 2^r.  At stage s = s0 + t a butterfly pairs m and m + 2^t (bit
+ * t clear) with twiddle omega_2h^(i mod h), i mod h = kk + (m mod 2^t) 2^s0. */
+static void column_task(void *ctx, size_t task, unsigned worker)
 {
     stage_job *job = ctx;
     const pl__ntt_plan *plan = job->plan;
-    size_t half = plan->n / 2;
-    size_t lo = range_lo(half, job->ntasks, task);
-    size_t hi = range_lo(half, job->ntasks, task + 1);
-    unsigned s = job->stage_log;
-    size_t h = (size_t)1 << s;
-    size_t stride = plan->n >> (s + 1);
-    size_t b = lo;
-    while (b < hi) {
-        size_t k = (b >> s) << (s + 1);
-        size_t j = b & (h - 1);
-        size_t run = h - j; /* butterflies left in this group */
-        if (run > hi - b)
-            run = hi - b;
-        blst_fr *a = job->data + k;
-        for (size_t e = j + run; j < e; j++)
-            butterfly(&a[j], &a[j + h], &plan->twiddle[j * stride]);
-        b += run;
+    unsigned s0 = job->stage_log, r = job->block_log;
+    size_t kblocks = ((size_t)1 << s0) / PL__NTT_COLS;
+    size_t high = task / kblocks, k0 = (task % kblocks) * PL__NTT_COLS;
+    blst_fr *base = job->data + (high << (s0 + r)) + k0;
+    size_t rows = (size_t)1 << r;
+    for (unsigned t = 0; t < r; t++) {
+        unsigned s = s0 + t;
+        size_t half = (size_t)1 << t;
+        /* the last stage's twiddles are the first table itself */
+        const blst_fr *tw = s + 1 == plan->log2n
+                                ? plan->twiddle
+                                : plan->stage_tw + ((size_t)1 << s) -
+                                      ((size_t)1 << PL__NTT_BLOCK_LOG);
+        for (size_t m = 0; m < rows; m++) {
+            if (m & half)
+                continue;
+            blst_fr *a = base + (m << s0), *b = base + ((m + half) << s0);
+            const blst_fr *w = tw + k0 + ((m & (half - 1)) << s0);
+            for (size_t k = 0; k < PL__NTT_COLS; k++)
+                butterfly(&a[k], &b[k], &w[k]);
+        }
     }
 }
 
@@ -265,7 +361,14 @@ void pl__ntt_forward(const pl__ntt_plan *plan, blst_fr *data, pl__pool *pool)
 {
     if (plan->log2n == 0)
         return;
-    bitrev_job br = {data, plan->n, plan->log2n, pass_tasks(plan->n, pool)};
+    bitrev_job br = {data, plan->n, plan->log2n, 1};
+    if (plan->log2n >= 2 * PL__BITREV_B + 1) {
+        /* a tile pair is 16 KiB of work: 8 tasks a worker even it out */
+        size_t mids = (size_t)1 << (plan->log2n - 2 * PL__BITREV_B);
+        br.ntasks = 8 * (size_t)pl__pool_size(pool);
+        if (br.ntasks > mids)
+            br.ntasks = mids;
+    }
     pl__pool_run(pool, br.ntasks, bitrev_task, &br);
 
     stage_job job = {.plan = plan, .data = data};
@@ -273,10 +376,15 @@ void pl__ntt_forward(const pl__ntt_plan *plan, blst_fr *data, pl__pool *pool)
                                                      : PL__NTT_BLOCK_LOG;
     pl__pool_run(pool, plan->n >> job.block_log, block_task, &job);
 
-    job.ntasks = pass_tasks(plan->n / 2, pool);
-    for (unsigned s = job.block_log; s < plan->log2n; s++) {
+    /* the outer stages in column blocks, PL__NTT_COL_STAGES at a time
+     * (block_log is the chunk's stage count from here on) */
+    for (unsigned s = job.block_log; s < plan->log2n; s += job.block_log) {
+        unsigned r = plan->log2n - s;
+        job.block_log = r < PL__NTT_COL_STAGES ? r : PL__NTT_COL_STAGES;
         job.stage_log = s;
-        pl__pool_run(pool, job.ntasks, stage_task, &job);
+        size_t tasks = (plan->n >> (s + job.block_log)) *
+                       (((size_t)1 << s) / PL__NTT_COLS);
+        pl__pool_run(pool, tasks, column_task, &job);
     }
 }
 
