@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Streaming SHA-256 (FIPS 180-4), for content ids (the service's circuit
- * ids).  The circuit gadget keeps its own native reference beside the
- * gadget it checks; this one is the streaming form the service needs.
+ * SHA-256 (FIPS 180-4), the one native implementation: its constants, the
+ * compression (with a round count, for the demo circuit's toy sizes), and
+ * the streaming and one-shot digests.  The service names circuits with it;
+ * the circuit gadget (src/circuit/gadgets/sha256.c) takes its constants
+ * from here and is checked against it.
  */
 #include "util/sha256.h"
 
 #include <string.h>
 
-static const uint32_t k256[64] = {
+const uint32_t pl__sha256_k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
     0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
     0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -26,7 +28,11 @@ static uint32_t rotr(uint32_t x, unsigned n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void compress(uint32_t st[8], const uint8_t p[64])
+const uint32_t pl__sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+                                   0xa54ff53a, 0x510e527f, 0x9b05688c,
+                                   0x1f83d9ab, 0x5be0cd19};
+
+void pl__sha256_compress(uint32_t st[8], const uint8_t p[64], unsigned rounds)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -39,9 +45,9 @@ static void compress(uint32_t st[8], const uint8_t p[64])
     }
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3];
     uint32_t e = st[4], f = st[5], g = st[6], h = st[7];
-    for (int i = 0; i < 64; i++) {
+    for (unsigned i = 0; i < rounds && i < 64; i++) {
         uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) +
-                      ((e & f) ^ (~e & g)) + k256[i] + w[i];
+                      ((e & f) ^ (~e & g)) + pl__sha256_k[i] + w[i];
         uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) +
                       ((a & b) ^ (a & c) ^ (b & c));
         h = g;
@@ -65,10 +71,7 @@ static void compress(uint32_t st[8], const uint8_t p[64])
 
 void pl__sha256_init(pl__sha256 *h)
 {
-    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
-                                   0xa54ff53a, 0x510e527f, 0x9b05688c,
-                                   0x1f83d9ab, 0x5be0cd19};
-    memcpy(h->state, iv, sizeof(iv));
+    memcpy(h->state, pl__sha256_iv, sizeof(h->state));
     h->length = 0;
     h->used = 0;
 }
@@ -85,11 +88,11 @@ void pl__sha256_update(pl__sha256 *h, const void *data, size_t len)
         len -= take;
         if (h->used < 64)
             return;
-        compress(h->state, h->block);
+        pl__sha256_compress(h->state, h->block, 64);
         h->used = 0;
     }
     for (; len >= 64; p += 64, len -= 64)
-        compress(h->state, p);
+        pl__sha256_compress(h->state, p, 64);
     memcpy(h->block, p, len);
     h->used = len;
 }
@@ -100,13 +103,13 @@ void pl__sha256_final(pl__sha256 *h, uint8_t out[32])
     h->block[h->used++] = 0x80;
     if (h->used > 56) {
         memset(h->block + h->used, 0, 64 - h->used);
-        compress(h->state, h->block);
+        pl__sha256_compress(h->state, h->block, 64);
         h->used = 0;
     }
     memset(h->block + h->used, 0, 56 - h->used);
     for (int i = 0; i < 8; i++)
         h->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-    compress(h->state, h->block);
+    pl__sha256_compress(h->state, h->block, 64);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (uint8_t)(h->state[i] >> 24);
         out[4 * i + 1] = (uint8_t)(h->state[i] >> 16);
@@ -123,4 +126,12 @@ void pl__sha256_hex(char out[65], const uint8_t digest[32])
         out[2 * i + 1] = hex[digest[i] & 15];
     }
     out[64] = '\0';
+}
+
+void pl__sha256_digest(uint8_t out[32], const void *msg, size_t len)
+{
+    pl__sha256 h;
+    pl__sha256_init(&h);
+    pl__sha256_update(&h, msg, len);
+    pl__sha256_final(&h, out);
 }

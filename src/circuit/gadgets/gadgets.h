@@ -20,6 +20,7 @@
 #define PL_CIRCUIT_GADGETS_H
 
 #include "circuit/cs.h"
+#include "util/sha256.h"
 
 typedef struct pl__bit {
     uint8_t value;   /* 0 or 1 */
@@ -89,13 +90,8 @@ void pl__u32_add(pl_cs *cs, pl__u32 *out, const pl__u32 *const *words,
 
 /* ---- SHA-256 ----------------------------------------------------------- */
 
-extern const uint32_t pl__sha256_iv[8];
-
-/* Native reference: `rounds` of the 64 (64 is SHA-256), then the
- * feed-forward addition. */
-void pl__sha256_compress_native(uint32_t state[8], const uint8_t block[64],
-                                unsigned rounds);
-void pl__sha256_native(uint8_t out[32], const uint8_t *msg, size_t len);
+/* The native SHA-256 the gadgets are checked against, and its constants
+ * (pl__sha256_iv, pl__sha256_compress, pl__sha256_digest): util/sha256.h. */
 
 /* state (in and out) and the block's 16 words, as the native one. */
 void pl__sha256_compress_gadget(pl_cs *cs, pl__u32 state[8],

@@ -23,11 +23,11 @@ void pl__node_native(uint8_t out[32], const uint8_t left[32],
     memcpy(block, left, 32);
     memcpy(block + 32, right, 32);
     if (hash == PL__NODE_FULL) {
-        pl__sha256_native(out, block, 64);
+        pl__sha256_digest(out, block, 64);
     } else {
         uint32_t st[8];
         memcpy(st, pl__sha256_iv, sizeof(st));
-        pl__sha256_compress_native(st, block, rounds);
+        pl__sha256_compress(st, block, rounds);
         for (unsigned i = 0; i < 8; i++) {
             out[4 * i] = (uint8_t)(st[i] >> 24);
             out[4 * i + 1] = (uint8_t)(st[i] >> 16);
