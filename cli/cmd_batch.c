@@ -66,43 +66,6 @@ static const cli_opt batch_opts[] = {
     {NULL},
 };
 
-/* "dir/x.wtns" -> "x" (malloc'd) */
-static char *witness_name(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
-        len -= 5;
-    char *name = malloc(len + 1);
-    if (name) {
-        memcpy(name, base, len);
-        name[len] = '\0';
-    }
-    return name;
-}
-
-/* The output name of each witness (*names: n, each freed by the caller
- * even on failure); two witnesses that would write one file are refused. */
-static pl_status output_names(char ***names, const char *const *witnesses,
-                              size_t n, pl_error *err)
-{
-    if (!(*names = calloc(n, sizeof(char *))))
-        return PL_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        if (!((*names)[i] = witness_name(witnesses[i])))
-            return PL_ENOMEM;
-        for (size_t k = 0; k < i; k++)
-            if (strcmp((*names)[k], (*names)[i]) == 0) {
-                snprintf(err->msg, sizeof(err->msg), "%.70s and %.70s would "
-                         "both write %.40s.proof.json", witnesses[k],
-                         witnesses[i], (*names)[i]);
-                return PL_EUSAGE;
-            }
-    }
-    return PL_OK;
-}
-
 /* --print-plan: the bytes one partition (with the first witness's file
  * size) and the circuit reserve. */
 static void print_plan(const pl_circuit *circuit, const char *witness)
@@ -247,7 +210,7 @@ static int batch_run(batch_options *o)
     char **names = NULL;
     batch_run_state b = {0};
     pl_status st;
-    if ((st = output_names(&names, o->witnesses, o->n, &err)) ||
+    if ((st = cli_output_names(&names, o->witnesses, o->n, &err)) ||
         (st = cli_make_dir(o->out_dir, false, &err)) ||
         (st = check_outputs(o, names, &err)))
         goto done;

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "client.h"
+#include "job.h"
 #include "options.h"
 
 #include <stdio.h>
@@ -415,41 +416,6 @@ static pl_status upload_witnesses(pl__client *cl, const char *job,
     return PL_OK;
 }
 
-/* "dir/x.wtns" -> "x" (malloc'd), as batch names its outputs */
-static char *witness_name(const char *path)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
-        len -= 5;
-    char *name = malloc(len + 1);
-    if (name) {
-        memcpy(name, base, len);
-        name[len] = '\0';
-    }
-    return name;
-}
-
-static pl_status submit_names(char ***names, const char *const *witnesses,
-                              size_t n, pl_error *err)
-{
-    if (!(*names = calloc(n, sizeof(char *))))
-        return PL_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        if (!((*names)[i] = witness_name(witnesses[i])))
-            return PL_ENOMEM;
-        for (size_t k = 0; k < i; k++)
-            if (strcmp((*names)[k], (*names)[i]) == 0) {
-                snprintf(err->msg, sizeof(err->msg), "%.70s and %.70s would "
-                         "both write %.40s.proof.json", witnesses[k],
-                         witnesses[i], (*names)[i]);
-                return PL_EUSAGE;
-            }
-    }
-    return PL_OK;
-}
-
 static int submit_run(const client_common *cc, const submit_options *o,
                       const char *const *witnesses, size_t n)
 {
@@ -469,7 +435,7 @@ static int submit_run(const client_common *cc, const submit_options *o,
         }
     if (o->out_dir) {
         const char *inputs[1] = {o->zkey};
-        if ((st = submit_names(&names, witnesses, n, &err)) ||
+        if ((st = cli_output_names(&names, witnesses, n, &err)) ||
             (st = cli_make_dir(o->out_dir, false, &err)) ||
             (st = check_outputs(o->out_dir, names, n, inputs, 1, &err)))
             goto done;

@@ -256,3 +256,40 @@ pl_status cli_write_figures(const cli_engine_options *o, pl_engine *engine,
         st = pl_engine_write_report_file(o->report, stats, total, &run, err);
     return st;
 }
+
+/* "dir/x.wtns" -> "x" (malloc'd) */
+static char *witness_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
+        len -= 5;
+    char *name = malloc(len + 1);
+    if (name) {
+        memcpy(name, base, len);
+        name[len] = '\0';
+    }
+    return name;
+}
+
+/* The output name of each witness (*names: n, each freed by the caller
+ * even on failure); two witnesses that would write one file are refused. */
+pl_status cli_output_names(char ***names, const char *const *witnesses,
+                              size_t n, pl_error *err)
+{
+    if (!(*names = calloc(n, sizeof(char *))))
+        return PL_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        if (!((*names)[i] = witness_name(witnesses[i])))
+            return PL_ENOMEM;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp((*names)[k], (*names)[i]) == 0) {
+                snprintf(err->msg, sizeof(err->msg), "%.70s and %.70s would "
+                         "both write %.40s.proof.json", witnesses[k],
+                         witnesses[i], (*names)[i]);
+                return PL_EUSAGE;
+            }
+    }
+    return PL_OK;
+}

@@ -86,4 +86,11 @@ pl_status cli_write_figures(const cli_engine_options *o, pl_engine *engine,
                             const pl_run_item *items, size_t n_items,
                             double wall, pl_error *err);
 
+/* The output name of each witness ("dir/x.wtns" -> "x": x.proof.json and
+ * x.public.json, as batch and submit --wait write them; *names: n, each
+ * freed by the caller even on failure); two witnesses that would write one
+ * file are refused (PL_EUSAGE). */
+pl_status cli_output_names(char ***names, const char *const *witnesses,
+                           size_t n, pl_error *err);
+
 #endif /* PL_CLI_JOB_H */

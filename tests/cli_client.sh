@@ -37,7 +37,7 @@ usage "needs --circuit ID or --zkey FILE" submit "$w"
 usage "needs --circuit ID or --zkey FILE" submit --circuit "$id" --zkey "$z" "$w"
 usage "needs at least one witness" submit --circuit "$id"
 usage "--out needs --wait" submit --circuit "$id" --out "$work/o" "$w"
-usage "--priority is high, normal or low, not 'urgent'" submit --circuit "$id" --priority urgent "$w"
+usage "--priority is critical, high, normal or low, not 'urgent'" submit --circuit "$id" --priority urgent "$w"
 usage "unknown option" submit --circuit "$id" --bogus "$w"
 usage "takes no arguments" jobs extra
 usage "--state is receiving, queued" jobs --state sleeping
