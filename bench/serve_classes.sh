@@ -3,8 +3,8 @@
 # make bench-classes: the story's mix at small scale (issue 19), not part of
 # make test.  A `proofline serve` (loopback, a budget for SERVE_PARTS large
 # partitions) receives a queue of normal jobs of a large circuit (2^LARGE,
-# the demo circuit) and, every GAP seconds, one job of a small circuit
-# (2^SMALL), twice:
+# the demo circuit; kept at NORMAL waiting jobs throughout) and, every GAP
+# seconds, one job of a small circuit (2^SMALL), twice:
 #   - classes: the small jobs are `critical`;
 #   - none: the small jobs are `normal` like the rest;
 # and prints key=value lines: the small jobs' latency from submit to proof
@@ -12,15 +12,15 @@
 # jobs' throughput in each run over the same window (what the classes cost
 # them).  Every small proof is verified.  Ratios, not seconds, mean
 # something on a shared machine.
-#   CLASSES_LARGE=15 CLASSES_SMALL=10 CLASSES_NORMAL=24 CLASSES_SMALL_JOBS=8
-#   CLASSES_GAP=2 SERVE_PARTS=2 SERVE_PW=2
+#   CLASSES_LARGE=16 CLASSES_SMALL=10 CLASSES_NORMAL=12 CLASSES_SMALL_JOBS=8
+#   CLASSES_GAP=1 SERVE_PARTS=2 SERVE_PW=2
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 bin="$build/proofline"
 work="$build/bench/classes"
-large=${CLASSES_LARGE:-15} small=${CLASSES_SMALL:-10}
-n_normal=${CLASSES_NORMAL:-24} n_small=${CLASSES_SMALL_JOBS:-8}
-gap=${CLASSES_GAP:-2} parts=${SERVE_PARTS:-2} pw=${SERVE_PW:-2}
+large=${CLASSES_LARGE:-16} small=${CLASSES_SMALL:-10}
+n_normal=${CLASSES_NORMAL:-12} n_small=${CLASSES_SMALL_JOBS:-8}
+gap=${CLASSES_GAP:-1} parts=${SERVE_PARTS:-2} pw=${SERVE_PW:-2}
 mkdir -p "$work"
 [ -x "$bin" ] || { echo "serve_classes: no $bin (make build first)" >&2; exit 2; }
 command -v curl >/dev/null || { echo "serve_classes: needs curl" >&2; exit 2; }
@@ -48,8 +48,12 @@ L=$work/k$large S=$work/k$small
 "$bin" batch --zkey "$L/circuit.zkey" --out "$work/plan" --print-plan "$L/p0.wtns" >"$work/plan.txt"
 part=$(sed -n 's/^partition_bytes=//p' "$work/plan.txt")
 resident=$(sed -n 's/^resident_bytes=//p' "$work/plan.txt")
-# room for the large circuit, `parts` of its partitions, and the small one
-budget=$((resident + parts * part + 64 * 1024 * 1024))
+"$bin" batch --zkey "$S/circuit.zkey" --out "$work/plan" --print-plan "$S/p0.wtns" >"$work/plan-small.txt"
+resident_small=$(sed -n 's/^resident_bytes=//p' "$work/plan-small.txt")
+# both circuits resident and `parts` large partitions, nothing more: a
+# small partition is claimed only in room a large one gave back, so it
+# waits its turn (without classes) or goes first (critical)
+budget=$((resident + resident_small + parts * part))
 
 run() { # name small_priority: one run; key=value lines
     local name=$1 prio=$2 data="$work/data-$1" i
@@ -62,15 +66,34 @@ run() { # name small_priority: one run; key=value lines
     local lid sid
     lid=$("$bin" submit --server "$url" --zkey "$L/circuit.zkey" --priority normal "$L/p0.wtns")
     local t_start; t_start=$(date +%s.%N)
-    for i in $(seq 2 "$n_normal"); do
-        "$bin" submit --server "$url" --zkey "$L/circuit.zkey" --priority normal "$L/p0.wtns" >/dev/null
+    local lcid scid feeder
+    lcid=$(sha256sum "$L/circuit.zkey" | cut -d' ' -f1)
+    for i in $(seq 2 "$n_normal"); do # registered: by id, no hashing
+        "$bin" submit --server "$url" --circuit "$lcid" --priority normal "$L/p0.wtns" >/dev/null
     done
+    # the large queue never runs dry while the small jobs come: topped up
+    # to n_normal waiting partitions
+    rm -f "$work/stop-feeder"
+    (
+        while [ ! -e "$work/stop-feeder" ]; do
+            q=$(curl -sS "$url/v1/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["queue"]["normal"])' 2>/dev/null || echo "$n_normal")
+            if [ "$q" -lt "$n_normal" ]; then
+                "$bin" submit --server "$url" --circuit "$lcid" --priority normal "$L/p0.wtns" >/dev/null || true
+            else
+                sleep 0.2
+            fi
+        done
+    ) &
+    feeder=$!
+    curl -sS -o /dev/null -H 'Content-Type: application/octet-stream' \
+        --data-binary "@$S/circuit.zkey" "$url/v1/circuits" # registered
+    scid=$(sha256sum "$S/circuit.zkey" | cut -d' ' -f1)
     : >"$work/lat-$name"
     for i in $(seq "$n_small"); do
         sleep "$gap"
         local t0 t1
         t0=$(date +%s.%N)
-        "$bin" submit --server "$url" --zkey "$S/circuit.zkey" --priority "$prio" --wait \
+        "$bin" submit --server "$url" --circuit "$scid" --priority "$prio" --wait \
             --out "$work/out-$name-$i" "$S/p0.wtns" >/dev/null
         t1=$(date +%s.%N)
         awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >>"$work/lat-$name"
@@ -80,6 +103,7 @@ run() { # name small_priority: one run; key=value lines
         done
     done
     local t_end; t_end=$(date +%s.%N)
+    touch "$work/stop-feeder"; wait "$feeder" 2>/dev/null || true
     # large jobs done within the window
     local done_n
     done_n=$("$bin" jobs --server "$url" --state done --limit 1000 --json |
