@@ -657,13 +657,16 @@ pl_status pl__plan_run(pl__plan_result *out, const pl__plan_config *cfg,
     uint64_t resident = pl__plan_resident(&cfg->bytes);
     out->resident_bytes = resident;
     out->partition_bytes = s.r.total;
-    char b1[24], b2[24], b3[24];
+    char b1[24], b2[24], b3[24], b4[24];
+    uint64_t smallest = pl__sched_smallest_budget(resident, s.r.total);
     /* the engine's open (reserve_resident) and submission (never_fits) */
     if (!pl__sched_can_fit(s.budget, 0, resident))
         return pl__error_set(err, PL_EBUDGET, "the circuit's resident bytes "
-                             "(%s) do not fit the budget of %s",
+                             "(%s) do not fit the budget of %s: the smallest "
+                             "budget that works is %s",
                              pl_format_bytes(b1, sizeof(b1), resident),
-                             pl_format_bytes(b2, sizeof(b2), s.budget));
+                             pl_format_bytes(b2, sizeof(b2), s.budget),
+                             pl_format_bytes(b3, sizeof(b3), smallest));
     if (!pl__sched_can_fit(s.budget, resident, s.r.total))
         return pl__error_set(err, PL_EBUDGET, "a partition needs %s but the "
                              "budget is %s and the circuit holds %s of it "
@@ -671,9 +674,7 @@ pl_status pl__plan_run(pl__plan_result *out, const pl__plan_config *cfg,
                              pl_format_bytes(b1, sizeof(b1), s.r.total),
                              pl_format_bytes(b2, sizeof(b2), s.budget),
                              pl_format_bytes(b3, sizeof(b3), resident),
-                             pl_format_bytes(b3, sizeof(b3),
-                                             pl__sched_smallest_budget(
-                                                 resident, s.r.total)));
+                             pl_format_bytes(b4, sizeof(b4), smallest));
     if (!cfg->jobs || !cfg->partitions || !cfg->duration)
         return pl__error_set(err, PL_EUSAGE, "plan: no jobs, no partitions "
                              "or no stage costs");
