@@ -103,7 +103,7 @@ static void prf(uint8_t out[32], prf_state *s, char tag, uint64_t a,
     p[0] = (uint8_t)tag;
     put_le64(p + 1, a);
     put_le64(p + 9, b);
-    pl__sha256_native(out, s->buf, s->seed_len + 9 + 17);
+    pl__sha256_digest(out, s->buf, s->seed_len + 9 + 17);
 }
 
 pl_status porep_inputs_create(porep_inputs **out,
