@@ -117,6 +117,43 @@ static const char schema_v1[] =
     " seq, idx) WHERE state = 'queued';"
     "INSERT INTO proofline.meta (version) VALUES (1);";
 
+/* Version 2, one step from version 1 (a new store runs both): every
+ * failed attempt kept (its rows go with its partition's), the workers'
+ * rows for the cluster's view, and the live claims by owner (what a
+ * heartbeat renews, without reading every claimed row). */
+static const char schema_v2[] =
+    "CREATE TABLE proofline.attempts ("
+    " job_id text NOT NULL,"
+    " idx integer NOT NULL,"
+    " attempt integer NOT NULL CHECK (attempt > 0),"
+    " owner text NOT NULL,"
+    " fence bigint NOT NULL,"
+    " retried boolean NOT NULL,"
+    " at_ms bigint NOT NULL,"
+    " error text NOT NULL,"
+    " PRIMARY KEY (job_id, idx, attempt),"
+    " FOREIGN KEY (job_id, idx) REFERENCES proofline.partitions(job_id, idx)"
+    "  ON DELETE CASCADE);"
+    "CREATE TABLE proofline.workers ("
+    " id text PRIMARY KEY,"
+    " host text NOT NULL,"
+    " pid bigint NOT NULL,"
+    " backend text NOT NULL,"
+    " gpus text NOT NULL,"
+    " budget_bytes bigint NOT NULL,"
+    " reserved_bytes bigint NOT NULL,"
+    " status_json text NOT NULL,"
+    " gone boolean NOT NULL,"
+    " started_ms bigint NOT NULL,"
+    " heartbeat_ms bigint NOT NULL);"
+    "CREATE INDEX partitions_claims ON proofline.partitions(owner)"
+    " WHERE state = 'claimed';"
+    "UPDATE proofline.meta SET version = 2;";
+
+/* The steps, by the version each one makes. */
+static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
+    NULL, schema_v1, schema_v2};
+
 #define CIRCUIT_COLS                                                          \
     "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
     "witness_bytes, partition_bytes, created_ms"
@@ -133,6 +170,8 @@ static const char schema_v1[] =
 #define CIRCUITS "proofline.circuits"
 #define JOBS "proofline.jobs"
 #define PARTS "proofline.partitions"
+#define ATTEMPTS "proofline.attempts"
+#define WORKERS "proofline.workers"
 
 #define STMT_MAP(X)                                                           \
     X(PS_CIRCUIT_PUT,                                                         \
@@ -238,6 +277,47 @@ static const char schema_v1[] =
       "FOR UPDATE) AND j.id = p.job_id AND p.state = 'claimed' AND "          \
       "(p.lease_until <= " NOW_MS " OR p.owner = $1::text) RETURNING "        \
       "p.state")                                                              \
+    X(PS_ATTEMPT_COUNT, "SELECT count(*) FROM " ATTEMPTS " WHERE "            \
+                        "job_id = $1::text AND idx = $2::integer")            \
+    X(PS_ATTEMPT_INSERT,                                                      \
+      "INSERT INTO " ATTEMPTS " (job_id, idx, attempt, owner, fence, "        \
+      "retried, at_ms, error) VALUES ($1::text, $2::integer, $3::integer, "   \
+      "$4::text, $5::bigint, $6::boolean, " NOW_MS ", $7::text)")             \
+    /* A retry: back to the queue, or cancelled if the job ended. */          \
+    X(PS_PART_RETRY,                                                          \
+      "UPDATE " PARTS " p SET state = CASE WHEN j.state IN ('queued', "       \
+      "'running') THEN 'queued' ELSE 'cancelled' END, owner = '', "           \
+      "lease_until = 0, error = $5::text FROM " JOBS " j WHERE j.id = "       \
+      "p.job_id AND p.job_id = $1::text AND p.idx = $2::integer AND "         \
+      "p.state = 'claimed' AND p.owner = $3::text AND p.fence = $4::bigint "  \
+      "RETURNING p.state")                                                    \
+    X(PS_ATTEMPTS_COUNT, "SELECT count(*) FROM " ATTEMPTS " WHERE "           \
+                         "job_id = $1::text")                                 \
+    X(PS_ATTEMPTS_PAGE,                                                       \
+      "SELECT job_id, idx, attempt, owner, fence, retried, at_ms, error "     \
+      "FROM " ATTEMPTS " WHERE job_id = $1::text ORDER BY idx, attempt "      \
+      "LIMIT $2::bigint")                                                     \
+    /* $10: true registers (started now), false renews. */                    \
+    X(PS_WORKER_PUT,                                                          \
+      "INSERT INTO " WORKERS " AS w (id, host, pid, backend, gpus, "          \
+      "budget_bytes, reserved_bytes, status_json, gone, started_ms, "         \
+      "heartbeat_ms) VALUES ($1::text, $2::text, $3::bigint, $4::text, "      \
+      "$5::text, $6::bigint, $7::bigint, $8::text, false, " NOW_MS ", "       \
+      NOW_MS ") ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = "  \
+      "excluded.pid, backend = excluded.backend, gpus = excluded.gpus, "      \
+      "budget_bytes = excluded.budget_bytes, reserved_bytes = "               \
+      "excluded.reserved_bytes, status_json = excluded.status_json, gone = "  \
+      "false, started_ms = CASE WHEN $9::boolean THEN excluded.started_ms "   \
+      "ELSE w.started_ms END, heartbeat_ms = excluded.heartbeat_ms")          \
+    X(PS_WORKER_GONE, "UPDATE " WORKERS " SET gone = true WHERE "             \
+                      "id = $1::text")                                        \
+    X(PS_WORKER_PAGE,                                                         \
+      "SELECT id, host, pid, backend, gpus, budget_bytes, reserved_bytes, "   \
+      "status_json, gone, started_ms, heartbeat_ms, " NOW_MS " - "            \
+      "heartbeat_ms FROM " WORKERS " WHERE id > $1::text ORDER BY id LIMIT "  \
+      "$2::bigint")                                                           \
+    X(PS_PURGE_WORKERS, "DELETE FROM " WORKERS " WHERE heartbeat_ms < "       \
+                        "$1::bigint")                                         \
     X(PS_COUNT_JOBS, "SELECT state, count(*) FROM " JOBS " GROUP BY state")   \
     X(PS_COUNT_QUEUED, "SELECT priority, count(*) FROM " PARTS " WHERE "      \
                        "state = 'queued' GROUP BY priority")                  \
@@ -1062,12 +1142,249 @@ static pl_status pg_complete(pl__store *store, const char *job_id,
                      owner, fence, proof_path, "recording a proof", err);
 }
 
+typedef struct fail_args {
+    part_args part;
+    bool retry;
+    uint32_t max_attempts;
+    bool *requeued;
+} fail_args;
+
+/* A failed attempt: kept in attempts, then the partition requeued (a
+ * retry) or ended with its job.  The job's partitions are locked first
+ * (a final failure cancels the others), then the claim is checked. */
+static pl_status body_fail(pg_store *s, void *arg, pl_error *err)
+{
+    fail_args *f = arg;
+    part_args *a = &f->part;
+    const char *what = "recording a failure";
+    *f->requeued = false;
+    pl_status status = lock_parts(s, a->job_id, err);
+    pl__store_partition part;
+    if (status == PL_OK)
+        status = get_part(s, a->job_id, a->index, &part, err);
+    if (status != PL_OK)
+        return status;
+    if (part.state != PL__PART_CLAIMED || strcmp(part.owner, a->owner) != 0 ||
+        part.fence != a->fence)
+        return pl__error_set(
+            err, PL_ECANCELLED,
+            "%s: job %s partition %u: the claim was lost (owner %s, fence "
+            "%llu; the partition is %s, owner %s, fence %llu)",
+            s->name, a->job_id, a->index, a->owner,
+            (unsigned long long)a->fence, pl__part_state_name(part.state),
+            part.owner[0] ? part.owner : "none",
+            (unsigned long long)part.fence);
+    num k = i64(a->index), fence = u64(a->fence);
+    const char *pc[] = {a->job_id, k.s};
+    PGresult *r = q(s, PS_ATTEMPT_COUNT, 2, pc, what, err);
+    if (!r)
+        return err->code;
+    int64_t n = get_i64(r, 0, 0) + 1; /* this attempt */
+    PQclear(r);
+    const char *p[] = {a->job_id, k.s, a->owner, fence.s, a->text};
+    if (f->retry && n < (int64_t)f->max_attempts) {
+        r = q(s, PS_PART_RETRY, 5, p, what, err);
+        if (!r)
+            return err->code;
+        /* A job that ended meanwhile cancels it instead. */
+        *f->requeued =
+            PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "queued") == 0;
+        PQclear(r);
+    } else {
+        char job_msg[PL__STORE_MSG_MAX];
+        if (n > 1) {
+            char longer[PL__STORE_MSG_MAX + 64];
+            snprintf(longer, sizeof(longer), "after %lld attempts: %s",
+                     (long long)n, a->text);
+            pl__store_message(job_msg, longer);
+        } else {
+            pl__store_copy(job_msg, sizeof(job_msg), a->text);
+        }
+        const char *pj[] = {a->job_id, job_msg};
+        status = q_run(s, PS_PART_FAIL, 5, p, NULL, what, err);
+        if (status == PL_OK)
+            status = q_run(s, PS_JOB_FAIL, 2, pj, NULL, what, err);
+        if (status == PL_OK)
+            status = q_run(s, PS_PARTS_CANCEL_PENDING, 1, pj, NULL, what,
+                           err);
+    }
+    num attempt = i64(n);
+    const char *pa[] = {a->job_id, k.s, attempt.s, a->owner, fence.s,
+                        *f->requeued ? "true" : "false", a->text};
+    if (status == PL_OK)
+        status = q_run(s, PS_ATTEMPT_INSERT, 7, pa, NULL, what, err);
+    return status;
+}
+
 static pl_status pg_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
+                         bool retry, uint32_t max_attempts, bool *requeued,
                          pl_error *err)
 {
-    return end_claim(store, PS_PART_FAIL, PS_JOB_FAIL, job_id, index, owner,
-                     fence, msg, "recording a failure", err);
+    fail_args f = {{.job_id = job_id, .index = index, .owner = owner,
+                    .fence = fence, .text = msg},
+                   retry, max_attempts, requeued};
+    return txn(pg(store), TXN_WRITE, body_fail, &f, err);
+}
+
+typedef struct attempts_args {
+    const char *job_id;
+    pl__store_attempt *out;
+    size_t cap, *count;
+} attempts_args;
+
+static pl_status body_attempts(pg_store *s, void *arg, pl_error *err)
+{
+    attempts_args *a = arg;
+    pl_status status = get_job(s, a->job_id, NULL, err);
+    if (status != PL_OK)
+        return status;
+    const char *p1[] = {a->job_id};
+    PGresult *r = q(s, PS_ATTEMPTS_COUNT, 1, p1, "reading attempts", err);
+    if (!r)
+        return err->code;
+    *a->count = get_u64(r, 0, 0);
+    PQclear(r);
+    num cap = u64(a->cap);
+    const char *p[] = {a->job_id, cap.s};
+    r = q(s, PS_ATTEMPTS_PAGE, 2, p, "reading attempts", err);
+    if (!r)
+        return err->code;
+    for (int i = 0; i < PQntuples(r) && (size_t)i < a->cap; i++) {
+        pl__store_attempt *t = &a->out[i];
+        memset(t, 0, sizeof(*t));
+        pl__store_copy(t->job_id, sizeof(t->job_id), PQgetvalue(r, i, 0));
+        t->index = (uint32_t)get_i64(r, i, 1);
+        t->attempt = (uint32_t)get_i64(r, i, 2);
+        pl__store_copy(t->owner, sizeof(t->owner), PQgetvalue(r, i, 3));
+        t->fence = get_u64(r, i, 4);
+        t->retried = strcmp(PQgetvalue(r, i, 5), "t") == 0;
+        t->at_unix_ms = get_i64(r, i, 6);
+        pl__store_copy(t->error, sizeof(t->error), PQgetvalue(r, i, 7));
+    }
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_attempts(pl__store *store, const char *job_id,
+                             pl__store_attempt *out, size_t cap,
+                             size_t *count, pl_error *err)
+{
+    attempts_args a = {job_id, out, cap, count};
+    return txn(pg(store), TXN_READ, body_attempts, &a, err);
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+
+typedef struct worker_args {
+    const pl__store_worker *w;
+    bool fresh;
+    int64_t lease_ms;
+} worker_args;
+
+static pl_status body_worker_put(pg_store *s, void *arg, pl_error *err)
+{
+    worker_args *a = arg;
+    const pl__store_worker *w = a->w;
+    num pid = i64(w->pid), budget = u64(w->budget_bytes),
+        reserved = u64(w->reserved_bytes);
+    const char *p[] = {w->id,    w->host,     pid.s,
+                       w->backend, w->gpus,   budget.s,
+                       reserved.s,
+                       w->status_json[0] ? w->status_json : "{}",
+                       a->fresh ? "true" : "false"};
+    pl_status status =
+        q_run(s, PS_WORKER_PUT, 9, p, NULL, "recording a worker", err);
+    if (status == PL_OK && a->lease_ms > 0) {
+        num lease = i64(a->lease_ms);
+        const char *ph[] = {w->id, lease.s};
+        status = q_run(s, PS_HEARTBEAT, 2, ph, NULL, "renewing leases", err);
+    }
+    return status;
+}
+
+static pl_status pg_worker_put(pl__store *store, const pl__store_worker *w,
+                               bool fresh, int64_t lease_ms, pl_error *err)
+{
+    worker_args a = {w, fresh, lease_ms};
+    return txn(pg(store), lease_ms > 0 ? TXN_WRITE : TXN_NONE,
+               body_worker_put, &a, err);
+}
+
+static pl_status body_worker_gone(pg_store *s, void *arg, pl_error *err)
+{
+    const char *p[] = {arg};
+    return q_run(s, PS_WORKER_GONE, 1, p, NULL, "recording a worker's exit",
+                 err);
+}
+
+static pl_status pg_worker_gone(pl__store *store, const char *id,
+                                pl_error *err)
+{
+    return txn(pg(store), TXN_NONE, body_worker_gone, (void *)id, err);
+}
+
+typedef struct wpage_args {
+    const char *after;
+    pl__store_worker *rows;
+    size_t n;
+} wpage_args;
+
+static pl_status body_worker_page(pg_store *s, void *arg, pl_error *err)
+{
+    wpage_args *a = arg;
+    num lim = i64(PL__STORE_LIST_PAGE);
+    const char *p[] = {a->after, lim.s};
+    PGresult *r = q(s, PS_WORKER_PAGE, 2, p, "listing workers", err);
+    if (!r)
+        return err->code;
+    a->n = 0;
+    for (int i = 0; i < PQntuples(r) && a->n < PL__STORE_LIST_PAGE; i++) {
+        pl__store_worker *w = &a->rows[a->n++];
+        memset(w, 0, sizeof(*w));
+        pl__store_copy(w->id, sizeof(w->id), PQgetvalue(r, i, 0));
+        pl__store_copy(w->host, sizeof(w->host), PQgetvalue(r, i, 1));
+        w->pid = get_i64(r, i, 2);
+        pl__store_copy(w->backend, sizeof(w->backend), PQgetvalue(r, i, 3));
+        pl__store_copy(w->gpus, sizeof(w->gpus), PQgetvalue(r, i, 4));
+        w->budget_bytes = get_u64(r, i, 5);
+        w->reserved_bytes = get_u64(r, i, 6);
+        pl__store_copy(w->status_json, sizeof(w->status_json),
+                       PQgetvalue(r, i, 7));
+        w->gone = strcmp(PQgetvalue(r, i, 8), "t") == 0;
+        w->started_unix_ms = get_i64(r, i, 9);
+        w->heartbeat_unix_ms = get_i64(r, i, 10);
+        w->age_ms = get_i64(r, i, 11);
+    }
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_worker_list(pl__store *store, pl__store_worker_fn fn,
+                                void *user, pl_error *err)
+{
+    pg_store *s = pg(store);
+    pl__store_worker *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "%s: listing workers", s->name);
+    char after[PL__STORE_OWNER_MAX] = "";
+    pl_status status = PL_OK;
+    for (bool more = true; more && status == PL_OK;) {
+        wpage_args a = {.after = after, .rows = page};
+        status = txn(s, TXN_NONE, body_worker_page, &a, err);
+        if (status != PL_OK)
+            break;
+        more = a.n == PL__STORE_LIST_PAGE;
+        if (a.n)
+            pl__store_copy(after, sizeof(after), page[a.n - 1].id);
+        for (size_t i = 0; i < a.n; i++)
+            if (!fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+    }
+    free(page);
+    return status;
 }
 
 static pl_status pg_release(pl__store *store, const char *job_id,
@@ -1219,6 +1536,12 @@ static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
     return status;
 }
 
+static pl_status body_purge_workers(pg_store *s, void *arg, pl_error *err)
+{
+    const char *p[] = {arg};
+    return q_run(s, PS_PURGE_WORKERS, 1, p, NULL, "purging workers", err);
+}
+
 static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
                           pl__store_path_fn fn, void *user, uint64_t *removed,
                           pl_error *err)
@@ -1237,6 +1560,11 @@ static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
     }
     path_clear(&a);
     free(a.paths);
+    /* Workers silent since before the cutoff (gone, or dead long ago). */
+    if (status == PL_OK) {
+        num cutoff = i64(cutoff_unix_ms);
+        status = txn(pg(store), TXN_NONE, body_purge_workers, cutoff.s, err);
+    }
     return status;
 }
 
@@ -1269,6 +1597,10 @@ static const pl__store_ops pg_ops = {
     .fail = pg_fail,
     .release = pg_release,
     .recover = pg_recover,
+    .attempts = pg_attempts,
+    .worker_put = pg_worker_put,
+    .worker_gone = pg_worker_gone,
+    .worker_list = pg_worker_list,
     .counts_read = pg_counts_read,
     .purge = pg_purge,
 };
@@ -1277,10 +1609,16 @@ static const pl__store_ops pg_ops = {
  * service's messages. */
 static void no_notices(void *arg, const char *message) {}
 
-/* Creates the schema on an empty database or checks (and would migrate)
- * an existing one, under the advisory lock. */
+/* Creates the schema on an empty database or migrates an older one up to
+ * m->target, under the advisory lock. */
+typedef struct migrate_args {
+    int target;
+    int *before;
+} migrate_args;
+
 static pl_status body_migrate(pg_store *s, void *arg, pl_error *err)
 {
+    migrate_args *m = arg;
     pl_status status = exec_sql(s, "SELECT pg_advisory_xact_lock("
                                    SCHEMA_LOCK_KEY ")",
                                 "waiting for the schema lock", err);
@@ -1311,37 +1649,44 @@ static pl_status body_migrate(pg_store *s, void *arg, pl_error *err)
                                      "tables that are not a proofline store",
                                      s->name);
         }
-        status = exec_sql(s, schema_v1, "creating the schema", err);
-        s->base.schema_version = PL__STORE_SCHEMA_VERSION;
-        return status;
     }
-    r = PQexec(s->conn, "SELECT max(version) FROM proofline.meta");
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        status = pg_error(s, r, "reading the schema version", err);
+    int64_t version = 0;
+    if (has_meta) {
+        r = PQexec(s->conn, "SELECT max(version) FROM proofline.meta");
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            status = pg_error(s, r, "reading the schema version", err);
+            PQclear(r);
+            return status;
+        }
+        version = get_i64(r, 0, 0);
         PQclear(r);
-        return status;
+        if (version > PL__STORE_SCHEMA_VERSION)
+            return pl__error_set(
+                err, PL_EUNSUPPORTED,
+                "%s: the store's schema is version %lld, newer than this "
+                "proofline's (%d): run the proofline that upgraded it, or a "
+                "newer one",
+                s->name, (long long)version, PL__STORE_SCHEMA_VERSION);
+        if (version < 1)
+            return pl__error_set(err, PL_EFORMAT,
+                                 "%s: proofline.meta holds no schema version",
+                                 s->name);
     }
-    int64_t version = get_i64(r, 0, 0);
-    PQclear(r);
-    if (version > PL__STORE_SCHEMA_VERSION)
-        return pl__error_set(
-            err, PL_EUNSUPPORTED,
-            "%s: the store's schema is version %lld, newer than this "
-            "proofline's (%d): run the proofline that upgraded it, or a "
-            "newer one",
-            s->name, (long long)version, PL__STORE_SCHEMA_VERSION);
-    if (version < 1)
-        return pl__error_set(err, PL_EFORMAT,
-                             "%s: proofline.meta holds no schema version",
-                             s->name);
-    /* Upgrades from older versions go here, one step per version, in this
-     * transaction. */
+    *m->before = (int)version;
+    /* One step per version, in this transaction, under the lock: all of
+     * them or none, and once however many workers start together (the
+     * others wait on the lock, then find the new version). */
+    while (status == PL_OK && version < m->target) {
+        version++;
+        status = exec_sql(s, migrations[version], "migrating the schema",
+                          err);
+    }
     s->base.schema_version = (int)version;
-    return PL_OK;
+    return status;
 }
 
 pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
-                                  pl_error *err)
+                                  int target, int *before, pl_error *err)
 {
     *out = NULL;
     pg_store *s = calloc(1, sizeof(*s));
@@ -1373,7 +1718,8 @@ pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
     snprintf(s->name, sizeof(s->name), "postgres %.100s on %.120s",
              PQdb(s->conn), PQhost(s->conn));
     PQsetNoticeProcessor(s->conn, no_notices, NULL);
-    status = txn(s, TXN_WRITE, body_migrate, NULL, err);
+    migrate_args m = {target, before};
+    status = txn(s, TXN_WRITE, body_migrate, &m, err);
     if (status != PL_OK)
         goto fail;
     *out = &s->base;
