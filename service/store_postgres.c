@@ -42,12 +42,14 @@
 #include "store_impl.h"
 #include "util/error.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The advisory lock key of the schema's creation and migrations ("PLst",
  * as the SQLite store's application_id). */
@@ -55,6 +57,8 @@
 /* Attempts of a transaction aborted by a deadlock or a serialization
  * failure. */
 #define TXN_ATTEMPTS 5
+/* How long a call waits for a server that went away to come back. */
+#define RECONNECT_MS 15000
 
 #define NOW_MS "floor(extract(epoch from now()) * 1000)::bigint"
 
@@ -148,6 +152,11 @@ static const char schema_v2[] =
     " heartbeat_ms bigint NOT NULL);"
     "CREATE INDEX partitions_claims ON proofline.partitions(owner)"
     " WHERE state = 'claimed';"
+    /* The caller's token of the claim that took the partition, so that a
+     * claim whose answer a broken connection lost is found again, not
+     * taken twice. */
+    "ALTER TABLE proofline.partitions ADD COLUMN claim_id text NOT NULL"
+    " DEFAULT '';"
     "UPDATE proofline.meta SET version = 2;";
 
 /* The steps, by the version each one makes. */
@@ -163,6 +172,22 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
 #define PART_COLS                                                             \
     "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
     "lease_until, attempts, completions, claimed_ms, finished_ms, error"
+/* The same, qualified (p: partitions, j: jobs, c: circuits), for joins;
+ * a joined row holds them in this order (PART_COLS at 0, JOB_COLS at
+ * PART_NCOLS, CIRCUIT_COLS after). */
+#define PART_COLS_P                                                           \
+    "p.job_id, p.idx, p.state, p.witness_path, p.proof_path, p.owner, "       \
+    "p.fence, p.lease_until, p.attempts, p.completions, p.claimed_ms, "       \
+    "p.finished_ms, p.error"
+#define JOB_COLS_J                                                            \
+    "j.id, j.circuit_id, j.priority, j.state, j.n_partitions, j.seq, "        \
+    "j.created_ms, j.updated_ms, j.finished_ms, j.error, j.n_stored, "        \
+    "j.n_done"
+#define CIRCUIT_COLS_C                                                        \
+    "c.id, c.zkey_path, c.zkey_bytes, c.n_constraints, c.n_vars, "            \
+    "c.n_public, c.witness_bytes, c.partition_bytes, c.created_ms"
+#define PART_NCOLS 13
+#define JOB_NCOLS 12
 #define LIVE_JOB "('receiving', 'queued', 'running')"
 #define CLAIM_IS                                                              \
     "job_id = $1::text AND idx = $2::integer AND state = 'claimed' AND "      \
@@ -221,33 +246,45 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "UPDATE " PARTS " SET state = 'cancelled', lease_until = 0, "           \
       "finished_ms = " NOW_MS " WHERE job_id = $1::text AND state IN "        \
       "('waiting', 'queued', 'claimed')")                                     \
+    /* The claim, one statement: choose, take, mark the job running, and
+     * read the partition, its job and its circuit (the job row as it was
+     * before: a 'queued' one is 'running' now). */                          \
     X(PS_CLAIM,                                                               \
       "WITH pick AS (SELECT job_id, idx FROM " PARTS " WHERE "                \
       "state = 'queued' AND partition_bytes <= $1::bigint ORDER BY "          \
-      "priority DESC, seq, idx LIMIT 1 FOR UPDATE SKIP LOCKED) UPDATE " PARTS \
-      " p SET state = 'claimed', owner = $2::text, fence = p.fence + 1, "     \
-      "lease_until = " NOW_MS " + $3::bigint, attempts = p.attempts + 1, "    \
-      "claimed_ms = " NOW_MS " FROM pick WHERE p.job_id = pick.job_id AND "   \
-      "p.idx = pick.idx AND p.state = 'queued' RETURNING p.job_id, p.idx")    \
-    X(PS_JOB_RUNNING,                                                         \
-      "UPDATE " JOBS " SET state = 'running', updated_ms = " NOW_MS           \
-      " WHERE id = $1::text AND state = 'queued'")                            \
+      "priority DESC, seq, idx LIMIT 1 FOR UPDATE SKIP LOCKED), took AS "     \
+      "(UPDATE " PARTS " p SET state = 'claimed', owner = $2::text, "         \
+      "fence = p.fence + 1, lease_until = " NOW_MS " + $3::bigint, "          \
+      "attempts = p.attempts + 1, claimed_ms = " NOW_MS ", claim_id = "       \
+      "$4::text FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx " \
+      "AND p.state = 'queued' RETURNING " PART_COLS_P "), run AS (UPDATE "    \
+      JOBS " SET state = 'running', updated_ms = " NOW_MS " WHERE id IN "     \
+      "(SELECT job_id FROM took) AND state = 'queued') SELECT took.*, "       \
+      JOB_COLS_J ", " CIRCUIT_COLS_C " FROM took JOIN " JOBS " j ON j.id = "  \
+      "took.job_id JOIN " CIRCUITS " c ON c.id = j.circuit_id")               \
+    /* A claim that may have committed before its connection broke. */       \
+    X(PS_CLAIM_FIND,                                                          \
+      "SELECT " PART_COLS_P ", " JOB_COLS_J ", " CIRCUIT_COLS_C " FROM "      \
+      PARTS " p JOIN " JOBS " j ON j.id = p.job_id JOIN " CIRCUITS " c ON "   \
+      "c.id = j.circuit_id WHERE p.state = 'claimed' AND p.owner = $1::text " \
+      "AND p.claim_id = $2::text")                                            \
+    /* complete, one statement: the claim's row, then (if it matched) its   \
+     * job's. */                                                              \
+    X(PS_COMPLETE,                                                            \
+      "WITH done AS (UPDATE " PARTS " SET state = 'done', proof_path = "      \
+      "$5::text, completions = completions + 1, lease_until = 0, "            \
+      "finished_ms = " NOW_MS " WHERE " CLAIM_IS " RETURNING job_id) UPDATE " \
+      JOBS " SET n_done = n_done + 1, updated_ms = " NOW_MS ", state = CASE " \
+      "WHEN n_done + 1 = n_partitions AND state = 'running' THEN 'done' "     \
+      "ELSE state END, finished_ms = CASE WHEN n_done + 1 = n_partitions "    \
+      "AND state = 'running' THEN " NOW_MS " ELSE finished_ms END WHERE id "  \
+      "IN (SELECT job_id FROM done)")                                         \
     X(PS_HEARTBEAT,                                                           \
       "UPDATE " PARTS " SET lease_until = " NOW_MS " + $2::bigint WHERE "     \
       "(job_id, idx) IN (SELECT job_id, idx FROM " PARTS " WHERE "            \
       "state = 'claimed' AND owner = $1::text ORDER BY job_id, idx FOR "      \
       "UPDATE) AND state = 'claimed' AND owner = $1::text")                   \
     X(PS_CLAIM_LIVE, "SELECT 1 FROM " PARTS " WHERE " CLAIM_IS)               \
-    X(PS_PART_COMPLETE,                                                       \
-      "UPDATE " PARTS " SET state = 'done', proof_path = $5::text, "          \
-      "completions = completions + 1, lease_until = 0, finished_ms = " NOW_MS \
-      " WHERE " CLAIM_IS)                                                     \
-    X(PS_JOB_COMPLETE,                                                        \
-      "UPDATE " JOBS " SET n_done = n_done + 1, updated_ms = " NOW_MS ", "    \
-      "state = CASE WHEN n_done + 1 = n_partitions AND state = 'running' "    \
-      "THEN 'done' ELSE state END, finished_ms = CASE WHEN n_done + 1 = "     \
-      "n_partitions AND state = 'running' THEN " NOW_MS " ELSE finished_ms "  \
-      "END WHERE id = $1::text")                                              \
     X(PS_PART_FAIL,                                                           \
       "UPDATE " PARTS " SET state = 'failed', error = $5::text, "             \
       "lease_until = 0, finished_ms = " NOW_MS " WHERE " CLAIM_IS)            \
@@ -463,60 +500,75 @@ static uint64_t get_u64(const PGresult *res, int row, int col)
 
 /* ---- rows ----------------------------------------------------------------- */
 
-static void read_circuit(const PGresult *r, int row, pl__store_circuit *c)
+static void read_circuit_at(const PGresult *r, int row, int off, pl__store_circuit *c)
 {
     memset(c, 0, sizeof(*c));
-    pl__store_copy(c->id, sizeof(c->id), PQgetvalue(r, row, 0));
-    pl__store_copy(c->zkey_path, sizeof(c->zkey_path), PQgetvalue(r, row, 1));
-    c->zkey_bytes = get_u64(r, row, 2);
-    c->n_constraints = get_u64(r, row, 3);
-    c->n_vars = get_u64(r, row, 4);
-    c->n_public = get_u64(r, row, 5);
-    c->witness_bytes = get_u64(r, row, 6);
-    c->partition_bytes = get_u64(r, row, 7);
-    c->created_unix_ms = get_i64(r, row, 8);
+    pl__store_copy(c->id, sizeof(c->id), PQgetvalue(r, row, off + 0));
+    pl__store_copy(c->zkey_path, sizeof(c->zkey_path), PQgetvalue(r, row, off + 1));
+    c->zkey_bytes = get_u64(r, row, off + 2);
+    c->n_constraints = get_u64(r, row, off + 3);
+    c->n_vars = get_u64(r, row, off + 4);
+    c->n_public = get_u64(r, row, off + 5);
+    c->witness_bytes = get_u64(r, row, off + 6);
+    c->partition_bytes = get_u64(r, row, off + 7);
+    c->created_unix_ms = get_i64(r, row, off + 8);
+}
+
+static void read_circuit(const PGresult *r, int row, pl__store_circuit *c)
+{
+    read_circuit_at(r, row, 0, c);
+}
+
+static void read_job_at(const PGresult *r, int row, int off, pl__store_job *j)
+{
+    memset(j, 0, sizeof(*j));
+    pl__store_copy(j->id, sizeof(j->id), PQgetvalue(r, row, off + 0));
+    pl__store_copy(j->circuit_id, sizeof(j->circuit_id),
+                   PQgetvalue(r, row, off + 1));
+    int64_t p = get_i64(r, row, off + 2);
+    j->priority = p >= 0 && p < PL__PRIORITY_COUNT ? (pl__priority)p
+                                                   : PL__PRIORITY_NORMAL;
+    pl__job_state js = PL__JOB_FAILED; /* the CHECK forbids other labels */
+    pl__job_state_parse(&js, PQgetvalue(r, row, off + 3));
+    j->state = js;
+    j->n_partitions = (uint32_t)get_i64(r, row, off + 4);
+    j->seq = get_u64(r, row, off + 5);
+    j->created_unix_ms = get_i64(r, row, off + 6);
+    j->updated_unix_ms = get_i64(r, row, off + 7);
+    j->finished_unix_ms = get_i64(r, row, off + 8);
+    pl__store_copy(j->error, sizeof(j->error), PQgetvalue(r, row, off + 9));
 }
 
 static void read_job(const PGresult *r, int row, pl__store_job *j)
 {
-    memset(j, 0, sizeof(*j));
-    pl__store_copy(j->id, sizeof(j->id), PQgetvalue(r, row, 0));
-    pl__store_copy(j->circuit_id, sizeof(j->circuit_id),
-                   PQgetvalue(r, row, 1));
-    int64_t p = get_i64(r, row, 2);
-    j->priority = p >= 0 && p < PL__PRIORITY_COUNT ? (pl__priority)p
-                                                   : PL__PRIORITY_NORMAL;
-    pl__job_state js = PL__JOB_FAILED; /* the CHECK forbids other labels */
-    pl__job_state_parse(&js, PQgetvalue(r, row, 3));
-    j->state = js;
-    j->n_partitions = (uint32_t)get_i64(r, row, 4);
-    j->seq = get_u64(r, row, 5);
-    j->created_unix_ms = get_i64(r, row, 6);
-    j->updated_unix_ms = get_i64(r, row, 7);
-    j->finished_unix_ms = get_i64(r, row, 8);
-    pl__store_copy(j->error, sizeof(j->error), PQgetvalue(r, row, 9));
+    read_job_at(r, row, 0, j);
+}
+
+static void read_part_at(const PGresult *r, int row, int off, pl__store_partition *p)
+{
+    memset(p, 0, sizeof(*p));
+    pl__store_copy(p->job_id, sizeof(p->job_id), PQgetvalue(r, row, off + 0));
+    p->index = (uint32_t)get_i64(r, row, off + 1);
+    pl__part_state ps = PL__PART_FAILED;
+    pl__part_state_parse(&ps, PQgetvalue(r, row, off + 2));
+    p->state = ps;
+    pl__store_copy(p->witness_path, sizeof(p->witness_path),
+                   PQgetvalue(r, row, off + 3));
+    pl__store_copy(p->proof_path, sizeof(p->proof_path),
+                   PQgetvalue(r, row, off + 4));
+    pl__store_copy(p->owner, sizeof(p->owner), PQgetvalue(r, row, off + 5));
+    p->fence = get_u64(r, row, off + 6);
+    p->lease_until_unix_ms = get_i64(r, row, off + 7);
+    p->attempts = (uint32_t)get_i64(r, row, off + 8);
+    p->completions = (uint32_t)get_i64(r, row, off + 9);
+    p->claimed_unix_ms = get_i64(r, row, off + 10);
+    p->finished_unix_ms = get_i64(r, row, off + 11);
+    pl__store_copy(p->error, sizeof(p->error), PQgetvalue(r, row, off + 12));
 }
 
 static void read_part(const PGresult *r, int row, pl__store_partition *p)
 {
-    memset(p, 0, sizeof(*p));
-    pl__store_copy(p->job_id, sizeof(p->job_id), PQgetvalue(r, row, 0));
-    p->index = (uint32_t)get_i64(r, row, 1);
-    pl__part_state ps = PL__PART_FAILED;
-    pl__part_state_parse(&ps, PQgetvalue(r, row, 2));
-    p->state = ps;
-    pl__store_copy(p->witness_path, sizeof(p->witness_path),
-                   PQgetvalue(r, row, 3));
-    pl__store_copy(p->proof_path, sizeof(p->proof_path),
-                   PQgetvalue(r, row, 4));
-    pl__store_copy(p->owner, sizeof(p->owner), PQgetvalue(r, row, 5));
-    p->fence = get_u64(r, row, 6);
-    p->lease_until_unix_ms = get_i64(r, row, 7);
-    p->attempts = (uint32_t)get_i64(r, row, 8);
-    p->completions = (uint32_t)get_i64(r, row, 9);
-    p->claimed_unix_ms = get_i64(r, row, 10);
-    p->finished_unix_ms = get_i64(r, row, 11);
-    pl__store_copy(p->error, sizeof(p->error), PQgetvalue(r, row, 12));
+    read_part_at(r, row, 0, p);
 }
 
 /* Job id into out (may be NULL); "unknown job" if absent. */
@@ -591,16 +643,30 @@ enum { TXN_WRITE, TXN_READ, TXN_NONE };
 typedef pl_status (*txn_body)(pg_store *s, void *arg, pl_error *err);
 
 /* A connection that broke is reset before the next call: the statements
- * it had prepared are gone with it. */
+ * it had prepared are gone with it.  A server that restarts refuses
+ * connections for a moment (seconds, while it recovers), so this backs
+ * off and tries again, 50 ms doubling to 1 s, for up to RECONNECT_MS in
+ * all, before it reports the server gone (PL_EIO).  The lock is held
+ * meanwhile: the handle's other callers would wait for the same server
+ * anyway. */
 static pl_status connected(pg_store *s, pl_error *err)
 {
     if (PQstatus(s->conn) == CONNECTION_OK)
         return PL_OK;
-    PQreset(s->conn);
-    memset(s->prepared, 0, sizeof(s->prepared));
-    if (PQstatus(s->conn) != CONNECTION_OK)
-        return pg_error(s, NULL, "reconnecting", err);
-    return PL_OK;
+    int64_t deadline = pl__store_now_ms() + RECONNECT_MS;
+    long pause_ms = 50;
+    for (;;) {
+        PQreset(s->conn);
+        memset(s->prepared, 0, sizeof(s->prepared));
+        if (PQstatus(s->conn) == CONNECTION_OK)
+            return PL_OK;
+        if (pl__store_now_ms() + pause_ms > deadline)
+            return pg_error(s, NULL, "reconnecting", err);
+        struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        pause_ms = pause_ms * 2 > 1000 ? 1000 : pause_ms * 2;
+    }
 }
 
 static bool retryable(const pg_store *s)
@@ -995,36 +1061,52 @@ typedef struct claim_args {
     int64_t lease_ms;
     pl__store_claim *out;
     bool *found;
+    char claim_id[PL__STORE_JOB_ID_LEN + 1]; /* this call's token */
+    int runs;
 } claim_args;
 
+static void read_claim(const PGresult *r, pl__store_claim *out)
+{
+    read_part_at(r, 0, 0, &out->part);
+    read_job_at(r, 0, PART_NCOLS, &out->job);
+    read_circuit_at(r, 0, PART_NCOLS + JOB_NCOLS, &out->circuit);
+    if (out->job.state == PL__JOB_QUEUED)
+        out->job.state = PL__JOB_RUNNING; /* by this very statement */
+}
+
+/* One statement, no transaction around it: one round trip per claim.
+ * When txn runs it again (its connection broke), the first run may have
+ * committed: its token finds that claim, rather than taking a second
+ * partition that nobody would work on while the heartbeats renew it. */
 static pl_status body_claim(pg_store *s, void *arg, pl_error *err)
 {
     claim_args *a = arg;
     *a->found = false;
+    PGresult *r;
+    if (a->runs++ > 0) {
+        const char *pf[] = {a->owner, a->claim_id};
+        r = q(s, PS_CLAIM_FIND, 2, pf, "claiming a partition", err);
+        if (!r)
+            return err->code;
+        if (PQntuples(r) == 1) {
+            read_claim(r, a->out);
+            *a->found = true;
+            PQclear(r);
+            return PL_OK;
+        }
+        PQclear(r);
+    }
     num bytes = u64(a->max_bytes), lease = i64(a->lease_ms);
-    const char *p[] = {bytes.s, a->owner, lease.s};
-    PGresult *r = q(s, PS_CLAIM, 3, p, "claiming a partition", err);
+    const char *p[] = {bytes.s, a->owner, lease.s, a->claim_id};
+    r = q(s, PS_CLAIM, 4, p, "claiming a partition", err);
     if (!r)
         return err->code;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return PL_OK;
+    if (PQntuples(r) == 1) {
+        read_claim(r, a->out);
+        *a->found = true;
     }
-    char job_id[PL__STORE_JOB_ID_LEN + 1];
-    pl__store_copy(job_id, sizeof(job_id), PQgetvalue(r, 0, 0));
-    uint32_t index = (uint32_t)get_i64(r, 0, 1);
     PQclear(r);
-    const char *pj[] = {job_id};
-    pl_status status =
-        q_run(s, PS_JOB_RUNNING, 1, pj, NULL, "claiming a partition", err);
-    if (status == PL_OK)
-        status = get_part(s, job_id, index, &a->out->part, err);
-    if (status == PL_OK)
-        status = get_job(s, job_id, &a->out->job, err);
-    if (status == PL_OK)
-        status = get_circuit(s, a->out->job.circuit_id, &a->out->circuit, err);
-    *a->found = status == PL_OK;
-    return status;
+    return PL_OK;
 }
 
 static pl_status pg_claim_next(pl__store *store, const char *owner,
@@ -1032,8 +1114,11 @@ static pl_status pg_claim_next(pl__store *store, const char *owner,
                                pl__store_claim *out, bool *found,
                                pl_error *err)
 {
-    claim_args a = {owner, max_bytes, lease_ms, out, found};
-    pl_status status = txn(pg(store), TXN_WRITE, body_claim, &a, err);
+    claim_args a = {.owner = owner, .max_bytes = max_bytes,
+                    .lease_ms = lease_ms, .out = out, .found = found};
+    pl_status status = pl__store_new_job_id(a.claim_id, err);
+    if (status == PL_OK)
+        status = txn(pg(store), TXN_NONE, body_claim, &a, err);
     if (status != PL_OK || !*found) {
         *found = false;
         memset(out, 0, sizeof(*out));
@@ -1134,12 +1219,43 @@ static pl_status end_claim(pl__store *store, int part_stmt, int job_stmt,
     return txn(pg(store), TXN_WRITE, body_end_claim, &e, err);
 }
 
+/* One statement, no transaction around it.  No row changed: either the
+ * claim was lost, or an earlier run of this very call committed before
+ * its connection broke (txn runs it again): the partition is then done
+ * with this owner, fence and proof, and that is success. */
+static pl_status body_complete(pg_store *s, void *arg, pl_error *err)
+{
+    part_args *a = arg;
+    num k = i64(a->index), f = u64(a->fence);
+    const char *p[] = {a->job_id, k.s, a->owner, f.s, a->text};
+    uint64_t rows = 0;
+    pl_status status =
+        q_run(s, PS_COMPLETE, 5, p, &rows, "recording a proof", err);
+    if (status != PL_OK || rows == 1)
+        return status;
+    pl__store_partition part;
+    status = get_part(s, a->job_id, a->index, &part, err);
+    if (status != PL_OK)
+        return status;
+    if (part.state == PL__PART_DONE && strcmp(part.owner, a->owner) == 0 &&
+        part.fence == a->fence && strcmp(part.proof_path, a->text) == 0)
+        return PL_OK;
+    return pl__error_set(
+        err, PL_ECANCELLED,
+        "%s: job %s partition %u: the claim was lost (owner %s, fence %llu; "
+        "the partition is %s, owner %s, fence %llu)",
+        s->name, a->job_id, a->index, a->owner, (unsigned long long)a->fence,
+        pl__part_state_name(part.state), part.owner[0] ? part.owner : "none",
+        (unsigned long long)part.fence);
+}
+
 static pl_status pg_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
                              const char *proof_path, pl_error *err)
 {
-    return end_claim(store, PS_PART_COMPLETE, PS_JOB_COMPLETE, job_id, index,
-                     owner, fence, proof_path, "recording a proof", err);
+    part_args a = {.job_id = job_id, .index = index, .owner = owner,
+                   .fence = fence, .text = proof_path};
+    return txn(pg(store), TXN_NONE, body_complete, &a, err);
 }
 
 typedef struct fail_args {

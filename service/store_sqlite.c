@@ -142,7 +142,10 @@ static const char schema_v2[] =
     " started_ms INTEGER NOT NULL,"
     " heartbeat_ms INTEGER NOT NULL);"
     "CREATE INDEX partitions_claims ON partitions(owner)"
-    " WHERE state = 'claimed';";
+    " WHERE state = 'claimed';"
+    /* PostgreSQL's claim token (a lost answer's claim found again); kept
+     * here too so that both stores have the same tables. */
+    "ALTER TABLE partitions ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';";
 
 /* The steps, by the version each one makes. */
 static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
