@@ -56,6 +56,7 @@ typedef enum { BACKEND_SQLITE, BACKEND_POSTGRES } backend;
 static backend g_backend = BACKEND_SQLITE;
 static const char *pg_fresh_db(const char *name);
 static void pg_sql(const char *db, const char *sql);
+static long long pg_int(const char *db, const char *sql);
 
 /* A store of its own for a scenario: a fresh folder, or a fresh
  * database. */
@@ -1545,6 +1546,17 @@ SCENARIO(concurrent_first_open)
     put_circuit(s, 'a', 100);
     queued_job(s, 'a', PL__PRIORITY_LOW, 1);
     pl__store_close(s);
+    /* Migrated once: one version row (a second run of the version 1 step
+     * would have failed on its CREATE TABLE, a second version 2 step on
+     * its ALTER TABLE). */
+    if (g_backend == BACKEND_POSTGRES) {
+        CHECK_EQ(pg_int("store_first_open",
+                        "SELECT count(*) FROM proofline.meta"),
+                 1);
+        CHECK_EQ(pg_int("store_first_open",
+                        "SELECT max(version) FROM proofline.meta"),
+                 2);
+    }
 }
 
 /* ---- the cases: each scenario on SQLite ------------------------------- */
@@ -1766,6 +1778,44 @@ static void pg_sql(const char *db, const char *sql)
     PQfinish(c);
 }
 
+/* The integer a one-row, one-column query answers. */
+static long long pg_int(const char *db, const char *sql)
+{
+    PGconn *c = pg_connect(db);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+        pl_test_fail(__FILE__, __LINE__, "%s: %s", sql,
+                     PQresultErrorMessage(r));
+    long long v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    PQfinish(c);
+    return v;
+}
+
+/* Stops the server now; a child starts it again after delay_ms.  Returns
+ * the child, for waitpid. */
+static pid_t pg_bounce(long delay_ms)
+{
+    char ctl[300], data[200], log[200];
+    snprintf(ctl, sizeof(ctl), "%s/pg_ctl", g_pg_bin);
+    snprintf(data, sizeof(data), "%s/data", g_pg_dir);
+    snprintf(log, sizeof(log), "%s/server.log", g_pg_dir);
+    char *stop_argv[] = {ctl, "-D", data, "-m", "fast", "-w", "stop", NULL};
+    if (pg_run(stop_argv) != 0)
+        pg_fail("the server did not stop", "server.log");
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        sleep_ms(delay_ms);
+        char opts[300];
+        snprintf(opts, sizeof(opts), "-k %s -c listen_addresses=", g_pg_dir);
+        char *start_argv[] = {ctl, "-D", data, "-l", log, "-o", opts, "-w",
+                              "start", NULL};
+        _exit(pg_run(start_argv) == 0 ? 0 : 1);
+    }
+    return pid;
+}
+
 /* A new, empty database named name (a scenario's own), and its locator. */
 static const char *pg_fresh_db(const char *name)
 {
@@ -1813,6 +1863,31 @@ PL_TEST(postgres_store)
     c = claim(s, "w1", UINT64_MAX, 60000);
     complete(s, &c);
     CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+
+    /* The server is down for a while (a restart that takes seconds, a
+     * failover): calls back off and reconnect when it is back, a claim
+     * held across it completes, and nothing committed is lost. */
+    pl__store_job job2 = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    c = claim(s, "w1", UINT64_MAX, 60000);
+    pid_t starter = pg_bounce(1500);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    complete(s, &c); /* waits for the server */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK((t1.tv_sec - t0.tv_sec) * 1000 +
+              (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 1000);
+    int st = 0;
+    CHECK_EQ(waitpid(starter, &st, 0), starter);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    starter = pg_bounce(800);
+    pl__store_claim c2 = claim(s, "w2", UINT64_MAX, 60000);
+    CHECK_EQ(waitpid(starter, &st, 0), starter);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(c2.part.index, 1);
+    complete(s, &c2);
+    CHECK_EQ(job_of(s, job2.id).state, PL__JOB_DONE);
+    CHECK_EQ(part_of(s, job2.id, 0).completions, 1);
+    CHECK_EQ(part_of(s, job2.id, 1).completions, 1);
     pl__store_close(s);
 
     /* A server that is not there: an error naming it, no crash. */
