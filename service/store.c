@@ -559,7 +559,8 @@ pl_status pl__store_recover(pl__store *store, const char *owner,
     *requeued = 0;
     if (owner)
         CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
-    return store->ops->recover(store, owner, requeued, err);
+    return store->ops->recover(store, owner, store->max_attempts, requeued,
+                               err);
 }
 
 pl_status pl__store_counts_read(pl__store *store, pl__store_counts *out,

@@ -284,9 +284,12 @@ pl_status pl__store_release(pl__store *store, const char *job_id,
                             uint32_t index, const char *owner, uint64_t fence,
                             pl_error *err);
 
-/* Returns to the queue every claim whose lease has expired, and every
- * claim of `owner` (NULL: none) whatever its lease: call it at a worker's
- * start with its own id.  *requeued counts them. */
+/* Takes back every claim whose lease has expired, and every claim of
+ * `owner` (NULL: none) whatever its lease: call it at a worker's start
+ * with its own id.  Each is a failed attempt (kept, with a message saying
+ * the lease lapsed or the worker restarted): the partition returns to the
+ * queue, or, at max_attempts, fails its job, as pl__store_fail.
+ * *requeued counts those returned to the queue. */
 pl_status pl__store_recover(pl__store *store, const char *owner,
                             uint64_t *requeued, pl_error *err);
 

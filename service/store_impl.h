@@ -80,8 +80,10 @@ typedef struct pl__store_ops {
                              void *user, pl_error *err);
     pl_status (*release)(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, pl_error *err);
+    /* Each claim taken back is a failed attempt (see fail). */
     pl_status (*recover)(pl__store *store, const char *owner,
-                         uint64_t *requeued, pl_error *err);
+                         uint32_t max_attempts, uint64_t *requeued,
+                         pl_error *err);
     pl_status (*counts_read)(pl__store *store, pl__store_counts *out,
                              pl_error *err);
     pl_status (*purge)(pl__store *store, int64_t cutoff_unix_ms,

@@ -272,7 +272,8 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
      * job's. */                                                              \
     X(PS_COMPLETE,                                                            \
       "WITH done AS (UPDATE " PARTS " SET state = 'done', proof_path = "      \
-      "$5::text, completions = completions + 1, lease_until = 0, "            \
+      "$5::text, error = '', completions = completions + 1, lease_until = "   \
+      "0, "                                                                   \
       "finished_ms = " NOW_MS " WHERE " CLAIM_IS " RETURNING job_id) UPDATE " \
       JOBS " SET n_done = n_done + 1, updated_ms = " NOW_MS ", state = CASE " \
       "WHEN n_done + 1 = n_partitions AND state = 'running' THEN 'done' "     \
@@ -303,17 +304,12 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "lease_until = 0 FROM " JOBS " j WHERE j.id = p.job_id AND "            \
       "p.job_id = $1::text AND p.idx = $2::integer AND p.state = 'claimed' "  \
       "AND p.owner = $3::text AND p.fence = $4::bigint")                      \
-    /* Claims of jobs that ended meanwhile (failed) are not requeued. */      \
-    X(PS_RECOVER,                                                             \
-      "UPDATE " PARTS " p SET state = CASE WHEN j.state IN ('queued', "       \
-      "'running') THEN 'queued' ELSE 'cancelled' END, owner = CASE WHEN "     \
-      "j.state IN ('queued', 'running') THEN '' ELSE p.owner END, "           \
-      "lease_until = 0 FROM " JOBS " j WHERE (p.job_id, p.idx) IN (SELECT "   \
-      "job_id, idx FROM " PARTS " WHERE state = 'claimed' AND "               \
-      "(lease_until <= " NOW_MS " OR owner = $1::text) ORDER BY job_id, idx " \
-      "FOR UPDATE) AND j.id = p.job_id AND p.state = 'claimed' AND "          \
-      "(p.lease_until <= " NOW_MS " OR p.owner = $1::text) RETURNING "        \
-      "p.state")                                                              \
+    /* The claims whose lease lapsed, and $1's whatever their lease. */      \
+    X(PS_RECOVER_PICK,                                                        \
+      "SELECT job_id, idx, owner, fence FROM " PARTS " WHERE state = "        \
+      "'claimed' AND (lease_until <= " NOW_MS " OR owner = $1::text) ORDER "  \
+      "BY job_id, idx")                                                       \
+    X(PS_NOW, "SELECT " NOW_MS)                                               \
     X(PS_ATTEMPT_COUNT, "SELECT count(*) FROM " ATTEMPTS " WHERE "            \
                         "job_id = $1::text AND idx = $2::integer")            \
     X(PS_ATTEMPT_INSERT,                                                      \
@@ -500,11 +496,13 @@ static uint64_t get_u64(const PGresult *res, int row, int col)
 
 /* ---- rows ----------------------------------------------------------------- */
 
-static void read_circuit_at(const PGresult *r, int row, int off, pl__store_circuit *c)
+static void read_circuit_at(const PGresult *r, int row, int off,
+                            pl__store_circuit *c)
 {
     memset(c, 0, sizeof(*c));
     pl__store_copy(c->id, sizeof(c->id), PQgetvalue(r, row, off + 0));
-    pl__store_copy(c->zkey_path, sizeof(c->zkey_path), PQgetvalue(r, row, off + 1));
+    pl__store_copy(c->zkey_path, sizeof(c->zkey_path),
+                   PQgetvalue(r, row, off + 1));
     c->zkey_bytes = get_u64(r, row, off + 2);
     c->n_constraints = get_u64(r, row, off + 3);
     c->n_vars = get_u64(r, row, off + 4);
@@ -519,7 +517,8 @@ static void read_circuit(const PGresult *r, int row, pl__store_circuit *c)
     read_circuit_at(r, row, 0, c);
 }
 
-static void read_job_at(const PGresult *r, int row, int off, pl__store_job *j)
+static void read_job_at(const PGresult *r, int row, int off,
+                        pl__store_job *j)
 {
     memset(j, 0, sizeof(*j));
     pl__store_copy(j->id, sizeof(j->id), PQgetvalue(r, row, off + 0));
@@ -544,7 +543,8 @@ static void read_job(const PGresult *r, int row, pl__store_job *j)
     read_job_at(r, row, 0, j);
 }
 
-static void read_part_at(const PGresult *r, int row, int off, pl__store_partition *p)
+static void read_part_at(const PGresult *r, int row, int off,
+                         pl__store_partition *p)
 {
     memset(p, 0, sizeof(*p));
     pl__store_copy(p->job_id, sizeof(p->job_id), PQgetvalue(r, row, off + 0));
@@ -1263,6 +1263,10 @@ typedef struct fail_args {
     bool retry;
     uint32_t max_attempts;
     bool *requeued;
+    /* recovery: the claim is taken back only if its lease has lapsed by
+     * this time (the database's), or it is the restarting owner's */
+    int64_t lapsed_by;
+    bool own;
 } fail_args;
 
 /* A failed attempt: kept in attempts, then the partition requeued (a
@@ -1281,7 +1285,8 @@ static pl_status body_fail(pg_store *s, void *arg, pl_error *err)
     if (status != PL_OK)
         return status;
     if (part.state != PL__PART_CLAIMED || strcmp(part.owner, a->owner) != 0 ||
-        part.fence != a->fence)
+        part.fence != a->fence ||
+        (f->lapsed_by && !f->own && part.lease_until_unix_ms > f->lapsed_by))
         return pl__error_set(
             err, PL_ECANCELLED,
             "%s: job %s partition %u: the claim was lost (owner %s, fence "
@@ -1339,7 +1344,7 @@ static pl_status pg_fail(pl__store *store, const char *job_id, uint32_t index,
 {
     fail_args f = {{.job_id = job_id, .index = index, .owner = owner,
                     .fence = fence, .text = msg},
-                   retry, max_attempts, requeued};
+                   retry, max_attempts, requeued, 0, false};
     return txn(pg(store), TXN_WRITE, body_fail, &f, err);
 }
 
@@ -1513,29 +1518,61 @@ static pl_status pg_release(pl__store *store, const char *job_id,
 
 typedef struct recover_args {
     const char *owner;
+    uint32_t max_attempts;
     uint64_t *requeued;
 } recover_args;
 
+/* Each claim taken back is a failed attempt (its worker died, stalled or
+ * lost the store while it held the partition), through body_fail: so a
+ * partition that kills every worker taking it (the OOM killer, a driver
+ * crash) ends after max_attempts instead of going round the farm for
+ * ever.  The candidates are read first, then each is locked with its
+ * job's partitions and checked again (a heartbeat may have renewed it
+ * meanwhile: then it stays). */
 static pl_status body_recover(pg_store *s, void *arg, pl_error *err)
 {
     recover_args *a = arg;
+    *a->requeued = 0;
+    PGresult *now = q(s, PS_NOW, 0, NULL, "recovering claims", err);
+    if (!now)
+        return err->code;
+    int64_t now_ms = get_i64(now, 0, 0);
+    PQclear(now);
     const char *p[] = {a->owner}; /* NULL: SQL NULL, which matches no one */
-    PGresult *r = q(s, PS_RECOVER, 1, p, "recovering claims", err);
+    PGresult *r = q(s, PS_RECOVER_PICK, 1, p, "recovering claims", err);
     if (!r)
         return err->code;
-    *a->requeued = 0;
-    for (int i = 0; i < PQntuples(r); i++)
-        if (strcmp(PQgetvalue(r, i, 0), "queued") == 0)
-            (*a->requeued)++;
+    pl_status status = PL_OK;
+    for (int i = 0; i < PQntuples(r) && status == PL_OK; i++) {
+        const char *job_id = PQgetvalue(r, i, 0), *owner = PQgetvalue(r, i, 2);
+        uint32_t index = (uint32_t)get_i64(r, i, 1);
+        bool own = a->owner && strcmp(owner, a->owner) == 0;
+        char msg[PL__STORE_MSG_MAX];
+        snprintf(msg, sizeof(msg),
+                 own ? "job %s partition %u: its worker %.100s restarted "
+                       "while it held the partition"
+                     : "job %s partition %u: the lease of worker %.100s "
+                       "lapsed (it died, stalled or lost the store)",
+                 job_id, index, owner);
+        bool again = false;
+        fail_args f = {{.job_id = job_id, .index = index, .owner = owner,
+                        .fence = get_u64(r, i, 3), .text = msg},
+                       true, a->max_attempts, &again, now_ms, own};
+        status = body_fail(s, &f, err);
+        if (status == PL_ECANCELLED) /* renewed, ended or taken meanwhile */
+            status = PL_OK;
+        *a->requeued += again;
+    }
     PQclear(r);
-    return PL_OK;
+    return status;
 }
 
 static pl_status pg_recover(pl__store *store, const char *owner,
-                            uint64_t *requeued, pl_error *err)
+                            uint32_t max_attempts, uint64_t *requeued,
+                            pl_error *err)
 {
-    recover_args a = {owner, requeued};
-    pl_status status = txn(pg(store), TXN_NONE, body_recover, &a, err);
+    recover_args a = {owner, max_attempts, requeued};
+    pl_status status = txn(pg(store), TXN_WRITE, body_recover, &a, err);
     if (status != PL_OK)
         *requeued = 0;
     return status;

@@ -223,7 +223,7 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
                     "state = 'claimed' AND owner = ?1")                       \
     X(ST_CLAIM_LIVE, "SELECT 1 FROM partitions WHERE " CLAIM_IS)            \
     X(ST_PART_COMPLETE,                                                       \
-      "UPDATE partitions SET state = 'done', proof_path = ?5, "               \
+      "UPDATE partitions SET state = 'done', proof_path = ?5, error = '', "   \
       "completions = completions + 1, lease_until = 0, finished_ms = ?6 "     \
       "WHERE " CLAIM_IS)                                                    \
     X(ST_JOB_COMPLETE,                                                        \
@@ -247,15 +247,11 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "UPDATE partitions SET state = CASE WHEN (SELECT state FROM jobs "      \
       "WHERE id = ?1) IN ('queued', 'running') THEN 'queued' ELSE "           \
       "'cancelled' END, owner = '', lease_until = 0 WHERE " CLAIM_IS)       \
-    /* Claims of jobs that ended meanwhile (failed) are not requeued. */      \
-    X(ST_RECOVER_ENDED,                                                       \
-      "UPDATE partitions SET state = 'cancelled', lease_until = 0 WHERE "     \
-      "state = 'claimed' AND (lease_until <= ?1 OR owner = ?2) AND "          \
-      "(SELECT j.state FROM jobs j WHERE j.id = partitions.job_id) NOT IN "   \
-      "('queued', 'running')")                                                \
-    X(ST_RECOVER,                                                             \
-      "UPDATE partitions SET state = 'queued', owner = '', lease_until = 0 "  \
-      "WHERE state = 'claimed' AND (lease_until <= ?1 OR owner = ?2)")        \
+    /* The claims whose lease lapsed, and ?2's whatever their lease. */      \
+    X(ST_RECOVER_PICK,                                                        \
+      "SELECT job_id, idx, owner, fence FROM partitions WHERE "               \
+      "state = 'claimed' AND (lease_until <= ?1 OR owner = ?2) ORDER BY "     \
+      "job_id, idx")                                                          \
     X(ST_ATTEMPT_COUNT, "SELECT count(*) FROM attempts WHERE job_id = ?1 "  \
                         "AND idx = ?2")                                       \
     X(ST_ATTEMPT_INSERT,                                                      \
@@ -1109,20 +1105,15 @@ static pl_status sq_complete(pl__store *store, const char *job_id,
 
 /* A failed attempt: kept in attempts, then the partition requeued (a
  * retry) or ended with its job, in one transaction. */
-static pl_status sq_fail(pl__store *store, const char *job_id, uint32_t index,
-                         const char *owner, uint64_t fence, const char *msg,
-                         bool retry, uint32_t max_attempts, bool *requeued,
-                         pl_error *err)
+static pl_status fail_core(sq_store *s, const char *job_id, uint32_t index,
+                           const char *owner, uint64_t fence, const char *msg,
+                           bool retry, uint32_t max_attempts, bool *requeued,
+                           int64_t now, pl_error *err)
 {
-    sq_store *s = sq(store);
-    int64_t now = pl__store_now_ms();
     const char *what = "recording a failure";
-    lock(s);
-    pl_status status = begin_write(s, err);
-    if (status != PL_OK)
-        goto out;
+    *requeued = false;
     pl__store_partition part;
-    status = get_part(s, job_id, index, &part, err);
+    pl_status status = get_part(s, job_id, index, &part, err);
     if (status == PL_OK &&
         (part.state != PL__PART_CLAIMED || strcmp(part.owner, owner) != 0 ||
          part.fence != fence))
@@ -1203,8 +1194,23 @@ static pl_status sq_fail(pl__store *store, const char *job_id, uint32_t index,
         bind_text(st, 8, msg);
         status = run(s, st, what, err);
     }
-    status = finish(s, status, err);
-out:
+    return status;
+}
+
+static pl_status sq_fail(pl__store *store, const char *job_id, uint32_t index,
+                         const char *owner, uint64_t fence, const char *msg,
+                         bool retry, uint32_t max_attempts, bool *requeued,
+                         pl_error *err)
+{
+    sq_store *s = sq(store);
+    int64_t now = pl__store_now_ms();
+    lock(s);
+    pl_status status = begin_write(s, err);
+    if (status == PL_OK) {
+        status = fail_core(s, job_id, index, owner, fence, msg, retry,
+                           max_attempts, requeued, now, err);
+        status = finish(s, status, err);
+    }
     unlock(s);
     return status;
 }
@@ -1390,34 +1396,81 @@ static pl_status sq_release(pl__store *store, const char *job_id,
                      NULL, "releasing a claim", err);
 }
 
+/* The claims recovery takes back: each one is a failed attempt (its
+ * worker died, stalled or lost the store while it held the partition), so
+ * that a partition that kills every worker taking it (the OOM killer, a
+ * driver crash) ends after max_attempts rather than going round the farm
+ * for ever. */
+typedef struct lapsed {
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+    char owner[PL__STORE_OWNER_MAX];
+    uint64_t fence;
+} lapsed;
+
 static pl_status sq_recover(pl__store *store, const char *owner,
-                            uint64_t *requeued, pl_error *err)
+                            uint32_t max_attempts, uint64_t *requeued,
+                            pl_error *err)
 {
     sq_store *s = sq(store);
     int64_t now = pl__store_now_ms();
+    lapsed *v = NULL;
+    size_t n = 0, cap = 0;
     lock(s);
     pl_status status = begin_write(s, err);
     if (status != PL_OK)
         goto out;
-    static const int ids[] = {ST_RECOVER_ENDED, ST_RECOVER};
-    for (int i = 0; i < 2 && status == PL_OK; i++) {
-        sqlite3_stmt *st = stmt(s, ids[i], err);
-        if (!st) {
-            status = err->code;
-            break;
-        }
+    sqlite3_stmt *st = stmt(s, ST_RECOVER_PICK, err);
+    if (!st)
+        status = err->code;
+    else {
         bind_i64(st, 1, now);
         if (owner)
             bind_text(st, 2, owner); /* NULL matches no owner */
-        status = run(s, st, "recovering claims", err);
-        if (status == PL_OK && ids[i] == ST_RECOVER)
-            *requeued = (uint64_t)sqlite3_changes(s->db);
+        int rc;
+        while ((rc = step(s, st, "recovering claims", err)) == SQLITE_ROW) {
+            if (n == cap) {
+                size_t c2 = cap ? 2 * cap : 16;
+                lapsed *nv = realloc(v, c2 * sizeof(*nv));
+                if (!nv) {
+                    status = pl__error_set(err, PL_ENOMEM,
+                                           "%s: recovering claims", s->path);
+                    break;
+                }
+                v = nv;
+                cap = c2;
+            }
+            lapsed *l = &v[n++];
+            pl__store_copy(l->job_id, sizeof(l->job_id), col_text(st, 0));
+            l->index = (uint32_t)sqlite3_column_int64(st, 1);
+            pl__store_copy(l->owner, sizeof(l->owner), col_text(st, 2));
+            l->fence = col_u64(st, 3);
+        }
+        if (rc < 0)
+            status = err->code;
+        sqlite3_reset(st);
+    }
+    for (size_t i = 0; i < n && status == PL_OK; i++) {
+        char msg[PL__STORE_MSG_MAX];
+        snprintf(msg, sizeof(msg),
+                 owner && strcmp(v[i].owner, owner) == 0
+                     ? "job %s partition %u: its worker %.100s restarted "
+                       "while it held the partition"
+                     : "job %s partition %u: the lease of worker %.100s "
+                       "lapsed (it died, stalled or lost the store)",
+                 v[i].job_id, v[i].index, v[i].owner);
+        bool again = false;
+        status = fail_core(s, v[i].job_id, v[i].index, v[i].owner,
+                           v[i].fence, msg, true, max_attempts, &again, now,
+                           err);
+        *requeued += again;
     }
     status = finish(s, status, err);
     if (status != PL_OK)
         *requeued = 0;
 out:
     unlock(s);
+    free(v);
     return status;
 }
 

@@ -532,7 +532,10 @@ SCENARIO(fencing)
     pl__store_partition p = part_of(s, job.id, 0);
     CHECK_EQ(p.state, PL__PART_CLAIMED);
     CHECK_EQ(p.completions, 0);
-    CHECK(p.error[0] == 0);
+    /* The lapse is the partition's last error; the stale failure left
+     * none. */
+    CHECK(strstr(p.error, "lease of worker w1 lapsed") != NULL);
+    CHECK(strstr(p.error, "stale failure") == NULL);
     CHECK_EQ(job_of(s, job.id).state, PL__JOB_RUNNING);
 
     complete(s, &second);
@@ -544,6 +547,7 @@ SCENARIO(fencing)
     CHECK_EQ(p.state, PL__PART_DONE);
     CHECK_EQ(p.completions, 1);
     CHECK(strcmp(p.proof_path, pp) == 0);
+    CHECK(p.error[0] == 0); /* done: the attempts keep the history */
     CHECK(strcmp(job_of(s, job.id).error, "") == 0);
     /* Unknown job: not found, not "lost". */
     CHECK_STATUS(pl__store_complete(s, "00000000-0000-4000-8000-000000000000",
@@ -1075,6 +1079,47 @@ SCENARIO(failures_retry)
     pl__store_close(s);
 }
 
+/* A claim taken back by recovery is a failed attempt too (its worker
+ * died, stalled, or restarted while it held the partition): a partition
+ * that kills every worker taking it ends after max_attempts. */
+SCENARIO(lapses_count_as_attempts)
+{
+    pl__store *s = open_store(store_loc("store_lapses"));
+    pl_error err = {0};
+    pl__store_set_max_attempts(s, 2);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    claim(s, "w1", UINT64_MAX, 50);
+    sleep_ms(120);
+    uint64_t requeued = 0;
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 1);
+    pl__store_attempt at[3];
+    size_t n = 0;
+    CHECK_OK(pl__store_attempts(s, job.id, at, 3, &n, &err), &err);
+    CHECK_EQ(n, 1);
+    CHECK(at[0].retried);
+    CHECK(strcmp(at[0].owner, "w1") == 0);
+    CHECK(strstr(at[0].error, "lease of worker w1 lapsed") != NULL);
+    /* The second holder restarts (recover with its own id): the last
+     * allowed attempt, so the job fails. */
+    claim(s, "w2", UINT64_MAX, 600000);
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 0); /* its lease runs */
+    CHECK_EQ(part_of(s, job.id, 0).state, PL__PART_CLAIMED);
+    CHECK_OK(pl__store_recover(s, "w2", &requeued, &err), &err);
+    CHECK_EQ(requeued, 0);
+    pl__store_job j = job_of(s, job.id);
+    CHECK_EQ(j.state, PL__JOB_FAILED);
+    CHECK(strstr(j.error, "after 2 attempts") != NULL);
+    CHECK(strstr(j.error, "w2 restarted") != NULL);
+    CHECK_OK(pl__store_attempts(s, job.id, at, 3, &n, &err), &err);
+    CHECK_EQ(n, 2);
+    CHECK(!at[1].retried);
+    claim_none(s, UINT64_MAX);
+    pl__store_close(s);
+}
+
 static bool collect_worker(void *user, const pl__store_worker *w)
 {
     pl__store_worker *out = user;
@@ -1584,7 +1629,8 @@ SCENARIO(concurrent_first_open)
     X(job_fail_without_claim)                                                 \
     X(failures_retry)                                                         \
     X(workers_table)                                                          \
-    X(migrate_from_v1)
+    X(migrate_from_v1)                                                        \
+    X(lapses_count_as_attempts)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1610,6 +1656,7 @@ PL_TEST(job_fail_without_claim) { scenario_job_fail_without_claim(); }
 PL_TEST(failures_retry) { scenario_failures_retry(); }
 PL_TEST(workers_table) { scenario_workers_table(); }
 PL_TEST(migrate_from_v1) { scenario_migrate_from_v1(); }
+PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
