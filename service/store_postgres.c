@@ -342,6 +342,23 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "excluded.reserved_bytes, status_json = excluded.status_json, gone = "  \
       "false, started_ms = CASE WHEN $9::boolean THEN excluded.started_ms "   \
       "ELSE w.started_ms END, heartbeat_ms = excluded.heartbeat_ms")          \
+    /* A worker's tick, one statement: its row, and ($9 > 0) the leases   \
+     * of its claims, as PS_HEARTBEAT. */                                    \
+    X(PS_WORKER_BEAT,                                                         \
+      "WITH w AS (INSERT INTO " WORKERS " AS w (id, host, pid, backend, "     \
+      "gpus, budget_bytes, reserved_bytes, status_json, gone, started_ms, "   \
+      "heartbeat_ms) VALUES ($1::text, $2::text, $3::bigint, $4::text, "      \
+      "$5::text, $6::bigint, $7::bigint, $8::text, false, " NOW_MS ", "       \
+      NOW_MS ") ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = "  \
+      "excluded.pid, backend = excluded.backend, gpus = excluded.gpus, "      \
+      "budget_bytes = excluded.budget_bytes, reserved_bytes = "               \
+      "excluded.reserved_bytes, status_json = excluded.status_json, gone = "  \
+      "false, heartbeat_ms = excluded.heartbeat_ms RETURNING 1), h AS "       \
+      "(UPDATE " PARTS " SET lease_until = " NOW_MS " + $9::bigint WHERE "    \
+      "$9::bigint > 0 AND (job_id, idx) IN (SELECT job_id, idx FROM " PARTS  \
+      " WHERE state = 'claimed' AND owner = $1::text ORDER BY job_id, idx "   \
+      "FOR UPDATE) AND state = 'claimed' AND owner = $1::text RETURNING 1) "  \
+      "SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM h)")            \
     X(PS_WORKER_GONE, "UPDATE " WORKERS " SET gone = true WHERE "             \
                       "id = $1::text")                                        \
     X(PS_WORKER_PAGE,                                                         \
@@ -1403,33 +1420,35 @@ typedef struct worker_args {
     int64_t lease_ms;
 } worker_args;
 
+/* Register: one statement.  Heartbeat: one statement too (the row and
+ * the leases), one round trip per tick however many workers there are. */
 static pl_status body_worker_put(pg_store *s, void *arg, pl_error *err)
 {
     worker_args *a = arg;
     const pl__store_worker *w = a->w;
     num pid = i64(w->pid), budget = u64(w->budget_bytes),
-        reserved = u64(w->reserved_bytes);
-    const char *p[] = {w->id,    w->host,     pid.s,
-                       w->backend, w->gpus,   budget.s,
-                       reserved.s,
+        reserved = u64(w->reserved_bytes), lease = i64(a->lease_ms);
+    /* $9: "true" (a fresh start) for PS_WORKER_PUT, the lease for
+     * PS_WORKER_BEAT. */
+    const char *p[] = {w->id,    w->host,   pid.s,      w->backend,
+                       w->gpus,  budget.s,  reserved.s,
                        w->status_json[0] ? w->status_json : "{}",
-                       a->fresh ? "true" : "false"};
-    pl_status status =
-        q_run(s, PS_WORKER_PUT, 9, p, NULL, "recording a worker", err);
-    if (status == PL_OK && a->lease_ms > 0) {
-        num lease = i64(a->lease_ms);
-        const char *ph[] = {w->id, lease.s};
-        status = q_run(s, PS_HEARTBEAT, 2, ph, NULL, "renewing leases", err);
-    }
-    return status;
+                       a->fresh ? "true" : lease.s};
+    if (a->fresh)
+        return q_run(s, PS_WORKER_PUT, 9, p, NULL, "recording a worker",
+                     err);
+    PGresult *r = q(s, PS_WORKER_BEAT, 9, p, "recording a heartbeat", err);
+    if (!r)
+        return err->code;
+    PQclear(r);
+    return PL_OK;
 }
 
 static pl_status pg_worker_put(pl__store *store, const pl__store_worker *w,
                                bool fresh, int64_t lease_ms, pl_error *err)
 {
     worker_args a = {w, fresh, lease_ms};
-    return txn(pg(store), lease_ms > 0 ? TXN_WRITE : TXN_NONE,
-               body_worker_put, &a, err);
+    return txn(pg(store), TXN_NONE, body_worker_put, &a, err);
 }
 
 static pl_status body_worker_gone(pg_store *s, void *arg, pl_error *err)
