@@ -252,8 +252,8 @@ uint32_t pl__store_max_attempts(const pl__store *store);
  * the queue (for any worker; its error keeps msg) and *requeued (may be
  * NULL) is true.  Otherwise (a witness that does not fit its circuit:
  * no retry can help; or the last allowed attempt) the partition and its
- * job fail as pl__store_fail describes, the job's message naming the
- * partition and the attempt. */
+ * job fail as pl__store_fail describes, the job's message msg, prefixed
+ * with "after N attempts: " when there were several. */
 pl_status pl__store_fail_attempt(pl__store *store, const char *job_id,
                                  uint32_t index, const char *owner,
                                  uint64_t fence, const char *msg,
