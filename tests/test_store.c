@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1120,6 +1121,95 @@ SCENARIO(lapses_count_as_attempts)
     pl__store_close(s);
 }
 
+/* Real processes: a worker stopped (SIGSTOP) past its lease, whose
+ * partition another worker then completes, has its late completion
+ * refused by the fence when it resumes (SIGCONT); a worker killed (kill
+ * -9) holding a claim loses it when its lease lapses, and another worker
+ * completes it.  Each partition completed exactly once; each lapse kept
+ * as an attempt. */
+SCENARIO(stopped_and_killed_workers)
+{
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_stopped"));
+    pl__store *s = open_store(loc);
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    for (int round = 0; round < 2; round++) {
+        bool stop = round == 0; /* then kill -9 */
+        int told[2], go[2];
+        CHECK(pipe(told) == 0 && pipe(go) == 0);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            close(told[0]);
+            close(go[1]);
+            pl__store *mine = NULL;
+            pl_error e = {0};
+            pl__store_claim c;
+            bool found = false;
+            if (pl__store_open(&mine, loc, &e) != PL_OK ||
+                pl__store_claim_next(mine, "stalled", UINT64_MAX, 200, &c,
+                                     &found, &e) != PL_OK ||
+                !found)
+                _exit(2);
+            if (write(told[1], &c.part.index, sizeof(c.part.index)) !=
+                sizeof(c.part.index))
+                _exit(2);
+            char byte;
+            while (read(go[0], &byte, 1) < 0 && errno == EINTR) {
+            }
+            pl_status st = pl__store_complete(mine, c.part.job_id,
+                                              c.part.index, "stalled",
+                                              c.part.fence, "/late.json", &e);
+            pl__store_close(mine);
+            _exit(st == PL_ECANCELLED ? 0 : 1);
+        }
+        close(told[1]);
+        close(go[0]);
+        uint32_t index = 99;
+        CHECK_EQ(read(told[0], &index, sizeof(index)), (ssize_t)sizeof(index));
+        CHECK_EQ(index, (uint32_t)round);
+        CHECK_EQ(kill(pid, stop ? SIGSTOP : SIGKILL), 0);
+        sleep_ms(400); /* past the 200 ms lease */
+        uint64_t requeued = 0;
+        CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+        CHECK_EQ(requeued, 1);
+        pl__store_claim c = claim(s, "healthy", UINT64_MAX, 600000);
+        CHECK_EQ(c.part.index, index);
+        CHECK_EQ(c.part.fence, 2);
+        complete(s, &c);
+        int status = 0;
+        if (stop) {
+            CHECK_EQ(kill(pid, SIGCONT), 0);
+            CHECK_EQ(write(go[1], "x", 1), 1);
+            CHECK_EQ(waitpid(pid, &status, 0), pid);
+            CHECK(WIFEXITED(status));
+            CHECK_EQ(WEXITSTATUS(status), 0); /* refused: PL_ECANCELLED */
+        } else {
+            CHECK_EQ(waitpid(pid, &status, 0), pid);
+            CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        }
+        close(told[0]);
+        close(go[1]);
+        pl__store_partition p = part_of(s, job.id, index);
+        CHECK_EQ(p.state, PL__PART_DONE);
+        CHECK_EQ(p.completions, 1);
+        CHECK(strstr(p.proof_path, "/late.json") == NULL);
+    }
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    pl__store_attempt at[4];
+    size_t n = 0;
+    CHECK_OK(pl__store_attempts(s, job.id, at, 4, &n, &err), &err);
+    CHECK_EQ(n, 2);
+    for (size_t i = 0; i < 2; i++) {
+        CHECK_EQ(at[i].index, (uint32_t)i);
+        CHECK(strcmp(at[i].owner, "stalled") == 0);
+        CHECK(at[i].retried);
+    }
+    pl__store_close(s);
+}
+
 static bool collect_worker(void *user, const pl__store_worker *w)
 {
     pl__store_worker *out = user;
@@ -1630,7 +1720,8 @@ SCENARIO(concurrent_first_open)
     X(failures_retry)                                                         \
     X(workers_table)                                                          \
     X(migrate_from_v1)                                                        \
-    X(lapses_count_as_attempts)
+    X(lapses_count_as_attempts)                                               \
+    X(stopped_and_killed_workers)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1657,6 +1748,7 @@ PL_TEST(failures_retry) { scenario_failures_retry(); }
 PL_TEST(workers_table) { scenario_workers_table(); }
 PL_TEST(migrate_from_v1) { scenario_migrate_from_v1(); }
 PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
+PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
