@@ -17,8 +17,9 @@
 
 /* The schema version this build writes (both implementations keep the
  * same tables, so one number).  1: circuits, jobs, partitions.  2: adds
- * attempts (every failure kept) and workers (the cluster's view), and an
- * index of the live claims by owner (heartbeats). */
+ * attempts (every failure kept) and workers (the cluster's view), an
+ * index of the live claims by owner (heartbeats), and partitions.claim_id
+ * (PostgreSQL's claim token). */
 #define PL__STORE_SCHEMA_VERSION 2
 
 /* Partition and job states as they are stored: the labels of the state

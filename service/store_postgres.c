@@ -6,9 +6,12 @@
  * the schema "proofline"); store.c checks the arguments first.
  *
  * Claims: the next partition is chosen with SELECT ... FOR UPDATE SKIP
- * LOCKED in one statement that also takes it, so concurrent claimers
- * never wait on each other's choice and never take the same row; the
- * UPDATE re-checks the row's state under its lock.
+ * LOCKED in one statement that also takes it, marks its job running and
+ * returns the partition, the job and the circuit, so concurrent claimers
+ * never wait on each other's choice and never take the same row (the
+ * UPDATE re-checks the row's state under its lock), and a claim is one
+ * round trip.  A completion and a worker's heartbeat are one statement
+ * each too: the store's hot path is three round trips per partition.
  *
  * Time: leases and timestamps come from the database's clock (now(), the
  * transaction's start), not the worker's, so that workers whose clocks
@@ -27,13 +30,19 @@
  * other (counts, a job's partitions) at REPEATABLE READ.
  *
  * Schema versions: proofline.meta holds the version.  The schema is
- * created, or checked (and would be migrated), in one transaction under
- * an advisory lock, so that two workers starting at once on an empty
- * database create it once.  A newer version than this build's is refused.
+ * created or migrated, one step per version (migrations[]), in one
+ * transaction under an advisory lock, so that two workers starting at
+ * once on an empty database create it once.  A newer version than this
+ * build's is refused.
  *
  * Threads: one connection, guarded by one mutex (the only lock in this
  * file); a listing calls the caller's function between pages, with no
- * lock held.  A connection that broke is reset at the next call.
+ * lock held.  A connection that broke is reset, with backoff, at the next
+ * call (connected()); see txn() for what runs again after a reconnection.
+ *
+ * Recovery: every claim taken back (a lapsed lease, a restarted owner) is
+ * a failed attempt through the same code as a worker's failure
+ * (body_fail), so the retry limit holds whatever the cause.
  *
  * Every statement is prepared from a constant text, with parameters
  * bound: no SQL is built from an input.
@@ -700,7 +709,9 @@ static bool retryable(const pg_store *s)
  * and the transaction runs again on a new connection.  A connection lost
  * during COMMIT is reported (PL_EIO): whether it committed is unknown, and
  * running it again could do it twice.  (The single statements of
- * TXN_NONE may all run again: each is idempotent or harmless twice.) */
+ * TXN_NONE may all run again: each is idempotent or made safe twice: a
+ * claim finds its own by its token, a completion recognises its own
+ * result.) */
 static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
                      pl_error *err)
 {
