@@ -58,6 +58,7 @@ static backend g_backend = BACKEND_SQLITE;
 static const char *pg_fresh_db(const char *name);
 static void pg_sql(const char *db, const char *sql);
 static long long pg_int(const char *db, const char *sql);
+static PGconn *pg_connect(const char *db);
 
 /* A store of its own for a scenario: a fresh folder, or a fresh
  * database. */
@@ -1210,6 +1211,75 @@ SCENARIO(stopped_and_killed_workers)
     pl__store_close(s);
 }
 
+/* Whether sql, run straight on the scenario's database (bypassing the
+ * store), is refused. */
+static bool raw_refused(const char *loc, const char *db, const char *sql)
+{
+    if (g_backend == BACKEND_POSTGRES) {
+        PGconn *c = pg_connect(db);
+        PGresult *r = PQexec(c, sql);
+        bool refused = PQresultStatus(r) == PGRES_FATAL_ERROR;
+        PQclear(r);
+        PQfinish(c);
+        return refused;
+    }
+    char file[4300];
+    snprintf(file, sizeof(file), "%s/store.sqlite", loc);
+    sqlite3 *h = NULL;
+    CHECK_EQ(sqlite3_open(file, &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 30000);
+    bool refused = sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK;
+    sqlite3_close(h);
+    return refused;
+}
+
+/* Exactly one result per partition, by the schema itself: whatever a
+ * program writing straight into the tables does, a second row for a
+ * partition, a second completion, or a done partition without its proof
+ * is refused. */
+SCENARIO(schema_keeps_one_result)
+{
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_one_result"));
+    pl__store *s = open_store(loc);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    complete(s, &c);
+    bool pg = g_backend == BACKEND_POSTGRES;
+    char sql[512];
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET completions = 2 WHERE job_id = '%s' "
+             "AND idx = 0",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO %spartitions (job_id, idx, state, priority, seq, "
+             "partition_bytes) VALUES ('%s', 0, 'queued', 1, 1, 100)",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET state = 'done' WHERE job_id = '%s' "
+             "AND idx = 1",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET state = 'claimed', owner = '' WHERE "
+             "job_id = '%s' AND idx = 1",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    /* (and a statement that keeps the rules goes through) */
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET error = 'x' WHERE job_id = '%s' AND "
+             "idx = 1",
+             pg ? "proofline." : "", job.id);
+    CHECK(!raw_refused(loc, "store_one_result", sql));
+    pl__store_partition p = part_of(s, job.id, 0);
+    CHECK_EQ(p.completions, 1);
+    CHECK_EQ(part_of(s, job.id, 1).state, PL__PART_QUEUED);
+    pl__store_close(s);
+}
+
 static bool collect_worker(void *user, const pl__store_worker *w)
 {
     pl__store_worker *out = user;
@@ -1721,7 +1791,8 @@ SCENARIO(concurrent_first_open)
     X(workers_table)                                                          \
     X(migrate_from_v1)                                                        \
     X(lapses_count_as_attempts)                                               \
-    X(stopped_and_killed_workers)
+    X(stopped_and_killed_workers)                                             \
+    X(schema_keeps_one_result)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1749,6 +1820,7 @@ PL_TEST(workers_table) { scenario_workers_table(); }
 PL_TEST(migrate_from_v1) { scenario_migrate_from_v1(); }
 PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
 PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
+PL_TEST(schema_keeps_one_result) { scenario_schema_keeps_one_result(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
