@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -133,6 +134,58 @@ static bool has_prefix(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* The store's own options in the locator's query ("?max_attempts=N",
+ * alone or among libpq's parameters), taken out of it: what is left
+ * (into out) is the folder or the libpq URI.  *max_attempts stays as it
+ * was when the locator does not say.  Messages never quote the locator
+ * (a URI may hold a password). */
+static pl_status split_options(const char *locator, char *out, size_t cap,
+                               uint32_t *max_attempts, pl_error *err)
+{
+    static const char key[] = "max_attempts=";
+    if (strlen(locator) >= cap)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store: the locator is too long (at most %zu "
+                             "bytes)", cap - 1);
+    const char *q = strchr(locator, '?');
+    size_t base = q ? (size_t)(q - locator) : strlen(locator);
+    memcpy(out, locator, base);
+    out[base] = 0;
+    size_t o = base;
+    bool first = true;
+    for (const char *p = q ? q + 1 : NULL; p && *p;) {
+        const char *end = strchr(p, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > strlen(key) && strncmp(p, key, strlen(key)) == 0) {
+            char digits[16];
+            size_t n = len - strlen(key);
+            unsigned long v = 0;
+            bool ok = n < sizeof(digits);
+            if (ok) {
+                memcpy(digits, p + strlen(key), n);
+                digits[n] = 0;
+                char *stop = NULL;
+                v = strtoul(digits, &stop, 10);
+                ok = digits[0] >= '0' && digits[0] <= '9' && *stop == 0 &&
+                     v >= 1 && v <= 1000;
+            }
+            if (!ok)
+                return pl__error_set(err, PL_EUSAGE,
+                                     "store: max_attempts in the locator: a "
+                                     "whole number from 1 to 1000");
+            *max_attempts = (uint32_t)v;
+        } else if (len) {
+            out[o++] = first ? '?' : '&';
+            memcpy(out + o, p, len);
+            o += len;
+            out[o] = 0;
+            first = false;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return PL_OK;
+}
+
 static pl_status open_at(pl__store **out, const char *locator, int target,
                          int *before, pl_error *err)
 {
@@ -143,6 +196,13 @@ static pl_status open_at(pl__store **out, const char *locator, int target,
     if (!locator || !*locator)
         return pl__error_set(err, PL_EUSAGE,
                              "store: no locator (a folder or postgres://...)");
+    uint32_t max_attempts = PL__STORE_MAX_ATTEMPTS_DEFAULT;
+    char plain[PL__STORE_PATH_MAX];
+    pl_status split = split_options(locator, plain, sizeof(plain),
+                                    &max_attempts, err);
+    if (split != PL_OK)
+        return split;
+    locator = plain;
     if (target < 1 || target > PL__STORE_SCHEMA_VERSION)
         return pl__error_set(err, PL_EUSAGE,
                              "store %s: no schema version %d (this build "
@@ -159,7 +219,7 @@ static pl_status open_at(pl__store **out, const char *locator, int target,
     else
         status = pl__store_sqlite_open(out, locator, target, &found, err);
     if (status == PL_OK)
-        (*out)->max_attempts = PL__STORE_MAX_ATTEMPTS_DEFAULT;
+        (*out)->max_attempts = max_attempts;
     if (before)
         *before = found;
     return status;

@@ -238,9 +238,11 @@ pl_status pl__store_complete(pl__store *store, const char *job_id,
 pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
                          pl_error *err);
-/* How often a partition may fail before its job fails: a store-wide
- * setting of this handle (the default PL__STORE_MAX_ATTEMPTS_DEFAULT;
- * at least 1). */
+/* How often a partition may fail before its job fails: a setting of
+ * this handle, PL__STORE_MAX_ATTEMPTS_DEFAULT unless the locator says
+ * "?max_attempts=N" (1 to 1000; "DIR?max_attempts=5",
+ * "postgres://h/db?sslmode=require&max_attempts=5": taken out before the
+ * folder or the URI is used) or the setter changes it (at least 1). */
 #define PL__STORE_MAX_ATTEMPTS_DEFAULT 3
 void pl__store_set_max_attempts(pl__store *store, uint32_t max_attempts);
 uint32_t pl__store_max_attempts(const pl__store *store);

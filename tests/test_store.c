@@ -1079,6 +1079,23 @@ SCENARIO(failures_retry)
              &err);
     CHECK_EQ(removed, 3);
     pl__store_close(s);
+
+    /* The limit in the locator: taken out before the store sees it. */
+    const char *loc0 = store_loc("store_retry_loc");
+    char loc[4300];
+    snprintf(loc, sizeof(loc), "%s%cmax_attempts=7", loc0,
+             strchr(loc0, '?') ? '&' : '?');
+    s = open_store(loc);
+    CHECK_EQ(pl__store_max_attempts(s), 7);
+    pl__store_close(s);
+    s = open_store(loc0);
+    CHECK_EQ(pl__store_max_attempts(s), 3);
+    pl__store_close(s);
+    snprintf(loc, sizeof(loc), "%s%cmax_attempts=0", loc0,
+             strchr(loc0, '?') ? '&' : '?');
+    s = NULL;
+    CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "max_attempts") != NULL);
 }
 
 /* A claim taken back by recovery is a failed attempt too (its worker
