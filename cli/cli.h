@@ -66,5 +66,6 @@ int cli_submit(int argc, char **argv);
 int cli_jobs(int argc, char **argv);
 int cli_status(int argc, char **argv);
 int cli_fetch(int argc, char **argv);
+int cli_store(int argc, char **argv); /* cmd_store.c: migrate, info */
 
 #endif /* PL_CLI_H */

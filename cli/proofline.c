@@ -81,6 +81,7 @@ static const struct {
     {"jobs", cli_jobs},
     {"status", cli_status},
     {"fetch", cli_fetch},
+    {"store", cli_store},
 };
 
 /* The file name part of a path. */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -138,20 +139,126 @@ static bool has_prefix(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-pl_status pl__store_open(pl__store **out, const char *locator, pl_error *err)
+/* The store's own options in the locator's query ("?max_attempts=N",
+ * alone or among libpq's parameters), taken out of it: what is left
+ * (into out) is the folder or the libpq URI.  *max_attempts stays as it
+ * was when the locator does not say.  Messages never quote the locator
+ * (a URI may hold a password). */
+static pl_status split_options(const char *locator, char *out, size_t cap,
+                               uint32_t *max_attempts, pl_error *err)
+{
+    static const char key[] = "max_attempts=";
+    if (strlen(locator) >= cap)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store: the locator is too long (at most %zu "
+                             "bytes)", cap - 1);
+    const char *q = strchr(locator, '?');
+    size_t base = q ? (size_t)(q - locator) : strlen(locator);
+    memcpy(out, locator, base);
+    out[base] = 0;
+    size_t o = base;
+    bool first = true;
+    for (const char *p = q ? q + 1 : NULL; p && *p;) {
+        const char *end = strchr(p, '&');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > strlen(key) && strncmp(p, key, strlen(key)) == 0) {
+            char digits[16];
+            size_t n = len - strlen(key);
+            unsigned long v = 0;
+            bool ok = n < sizeof(digits);
+            if (ok) {
+                memcpy(digits, p + strlen(key), n);
+                digits[n] = 0;
+                char *stop = NULL;
+                v = strtoul(digits, &stop, 10);
+                ok = digits[0] >= '0' && digits[0] <= '9' && *stop == 0 &&
+                     v >= 1 && v <= 1000;
+            }
+            if (!ok)
+                return pl__error_set(err, PL_EUSAGE,
+                                     "store: max_attempts in the locator: a "
+                                     "whole number from 1 to 1000");
+            *max_attempts = (uint32_t)v;
+        } else if (len) {
+            out[o++] = first ? '?' : '&';
+            memcpy(out + o, p, len);
+            o += len;
+            out[o] = 0;
+            first = false;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return PL_OK;
+}
+
+static pl_status open_at(pl__store **out, const char *locator, int target,
+                         int *before, pl_error *err)
 {
     *out = NULL;
+    int found = 0;
+    if (before)
+        *before = 0;
     if (!locator || !*locator)
         return pl__error_set(err, PL_EUSAGE,
                              "store: no locator (a folder or postgres://...)");
+    uint32_t max_attempts = PL__STORE_MAX_ATTEMPTS_DEFAULT;
+    char plain[PL__STORE_PATH_MAX];
+    pl_status split = split_options(locator, plain, sizeof(plain),
+                                    &max_attempts, err);
+    if (split != PL_OK)
+        return split;
+    locator = plain;
+    if (target < 1 || target > PL__STORE_SCHEMA_VERSION)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store %s: no schema version %d (this build "
+                             "knows 1 to %d)",
+                             locator, target, PL__STORE_SCHEMA_VERSION);
+    pl_status status;
     if (has_prefix(locator, "postgres://") ||
         has_prefix(locator, "postgresql://"))
-        return pl__store_postgres_open(out, locator, err);
-    if (strstr(locator, "://"))
+        status = pl__store_postgres_open(out, locator, target, &found, err);
+    else if (strstr(locator, "://"))
         return pl__error_set(err, PL_EUNSUPPORTED,
                              "store %s: unknown kind of store (a folder, or "
                              "postgres://...)", locator);
-    return pl__store_sqlite_open(out, locator, err);
+    else
+        status = pl__store_sqlite_open(out, locator, target, &found, err);
+    if (status == PL_OK)
+        (*out)->max_attempts = max_attempts;
+    if (before)
+        *before = found;
+    return status;
+}
+
+pl_status pl__store_open(pl__store **out, const char *locator, pl_error *err)
+{
+    return open_at(out, locator, PL__STORE_SCHEMA_VERSION, NULL, err);
+}
+
+pl_status pl__store_migrate(const char *locator, int target_version,
+                            int *before, int *after, pl_error *err)
+{
+    pl__store *s = NULL;
+    if (after)
+        *after = 0;
+    pl_status status =
+        open_at(&s, locator,
+                target_version ? target_version : PL__STORE_SCHEMA_VERSION,
+                before, err);
+    if (status == PL_OK && after)
+        *after = s->schema_version;
+    pl__store_close(s);
+    return status;
+}
+
+void pl__store_set_max_attempts(pl__store *store, uint32_t max_attempts)
+{
+    store->max_attempts = max_attempts ? max_attempts : 1;
+}
+
+uint32_t pl__store_max_attempts(const pl__store *store)
+{
+    return store->max_attempts;
 }
 
 void pl__store_close(pl__store *store)
@@ -334,7 +441,7 @@ static void utf8_scrub(char *text)
 /* A failure's message as it is kept: cut to PL__STORE_MSG_MAX - 1 bytes
  * on a character boundary, and made valid UTF-8 (PostgreSQL refuses text
  * that is not; a message may quote a file name in another encoding). */
-static void store_message(char cut[PL__STORE_MSG_MAX], const char *msg)
+void pl__store_message(char cut[PL__STORE_MSG_MAX], const char *msg)
 {
     pl__store_copy(cut, PL__STORE_MSG_MAX, msg && *msg ? msg : "failed");
     size_t n = strlen(cut);
@@ -360,7 +467,7 @@ pl_status pl__store_job_fail(pl__store *store, const char *job_id,
     *changed = false;
     CHECK_JOB_ID(job_id);
     char cut[PL__STORE_MSG_MAX];
-    store_message(cut, msg);
+    pl__store_message(cut, msg);
     return store->ops->job_end(store, job_id, cut, changed, err);
 }
 
@@ -407,15 +514,99 @@ pl_status pl__store_complete(pl__store *store, const char *job_id,
                                 proof_path, err);
 }
 
+pl_status pl__store_fail_attempt(pl__store *store, const char *job_id,
+                                 uint32_t index, const char *owner,
+                                 uint64_t fence, const char *msg,
+                                 bool retryable, bool *requeued,
+                                 pl_error *err)
+{
+    bool ignored = false;
+    if (!requeued)
+        requeued = &ignored;
+    *requeued = false;
+    CHECK_JOB_ID(job_id);
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    char cut[PL__STORE_MSG_MAX];
+    pl__store_message(cut, msg);
+    pl_status status = store->ops->fail(store, job_id, index, owner, fence,
+                                        cut, retryable, store->max_attempts,
+                                        requeued, err);
+    if (status != PL_OK)
+        *requeued = false;
+    return status;
+}
+
 pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
                          pl_error *err)
 {
+    return pl__store_fail_attempt(store, job_id, index, owner, fence, msg,
+                                  true, NULL, err);
+}
+
+pl_status pl__store_attempts(pl__store *store, const char *job_id,
+                             pl__store_attempt *out, size_t cap,
+                             size_t *count, pl_error *err)
+{
+    *count = 0;
     CHECK_JOB_ID(job_id);
-    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
-    char cut[PL__STORE_MSG_MAX];
-    store_message(cut, msg);
-    return store->ops->fail(store, job_id, index, owner, fence, cut, err);
+    if (cap)
+        memset(out, 0, cap * sizeof(*out));
+    return store->ops->attempts(store, job_id, out, cap, count, err);
+}
+
+/* ---- workers ---------------------------------------------------------------- */
+
+static pl_status check_worker(const pl__store_worker *w, pl_error *err)
+{
+    CHECK_TEXT("worker id", w->id, sizeof(w->id));
+    pl_status st = check_text("worker host", w->host, sizeof(w->host), true,
+                              err);
+    if (st == PL_OK)
+        st = check_text("worker backend", w->backend, sizeof(w->backend),
+                        true, err);
+    if (st == PL_OK)
+        st = check_text("worker GPUs", w->gpus, sizeof(w->gpus), true, err);
+    if (st == PL_OK)
+        st = check_text("worker status", w->status_json,
+                        sizeof(w->status_json), true, err);
+    if (st == PL_OK && (w->budget_bytes > (uint64_t)INT64_MAX ||
+                        w->reserved_bytes > (uint64_t)INT64_MAX))
+        st = pl__error_set(err, PL_EUSAGE,
+                           "store: worker %s: a size above 2^63", w->id);
+    return st;
+}
+
+pl_status pl__store_worker_register(pl__store *store,
+                                    const pl__store_worker *w, pl_error *err)
+{
+    pl_status st = check_worker(w, err);
+    return st != PL_OK ? st : store->ops->worker_put(store, w, true, 0, err);
+}
+
+pl_status pl__store_worker_heartbeat(pl__store *store,
+                                     const pl__store_worker *w,
+                                     int64_t lease_ms, pl_error *err)
+{
+    pl_status st = check_worker(w, err);
+    if (st != PL_OK)
+        return st;
+    if (lease_ms)
+        CHECK_LEASE(lease_ms);
+    return store->ops->worker_put(store, w, false, lease_ms, err);
+}
+
+pl_status pl__store_worker_gone(pl__store *store, const char *id,
+                                pl_error *err)
+{
+    CHECK_TEXT("worker id", id, PL__STORE_OWNER_MAX);
+    return store->ops->worker_gone(store, id, err);
+}
+
+pl_status pl__store_worker_list(pl__store *store, pl__store_worker_fn fn,
+                                void *user, pl_error *err)
+{
+    return store->ops->worker_list(store, fn, user, err);
 }
 
 pl_status pl__store_release(pl__store *store, const char *job_id,
@@ -433,7 +624,8 @@ pl_status pl__store_recover(pl__store *store, const char *owner,
     *requeued = 0;
     if (owner)
         CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
-    return store->ops->recover(store, owner, requeued, err);
+    return store->ops->recover(store, owner, store->max_attempts, requeued,
+                               err);
 }
 
 pl_status pl__store_counts_read(pl__store *store, pl__store_counts *out,

@@ -147,12 +147,16 @@ typedef struct pl__store_counts {
 } pl__store_counts;
 
 /* Opens (creating if needed) a store.  locator: a folder (SQLite in
- * DIR/store.sqlite, schema created or upgraded to the current version; a
- * newer schema than this build knows is refused), or later
- * "postgres://...".  Errors name the file or the server. */
+ * DIR/store.sqlite) or "postgres://..." / "postgresql://..." (a libpq
+ * URI).  The schema is created or upgraded to this build's version, one
+ * migration step per version, in one transaction under the store's
+ * write lock (PostgreSQL: an advisory lock), so that workers starting
+ * at once migrate once; a newer schema than this build knows is refused.
+ * Errors name the file or the server. */
 pl_status pl__store_open(pl__store **out, const char *locator, pl_error *err);
 void pl__store_close(pl__store *store);
-/* The schema version this build writes, and the one the store holds. */
+/* The schema version the store holds (this build's, PL__STORE_SCHEMA_VERSION
+ * in store_impl.h, once opened). */
 int pl__store_schema_version(const pl__store *store);
 
 /* Circuits: put is idempotent on the id (a second put of the same id
@@ -225,25 +229,73 @@ pl_status pl__store_claim_live(pl__store *store, const char *job_id,
 /* Ends a claim.  Both succeed only with the live claim's owner and fence;
  * otherwise PL_ECANCELLED ("the claim was lost") and nothing changes.
  * complete records the proof file (already whole on disk); when it is the
- * job's last partition the job becomes done.  fail ends the partition and
- * the job (failed, with msg) and cancels its other waiting/queued
- * partitions; those already claimed may still complete (the job stays
- * failed), or, released or recovered, are cancelled. */
+ * job's last partition the job becomes done.  fail is
+ * pl__store_fail_attempt with retryable true: the partition is retried
+ * (by any worker) until it has failed max_attempts times; then it ends,
+ * and its job (failed, with msg) and the job's other waiting/queued
+ * partitions are cancelled; those already claimed may still complete
+ * (the job stays failed), or, released, retried or recovered, are
+ * cancelled. */
 pl_status pl__store_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
                              const char *proof_path, pl_error *err);
 pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
                          pl_error *err);
+/* How often a partition may fail before its job fails: a setting of
+ * this handle, PL__STORE_MAX_ATTEMPTS_DEFAULT unless the locator says
+ * "?max_attempts=N" (1 to 1000; "DIR?max_attempts=5",
+ * "postgres://h/db?sslmode=require&max_attempts=5": taken out before the
+ * folder or the URI is used) or the setter changes it (at least 1). */
+#define PL__STORE_MAX_ATTEMPTS_DEFAULT 3
+void pl__store_set_max_attempts(pl__store *store, uint32_t max_attempts);
+uint32_t pl__store_max_attempts(const pl__store *store);
+
+/* Ends a claim with a failure, as pl__store_fail, choosing whether a
+ * retry may help.  Every failure is kept as an attempt (see
+ * pl__store_attempts).  retryable and fewer than max_attempts failures
+ * of this partition so far, this one included: the partition returns to
+ * the queue (for any worker; its error keeps msg) and *requeued (may be
+ * NULL) is true.  Otherwise (a witness that does not fit its circuit:
+ * no retry can help; or the last allowed attempt) the partition and its
+ * job fail as pl__store_fail describes, the job's message msg, prefixed
+ * with "after N attempts: " when there were several. */
+pl_status pl__store_fail_attempt(pl__store *store, const char *job_id,
+                                 uint32_t index, const char *owner,
+                                 uint64_t fence, const char *msg,
+                                 bool retryable, bool *requeued,
+                                 pl_error *err);
+
+/* One failed attempt of a partition, as it is kept. */
+typedef struct pl__store_attempt {
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+    uint32_t attempt;          /* 1, 2, ... per partition */
+    char owner[PL__STORE_OWNER_MAX];
+    uint64_t fence;            /* the claim that failed */
+    bool retried;              /* the partition went back to the queue */
+    int64_t at_unix_ms;
+    char error[PL__STORE_MSG_MAX];
+} pl__store_attempt;
+
+/* A job's failed attempts, by partition then attempt, into out[0..cap);
+ * *count is how many there are (may be more than cap). */
+pl_status pl__store_attempts(pl__store *store, const char *job_id,
+                             pl__store_attempt *out, size_t cap,
+                             size_t *count, pl_error *err);
+
 /* Gives a claim back to the queue without an attempt's failure (a drain,
  * a budget that no longer fits). */
 pl_status pl__store_release(pl__store *store, const char *job_id,
                             uint32_t index, const char *owner, uint64_t fence,
                             pl_error *err);
 
-/* Returns to the queue every claim whose lease has expired, and every
- * claim of `owner` (NULL: none) whatever its lease: call it at a worker's
- * start with its own id.  *requeued counts them. */
+/* Takes back every claim whose lease has expired, and every claim of
+ * `owner` (NULL: none) whatever its lease: call it at a worker's start
+ * with its own id.  Each is a failed attempt (kept, with a message saying
+ * the lease lapsed or the worker restarted): the partition returns to the
+ * queue, or, at max_attempts, fails its job, as pl__store_fail.
+ * *requeued counts those returned to the queue. */
 pl_status pl__store_recover(pl__store *store, const char *owner,
                             uint64_t *requeued, pl_error *err);
 
@@ -257,6 +309,61 @@ typedef void (*pl__store_path_fn)(void *user, const char *path);
 pl_status pl__store_purge(pl__store *store, int64_t cutoff_unix_ms,
                           pl__store_path_fn fn, void *user, uint64_t *removed,
                           pl_error *err);
+
+/* ---- workers: the cluster's view of itself -------------------------------
+ *
+ * Each service registers itself as a worker (its id is the owner of its
+ * claims) and renews its row with its status; GET /v1/cluster lists the
+ * rows.  Times come from the store's clock (PostgreSQL: the database's),
+ * and age_ms is measured there, so that machines whose clocks disagree
+ * still agree on who is silent. */
+#define PL__STORE_HOST_MAX 256
+#define PL__STORE_TEXT_MAX 1024
+
+typedef struct pl__store_worker {
+    char id[PL__STORE_OWNER_MAX];
+    char host[PL__STORE_HOST_MAX];
+    int64_t pid;
+    char backend[64];                 /* "cpu", "cuda"... */
+    char gpus[PL__STORE_HOST_MAX];    /* free text: "0:H200" or "" */
+    uint64_t budget_bytes, reserved_bytes;
+    /* Partitions per stage and anything else the server wants shown, as
+     * one JSON object in text ("{}" when there is nothing). */
+    char status_json[PL__STORE_TEXT_MAX];
+    bool gone;                        /* left cleanly (worker_gone) */
+    /* Filled by the store, ignored on input: */
+    int64_t started_unix_ms, heartbeat_unix_ms;
+    int64_t age_ms;                   /* since its last heartbeat */
+} pl__store_worker;
+
+/* Registers (or re-registers, after a restart) w->id: every field is
+ * recorded, started and heartbeat become now, gone false. */
+pl_status pl__store_worker_register(pl__store *store,
+                                    const pl__store_worker *w, pl_error *err);
+/* Records w's status (budget, reserved, status_json) and now as its
+ * heartbeat (a row that was missing is created, as register would), and,
+ * when lease_ms > 0, extends every live claim of w->id as
+ * pl__store_heartbeat does: one transaction for a worker's tick. */
+pl_status pl__store_worker_heartbeat(pl__store *store,
+                                     const pl__store_worker *w,
+                                     int64_t lease_ms, pl_error *err);
+/* A clean exit: the worker is marked gone (its row stays for the view;
+ * purge removes it with the jobs older than the cutoff). */
+pl_status pl__store_worker_gone(pl__store *store, const char *id,
+                                pl_error *err);
+typedef bool (*pl__store_worker_fn)(void *user, const pl__store_worker *w);
+/* Every worker, by id. */
+pl_status pl__store_worker_list(pl__store *store, pl__store_worker_fn fn,
+                                void *user, pl_error *err);
+
+/* ---- schema ----------------------------------------------------------------- */
+
+/* Opens locator and applies the migrations up to target_version (0: this
+ * build's version) alone, then closes it: `proofline store migrate`.
+ * *before and *after (may be NULL) tell the version found and the one
+ * left. */
+pl_status pl__store_migrate(const char *locator, int target_version,
+                            int *before, int *after, pl_error *err);
 
 /* Whether err came from an unknown id (circuit or job): the server maps it
  * to 404. */

@@ -16,8 +16,11 @@
 #include "store.h"
 
 /* The schema version this build writes (both implementations keep the
- * same tables, so one number). */
-#define PL__STORE_SCHEMA_VERSION 1
+ * same tables, so one number).  1: circuits, jobs, partitions.  2: adds
+ * attempts (every failure kept) and workers (the cluster's view), an
+ * index of the live claims by owner (heartbeats), and partitions.claim_id
+ * (PostgreSQL's claim token). */
+#define PL__STORE_SCHEMA_VERSION 2
 
 /* Partition and job states as they are stored: the labels of the state
  * maps ("queued", "claimed"...), so that an operator reading the tables,
@@ -60,13 +63,28 @@ typedef struct pl__store_ops {
     pl_status (*complete)(pl__store *store, const char *job_id, uint32_t index,
                           const char *owner, uint64_t fence,
                           const char *proof_path, pl_error *err);
+    /* retry: requeue unless the partition's failures reach
+     * max_attempts (this one counted). */
     pl_status (*fail)(pl__store *store, const char *job_id, uint32_t index,
                       const char *owner, uint64_t fence, const char *msg,
+                      bool retry, uint32_t max_attempts, bool *requeued,
                       pl_error *err);
+    pl_status (*attempts)(pl__store *store, const char *job_id,
+                          pl__store_attempt *out, size_t cap, size_t *count,
+                          pl_error *err);
+    /* register (fresh true) or heartbeat (lease_ms > 0: claims too). */
+    pl_status (*worker_put)(pl__store *store, const pl__store_worker *w,
+                            bool fresh, int64_t lease_ms, pl_error *err);
+    pl_status (*worker_gone)(pl__store *store, const char *id,
+                             pl_error *err);
+    pl_status (*worker_list)(pl__store *store, pl__store_worker_fn fn,
+                             void *user, pl_error *err);
     pl_status (*release)(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, pl_error *err);
+    /* Each claim taken back is a failed attempt (see fail). */
     pl_status (*recover)(pl__store *store, const char *owner,
-                         uint64_t *requeued, pl_error *err);
+                         uint32_t max_attempts, uint64_t *requeued,
+                         pl_error *err);
     pl_status (*counts_read)(pl__store *store, pl__store_counts *out,
                              pl_error *err);
     pl_status (*purge)(pl__store *store, int64_t cutoff_unix_ms,
@@ -78,16 +96,23 @@ typedef struct pl__store_ops {
 struct pl__store {
     const pl__store_ops *ops;
     int schema_version; /* the one the store holds, once open */
+    uint32_t max_attempts;
 };
 
 /* dir: the folder (created, mode 0700, if absent); the database is
- * dir/store.sqlite. */
+ * dir/store.sqlite.  Both opens migrate the schema up to target (1..
+ * PL__STORE_SCHEMA_VERSION) and tell the version found in *before (0: a
+ * new store). */
 pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
-                                pl_error *err);
+                                int target, int *before, pl_error *err);
 /* conninfo: a libpq connection URI ("postgres://..." or
  * "postgresql://..."). */
 pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
-                                  pl_error *err);
+                                  int target, int *before, pl_error *err);
+
+/* A failure's message as it is kept: cut to PL__STORE_MSG_MAX - 1 bytes
+ * on a character boundary, and made valid UTF-8. */
+void pl__store_message(char cut[PL__STORE_MSG_MAX], const char *msg);
 
 /* Shared helpers. */
 int64_t pl__store_now_ms(void);

@@ -6,9 +6,12 @@
  * the schema "proofline"); store.c checks the arguments first.
  *
  * Claims: the next partition is chosen with SELECT ... FOR UPDATE SKIP
- * LOCKED in one statement that also takes it, so concurrent claimers
- * never wait on each other's choice and never take the same row; the
- * UPDATE re-checks the row's state under its lock.
+ * LOCKED in one statement that also takes it, marks its job running and
+ * returns the partition, the job and the circuit, so concurrent claimers
+ * never wait on each other's choice and never take the same row (the
+ * UPDATE re-checks the row's state under its lock), and a claim is one
+ * round trip.  A completion and a worker's heartbeat are one statement
+ * each too: the store's hot path is three round trips per partition.
  *
  * Time: leases and timestamps come from the database's clock (now(), the
  * transaction's start), not the worker's, so that workers whose clocks
@@ -27,13 +30,19 @@
  * other (counts, a job's partitions) at REPEATABLE READ.
  *
  * Schema versions: proofline.meta holds the version.  The schema is
- * created, or checked (and would be migrated), in one transaction under
- * an advisory lock, so that two workers starting at once on an empty
- * database create it once.  A newer version than this build's is refused.
+ * created or migrated, one step per version (migrations[]), in one
+ * transaction under an advisory lock, so that two workers starting at
+ * once on an empty database create it once.  A newer version than this
+ * build's is refused.
  *
  * Threads: one connection, guarded by one mutex (the only lock in this
  * file); a listing calls the caller's function between pages, with no
- * lock held.  A connection that broke is reset at the next call.
+ * lock held.  A connection that broke is reset, with backoff, at the next
+ * call (connected()); see txn() for what runs again after a reconnection.
+ *
+ * Recovery: every claim taken back (a lapsed lease, a restarted owner) is
+ * a failed attempt through the same code as a worker's failure
+ * (body_fail), so the retry limit holds whatever the cause.
  *
  * Every statement is prepared from a constant text, with parameters
  * bound: no SQL is built from an input.
@@ -42,12 +51,14 @@
 #include "store_impl.h"
 #include "util/error.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The advisory lock key of the schema's creation and migrations ("PLst",
  * as the SQLite store's application_id). */
@@ -55,6 +66,8 @@
 /* Attempts of a transaction aborted by a deadlock or a serialization
  * failure. */
 #define TXN_ATTEMPTS 5
+/* How long a call waits for a server that went away to come back. */
+#define RECONNECT_MS 15000
 
 #define NOW_MS "floor(extract(epoch from now()) * 1000)::bigint"
 
@@ -117,6 +130,48 @@ static const char schema_v1[] =
     " seq, idx) WHERE state = 'queued';"
     "INSERT INTO proofline.meta (version) VALUES (1);";
 
+/* Version 2, one step from version 1 (a new store runs both): every
+ * failed attempt kept (its rows go with its partition's), the workers'
+ * rows for the cluster's view, and the live claims by owner (what a
+ * heartbeat renews, without reading every claimed row). */
+static const char schema_v2[] =
+    "CREATE TABLE proofline.attempts ("
+    " job_id text NOT NULL,"
+    " idx integer NOT NULL,"
+    " attempt integer NOT NULL CHECK (attempt > 0),"
+    " owner text NOT NULL,"
+    " fence bigint NOT NULL,"
+    " retried boolean NOT NULL,"
+    " at_ms bigint NOT NULL,"
+    " error text NOT NULL,"
+    " PRIMARY KEY (job_id, idx, attempt),"
+    " FOREIGN KEY (job_id, idx) REFERENCES proofline.partitions(job_id, idx)"
+    "  ON DELETE CASCADE);"
+    "CREATE TABLE proofline.workers ("
+    " id text PRIMARY KEY,"
+    " host text NOT NULL,"
+    " pid bigint NOT NULL,"
+    " backend text NOT NULL,"
+    " gpus text NOT NULL,"
+    " budget_bytes bigint NOT NULL,"
+    " reserved_bytes bigint NOT NULL,"
+    " status_json text NOT NULL,"
+    " gone boolean NOT NULL,"
+    " started_ms bigint NOT NULL,"
+    " heartbeat_ms bigint NOT NULL);"
+    "CREATE INDEX partitions_claims ON proofline.partitions(owner)"
+    " WHERE state = 'claimed';"
+    /* The caller's token of the claim that took the partition, so that a
+     * claim whose answer a broken connection lost is found again, not
+     * taken twice. */
+    "ALTER TABLE proofline.partitions ADD COLUMN claim_id text NOT NULL"
+    " DEFAULT '';"
+    "UPDATE proofline.meta SET version = 2;";
+
+/* The steps, by the version each one makes. */
+static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
+    NULL, schema_v1, schema_v2};
+
 #define CIRCUIT_COLS                                                          \
     "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
     "witness_bytes, partition_bytes, created_ms"
@@ -126,6 +181,22 @@ static const char schema_v1[] =
 #define PART_COLS                                                             \
     "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
     "lease_until, attempts, completions, claimed_ms, finished_ms, error"
+/* The same, qualified (p: partitions, j: jobs, c: circuits), for joins;
+ * a joined row holds them in this order (PART_COLS at 0, JOB_COLS at
+ * PART_NCOLS, CIRCUIT_COLS after). */
+#define PART_COLS_P                                                           \
+    "p.job_id, p.idx, p.state, p.witness_path, p.proof_path, p.owner, "       \
+    "p.fence, p.lease_until, p.attempts, p.completions, p.claimed_ms, "       \
+    "p.finished_ms, p.error"
+#define JOB_COLS_J                                                            \
+    "j.id, j.circuit_id, j.priority, j.state, j.n_partitions, j.seq, "        \
+    "j.created_ms, j.updated_ms, j.finished_ms, j.error, j.n_stored, "        \
+    "j.n_done"
+#define CIRCUIT_COLS_C                                                        \
+    "c.id, c.zkey_path, c.zkey_bytes, c.n_constraints, c.n_vars, "            \
+    "c.n_public, c.witness_bytes, c.partition_bytes, c.created_ms"
+#define PART_NCOLS 13
+#define JOB_NCOLS 12
 #define LIVE_JOB "('receiving', 'queued', 'running')"
 #define CLAIM_IS                                                              \
     "job_id = $1::text AND idx = $2::integer AND state = 'claimed' AND "      \
@@ -133,6 +204,8 @@ static const char schema_v1[] =
 #define CIRCUITS "proofline.circuits"
 #define JOBS "proofline.jobs"
 #define PARTS "proofline.partitions"
+#define ATTEMPTS "proofline.attempts"
+#define WORKERS "proofline.workers"
 
 #define STMT_MAP(X)                                                           \
     X(PS_CIRCUIT_PUT,                                                         \
@@ -182,33 +255,46 @@ static const char schema_v1[] =
       "UPDATE " PARTS " SET state = 'cancelled', lease_until = 0, "           \
       "finished_ms = " NOW_MS " WHERE job_id = $1::text AND state IN "        \
       "('waiting', 'queued', 'claimed')")                                     \
+    /* The claim, one statement: choose, take, mark the job running, and
+     * read the partition, its job and its circuit (the job row as it was
+     * before: a 'queued' one is 'running' now). */                          \
     X(PS_CLAIM,                                                               \
       "WITH pick AS (SELECT job_id, idx FROM " PARTS " WHERE "                \
       "state = 'queued' AND partition_bytes <= $1::bigint ORDER BY "          \
-      "priority DESC, seq, idx LIMIT 1 FOR UPDATE SKIP LOCKED) UPDATE " PARTS \
-      " p SET state = 'claimed', owner = $2::text, fence = p.fence + 1, "     \
-      "lease_until = " NOW_MS " + $3::bigint, attempts = p.attempts + 1, "    \
-      "claimed_ms = " NOW_MS " FROM pick WHERE p.job_id = pick.job_id AND "   \
-      "p.idx = pick.idx AND p.state = 'queued' RETURNING p.job_id, p.idx")    \
-    X(PS_JOB_RUNNING,                                                         \
-      "UPDATE " JOBS " SET state = 'running', updated_ms = " NOW_MS           \
-      " WHERE id = $1::text AND state = 'queued'")                            \
+      "priority DESC, seq, idx LIMIT 1 FOR UPDATE SKIP LOCKED), took AS "     \
+      "(UPDATE " PARTS " p SET state = 'claimed', owner = $2::text, "         \
+      "fence = p.fence + 1, lease_until = " NOW_MS " + $3::bigint, "          \
+      "attempts = p.attempts + 1, claimed_ms = " NOW_MS ", claim_id = "       \
+      "$4::text FROM pick WHERE p.job_id = pick.job_id AND p.idx = pick.idx " \
+      "AND p.state = 'queued' RETURNING " PART_COLS_P "), run AS (UPDATE "    \
+      JOBS " SET state = 'running', updated_ms = " NOW_MS " WHERE id IN "     \
+      "(SELECT job_id FROM took) AND state = 'queued') SELECT took.*, "       \
+      JOB_COLS_J ", " CIRCUIT_COLS_C " FROM took JOIN " JOBS " j ON j.id = "  \
+      "took.job_id JOIN " CIRCUITS " c ON c.id = j.circuit_id")               \
+    /* A claim that may have committed before its connection broke. */       \
+    X(PS_CLAIM_FIND,                                                          \
+      "SELECT " PART_COLS_P ", " JOB_COLS_J ", " CIRCUIT_COLS_C " FROM "      \
+      PARTS " p JOIN " JOBS " j ON j.id = p.job_id JOIN " CIRCUITS " c ON "   \
+      "c.id = j.circuit_id WHERE p.state = 'claimed' AND p.owner = $1::text " \
+      "AND p.claim_id = $2::text")                                            \
+    /* complete, one statement: the claim's row, then (if it matched) its   \
+     * job's. */                                                              \
+    X(PS_COMPLETE,                                                            \
+      "WITH done AS (UPDATE " PARTS " SET state = 'done', proof_path = "      \
+      "$5::text, error = '', completions = completions + 1, lease_until = "   \
+      "0, "                                                                   \
+      "finished_ms = " NOW_MS " WHERE " CLAIM_IS " RETURNING job_id) UPDATE " \
+      JOBS " SET n_done = n_done + 1, updated_ms = " NOW_MS ", state = CASE " \
+      "WHEN n_done + 1 = n_partitions AND state = 'running' THEN 'done' "     \
+      "ELSE state END, finished_ms = CASE WHEN n_done + 1 = n_partitions "    \
+      "AND state = 'running' THEN " NOW_MS " ELSE finished_ms END WHERE id "  \
+      "IN (SELECT job_id FROM done)")                                         \
     X(PS_HEARTBEAT,                                                           \
       "UPDATE " PARTS " SET lease_until = " NOW_MS " + $2::bigint WHERE "     \
       "(job_id, idx) IN (SELECT job_id, idx FROM " PARTS " WHERE "            \
       "state = 'claimed' AND owner = $1::text ORDER BY job_id, idx FOR "      \
       "UPDATE) AND state = 'claimed' AND owner = $1::text")                   \
     X(PS_CLAIM_LIVE, "SELECT 1 FROM " PARTS " WHERE " CLAIM_IS)               \
-    X(PS_PART_COMPLETE,                                                       \
-      "UPDATE " PARTS " SET state = 'done', proof_path = $5::text, "          \
-      "completions = completions + 1, lease_until = 0, finished_ms = " NOW_MS \
-      " WHERE " CLAIM_IS)                                                     \
-    X(PS_JOB_COMPLETE,                                                        \
-      "UPDATE " JOBS " SET n_done = n_done + 1, updated_ms = " NOW_MS ", "    \
-      "state = CASE WHEN n_done + 1 = n_partitions AND state = 'running' "    \
-      "THEN 'done' ELSE state END, finished_ms = CASE WHEN n_done + 1 = "     \
-      "n_partitions AND state = 'running' THEN " NOW_MS " ELSE finished_ms "  \
-      "END WHERE id = $1::text")                                              \
     X(PS_PART_FAIL,                                                           \
       "UPDATE " PARTS " SET state = 'failed', error = $5::text, "             \
       "lease_until = 0, finished_ms = " NOW_MS " WHERE " CLAIM_IS)            \
@@ -227,17 +313,70 @@ static const char schema_v1[] =
       "lease_until = 0 FROM " JOBS " j WHERE j.id = p.job_id AND "            \
       "p.job_id = $1::text AND p.idx = $2::integer AND p.state = 'claimed' "  \
       "AND p.owner = $3::text AND p.fence = $4::bigint")                      \
-    /* Claims of jobs that ended meanwhile (failed) are not requeued. */      \
-    X(PS_RECOVER,                                                             \
+    /* The claims whose lease lapsed, and $1's whatever their lease. */      \
+    X(PS_RECOVER_PICK,                                                        \
+      "SELECT job_id, idx, owner, fence FROM " PARTS " WHERE state = "        \
+      "'claimed' AND (lease_until <= " NOW_MS " OR owner = $1::text) ORDER "  \
+      "BY job_id, idx")                                                       \
+    X(PS_NOW, "SELECT " NOW_MS)                                               \
+    X(PS_ATTEMPT_COUNT, "SELECT count(*) FROM " ATTEMPTS " WHERE "            \
+                        "job_id = $1::text AND idx = $2::integer")            \
+    X(PS_ATTEMPT_INSERT,                                                      \
+      "INSERT INTO " ATTEMPTS " (job_id, idx, attempt, owner, fence, "        \
+      "retried, at_ms, error) VALUES ($1::text, $2::integer, $3::integer, "   \
+      "$4::text, $5::bigint, $6::boolean, " NOW_MS ", $7::text)")             \
+    /* A retry: back to the queue, or cancelled if the job ended. */          \
+    X(PS_PART_RETRY,                                                          \
       "UPDATE " PARTS " p SET state = CASE WHEN j.state IN ('queued', "       \
-      "'running') THEN 'queued' ELSE 'cancelled' END, owner = CASE WHEN "     \
-      "j.state IN ('queued', 'running') THEN '' ELSE p.owner END, "           \
-      "lease_until = 0 FROM " JOBS " j WHERE (p.job_id, p.idx) IN (SELECT "   \
-      "job_id, idx FROM " PARTS " WHERE state = 'claimed' AND "               \
-      "(lease_until <= " NOW_MS " OR owner = $1::text) ORDER BY job_id, idx " \
-      "FOR UPDATE) AND j.id = p.job_id AND p.state = 'claimed' AND "          \
-      "(p.lease_until <= " NOW_MS " OR p.owner = $1::text) RETURNING "        \
-      "p.state")                                                              \
+      "'running') THEN 'queued' ELSE 'cancelled' END, owner = '', "           \
+      "lease_until = 0, error = $5::text FROM " JOBS " j WHERE j.id = "       \
+      "p.job_id AND p.job_id = $1::text AND p.idx = $2::integer AND "         \
+      "p.state = 'claimed' AND p.owner = $3::text AND p.fence = $4::bigint "  \
+      "RETURNING p.state")                                                    \
+    X(PS_ATTEMPTS_COUNT, "SELECT count(*) FROM " ATTEMPTS " WHERE "           \
+                         "job_id = $1::text")                                 \
+    X(PS_ATTEMPTS_PAGE,                                                       \
+      "SELECT job_id, idx, attempt, owner, fence, retried, at_ms, error "     \
+      "FROM " ATTEMPTS " WHERE job_id = $1::text ORDER BY idx, attempt "      \
+      "LIMIT $2::bigint")                                                     \
+    /* $10: true registers (started now), false renews. */                    \
+    X(PS_WORKER_PUT,                                                          \
+      "INSERT INTO " WORKERS " AS w (id, host, pid, backend, gpus, "          \
+      "budget_bytes, reserved_bytes, status_json, gone, started_ms, "         \
+      "heartbeat_ms) VALUES ($1::text, $2::text, $3::bigint, $4::text, "      \
+      "$5::text, $6::bigint, $7::bigint, $8::text, false, " NOW_MS ", "       \
+      NOW_MS ") ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = "  \
+      "excluded.pid, backend = excluded.backend, gpus = excluded.gpus, "      \
+      "budget_bytes = excluded.budget_bytes, reserved_bytes = "               \
+      "excluded.reserved_bytes, status_json = excluded.status_json, gone = "  \
+      "false, started_ms = CASE WHEN $9::boolean THEN excluded.started_ms "   \
+      "ELSE w.started_ms END, heartbeat_ms = excluded.heartbeat_ms")          \
+    /* A worker's tick, one statement: its row, and ($9 > 0) the leases   \
+     * of its claims, as PS_HEARTBEAT. */                                    \
+    X(PS_WORKER_BEAT,                                                         \
+      "WITH w AS (INSERT INTO " WORKERS " AS w (id, host, pid, backend, "     \
+      "gpus, budget_bytes, reserved_bytes, status_json, gone, started_ms, "   \
+      "heartbeat_ms) VALUES ($1::text, $2::text, $3::bigint, $4::text, "      \
+      "$5::text, $6::bigint, $7::bigint, $8::text, false, " NOW_MS ", "       \
+      NOW_MS ") ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = "  \
+      "excluded.pid, backend = excluded.backend, gpus = excluded.gpus, "      \
+      "budget_bytes = excluded.budget_bytes, reserved_bytes = "               \
+      "excluded.reserved_bytes, status_json = excluded.status_json, gone = "  \
+      "false, heartbeat_ms = excluded.heartbeat_ms RETURNING 1), h AS "       \
+      "(UPDATE " PARTS " SET lease_until = " NOW_MS " + $9::bigint WHERE "    \
+      "$9::bigint > 0 AND (job_id, idx) IN (SELECT job_id, idx FROM " PARTS  \
+      " WHERE state = 'claimed' AND owner = $1::text ORDER BY job_id, idx "   \
+      "FOR UPDATE) AND state = 'claimed' AND owner = $1::text RETURNING 1) "  \
+      "SELECT (SELECT count(*) FROM w), (SELECT count(*) FROM h)")            \
+    X(PS_WORKER_GONE, "UPDATE " WORKERS " SET gone = true WHERE "             \
+                      "id = $1::text")                                        \
+    X(PS_WORKER_PAGE,                                                         \
+      "SELECT id, host, pid, backend, gpus, budget_bytes, reserved_bytes, "   \
+      "status_json, gone, started_ms, heartbeat_ms, " NOW_MS " - "            \
+      "heartbeat_ms FROM " WORKERS " WHERE id > $1::text ORDER BY id LIMIT "  \
+      "$2::bigint")                                                           \
+    X(PS_PURGE_WORKERS, "DELETE FROM " WORKERS " WHERE heartbeat_ms < "       \
+                        "$1::bigint")                                         \
     X(PS_COUNT_JOBS, "SELECT state, count(*) FROM " JOBS " GROUP BY state")   \
     X(PS_COUNT_QUEUED, "SELECT priority, count(*) FROM " PARTS " WHERE "      \
                        "state = 'queued' GROUP BY priority")                  \
@@ -383,60 +522,79 @@ static uint64_t get_u64(const PGresult *res, int row, int col)
 
 /* ---- rows ----------------------------------------------------------------- */
 
-static void read_circuit(const PGresult *r, int row, pl__store_circuit *c)
+static void read_circuit_at(const PGresult *r, int row, int off,
+                            pl__store_circuit *c)
 {
     memset(c, 0, sizeof(*c));
-    pl__store_copy(c->id, sizeof(c->id), PQgetvalue(r, row, 0));
-    pl__store_copy(c->zkey_path, sizeof(c->zkey_path), PQgetvalue(r, row, 1));
-    c->zkey_bytes = get_u64(r, row, 2);
-    c->n_constraints = get_u64(r, row, 3);
-    c->n_vars = get_u64(r, row, 4);
-    c->n_public = get_u64(r, row, 5);
-    c->witness_bytes = get_u64(r, row, 6);
-    c->partition_bytes = get_u64(r, row, 7);
-    c->created_unix_ms = get_i64(r, row, 8);
+    pl__store_copy(c->id, sizeof(c->id), PQgetvalue(r, row, off + 0));
+    pl__store_copy(c->zkey_path, sizeof(c->zkey_path),
+                   PQgetvalue(r, row, off + 1));
+    c->zkey_bytes = get_u64(r, row, off + 2);
+    c->n_constraints = get_u64(r, row, off + 3);
+    c->n_vars = get_u64(r, row, off + 4);
+    c->n_public = get_u64(r, row, off + 5);
+    c->witness_bytes = get_u64(r, row, off + 6);
+    c->partition_bytes = get_u64(r, row, off + 7);
+    c->created_unix_ms = get_i64(r, row, off + 8);
+}
+
+static void read_circuit(const PGresult *r, int row, pl__store_circuit *c)
+{
+    read_circuit_at(r, row, 0, c);
+}
+
+static void read_job_at(const PGresult *r, int row, int off,
+                        pl__store_job *j)
+{
+    memset(j, 0, sizeof(*j));
+    pl__store_copy(j->id, sizeof(j->id), PQgetvalue(r, row, off + 0));
+    pl__store_copy(j->circuit_id, sizeof(j->circuit_id),
+                   PQgetvalue(r, row, off + 1));
+    int64_t p = get_i64(r, row, off + 2);
+    j->priority = p >= 0 && p < PL__PRIORITY_COUNT ? (pl__priority)p
+                                                   : PL__PRIORITY_NORMAL;
+    pl__job_state js = PL__JOB_FAILED; /* the CHECK forbids other labels */
+    pl__job_state_parse(&js, PQgetvalue(r, row, off + 3));
+    j->state = js;
+    j->n_partitions = (uint32_t)get_i64(r, row, off + 4);
+    j->seq = get_u64(r, row, off + 5);
+    j->created_unix_ms = get_i64(r, row, off + 6);
+    j->updated_unix_ms = get_i64(r, row, off + 7);
+    j->finished_unix_ms = get_i64(r, row, off + 8);
+    pl__store_copy(j->error, sizeof(j->error), PQgetvalue(r, row, off + 9));
 }
 
 static void read_job(const PGresult *r, int row, pl__store_job *j)
 {
-    memset(j, 0, sizeof(*j));
-    pl__store_copy(j->id, sizeof(j->id), PQgetvalue(r, row, 0));
-    pl__store_copy(j->circuit_id, sizeof(j->circuit_id),
-                   PQgetvalue(r, row, 1));
-    int64_t p = get_i64(r, row, 2);
-    j->priority = p >= 0 && p < PL__PRIORITY_COUNT ? (pl__priority)p
-                                                   : PL__PRIORITY_NORMAL;
-    pl__job_state js = PL__JOB_FAILED; /* the CHECK forbids other labels */
-    pl__job_state_parse(&js, PQgetvalue(r, row, 3));
-    j->state = js;
-    j->n_partitions = (uint32_t)get_i64(r, row, 4);
-    j->seq = get_u64(r, row, 5);
-    j->created_unix_ms = get_i64(r, row, 6);
-    j->updated_unix_ms = get_i64(r, row, 7);
-    j->finished_unix_ms = get_i64(r, row, 8);
-    pl__store_copy(j->error, sizeof(j->error), PQgetvalue(r, row, 9));
+    read_job_at(r, row, 0, j);
+}
+
+static void read_part_at(const PGresult *r, int row, int off,
+                         pl__store_partition *p)
+{
+    memset(p, 0, sizeof(*p));
+    pl__store_copy(p->job_id, sizeof(p->job_id), PQgetvalue(r, row, off + 0));
+    p->index = (uint32_t)get_i64(r, row, off + 1);
+    pl__part_state ps = PL__PART_FAILED;
+    pl__part_state_parse(&ps, PQgetvalue(r, row, off + 2));
+    p->state = ps;
+    pl__store_copy(p->witness_path, sizeof(p->witness_path),
+                   PQgetvalue(r, row, off + 3));
+    pl__store_copy(p->proof_path, sizeof(p->proof_path),
+                   PQgetvalue(r, row, off + 4));
+    pl__store_copy(p->owner, sizeof(p->owner), PQgetvalue(r, row, off + 5));
+    p->fence = get_u64(r, row, off + 6);
+    p->lease_until_unix_ms = get_i64(r, row, off + 7);
+    p->attempts = (uint32_t)get_i64(r, row, off + 8);
+    p->completions = (uint32_t)get_i64(r, row, off + 9);
+    p->claimed_unix_ms = get_i64(r, row, off + 10);
+    p->finished_unix_ms = get_i64(r, row, off + 11);
+    pl__store_copy(p->error, sizeof(p->error), PQgetvalue(r, row, off + 12));
 }
 
 static void read_part(const PGresult *r, int row, pl__store_partition *p)
 {
-    memset(p, 0, sizeof(*p));
-    pl__store_copy(p->job_id, sizeof(p->job_id), PQgetvalue(r, row, 0));
-    p->index = (uint32_t)get_i64(r, row, 1);
-    pl__part_state ps = PL__PART_FAILED;
-    pl__part_state_parse(&ps, PQgetvalue(r, row, 2));
-    p->state = ps;
-    pl__store_copy(p->witness_path, sizeof(p->witness_path),
-                   PQgetvalue(r, row, 3));
-    pl__store_copy(p->proof_path, sizeof(p->proof_path),
-                   PQgetvalue(r, row, 4));
-    pl__store_copy(p->owner, sizeof(p->owner), PQgetvalue(r, row, 5));
-    p->fence = get_u64(r, row, 6);
-    p->lease_until_unix_ms = get_i64(r, row, 7);
-    p->attempts = (uint32_t)get_i64(r, row, 8);
-    p->completions = (uint32_t)get_i64(r, row, 9);
-    p->claimed_unix_ms = get_i64(r, row, 10);
-    p->finished_unix_ms = get_i64(r, row, 11);
-    pl__store_copy(p->error, sizeof(p->error), PQgetvalue(r, row, 12));
+    read_part_at(r, row, 0, p);
 }
 
 /* Job id into out (may be NULL); "unknown job" if absent. */
@@ -511,16 +669,30 @@ enum { TXN_WRITE, TXN_READ, TXN_NONE };
 typedef pl_status (*txn_body)(pg_store *s, void *arg, pl_error *err);
 
 /* A connection that broke is reset before the next call: the statements
- * it had prepared are gone with it. */
+ * it had prepared are gone with it.  A server that restarts refuses
+ * connections for a moment (seconds, while it recovers), so this backs
+ * off and tries again, 50 ms doubling to 1 s, for up to RECONNECT_MS in
+ * all, before it reports the server gone (PL_EIO).  The lock is held
+ * meanwhile: the handle's other callers would wait for the same server
+ * anyway. */
 static pl_status connected(pg_store *s, pl_error *err)
 {
     if (PQstatus(s->conn) == CONNECTION_OK)
         return PL_OK;
-    PQreset(s->conn);
-    memset(s->prepared, 0, sizeof(s->prepared));
-    if (PQstatus(s->conn) != CONNECTION_OK)
-        return pg_error(s, NULL, "reconnecting", err);
-    return PL_OK;
+    int64_t deadline = pl__store_now_ms() + RECONNECT_MS;
+    long pause_ms = 50;
+    for (;;) {
+        PQreset(s->conn);
+        memset(s->prepared, 0, sizeof(s->prepared));
+        if (PQstatus(s->conn) == CONNECTION_OK)
+            return PL_OK;
+        if (pl__store_now_ms() + pause_ms > deadline)
+            return pg_error(s, NULL, "reconnecting", err);
+        struct timespec ts = {pause_ms / 1000, (pause_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        pause_ms = pause_ms * 2 > 1000 ? 1000 : pause_ms * 2;
+    }
 }
 
 static bool retryable(const pg_store *s)
@@ -537,7 +709,9 @@ static bool retryable(const pg_store *s)
  * and the transaction runs again on a new connection.  A connection lost
  * during COMMIT is reported (PL_EIO): whether it committed is unknown, and
  * running it again could do it twice.  (The single statements of
- * TXN_NONE may all run again: each is idempotent or harmless twice.) */
+ * TXN_NONE may all run again: each is idempotent or made safe twice: a
+ * claim finds its own by its token, a completion recognises its own
+ * result.) */
 static pl_status txn(pg_store *s, int kind, txn_body body, void *arg,
                      pl_error *err)
 {
@@ -915,36 +1089,52 @@ typedef struct claim_args {
     int64_t lease_ms;
     pl__store_claim *out;
     bool *found;
+    char claim_id[PL__STORE_JOB_ID_LEN + 1]; /* this call's token */
+    int runs;
 } claim_args;
 
+static void read_claim(const PGresult *r, pl__store_claim *out)
+{
+    read_part_at(r, 0, 0, &out->part);
+    read_job_at(r, 0, PART_NCOLS, &out->job);
+    read_circuit_at(r, 0, PART_NCOLS + JOB_NCOLS, &out->circuit);
+    if (out->job.state == PL__JOB_QUEUED)
+        out->job.state = PL__JOB_RUNNING; /* by this very statement */
+}
+
+/* One statement, no transaction around it: one round trip per claim.
+ * When txn runs it again (its connection broke), the first run may have
+ * committed: its token finds that claim, rather than taking a second
+ * partition that nobody would work on while the heartbeats renew it. */
 static pl_status body_claim(pg_store *s, void *arg, pl_error *err)
 {
     claim_args *a = arg;
     *a->found = false;
+    PGresult *r;
+    if (a->runs++ > 0) {
+        const char *pf[] = {a->owner, a->claim_id};
+        r = q(s, PS_CLAIM_FIND, 2, pf, "claiming a partition", err);
+        if (!r)
+            return err->code;
+        if (PQntuples(r) == 1) {
+            read_claim(r, a->out);
+            *a->found = true;
+            PQclear(r);
+            return PL_OK;
+        }
+        PQclear(r);
+    }
     num bytes = u64(a->max_bytes), lease = i64(a->lease_ms);
-    const char *p[] = {bytes.s, a->owner, lease.s};
-    PGresult *r = q(s, PS_CLAIM, 3, p, "claiming a partition", err);
+    const char *p[] = {bytes.s, a->owner, lease.s, a->claim_id};
+    r = q(s, PS_CLAIM, 4, p, "claiming a partition", err);
     if (!r)
         return err->code;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return PL_OK;
+    if (PQntuples(r) == 1) {
+        read_claim(r, a->out);
+        *a->found = true;
     }
-    char job_id[PL__STORE_JOB_ID_LEN + 1];
-    pl__store_copy(job_id, sizeof(job_id), PQgetvalue(r, 0, 0));
-    uint32_t index = (uint32_t)get_i64(r, 0, 1);
     PQclear(r);
-    const char *pj[] = {job_id};
-    pl_status status =
-        q_run(s, PS_JOB_RUNNING, 1, pj, NULL, "claiming a partition", err);
-    if (status == PL_OK)
-        status = get_part(s, job_id, index, &a->out->part, err);
-    if (status == PL_OK)
-        status = get_job(s, job_id, &a->out->job, err);
-    if (status == PL_OK)
-        status = get_circuit(s, a->out->job.circuit_id, &a->out->circuit, err);
-    *a->found = status == PL_OK;
-    return status;
+    return PL_OK;
 }
 
 static pl_status pg_claim_next(pl__store *store, const char *owner,
@@ -952,8 +1142,11 @@ static pl_status pg_claim_next(pl__store *store, const char *owner,
                                pl__store_claim *out, bool *found,
                                pl_error *err)
 {
-    claim_args a = {owner, max_bytes, lease_ms, out, found};
-    pl_status status = txn(pg(store), TXN_WRITE, body_claim, &a, err);
+    claim_args a = {.owner = owner, .max_bytes = max_bytes,
+                    .lease_ms = lease_ms, .out = out, .found = found};
+    pl_status status = pl__store_new_job_id(a.claim_id, err);
+    if (status == PL_OK)
+        status = txn(pg(store), TXN_NONE, body_claim, &a, err);
     if (status != PL_OK || !*found) {
         *found = false;
         memset(out, 0, sizeof(*out));
@@ -1054,20 +1247,295 @@ static pl_status end_claim(pl__store *store, int part_stmt, int job_stmt,
     return txn(pg(store), TXN_WRITE, body_end_claim, &e, err);
 }
 
+/* One statement, no transaction around it.  No row changed: either the
+ * claim was lost, or an earlier run of this very call committed before
+ * its connection broke (txn runs it again): the partition is then done
+ * with this owner, fence and proof, and that is success. */
+static pl_status body_complete(pg_store *s, void *arg, pl_error *err)
+{
+    part_args *a = arg;
+    num k = i64(a->index), f = u64(a->fence);
+    const char *p[] = {a->job_id, k.s, a->owner, f.s, a->text};
+    uint64_t rows = 0;
+    pl_status status =
+        q_run(s, PS_COMPLETE, 5, p, &rows, "recording a proof", err);
+    if (status != PL_OK || rows == 1)
+        return status;
+    pl__store_partition part;
+    status = get_part(s, a->job_id, a->index, &part, err);
+    if (status != PL_OK)
+        return status;
+    if (part.state == PL__PART_DONE && strcmp(part.owner, a->owner) == 0 &&
+        part.fence == a->fence && strcmp(part.proof_path, a->text) == 0)
+        return PL_OK;
+    return pl__error_set(
+        err, PL_ECANCELLED,
+        "%s: job %s partition %u: the claim was lost (owner %s, fence %llu; "
+        "the partition is %s, owner %s, fence %llu)",
+        s->name, a->job_id, a->index, a->owner, (unsigned long long)a->fence,
+        pl__part_state_name(part.state), part.owner[0] ? part.owner : "none",
+        (unsigned long long)part.fence);
+}
+
 static pl_status pg_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
                              const char *proof_path, pl_error *err)
 {
-    return end_claim(store, PS_PART_COMPLETE, PS_JOB_COMPLETE, job_id, index,
-                     owner, fence, proof_path, "recording a proof", err);
+    part_args a = {.job_id = job_id, .index = index, .owner = owner,
+                   .fence = fence, .text = proof_path};
+    return txn(pg(store), TXN_NONE, body_complete, &a, err);
+}
+
+typedef struct fail_args {
+    part_args part;
+    bool retry;
+    uint32_t max_attempts;
+    bool *requeued;
+    /* recovery: the claim is taken back only if its lease has lapsed by
+     * this time (the database's), or it is the restarting owner's */
+    int64_t lapsed_by;
+    bool own;
+} fail_args;
+
+/* A failed attempt: kept in attempts, then the partition requeued (a
+ * retry) or ended with its job.  The job's partitions are locked first
+ * (a final failure cancels the others), then the claim is checked. */
+static pl_status body_fail(pg_store *s, void *arg, pl_error *err)
+{
+    fail_args *f = arg;
+    part_args *a = &f->part;
+    const char *what = "recording a failure";
+    *f->requeued = false;
+    pl_status status = lock_parts(s, a->job_id, err);
+    pl__store_partition part;
+    if (status == PL_OK)
+        status = get_part(s, a->job_id, a->index, &part, err);
+    if (status != PL_OK)
+        return status;
+    if (part.state != PL__PART_CLAIMED || strcmp(part.owner, a->owner) != 0 ||
+        part.fence != a->fence ||
+        (f->lapsed_by && !f->own && part.lease_until_unix_ms > f->lapsed_by))
+        return pl__error_set(
+            err, PL_ECANCELLED,
+            "%s: job %s partition %u: the claim was lost (owner %s, fence "
+            "%llu; the partition is %s, owner %s, fence %llu)",
+            s->name, a->job_id, a->index, a->owner,
+            (unsigned long long)a->fence, pl__part_state_name(part.state),
+            part.owner[0] ? part.owner : "none",
+            (unsigned long long)part.fence);
+    num k = i64(a->index), fence = u64(a->fence);
+    const char *pc[] = {a->job_id, k.s};
+    PGresult *r = q(s, PS_ATTEMPT_COUNT, 2, pc, what, err);
+    if (!r)
+        return err->code;
+    int64_t n = get_i64(r, 0, 0) + 1; /* this attempt */
+    PQclear(r);
+    const char *p[] = {a->job_id, k.s, a->owner, fence.s, a->text};
+    if (f->retry && n < (int64_t)f->max_attempts) {
+        r = q(s, PS_PART_RETRY, 5, p, what, err);
+        if (!r)
+            return err->code;
+        /* A job that ended meanwhile cancels it instead. */
+        *f->requeued =
+            PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "queued") == 0;
+        PQclear(r);
+    } else {
+        char job_msg[PL__STORE_MSG_MAX];
+        if (n > 1) {
+            char longer[PL__STORE_MSG_MAX + 64];
+            snprintf(longer, sizeof(longer), "after %lld attempts: %s",
+                     (long long)n, a->text);
+            pl__store_message(job_msg, longer);
+        } else {
+            pl__store_copy(job_msg, sizeof(job_msg), a->text);
+        }
+        const char *pj[] = {a->job_id, job_msg};
+        status = q_run(s, PS_PART_FAIL, 5, p, NULL, what, err);
+        if (status == PL_OK)
+            status = q_run(s, PS_JOB_FAIL, 2, pj, NULL, what, err);
+        if (status == PL_OK)
+            status = q_run(s, PS_PARTS_CANCEL_PENDING, 1, pj, NULL, what,
+                           err);
+    }
+    num attempt = i64(n);
+    const char *pa[] = {a->job_id, k.s, attempt.s, a->owner, fence.s,
+                        *f->requeued ? "true" : "false", a->text};
+    if (status == PL_OK)
+        status = q_run(s, PS_ATTEMPT_INSERT, 7, pa, NULL, what, err);
+    return status;
 }
 
 static pl_status pg_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
+                         bool retry, uint32_t max_attempts, bool *requeued,
                          pl_error *err)
 {
-    return end_claim(store, PS_PART_FAIL, PS_JOB_FAIL, job_id, index, owner,
-                     fence, msg, "recording a failure", err);
+    fail_args f = {{.job_id = job_id, .index = index, .owner = owner,
+                    .fence = fence, .text = msg},
+                   retry, max_attempts, requeued, 0, false};
+    return txn(pg(store), TXN_WRITE, body_fail, &f, err);
+}
+
+typedef struct attempts_args {
+    const char *job_id;
+    pl__store_attempt *out;
+    size_t cap, *count;
+} attempts_args;
+
+static pl_status body_attempts(pg_store *s, void *arg, pl_error *err)
+{
+    attempts_args *a = arg;
+    pl_status status = get_job(s, a->job_id, NULL, err);
+    if (status != PL_OK)
+        return status;
+    const char *p1[] = {a->job_id};
+    PGresult *r = q(s, PS_ATTEMPTS_COUNT, 1, p1, "reading attempts", err);
+    if (!r)
+        return err->code;
+    *a->count = get_u64(r, 0, 0);
+    PQclear(r);
+    num cap = u64(a->cap);
+    const char *p[] = {a->job_id, cap.s};
+    r = q(s, PS_ATTEMPTS_PAGE, 2, p, "reading attempts", err);
+    if (!r)
+        return err->code;
+    for (int i = 0; i < PQntuples(r) && (size_t)i < a->cap; i++) {
+        pl__store_attempt *t = &a->out[i];
+        memset(t, 0, sizeof(*t));
+        pl__store_copy(t->job_id, sizeof(t->job_id), PQgetvalue(r, i, 0));
+        t->index = (uint32_t)get_i64(r, i, 1);
+        t->attempt = (uint32_t)get_i64(r, i, 2);
+        pl__store_copy(t->owner, sizeof(t->owner), PQgetvalue(r, i, 3));
+        t->fence = get_u64(r, i, 4);
+        t->retried = strcmp(PQgetvalue(r, i, 5), "t") == 0;
+        t->at_unix_ms = get_i64(r, i, 6);
+        pl__store_copy(t->error, sizeof(t->error), PQgetvalue(r, i, 7));
+    }
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_attempts(pl__store *store, const char *job_id,
+                             pl__store_attempt *out, size_t cap,
+                             size_t *count, pl_error *err)
+{
+    attempts_args a = {job_id, out, cap, count};
+    return txn(pg(store), TXN_READ, body_attempts, &a, err);
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+
+typedef struct worker_args {
+    const pl__store_worker *w;
+    bool fresh;
+    int64_t lease_ms;
+} worker_args;
+
+/* Register: one statement.  Heartbeat: one statement too (the row and
+ * the leases), one round trip per tick however many workers there are. */
+static pl_status body_worker_put(pg_store *s, void *arg, pl_error *err)
+{
+    worker_args *a = arg;
+    const pl__store_worker *w = a->w;
+    num pid = i64(w->pid), budget = u64(w->budget_bytes),
+        reserved = u64(w->reserved_bytes), lease = i64(a->lease_ms);
+    /* $9: "true" (a fresh start) for PS_WORKER_PUT, the lease for
+     * PS_WORKER_BEAT. */
+    const char *p[] = {w->id,    w->host,   pid.s,      w->backend,
+                       w->gpus,  budget.s,  reserved.s,
+                       w->status_json[0] ? w->status_json : "{}",
+                       a->fresh ? "true" : lease.s};
+    if (a->fresh)
+        return q_run(s, PS_WORKER_PUT, 9, p, NULL, "recording a worker",
+                     err);
+    PGresult *r = q(s, PS_WORKER_BEAT, 9, p, "recording a heartbeat", err);
+    if (!r)
+        return err->code;
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_worker_put(pl__store *store, const pl__store_worker *w,
+                               bool fresh, int64_t lease_ms, pl_error *err)
+{
+    worker_args a = {w, fresh, lease_ms};
+    return txn(pg(store), TXN_NONE, body_worker_put, &a, err);
+}
+
+static pl_status body_worker_gone(pg_store *s, void *arg, pl_error *err)
+{
+    const char *p[] = {arg};
+    return q_run(s, PS_WORKER_GONE, 1, p, NULL, "recording a worker's exit",
+                 err);
+}
+
+static pl_status pg_worker_gone(pl__store *store, const char *id,
+                                pl_error *err)
+{
+    return txn(pg(store), TXN_NONE, body_worker_gone, (void *)id, err);
+}
+
+typedef struct wpage_args {
+    const char *after;
+    pl__store_worker *rows;
+    size_t n;
+} wpage_args;
+
+static pl_status body_worker_page(pg_store *s, void *arg, pl_error *err)
+{
+    wpage_args *a = arg;
+    num lim = i64(PL__STORE_LIST_PAGE);
+    const char *p[] = {a->after, lim.s};
+    PGresult *r = q(s, PS_WORKER_PAGE, 2, p, "listing workers", err);
+    if (!r)
+        return err->code;
+    a->n = 0;
+    for (int i = 0; i < PQntuples(r) && a->n < PL__STORE_LIST_PAGE; i++) {
+        pl__store_worker *w = &a->rows[a->n++];
+        memset(w, 0, sizeof(*w));
+        pl__store_copy(w->id, sizeof(w->id), PQgetvalue(r, i, 0));
+        pl__store_copy(w->host, sizeof(w->host), PQgetvalue(r, i, 1));
+        w->pid = get_i64(r, i, 2);
+        pl__store_copy(w->backend, sizeof(w->backend), PQgetvalue(r, i, 3));
+        pl__store_copy(w->gpus, sizeof(w->gpus), PQgetvalue(r, i, 4));
+        w->budget_bytes = get_u64(r, i, 5);
+        w->reserved_bytes = get_u64(r, i, 6);
+        pl__store_copy(w->status_json, sizeof(w->status_json),
+                       PQgetvalue(r, i, 7));
+        w->gone = strcmp(PQgetvalue(r, i, 8), "t") == 0;
+        w->started_unix_ms = get_i64(r, i, 9);
+        w->heartbeat_unix_ms = get_i64(r, i, 10);
+        w->age_ms = get_i64(r, i, 11);
+    }
+    PQclear(r);
+    return PL_OK;
+}
+
+static pl_status pg_worker_list(pl__store *store, pl__store_worker_fn fn,
+                                void *user, pl_error *err)
+{
+    pg_store *s = pg(store);
+    pl__store_worker *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "%s: listing workers", s->name);
+    char after[PL__STORE_OWNER_MAX] = "";
+    pl_status status = PL_OK;
+    for (bool more = true; more && status == PL_OK;) {
+        wpage_args a = {.after = after, .rows = page};
+        status = txn(s, TXN_NONE, body_worker_page, &a, err);
+        if (status != PL_OK)
+            break;
+        more = a.n == PL__STORE_LIST_PAGE;
+        if (a.n)
+            pl__store_copy(after, sizeof(after), page[a.n - 1].id);
+        for (size_t i = 0; i < a.n; i++)
+            if (!fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+    }
+    free(page);
+    return status;
 }
 
 static pl_status pg_release(pl__store *store, const char *job_id,
@@ -1080,29 +1548,61 @@ static pl_status pg_release(pl__store *store, const char *job_id,
 
 typedef struct recover_args {
     const char *owner;
+    uint32_t max_attempts;
     uint64_t *requeued;
 } recover_args;
 
+/* Each claim taken back is a failed attempt (its worker died, stalled or
+ * lost the store while it held the partition), through body_fail: so a
+ * partition that kills every worker taking it (the OOM killer, a driver
+ * crash) ends after max_attempts instead of going round the farm for
+ * ever.  The candidates are read first, then each is locked with its
+ * job's partitions and checked again (a heartbeat may have renewed it
+ * meanwhile: then it stays). */
 static pl_status body_recover(pg_store *s, void *arg, pl_error *err)
 {
     recover_args *a = arg;
+    *a->requeued = 0;
+    PGresult *now = q(s, PS_NOW, 0, NULL, "recovering claims", err);
+    if (!now)
+        return err->code;
+    int64_t now_ms = get_i64(now, 0, 0);
+    PQclear(now);
     const char *p[] = {a->owner}; /* NULL: SQL NULL, which matches no one */
-    PGresult *r = q(s, PS_RECOVER, 1, p, "recovering claims", err);
+    PGresult *r = q(s, PS_RECOVER_PICK, 1, p, "recovering claims", err);
     if (!r)
         return err->code;
-    *a->requeued = 0;
-    for (int i = 0; i < PQntuples(r); i++)
-        if (strcmp(PQgetvalue(r, i, 0), "queued") == 0)
-            (*a->requeued)++;
+    pl_status status = PL_OK;
+    for (int i = 0; i < PQntuples(r) && status == PL_OK; i++) {
+        const char *job_id = PQgetvalue(r, i, 0), *owner = PQgetvalue(r, i, 2);
+        uint32_t index = (uint32_t)get_i64(r, i, 1);
+        bool own = a->owner && strcmp(owner, a->owner) == 0;
+        char msg[PL__STORE_MSG_MAX];
+        snprintf(msg, sizeof(msg),
+                 own ? "job %s partition %u: its worker %.100s restarted "
+                       "while it held the partition"
+                     : "job %s partition %u: the lease of worker %.100s "
+                       "lapsed (it died, stalled or lost the store)",
+                 job_id, index, owner);
+        bool again = false;
+        fail_args f = {{.job_id = job_id, .index = index, .owner = owner,
+                        .fence = get_u64(r, i, 3), .text = msg},
+                       true, a->max_attempts, &again, now_ms, own};
+        status = body_fail(s, &f, err);
+        if (status == PL_ECANCELLED) /* renewed, ended or taken meanwhile */
+            status = PL_OK;
+        *a->requeued += again;
+    }
     PQclear(r);
-    return PL_OK;
+    return status;
 }
 
 static pl_status pg_recover(pl__store *store, const char *owner,
-                            uint64_t *requeued, pl_error *err)
+                            uint32_t max_attempts, uint64_t *requeued,
+                            pl_error *err)
 {
-    recover_args a = {owner, requeued};
-    pl_status status = txn(pg(store), TXN_NONE, body_recover, &a, err);
+    recover_args a = {owner, max_attempts, requeued};
+    pl_status status = txn(pg(store), TXN_WRITE, body_recover, &a, err);
     if (status != PL_OK)
         *requeued = 0;
     return status;
@@ -1219,6 +1719,12 @@ static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
     return status;
 }
 
+static pl_status body_purge_workers(pg_store *s, void *arg, pl_error *err)
+{
+    const char *p[] = {arg};
+    return q_run(s, PS_PURGE_WORKERS, 1, p, NULL, "purging workers", err);
+}
+
 static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
                           pl__store_path_fn fn, void *user, uint64_t *removed,
                           pl_error *err)
@@ -1237,6 +1743,11 @@ static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
     }
     path_clear(&a);
     free(a.paths);
+    /* Workers silent since before the cutoff (gone, or dead long ago). */
+    if (status == PL_OK) {
+        num cutoff = i64(cutoff_unix_ms);
+        status = txn(pg(store), TXN_NONE, body_purge_workers, cutoff.s, err);
+    }
     return status;
 }
 
@@ -1269,6 +1780,10 @@ static const pl__store_ops pg_ops = {
     .fail = pg_fail,
     .release = pg_release,
     .recover = pg_recover,
+    .attempts = pg_attempts,
+    .worker_put = pg_worker_put,
+    .worker_gone = pg_worker_gone,
+    .worker_list = pg_worker_list,
     .counts_read = pg_counts_read,
     .purge = pg_purge,
 };
@@ -1277,10 +1792,16 @@ static const pl__store_ops pg_ops = {
  * service's messages. */
 static void no_notices(void *arg, const char *message) {}
 
-/* Creates the schema on an empty database or checks (and would migrate)
- * an existing one, under the advisory lock. */
+/* Creates the schema on an empty database or migrates an older one up to
+ * m->target, under the advisory lock. */
+typedef struct migrate_args {
+    int target;
+    int *before;
+} migrate_args;
+
 static pl_status body_migrate(pg_store *s, void *arg, pl_error *err)
 {
+    migrate_args *m = arg;
     pl_status status = exec_sql(s, "SELECT pg_advisory_xact_lock("
                                    SCHEMA_LOCK_KEY ")",
                                 "waiting for the schema lock", err);
@@ -1311,37 +1832,44 @@ static pl_status body_migrate(pg_store *s, void *arg, pl_error *err)
                                      "tables that are not a proofline store",
                                      s->name);
         }
-        status = exec_sql(s, schema_v1, "creating the schema", err);
-        s->base.schema_version = PL__STORE_SCHEMA_VERSION;
-        return status;
     }
-    r = PQexec(s->conn, "SELECT max(version) FROM proofline.meta");
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        status = pg_error(s, r, "reading the schema version", err);
+    int64_t version = 0;
+    if (has_meta) {
+        r = PQexec(s->conn, "SELECT max(version) FROM proofline.meta");
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            status = pg_error(s, r, "reading the schema version", err);
+            PQclear(r);
+            return status;
+        }
+        version = get_i64(r, 0, 0);
         PQclear(r);
-        return status;
+        if (version > PL__STORE_SCHEMA_VERSION)
+            return pl__error_set(
+                err, PL_EUNSUPPORTED,
+                "%s: the store's schema is version %lld, newer than this "
+                "proofline's (%d): run the proofline that upgraded it, or a "
+                "newer one",
+                s->name, (long long)version, PL__STORE_SCHEMA_VERSION);
+        if (version < 1)
+            return pl__error_set(err, PL_EFORMAT,
+                                 "%s: proofline.meta holds no schema version",
+                                 s->name);
     }
-    int64_t version = get_i64(r, 0, 0);
-    PQclear(r);
-    if (version > PL__STORE_SCHEMA_VERSION)
-        return pl__error_set(
-            err, PL_EUNSUPPORTED,
-            "%s: the store's schema is version %lld, newer than this "
-            "proofline's (%d): run the proofline that upgraded it, or a "
-            "newer one",
-            s->name, (long long)version, PL__STORE_SCHEMA_VERSION);
-    if (version < 1)
-        return pl__error_set(err, PL_EFORMAT,
-                             "%s: proofline.meta holds no schema version",
-                             s->name);
-    /* Upgrades from older versions go here, one step per version, in this
-     * transaction. */
+    *m->before = (int)version;
+    /* One step per version, in this transaction, under the lock: all of
+     * them or none, and once however many workers start together (the
+     * others wait on the lock, then find the new version). */
+    while (status == PL_OK && version < m->target) {
+        version++;
+        status = exec_sql(s, migrations[version], "migrating the schema",
+                          err);
+    }
     s->base.schema_version = (int)version;
-    return PL_OK;
+    return status;
 }
 
 pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
-                                  pl_error *err)
+                                  int target, int *before, pl_error *err)
 {
     *out = NULL;
     pg_store *s = calloc(1, sizeof(*s));
@@ -1373,7 +1901,8 @@ pl_status pl__store_postgres_open(pl__store **out, const char *conninfo,
     snprintf(s->name, sizeof(s->name), "postgres %.100s on %.120s",
              PQdb(s->conn), PQhost(s->conn));
     PQsetNoticeProcessor(s->conn, no_notices, NULL);
-    status = txn(s, TXN_WRITE, body_migrate, NULL, err);
+    migrate_args m = {target, before};
+    status = txn(s, TXN_WRITE, body_migrate, &m, err);
     if (status != PL_OK)
         goto fail;
     *out = &s->base;

@@ -26,8 +26,8 @@
  *
  * Schema versions: PRAGMA user_version holds the version, PRAGMA
  * application_id marks the file as proofline's.  A new file gets the
- * current schema; an older one would be migrated here step by step, in
- * one transaction (there is only version 1 so far); a newer one, or a
+ * current schema by the same steps an older one is migrated by (1, then
+ * 2: migrations[]), in one transaction; a newer one, or a
  * SQLite file that is not a store, is refused, naming the file.
  *
  * Every statement is prepared once from a constant text and bound with
@@ -112,6 +112,45 @@ static const char schema_v1[] =
     "CREATE INDEX partitions_queue ON partitions(priority DESC, seq, idx)"
     " WHERE state = 'queued';";
 
+/* Version 2, one step from version 1 (a new store runs both): every
+ * failed attempt kept (its row goes with its partition's), the workers'
+ * rows for the cluster's view, and the live claims by owner (what a
+ * heartbeat renews). */
+static const char schema_v2[] =
+    "CREATE TABLE attempts ("
+    " job_id TEXT NOT NULL,"
+    " idx INTEGER NOT NULL,"
+    " attempt INTEGER NOT NULL CHECK (attempt > 0),"
+    " owner TEXT NOT NULL,"
+    " fence INTEGER NOT NULL,"
+    " retried INTEGER NOT NULL CHECK (retried IN (0, 1)),"
+    " at_ms INTEGER NOT NULL,"
+    " error TEXT NOT NULL,"
+    " PRIMARY KEY (job_id, idx, attempt),"
+    " FOREIGN KEY (job_id, idx) REFERENCES partitions(job_id, idx)"
+    "  ON DELETE CASCADE);"
+    "CREATE TABLE workers ("
+    " id TEXT PRIMARY KEY NOT NULL,"
+    " host TEXT NOT NULL,"
+    " pid INTEGER NOT NULL,"
+    " backend TEXT NOT NULL,"
+    " gpus TEXT NOT NULL,"
+    " budget_bytes INTEGER NOT NULL,"
+    " reserved_bytes INTEGER NOT NULL,"
+    " status_json TEXT NOT NULL,"
+    " gone INTEGER NOT NULL CHECK (gone IN (0, 1)),"
+    " started_ms INTEGER NOT NULL,"
+    " heartbeat_ms INTEGER NOT NULL);"
+    "CREATE INDEX partitions_claims ON partitions(owner)"
+    " WHERE state = 'claimed';"
+    /* PostgreSQL's claim token (a lost answer's claim found again); kept
+     * here too so that both stores have the same tables. */
+    "ALTER TABLE partitions ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';";
+
+/* The steps, by the version each one makes. */
+static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
+    NULL, schema_v1, schema_v2};
+
 #define CIRCUIT_COLS                                                          \
     "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
     "witness_bytes, partition_bytes, created_ms"
@@ -184,7 +223,7 @@ static const char schema_v1[] =
                     "state = 'claimed' AND owner = ?1")                       \
     X(ST_CLAIM_LIVE, "SELECT 1 FROM partitions WHERE " CLAIM_IS)            \
     X(ST_PART_COMPLETE,                                                       \
-      "UPDATE partitions SET state = 'done', proof_path = ?5, "               \
+      "UPDATE partitions SET state = 'done', proof_path = ?5, error = '', "   \
       "completions = completions + 1, lease_until = 0, finished_ms = ?6 "     \
       "WHERE " CLAIM_IS)                                                    \
     X(ST_JOB_COMPLETE,                                                        \
@@ -208,15 +247,43 @@ static const char schema_v1[] =
       "UPDATE partitions SET state = CASE WHEN (SELECT state FROM jobs "      \
       "WHERE id = ?1) IN ('queued', 'running') THEN 'queued' ELSE "           \
       "'cancelled' END, owner = '', lease_until = 0 WHERE " CLAIM_IS)       \
-    /* Claims of jobs that ended meanwhile (failed) are not requeued. */      \
-    X(ST_RECOVER_ENDED,                                                       \
-      "UPDATE partitions SET state = 'cancelled', lease_until = 0 WHERE "     \
-      "state = 'claimed' AND (lease_until <= ?1 OR owner = ?2) AND "          \
-      "(SELECT j.state FROM jobs j WHERE j.id = partitions.job_id) NOT IN "   \
-      "('queued', 'running')")                                                \
-    X(ST_RECOVER,                                                             \
-      "UPDATE partitions SET state = 'queued', owner = '', lease_until = 0 "  \
-      "WHERE state = 'claimed' AND (lease_until <= ?1 OR owner = ?2)")        \
+    /* The claims whose lease lapsed, and ?2's whatever their lease. */      \
+    X(ST_RECOVER_PICK,                                                        \
+      "SELECT job_id, idx, owner, fence FROM partitions WHERE "               \
+      "state = 'claimed' AND (lease_until <= ?1 OR owner = ?2) ORDER BY "     \
+      "job_id, idx")                                                          \
+    X(ST_ATTEMPT_COUNT, "SELECT count(*) FROM attempts WHERE job_id = ?1 "  \
+                        "AND idx = ?2")                                       \
+    X(ST_ATTEMPT_INSERT,                                                      \
+      "INSERT INTO attempts (job_id, idx, attempt, owner, fence, retried, "   \
+      "at_ms, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")                \
+    /* A retry: back to the queue, or cancelled if the job ended. */          \
+    X(ST_PART_RETRY,                                                          \
+      "UPDATE partitions SET state = CASE WHEN (SELECT state FROM jobs "      \
+      "WHERE id = ?1) IN ('queued', 'running') THEN 'queued' ELSE "           \
+      "'cancelled' END, owner = '', lease_until = 0, error = ?5 WHERE "       \
+      CLAIM_IS)                                                               \
+    X(ST_ATTEMPTS_COUNT, "SELECT count(*) FROM attempts WHERE job_id = ?1")   \
+    X(ST_ATTEMPTS_PAGE,                                                       \
+      "SELECT job_id, idx, attempt, owner, fence, retried, at_ms, error "     \
+      "FROM attempts WHERE job_id = ?1 ORDER BY idx, attempt LIMIT ?2")       \
+    /* ?11: 1 registers (started now), 0 renews. */                           \
+    X(ST_WORKER_PUT,                                                          \
+      "INSERT INTO workers (id, host, pid, backend, gpus, budget_bytes, "     \
+      "reserved_bytes, status_json, gone, started_ms, heartbeat_ms) VALUES "  \
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9, ?9) ON CONFLICT (id) DO "      \
+      "UPDATE SET host = excluded.host, pid = excluded.pid, backend = "       \
+      "excluded.backend, gpus = excluded.gpus, budget_bytes = "               \
+      "excluded.budget_bytes, reserved_bytes = excluded.reserved_bytes, "     \
+      "status_json = excluded.status_json, gone = 0, started_ms = CASE WHEN " \
+      "?10 THEN excluded.started_ms ELSE workers.started_ms END, "            \
+      "heartbeat_ms = excluded.heartbeat_ms")                                 \
+    X(ST_WORKER_GONE, "UPDATE workers SET gone = 1 WHERE id = ?1")            \
+    X(ST_WORKER_PAGE,                                                         \
+      "SELECT id, host, pid, backend, gpus, budget_bytes, reserved_bytes, "   \
+      "status_json, gone, started_ms, heartbeat_ms FROM workers WHERE "       \
+      "id > ?1 ORDER BY id LIMIT ?2")                                         \
+    X(ST_PURGE_WORKERS, "DELETE FROM workers WHERE heartbeat_ms < ?1")        \
     X(ST_COUNT_JOBS, "SELECT state, count(*) FROM jobs GROUP BY state")       \
     X(ST_COUNT_QUEUED, "SELECT priority, count(*) FROM partitions WHERE "     \
                        "state = 'queued' GROUP BY priority")                  \
@@ -955,6 +1022,24 @@ static pl_status sq_claim_live(pl__store *store, const char *job_id,
     return status;
 }
 
+/* PL_ECANCELLED: the claim (owner, fence) is not the partition's live
+ * one; the message says what the partition is instead. */
+static pl_status claim_lost(sq_store *s, const char *job_id, uint32_t index,
+                            const char *owner, uint64_t fence, pl_error *err)
+{
+    pl__store_partition part;
+    pl_status status = get_part(s, job_id, index, &part, err);
+    if (status != PL_OK)
+        return status;
+    return pl__error_set(
+        err, PL_ECANCELLED,
+        "%s: job %s partition %u: the claim was lost (owner %s, fence %llu; "
+        "the partition is %s, owner %s, fence %llu)",
+        s->path, job_id, index, owner, (unsigned long long)fence,
+        pl__part_state_name(part.state), part.owner[0] ? part.owner : "none",
+        (unsigned long long)part.fence);
+}
+
 /* The shared end of complete, fail and release: the claim's update (which
  * matches only the live claim), then, if it matched, the job's. */
 static pl_status end_claim(sq_store *s, int part_stmt, int job_stmt,
@@ -981,19 +1066,8 @@ static pl_status end_claim(sq_store *s, int part_stmt, int job_stmt,
         }
         status = run(s, st, what, err);
     }
-    if (status == PL_OK && sqlite3_changes(s->db) == 0) {
-        pl__store_partition part;
-        status = get_part(s, job_id, index, &part, err);
-        if (status == PL_OK)
-            status = pl__error_set(
-                err, PL_ECANCELLED,
-                "%s: job %s partition %u: the claim was lost (owner %s, "
-                "fence %llu; the partition is %s, owner %s, fence %llu)",
-                s->path, job_id, index, owner, (unsigned long long)fence,
-                pl__part_state_name(part.state),
-                part.owner[0] ? part.owner : "none",
-                (unsigned long long)part.fence);
-    }
+    if (status == PL_OK && sqlite3_changes(s->db) == 0)
+        status = claim_lost(s, job_id, index, owner, fence, err);
     if (status == PL_OK && job_stmt >= 0) {
         if (!(st = stmt(s, job_stmt, err)))
             status = err->code;
@@ -1029,12 +1103,289 @@ static pl_status sq_complete(pl__store *store, const char *job_id,
                      err);
 }
 
+/* A failed attempt: kept in attempts, then the partition requeued (a
+ * retry) or ended with its job, in one transaction. */
+static pl_status fail_core(sq_store *s, const char *job_id, uint32_t index,
+                           const char *owner, uint64_t fence, const char *msg,
+                           bool retry, uint32_t max_attempts, bool *requeued,
+                           int64_t now, pl_error *err)
+{
+    const char *what = "recording a failure";
+    *requeued = false;
+    pl__store_partition part;
+    pl_status status = get_part(s, job_id, index, &part, err);
+    if (status == PL_OK &&
+        (part.state != PL__PART_CLAIMED || strcmp(part.owner, owner) != 0 ||
+         part.fence != fence))
+        status = claim_lost(s, job_id, index, owner, fence, err);
+    int64_t n = 0;
+    sqlite3_stmt *st = NULL;
+    if (status == PL_OK && !(st = stmt(s, ST_ATTEMPT_COUNT, err)))
+        status = err->code;
+    if (status == PL_OK) {
+        bind_text(st, 1, job_id);
+        bind_i64(st, 2, index);
+        int rc = step(s, st, what, err);
+        if (rc < 0)
+            status = err->code;
+        else if (rc == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+    }
+    n++; /* this attempt */
+    bool again = retry && n < (int64_t)max_attempts;
+    if (status == PL_OK && again) {
+        if (!(st = stmt(s, ST_PART_RETRY, err)))
+            status = err->code;
+        else {
+            bind_text(st, 1, job_id);
+            bind_i64(st, 2, index);
+            bind_text(st, 3, owner);
+            bind_u64(st, 4, fence);
+            bind_text(st, 5, msg);
+            status = run(s, st, what, err);
+        }
+        /* A job that ended meanwhile cancels it instead. */
+        if (status == PL_OK)
+            status = get_part(s, job_id, index, &part, err);
+        *requeued = status == PL_OK && part.state == PL__PART_QUEUED;
+    } else if (status == PL_OK) {
+        char job_msg[PL__STORE_MSG_MAX];
+        if (n > 1) {
+            char longer[PL__STORE_MSG_MAX + 64];
+            snprintf(longer, sizeof(longer), "after %lld attempts: %s",
+                     (long long)n, msg);
+            pl__store_message(job_msg, longer);
+        } else {
+            pl__store_copy(job_msg, sizeof(job_msg), msg);
+        }
+        static const int ids[] = {ST_PART_FAIL, ST_JOB_FAIL,
+                                  ST_PARTS_CANCEL_PENDING};
+        for (int i = 0; i < 3 && status == PL_OK; i++) {
+            if (!(st = stmt(s, ids[i], err))) {
+                status = err->code;
+                break;
+            }
+            bind_text(st, 1, job_id);
+            if (ids[i] == ST_PART_FAIL) {
+                bind_i64(st, 2, index);
+                bind_text(st, 3, owner);
+                bind_u64(st, 4, fence);
+                bind_text(st, 5, msg);
+                bind_i64(st, 6, now);
+            } else {
+                bind_i64(st, 2, now);
+                if (ids[i] == ST_JOB_FAIL)
+                    bind_text(st, 3, job_msg);
+            }
+            status = run(s, st, what, err);
+        }
+    }
+    if (status == PL_OK && !(st = stmt(s, ST_ATTEMPT_INSERT, err)))
+        status = err->code;
+    if (status == PL_OK) {
+        bind_text(st, 1, job_id);
+        bind_i64(st, 2, index);
+        bind_i64(st, 3, n);
+        bind_text(st, 4, owner);
+        bind_u64(st, 5, fence);
+        bind_i64(st, 6, *requeued ? 1 : 0);
+        bind_i64(st, 7, now);
+        bind_text(st, 8, msg);
+        status = run(s, st, what, err);
+    }
+    return status;
+}
+
 static pl_status sq_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
+                         bool retry, uint32_t max_attempts, bool *requeued,
                          pl_error *err)
 {
-    return end_claim(sq(store), ST_PART_FAIL, ST_JOB_FAIL, job_id, index,
-                     owner, fence, msg, "recording a failure", err);
+    sq_store *s = sq(store);
+    int64_t now = pl__store_now_ms();
+    lock(s);
+    pl_status status = begin_write(s, err);
+    if (status == PL_OK) {
+        status = fail_core(s, job_id, index, owner, fence, msg, retry,
+                           max_attempts, requeued, now, err);
+        status = finish(s, status, err);
+    }
+    unlock(s);
+    return status;
+}
+
+static void read_attempt(sqlite3_stmt *st, pl__store_attempt *a)
+{
+    memset(a, 0, sizeof(*a));
+    pl__store_copy(a->job_id, sizeof(a->job_id), col_text(st, 0));
+    a->index = (uint32_t)sqlite3_column_int64(st, 1);
+    a->attempt = (uint32_t)sqlite3_column_int64(st, 2);
+    pl__store_copy(a->owner, sizeof(a->owner), col_text(st, 3));
+    a->fence = col_u64(st, 4);
+    a->retried = sqlite3_column_int64(st, 5) != 0;
+    a->at_unix_ms = sqlite3_column_int64(st, 6);
+    pl__store_copy(a->error, sizeof(a->error), col_text(st, 7));
+}
+
+static pl_status sq_attempts(pl__store *store, const char *job_id,
+                             pl__store_attempt *out, size_t cap,
+                             size_t *count, pl_error *err)
+{
+    sq_store *s = sq(store);
+    lock(s);
+    pl_status status = begin_read(s, err);
+    if (status != PL_OK)
+        goto out;
+    status = get_job(s, job_id, NULL, NULL, err);
+    sqlite3_stmt *st = NULL;
+    if (status == PL_OK && !(st = stmt(s, ST_ATTEMPTS_COUNT, err)))
+        status = err->code;
+    if (status == PL_OK) {
+        bind_text(st, 1, job_id);
+        int rc = step(s, st, "reading attempts", err);
+        if (rc < 0)
+            status = err->code;
+        else if (rc == SQLITE_ROW)
+            *count = col_u64(st, 0);
+        sqlite3_reset(st);
+    }
+    if (status == PL_OK && !(st = stmt(s, ST_ATTEMPTS_PAGE, err)))
+        status = err->code;
+    if (status == PL_OK) {
+        bind_text(st, 1, job_id);
+        bind_u64(st, 2, cap);
+        size_t n = 0;
+        int rc;
+        while ((rc = step(s, st, "reading attempts", err)) == SQLITE_ROW &&
+               n < cap)
+            read_attempt(st, &out[n++]);
+        if (rc < 0)
+            status = err->code;
+    }
+    status = finish(s, status, err);
+out:
+    unlock(s);
+    return status;
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+
+static pl_status sq_worker_put(pl__store *store, const pl__store_worker *w,
+                               bool fresh, int64_t lease_ms, pl_error *err)
+{
+    sq_store *s = sq(store);
+    int64_t now = pl__store_now_ms();
+    lock(s);
+    pl_status status = begin_write(s, err);
+    if (status != PL_OK)
+        goto out;
+    sqlite3_stmt *st = stmt(s, ST_WORKER_PUT, err);
+    if (!st)
+        status = err->code;
+    else {
+        bind_text(st, 1, w->id);
+        bind_text(st, 2, w->host);
+        bind_i64(st, 3, w->pid);
+        bind_text(st, 4, w->backend);
+        bind_text(st, 5, w->gpus);
+        bind_u64(st, 6, w->budget_bytes);
+        bind_u64(st, 7, w->reserved_bytes);
+        bind_text(st, 8, w->status_json[0] ? w->status_json : "{}");
+        bind_i64(st, 9, now);
+        bind_i64(st, 10, fresh ? 1 : 0);
+        status = run(s, st, "recording a worker", err);
+    }
+    if (status == PL_OK && lease_ms > 0) {
+        if (!(st = stmt(s, ST_HEARTBEAT, err)))
+            status = err->code;
+        else {
+            bind_text(st, 1, w->id);
+            bind_i64(st, 2, now + lease_ms);
+            status = run(s, st, "renewing leases", err);
+        }
+    }
+    status = finish(s, status, err);
+out:
+    unlock(s);
+    return status;
+}
+
+static pl_status sq_worker_gone(pl__store *store, const char *id,
+                                pl_error *err)
+{
+    sq_store *s = sq(store);
+    lock(s);
+    pl_status status = begin_write(s, err);
+    if (status == PL_OK) {
+        sqlite3_stmt *st = stmt(s, ST_WORKER_GONE, err);
+        if (!st)
+            status = err->code;
+        else {
+            bind_text(st, 1, id);
+            status = run(s, st, "recording a worker's exit", err);
+        }
+        status = finish(s, status, err);
+    }
+    unlock(s);
+    return status;
+}
+
+static pl_status sq_worker_list(pl__store *store, pl__store_worker_fn fn,
+                                void *user, pl_error *err)
+{
+    sq_store *s = sq(store);
+    pl__store_worker *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "%s: listing workers", s->path);
+    char after[PL__STORE_OWNER_MAX] = "";
+    pl_status status = PL_OK;
+    for (bool more = true; more && status == PL_OK;) {
+        size_t n = 0;
+        int64_t now = pl__store_now_ms();
+        lock(s);
+        sqlite3_stmt *st = stmt(s, ST_WORKER_PAGE, err);
+        if (!st) {
+            status = err->code;
+        } else {
+            bind_text(st, 1, after);
+            bind_i64(st, 2, PL__STORE_LIST_PAGE);
+            int rc;
+            while ((rc = step(s, st, "listing workers", err)) == SQLITE_ROW) {
+                pl__store_worker *w = &page[n++];
+                memset(w, 0, sizeof(*w));
+                pl__store_copy(w->id, sizeof(w->id), col_text(st, 0));
+                pl__store_copy(w->host, sizeof(w->host), col_text(st, 1));
+                w->pid = sqlite3_column_int64(st, 2);
+                pl__store_copy(w->backend, sizeof(w->backend),
+                               col_text(st, 3));
+                pl__store_copy(w->gpus, sizeof(w->gpus), col_text(st, 4));
+                w->budget_bytes = col_u64(st, 5);
+                w->reserved_bytes = col_u64(st, 6);
+                pl__store_copy(w->status_json, sizeof(w->status_json),
+                               col_text(st, 7));
+                w->gone = sqlite3_column_int64(st, 8) != 0;
+                w->started_unix_ms = sqlite3_column_int64(st, 9);
+                w->heartbeat_unix_ms = sqlite3_column_int64(st, 10);
+                w->age_ms = now - w->heartbeat_unix_ms;
+            }
+            if (rc < 0)
+                status = err->code;
+        }
+        unlock(s);
+        if (status != PL_OK)
+            break;
+        more = n == PL__STORE_LIST_PAGE;
+        if (n)
+            pl__store_copy(after, sizeof(after), page[n - 1].id);
+        for (size_t i = 0; i < n; i++)
+            if (!fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+    }
+    free(page);
+    return status;
 }
 
 static pl_status sq_release(pl__store *store, const char *job_id,
@@ -1045,34 +1396,81 @@ static pl_status sq_release(pl__store *store, const char *job_id,
                      NULL, "releasing a claim", err);
 }
 
+/* The claims recovery takes back: each one is a failed attempt (its
+ * worker died, stalled or lost the store while it held the partition), so
+ * that a partition that kills every worker taking it (the OOM killer, a
+ * driver crash) ends after max_attempts rather than going round the farm
+ * for ever. */
+typedef struct lapsed {
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+    char owner[PL__STORE_OWNER_MAX];
+    uint64_t fence;
+} lapsed;
+
 static pl_status sq_recover(pl__store *store, const char *owner,
-                            uint64_t *requeued, pl_error *err)
+                            uint32_t max_attempts, uint64_t *requeued,
+                            pl_error *err)
 {
     sq_store *s = sq(store);
     int64_t now = pl__store_now_ms();
+    lapsed *v = NULL;
+    size_t n = 0, cap = 0;
     lock(s);
     pl_status status = begin_write(s, err);
     if (status != PL_OK)
         goto out;
-    static const int ids[] = {ST_RECOVER_ENDED, ST_RECOVER};
-    for (int i = 0; i < 2 && status == PL_OK; i++) {
-        sqlite3_stmt *st = stmt(s, ids[i], err);
-        if (!st) {
-            status = err->code;
-            break;
-        }
+    sqlite3_stmt *st = stmt(s, ST_RECOVER_PICK, err);
+    if (!st)
+        status = err->code;
+    else {
         bind_i64(st, 1, now);
         if (owner)
             bind_text(st, 2, owner); /* NULL matches no owner */
-        status = run(s, st, "recovering claims", err);
-        if (status == PL_OK && ids[i] == ST_RECOVER)
-            *requeued = (uint64_t)sqlite3_changes(s->db);
+        int rc;
+        while ((rc = step(s, st, "recovering claims", err)) == SQLITE_ROW) {
+            if (n == cap) {
+                size_t c2 = cap ? 2 * cap : 16;
+                lapsed *nv = realloc(v, c2 * sizeof(*nv));
+                if (!nv) {
+                    status = pl__error_set(err, PL_ENOMEM,
+                                           "%s: recovering claims", s->path);
+                    break;
+                }
+                v = nv;
+                cap = c2;
+            }
+            lapsed *l = &v[n++];
+            pl__store_copy(l->job_id, sizeof(l->job_id), col_text(st, 0));
+            l->index = (uint32_t)sqlite3_column_int64(st, 1);
+            pl__store_copy(l->owner, sizeof(l->owner), col_text(st, 2));
+            l->fence = col_u64(st, 3);
+        }
+        if (rc < 0)
+            status = err->code;
+        sqlite3_reset(st);
+    }
+    for (size_t i = 0; i < n && status == PL_OK; i++) {
+        char msg[PL__STORE_MSG_MAX];
+        snprintf(msg, sizeof(msg),
+                 owner && strcmp(v[i].owner, owner) == 0
+                     ? "job %s partition %u: its worker %.100s restarted "
+                       "while it held the partition"
+                     : "job %s partition %u: the lease of worker %.100s "
+                       "lapsed (it died, stalled or lost the store)",
+                 v[i].job_id, v[i].index, v[i].owner);
+        bool again = false;
+        status = fail_core(s, v[i].job_id, v[i].index, v[i].owner,
+                           v[i].fence, msg, true, max_attempts, &again, now,
+                           err);
+        *requeued += again;
     }
     status = finish(s, status, err);
     if (status != PL_OK)
         *requeued = 0;
 out:
     unlock(s);
+    free(v);
     return status;
 }
 
@@ -1217,6 +1615,22 @@ static pl_status sq_purge(pl__store *store, int64_t cutoff_unix_ms,
         more = n == PURGE_BATCH;
     }
     free(paths.v);
+    /* Workers silent since before the cutoff (gone, or dead long ago). */
+    if (status == PL_OK) {
+        lock(s);
+        status = begin_write(s, err);
+        if (status == PL_OK) {
+            sqlite3_stmt *st = stmt(s, ST_PURGE_WORKERS, err);
+            if (!st)
+                status = err->code;
+            else {
+                bind_i64(st, 1, cutoff_unix_ms);
+                status = run(s, st, "purging workers", err);
+            }
+            status = finish(s, status, err);
+        }
+        unlock(s);
+    }
     return status;
 }
 
@@ -1251,6 +1665,10 @@ static const pl__store_ops sq_ops = {
     .fail = sq_fail,
     .release = sq_release,
     .recover = sq_recover,
+    .attempts = sq_attempts,
+    .worker_put = sq_worker_put,
+    .worker_gone = sq_worker_gone,
+    .worker_list = sq_worker_list,
     .counts_read = sq_counts_read,
     .purge = sq_purge,
 };
@@ -1278,10 +1696,12 @@ static pl_status exec_sql(sq_store *s, const char *sql, const char *what,
     return rc == SQLITE_OK ? PL_OK : sq_error(s, rc, what, err);
 }
 
-/* Creates the schema in a new file, or checks (and would migrate) an
- * existing one: inside one IMMEDIATE transaction, so that two processes
- * opening a new store at once create it once. */
-static pl_status migrate(sq_store *s, pl_error *err)
+/* Creates the schema in a new file, or migrates an older one up to
+ * target, one step per version: inside one IMMEDIATE transaction (the
+ * file's write lock), so that two processes opening a store at once
+ * migrate it once, and a failed step leaves the old version whole. */
+static pl_status migrate(sq_store *s, int target, int *before,
+                         pl_error *err)
 {
     pl_status status = begin_write(s, err);
     if (status != PL_OK)
@@ -1306,20 +1726,24 @@ static pl_status migrate(sq_store *s, pl_error *err)
             "proofline's (%d): run the proofline that upgraded it, or a "
             "newer one",
             s->path, (long long)version, PL__STORE_SCHEMA_VERSION);
-    if (status == PL_OK && version == 0) {
-        status = exec_sql(s, schema_v1, "creating the schema", err);
+    if (status == PL_OK)
+        *before = (int)version;
+    /* One step per version, in this transaction: all of them or none. */
+    int64_t from = version;
+    while (status == PL_OK && version < target) {
+        version++;
+        status = exec_sql(s, migrations[version], "migrating the schema",
+                          err);
+    }
+    if (status == PL_OK && version != from) {
         /* Constants of this build, not inputs: pragmas take no bound
          * parameters. */
         char sql[96];
         snprintf(sql, sizeof(sql),
                  "PRAGMA application_id = %d; PRAGMA user_version = %d",
-                 APPLICATION_ID, PL__STORE_SCHEMA_VERSION);
-        if (status == PL_OK)
-            status = exec_sql(s, sql, "recording the schema version", err);
-        version = PL__STORE_SCHEMA_VERSION;
+                 APPLICATION_ID, (int)version);
+        status = exec_sql(s, sql, "recording the schema version", err);
     }
-    /* Upgrades from older versions go here, one step per version, in this
-     * transaction. */
     s->base.schema_version = (int)version;
     return finish(s, status, err);
 }
@@ -1358,7 +1782,7 @@ static pl_status set_wal(sq_store *s, pl_error *err)
 }
 
 pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
-                                pl_error *err)
+                                int target, int *before, pl_error *err)
 {
     *out = NULL;
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
@@ -1401,7 +1825,7 @@ pl_status pl__store_sqlite_open(pl__store **out, const char *dir,
                           "PRAGMA foreign_keys = ON",
                           "setting the connection's options", err);
     if (status == PL_OK)
-        status = migrate(s, err);
+        status = migrate(s, target, before, err);
     if (status != PL_OK)
         goto fail;
     *out = &s->base;

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -56,6 +57,8 @@ typedef enum { BACKEND_SQLITE, BACKEND_POSTGRES } backend;
 static backend g_backend = BACKEND_SQLITE;
 static const char *pg_fresh_db(const char *name);
 static void pg_sql(const char *db, const char *sql);
+static long long pg_int(const char *db, const char *sql);
+static PGconn *pg_connect(const char *db);
 
 /* A store of its own for a scenario: a fresh folder, or a fresh
  * database. */
@@ -194,11 +197,11 @@ PL_TEST(open_creates_private_folder)
     struct stat sb;
     CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
     CHECK_EQ(sb.st_mode & 0777, 0700);
-    CHECK_EQ(pl__store_schema_version(s), 1);
+    CHECK_EQ(pl__store_schema_version(s), 2);
     pl__store_close(s);
     /* Open again: the schema is there, nothing is created twice. */
     s = open_store(dir);
-    CHECK_EQ(pl__store_schema_version(s), 1);
+    CHECK_EQ(pl__store_schema_version(s), 2);
     pl__store_close(s);
     pl__store_close(NULL);
 
@@ -221,13 +224,13 @@ SCENARIO(newer_schema_refused)
     char where[4200];
     pl__store_close(open_store(loc));
     if (g_backend == BACKEND_POSTGRES) {
-        pg_sql("store_newer", "UPDATE proofline.meta SET version = 2");
+        pg_sql("store_newer", "UPDATE proofline.meta SET version = 3");
         snprintf(where, sizeof(where), "store_newer");
     } else {
         snprintf(where, sizeof(where), "%.4000s/store.sqlite", loc);
         sqlite3 *db = NULL;
         CHECK_EQ(sqlite3_open(where, &db), SQLITE_OK);
-        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL,
+        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL,
                               NULL),
                  SQLITE_OK);
         sqlite3_close(db);
@@ -237,7 +240,7 @@ SCENARIO(newer_schema_refused)
     CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUNSUPPORTED, &err);
     CHECK(s == NULL);
     CHECK(strstr(err.msg, where) != NULL);
-    CHECK(strstr(err.msg, "version 2") != NULL);
+    CHECK(strstr(err.msg, "version 3") != NULL);
 }
 
 PL_TEST(foreign_file_refused)
@@ -531,7 +534,10 @@ SCENARIO(fencing)
     pl__store_partition p = part_of(s, job.id, 0);
     CHECK_EQ(p.state, PL__PART_CLAIMED);
     CHECK_EQ(p.completions, 0);
-    CHECK(p.error[0] == 0);
+    /* The lapse is the partition's last error; the stale failure left
+     * none. */
+    CHECK(strstr(p.error, "lease of worker w1 lapsed") != NULL);
+    CHECK(strstr(p.error, "stale failure") == NULL);
     CHECK_EQ(job_of(s, job.id).state, PL__JOB_RUNNING);
 
     complete(s, &second);
@@ -543,6 +549,7 @@ SCENARIO(fencing)
     CHECK_EQ(p.state, PL__PART_DONE);
     CHECK_EQ(p.completions, 1);
     CHECK(strcmp(p.proof_path, pp) == 0);
+    CHECK(p.error[0] == 0); /* done: the attempts keep the history */
     CHECK(strcmp(job_of(s, job.id).error, "") == 0);
     /* Unknown job: not found, not "lost". */
     CHECK_STATUS(pl__store_complete(s, "00000000-0000-4000-8000-000000000000",
@@ -666,6 +673,9 @@ SCENARIO(cancel_queued_and_claimed)
 SCENARIO(fail_ends_the_job)
 {
     pl__store *s = open_store(store_loc("store_fail"));
+    /* One attempt: each failure is final (retries: failures_retry). */
+    pl__store_set_max_attempts(s, 1);
+    CHECK_EQ(pl__store_max_attempts(s), 1);
     pl_error err = {0};
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 4);
@@ -976,6 +986,508 @@ SCENARIO(reopen_keeps_everything)
     pl__store_close(s);
 }
 
+/* Retries: a failure below the limit (3 by default) puts the partition
+ * back in the queue for any worker, keeping its message; the third fails
+ * the job, every attempt kept.  A failure marked not retryable fails at
+ * once.  A retry of a partition whose job ended cancels it instead. */
+SCENARIO(failures_retry)
+{
+    pl__store *s = open_store(store_loc("store_retry"));
+    pl_error err = {0};
+    CHECK_EQ(pl__store_max_attempts(s), PL__STORE_MAX_ATTEMPTS_DEFAULT);
+    CHECK_EQ(PL__STORE_MAX_ATTEMPTS_DEFAULT, 3);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    static const char *const owners[] = {"w1", "w2", "w3"};
+    for (int i = 0; i < 3; i++) {
+        pl__store_claim c = claim(s, owners[i], UINT64_MAX, 60000);
+        CHECK_EQ(c.part.index, 0);
+        CHECK_EQ(c.part.fence, (uint64_t)i + 1);
+        char msg[64];
+        snprintf(msg, sizeof(msg), "out of memory on %s", owners[i]);
+        bool requeued = true;
+        CHECK_OK(pl__store_fail_attempt(s, job.id, 0, owners[i], c.part.fence,
+                                        msg, true, &requeued, &err),
+                 &err);
+        CHECK_EQ(requeued, i < 2);
+        pl__store_partition p = part_of(s, job.id, 0);
+        CHECK(strcmp(p.error, msg) == 0);
+        if (i < 2) {
+            CHECK_EQ(p.state, PL__PART_QUEUED);
+            CHECK(p.owner[0] == 0);
+            CHECK_EQ(job_of(s, job.id).state, PL__JOB_RUNNING);
+            /* The stale claim stays fenced off. */
+            CHECK_STATUS(pl__store_fail(s, job.id, 0, owners[i],
+                                        c.part.fence, "again", &err),
+                         PL_ECANCELLED, &err);
+        } else {
+            CHECK_EQ(p.state, PL__PART_FAILED);
+        }
+    }
+    pl__store_job j = job_of(s, job.id);
+    CHECK_EQ(j.state, PL__JOB_FAILED);
+    CHECK(strstr(j.error, "after 3 attempts: out of memory on w3") != NULL);
+    CHECK_EQ(part_of(s, job.id, 1).state, PL__PART_CANCELLED);
+    pl__store_attempt at[4];
+    size_t n = 0;
+    CHECK_OK(pl__store_attempts(s, job.id, at, 4, &n, &err), &err);
+    CHECK_EQ(n, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        CHECK_EQ(at[i].index, 0);
+        CHECK_EQ(at[i].attempt, i + 1);
+        CHECK_EQ(at[i].fence, (uint64_t)i + 1);
+        CHECK(strcmp(at[i].owner, owners[i]) == 0);
+        CHECK_EQ(at[i].retried, i < 2);
+        CHECK(strstr(at[i].error, owners[i]) != NULL);
+        CHECK(at[i].at_unix_ms > 0);
+    }
+    CHECK_OK(pl__store_attempts(s, job.id, at, 1, &n, &err), &err);
+    CHECK_EQ(n, 3); /* the count, beyond cap */
+
+    /* Not retryable: the job fails at the first attempt. */
+    pl__store_job bad = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    bool requeued = true;
+    CHECK_OK(pl__store_fail_attempt(s, bad.id, 0, "w1", c.part.fence,
+                                    "the witness does not fit", false,
+                                    &requeued, &err),
+             &err);
+    CHECK(!requeued);
+    CHECK_EQ(job_of(s, bad.id).state, PL__JOB_FAILED);
+    CHECK(strcmp(job_of(s, bad.id).error, "the witness does not fit") == 0);
+    CHECK_OK(pl__store_attempts(s, bad.id, at, 4, &n, &err), &err);
+    CHECK_EQ(n, 1);
+    CHECK(!at[0].retried);
+
+    /* A retry after its job was cancelled: cancelled, not requeued. */
+    pl__store_job gone = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim g0 = claim(s, "w1", UINT64_MAX, 60000);
+    bool changed = false;
+    CHECK_OK(pl__store_job_cancel(s, gone.id, &changed, &err), &err);
+    CHECK_STATUS(pl__store_fail(s, gone.id, 0, "w1", g0.part.fence, "late",
+                                &err),
+                 PL_ECANCELLED, &err);
+    claim_none(s, UINT64_MAX);
+    /* Unknown job. */
+    CHECK_STATUS(pl__store_attempts(s, "00000000-0000-4000-8000-000000000000",
+                                    at, 4, &n, &err),
+                 PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    /* Purge takes the attempts with their job. */
+    uint64_t removed = 0;
+    CHECK_OK(pl__store_purge(s, INT64_MAX, NULL, NULL, &removed, &err),
+             &err);
+    CHECK_EQ(removed, 3);
+    pl__store_close(s);
+
+    /* The limit in the locator: taken out before the store sees it. */
+    const char *loc0 = store_loc("store_retry_loc");
+    char loc[4300];
+    snprintf(loc, sizeof(loc), "%s%cmax_attempts=7", loc0,
+             strchr(loc0, '?') ? '&' : '?');
+    s = open_store(loc);
+    CHECK_EQ(pl__store_max_attempts(s), 7);
+    pl__store_close(s);
+    s = open_store(loc0);
+    CHECK_EQ(pl__store_max_attempts(s), 3);
+    pl__store_close(s);
+    snprintf(loc, sizeof(loc), "%s%cmax_attempts=0", loc0,
+             strchr(loc0, '?') ? '&' : '?');
+    s = NULL;
+    CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "max_attempts") != NULL);
+}
+
+/* A claim taken back by recovery is a failed attempt too (its worker
+ * died, stalled, or restarted while it held the partition): a partition
+ * that kills every worker taking it ends after max_attempts. */
+SCENARIO(lapses_count_as_attempts)
+{
+    pl__store *s = open_store(store_loc("store_lapses"));
+    pl_error err = {0};
+    pl__store_set_max_attempts(s, 2);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    claim(s, "w1", UINT64_MAX, 50);
+    sleep_ms(120);
+    uint64_t requeued = 0;
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 1);
+    pl__store_attempt at[3];
+    size_t n = 0;
+    CHECK_OK(pl__store_attempts(s, job.id, at, 3, &n, &err), &err);
+    CHECK_EQ(n, 1);
+    CHECK(at[0].retried);
+    CHECK(strcmp(at[0].owner, "w1") == 0);
+    CHECK(strstr(at[0].error, "lease of worker w1 lapsed") != NULL);
+    /* The second holder restarts (recover with its own id): the last
+     * allowed attempt, so the job fails. */
+    claim(s, "w2", UINT64_MAX, 600000);
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 0); /* its lease runs */
+    CHECK_EQ(part_of(s, job.id, 0).state, PL__PART_CLAIMED);
+    CHECK_OK(pl__store_recover(s, "w2", &requeued, &err), &err);
+    CHECK_EQ(requeued, 0);
+    pl__store_job j = job_of(s, job.id);
+    CHECK_EQ(j.state, PL__JOB_FAILED);
+    CHECK(strstr(j.error, "after 2 attempts") != NULL);
+    CHECK(strstr(j.error, "w2 restarted") != NULL);
+    CHECK_OK(pl__store_attempts(s, job.id, at, 3, &n, &err), &err);
+    CHECK_EQ(n, 2);
+    CHECK(!at[1].retried);
+    claim_none(s, UINT64_MAX);
+    pl__store_close(s);
+}
+
+/* Real processes: a worker stopped (SIGSTOP) past its lease, whose
+ * partition another worker then completes, has its late completion
+ * refused by the fence when it resumes (SIGCONT); a worker killed (kill
+ * -9) holding a claim loses it when its lease lapses, and another worker
+ * completes it.  Each partition completed exactly once; each lapse kept
+ * as an attempt. */
+SCENARIO(stopped_and_killed_workers)
+{
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_stopped"));
+    pl__store *s = open_store(loc);
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    for (int round = 0; round < 2; round++) {
+        bool stop = round == 0; /* then kill -9 */
+        int told[2], go[2];
+        CHECK(pipe(told) == 0 && pipe(go) == 0);
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            close(told[0]);
+            close(go[1]);
+            pl__store *mine = NULL;
+            pl_error e = {0};
+            pl__store_claim c;
+            bool found = false;
+            if (pl__store_open(&mine, loc, &e) != PL_OK ||
+                pl__store_claim_next(mine, "stalled", UINT64_MAX, 200, &c,
+                                     &found, &e) != PL_OK ||
+                !found)
+                _exit(2);
+            if (write(told[1], &c.part.index, sizeof(c.part.index)) !=
+                sizeof(c.part.index))
+                _exit(2);
+            char byte;
+            while (read(go[0], &byte, 1) < 0 && errno == EINTR) {
+            }
+            pl_status st = pl__store_complete(mine, c.part.job_id,
+                                              c.part.index, "stalled",
+                                              c.part.fence, "/late.json", &e);
+            pl__store_close(mine);
+            _exit(st == PL_ECANCELLED ? 0 : 1);
+        }
+        close(told[1]);
+        close(go[0]);
+        uint32_t index = 99;
+        CHECK_EQ(read(told[0], &index, sizeof(index)), (ssize_t)sizeof(index));
+        CHECK_EQ(index, (uint32_t)round);
+        CHECK_EQ(kill(pid, stop ? SIGSTOP : SIGKILL), 0);
+        sleep_ms(400); /* past the 200 ms lease */
+        uint64_t requeued = 0;
+        CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+        CHECK_EQ(requeued, 1);
+        pl__store_claim c = claim(s, "healthy", UINT64_MAX, 600000);
+        CHECK_EQ(c.part.index, index);
+        CHECK_EQ(c.part.fence, 2);
+        complete(s, &c);
+        int status = 0;
+        if (stop) {
+            CHECK_EQ(kill(pid, SIGCONT), 0);
+            CHECK_EQ(write(go[1], "x", 1), 1);
+            CHECK_EQ(waitpid(pid, &status, 0), pid);
+            CHECK(WIFEXITED(status));
+            CHECK_EQ(WEXITSTATUS(status), 0); /* refused: PL_ECANCELLED */
+        } else {
+            CHECK_EQ(waitpid(pid, &status, 0), pid);
+            CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        }
+        close(told[0]);
+        close(go[1]);
+        pl__store_partition p = part_of(s, job.id, index);
+        CHECK_EQ(p.state, PL__PART_DONE);
+        CHECK_EQ(p.completions, 1);
+        CHECK(strstr(p.proof_path, "/late.json") == NULL);
+    }
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    pl__store_attempt at[4];
+    size_t n = 0;
+    CHECK_OK(pl__store_attempts(s, job.id, at, 4, &n, &err), &err);
+    CHECK_EQ(n, 2);
+    for (size_t i = 0; i < 2; i++) {
+        CHECK_EQ(at[i].index, (uint32_t)i);
+        CHECK(strcmp(at[i].owner, "stalled") == 0);
+        CHECK(at[i].retried);
+    }
+    pl__store_close(s);
+}
+
+/* Whether sql, run straight on the scenario's database (bypassing the
+ * store), is refused. */
+static bool raw_refused(const char *loc, const char *db, const char *sql)
+{
+    if (g_backend == BACKEND_POSTGRES) {
+        PGconn *c = pg_connect(db);
+        PGresult *r = PQexec(c, sql);
+        bool refused = PQresultStatus(r) == PGRES_FATAL_ERROR;
+        PQclear(r);
+        PQfinish(c);
+        return refused;
+    }
+    char file[4300];
+    snprintf(file, sizeof(file), "%s/store.sqlite", loc);
+    sqlite3 *h = NULL;
+    CHECK_EQ(sqlite3_open(file, &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 30000);
+    bool refused = sqlite3_exec(h, sql, NULL, NULL, NULL) != SQLITE_OK;
+    sqlite3_close(h);
+    return refused;
+}
+
+/* Exactly one result per partition, by the schema itself: whatever a
+ * program writing straight into the tables does, a second row for a
+ * partition, a second completion, or a done partition without its proof
+ * is refused. */
+SCENARIO(schema_keeps_one_result)
+{
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", store_loc("store_one_result"));
+    pl__store *s = open_store(loc);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 2);
+    pl__store_claim c = claim(s, "w1", UINT64_MAX, 60000);
+    complete(s, &c);
+    bool pg = g_backend == BACKEND_POSTGRES;
+    char sql[512];
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET completions = 2 WHERE job_id = '%s' "
+             "AND idx = 0",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO %spartitions (job_id, idx, state, priority, seq, "
+             "partition_bytes) VALUES ('%s', 0, 'queued', 1, 1, 100)",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET state = 'done' WHERE job_id = '%s' "
+             "AND idx = 1",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET state = 'claimed', owner = '' WHERE "
+             "job_id = '%s' AND idx = 1",
+             pg ? "proofline." : "", job.id);
+    CHECK(raw_refused(loc, "store_one_result", sql));
+    /* (and a statement that keeps the rules goes through) */
+    snprintf(sql, sizeof(sql),
+             "UPDATE %spartitions SET error = 'x' WHERE job_id = '%s' AND "
+             "idx = 1",
+             pg ? "proofline." : "", job.id);
+    CHECK(!raw_refused(loc, "store_one_result", sql));
+    pl__store_partition p = part_of(s, job.id, 0);
+    CHECK_EQ(p.completions, 1);
+    CHECK_EQ(part_of(s, job.id, 1).state, PL__PART_QUEUED);
+    pl__store_close(s);
+}
+
+static bool collect_worker(void *user, const pl__store_worker *w)
+{
+    pl__store_worker *out = user;
+    for (int i = 0; i < 4; i++)
+        if (!out[i].id[0]) {
+            out[i] = *w;
+            return true;
+        }
+    return false;
+}
+
+/* Workers: register, heartbeat (with the claims' leases in the same
+ * call), list, gone, re-register, purge. */
+SCENARIO(workers_table)
+{
+    pl__store *s = open_store(store_loc("store_workers"));
+    pl_error err = {0};
+    pl__store_worker w = {.pid = 4242, .budget_bytes = 8ull << 30};
+    snprintf(w.id, sizeof(w.id), "gpu-a-1");
+    snprintf(w.host, sizeof(w.host), "gpu-a");
+    snprintf(w.backend, sizeof(w.backend), "cuda");
+    snprintf(w.gpus, sizeof(w.gpus), "0:H200");
+    CHECK_OK(pl__store_worker_register(s, &w, &err), &err);
+    pl__store_worker b = w;
+    snprintf(b.id, sizeof(b.id), "cpu-b-1");
+    snprintf(b.backend, sizeof(b.backend), "cpu");
+    b.gpus[0] = 0;
+    CHECK_OK(pl__store_worker_register(s, &b, &err), &err);
+
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    pl__store_claim c = claim(s, "gpu-a-1", UINT64_MAX, 50);
+    sleep_ms(20);
+    w.reserved_bytes = 1u << 20;
+    snprintf(w.status_json, sizeof(w.status_json),
+             "{\"partitions\":{\"msm\":1}}");
+    CHECK_OK(pl__store_worker_heartbeat(s, &w, 600000, &err), &err);
+    sleep_ms(80); /* past the first lease: the heartbeat renewed it */
+    uint64_t requeued = 9;
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 0);
+    CHECK_EQ(part_of(s, job.id, 0).state, PL__PART_CLAIMED);
+    complete(s, &c);
+
+    pl__store_worker got[4];
+    memset(got, 0, sizeof(got));
+    CHECK_OK(pl__store_worker_list(s, collect_worker, got, &err), &err);
+    CHECK(strcmp(got[0].id, "cpu-b-1") == 0); /* by id */
+    CHECK(strcmp(got[1].id, "gpu-a-1") == 0);
+    CHECK(got[2].id[0] == 0);
+    CHECK(strcmp(got[1].host, "gpu-a") == 0);
+    CHECK_EQ(got[1].pid, 4242);
+    CHECK(strcmp(got[1].backend, "cuda") == 0);
+    CHECK(strcmp(got[1].gpus, "0:H200") == 0);
+    CHECK_EQ(got[1].budget_bytes, 8ull << 30);
+    CHECK_EQ(got[1].reserved_bytes, 1u << 20);
+    CHECK(strcmp(got[1].status_json, "{\"partitions\":{\"msm\":1}}") == 0);
+    CHECK(strcmp(got[0].status_json, "{}") == 0);
+    CHECK(!got[1].gone);
+    CHECK(got[1].started_unix_ms > 0);
+    CHECK(got[1].heartbeat_unix_ms >= got[1].started_unix_ms);
+    CHECK(got[1].heartbeat_unix_ms > got[0].heartbeat_unix_ms);
+    CHECK(got[1].age_ms >= 0 && got[1].age_ms < 60000);
+    int64_t started = got[1].started_unix_ms;
+
+    CHECK_OK(pl__store_worker_gone(s, "gpu-a-1", &err), &err);
+    memset(got, 0, sizeof(got));
+    CHECK_OK(pl__store_worker_list(s, collect_worker, got, &err), &err);
+    CHECK(got[1].gone);
+    /* A restart registers again: alive, a new start. */
+    sleep_ms(5);
+    CHECK_OK(pl__store_worker_register(s, &w, &err), &err);
+    memset(got, 0, sizeof(got));
+    CHECK_OK(pl__store_worker_list(s, collect_worker, got, &err), &err);
+    CHECK(!got[1].gone);
+    CHECK(got[1].started_unix_ms > started);
+    /* A heartbeat of a worker never registered creates its row. */
+    pl__store_worker x = b;
+    snprintf(x.id, sizeof(x.id), "x-1");
+    CHECK_OK(pl__store_worker_heartbeat(s, &x, 0, &err), &err);
+    /* Bad input. */
+    pl__store_worker bad = w;
+    bad.id[0] = 0;
+    CHECK_STATUS(pl__store_worker_register(s, &bad, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "worker id") != NULL);
+    /* Purge: workers silent since before the cutoff go. */
+    uint64_t removed = 0;
+    CHECK_OK(pl__store_purge(s, INT64_MAX, NULL, NULL, &removed, &err),
+             &err);
+    memset(got, 0, sizeof(got));
+    CHECK_OK(pl__store_worker_list(s, collect_worker, got, &err), &err);
+    CHECK(got[0].id[0] == 0);
+    pl__store_close(s);
+}
+
+/* Migrations: a version 1 store (made by the version 1 step alone), with
+ * jobs in every state, opened by this build: version 2, every row as it
+ * was, the new tables usable.  pl__store_migrate tells before/after. */
+SCENARIO(migrate_from_v1)
+{
+    const char *loc0 = store_loc("store_v1");
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", loc0);
+    pl_error err = {0};
+    int before = -1, after = -1;
+    CHECK_OK(pl__store_migrate(loc, 1, &before, &after, &err), &err);
+    CHECK_EQ(before, 0);
+    CHECK_EQ(after, 1);
+    /* Rows written as a version 1 build (or a program submitting
+     * straight into the tables) would. */
+    pl__store *s = NULL;
+    if (g_backend == BACKEND_POSTGRES) {
+        pg_sql("store_v1",
+               "INSERT INTO proofline.circuits VALUES ('c1', '/z', 1, 2, 3, "
+               "4, 5, 100, 7);"
+               "INSERT INTO proofline.jobs (id, circuit_id, priority, state, "
+               "n_partitions, n_stored, n_done, created_ms, updated_ms) "
+               "VALUES ('11111111-1111-4111-8111-111111111111', 'c1', 2, "
+               "'queued', 2, 2, 0, 1, 1);"
+               "INSERT INTO proofline.partitions (job_id, idx, state, "
+               "witness_path, priority, seq, partition_bytes) SELECT "
+               "'11111111-1111-4111-8111-111111111111', g, 'queued', '/w', "
+               "2, 1, 100 FROM generate_series(0, 1) g");
+    } else {
+        char file[4300];
+        snprintf(file, sizeof(file), "%s/store.sqlite", loc);
+        sqlite3 *db = NULL;
+        CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
+        int64_t v = 0;
+        sqlite3_stmt *st = NULL;
+        CHECK_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL),
+                 SQLITE_OK);
+        CHECK_EQ(sqlite3_step(st), SQLITE_ROW);
+        v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        CHECK_EQ(v, 1);
+        CHECK_EQ(sqlite3_exec(
+                     db,
+                     "INSERT INTO circuits VALUES ('c1', '/z', 1, 2, 3, 4, 5, "
+                     "100, 7);"
+                     "INSERT INTO jobs (id, circuit_id, priority, state, "
+                     "n_partitions, n_stored, n_done, created_ms, updated_ms) "
+                     "VALUES ('11111111-1111-4111-8111-111111111111', 'c1', 2, "
+                     "'queued', 2, 2, 0, 1, 1);"
+                     "INSERT INTO partitions (job_id, idx, state, "
+                     "witness_path, priority, seq, partition_bytes) VALUES "
+                     "('11111111-1111-4111-8111-111111111111', 0, 'queued', "
+                     "'/w', 2, 1, 100), "
+                     "('11111111-1111-4111-8111-111111111111', 1, 'queued', "
+                     "'/w', 2, 1, 100);",
+                     NULL, NULL, NULL),
+                 SQLITE_OK);
+        sqlite3_close(db);
+    }
+    CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
+    CHECK_EQ(before, 1);
+    CHECK_EQ(after, 2);
+    CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
+    CHECK_EQ(before, 2);
+    CHECK_EQ(after, 2);
+    CHECK_STATUS(pl__store_migrate(loc, 9, &before, &after, &err), PL_EUSAGE,
+                 &err);
+    s = open_store(loc);
+    CHECK_EQ(pl__store_schema_version(s), 2);
+    const char *id = "11111111-1111-4111-8111-111111111111";
+    pl__store_job j = job_of(s, id);
+    CHECK_EQ(j.state, PL__JOB_QUEUED);
+    CHECK_EQ(j.priority, PL__PRIORITY_HIGH);
+    CHECK(strcmp(j.circuit_id, "c1") == 0);
+    pl__store_circuit c;
+    CHECK_OK(pl__store_circuit_get(s, "c1", &c, &err), &err);
+    CHECK_EQ(c.partition_bytes, 100);
+    /* The old rows work with the new tables: a retry, then success. */
+    pl__store_claim c0 = claim(s, "w1", UINT64_MAX, 60000);
+    CHECK(strcmp(c0.part.job_id, id) == 0);
+    CHECK_OK(pl__store_fail(s, id, c0.part.index, "w1", c0.part.fence,
+                            "flaky", &err),
+             &err);
+    for (int i = 0; i < 2; i++)
+        complete(s, (pl__store_claim[]){claim(s, "w2", UINT64_MAX, 60000)});
+    CHECK_EQ(job_of(s, id).state, PL__JOB_DONE);
+    pl__store_attempt at[2];
+    size_t n = 0;
+    CHECK_OK(pl__store_attempts(s, id, at, 2, &n, &err), &err);
+    CHECK_EQ(n, 1);
+    pl__store_worker w = {.pid = 1};
+    snprintf(w.id, sizeof(w.id), "w2");
+    CHECK_OK(pl__store_worker_register(s, &w, &err), &err);
+    pl__store_close(s);
+}
+
 /* ---- several threads, several processes ------------------------------------ */
 
 /* Claims and completes until the queue is empty, with work_ms of
@@ -1252,10 +1764,21 @@ SCENARIO(concurrent_first_open)
         CHECK_EQ(WEXITSTATUS(status), 0);
     }
     pl__store *s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 1);
+    CHECK_EQ(pl__store_schema_version(s), 2);
     put_circuit(s, 'a', 100);
     queued_job(s, 'a', PL__PRIORITY_LOW, 1);
     pl__store_close(s);
+    /* Migrated once: one version row (a second run of the version 1 step
+     * would have failed on its CREATE TABLE, a second version 2 step on
+     * its ALTER TABLE). */
+    if (g_backend == BACKEND_POSTGRES) {
+        CHECK_EQ(pg_int("store_first_open",
+                        "SELECT count(*) FROM proofline.meta"),
+                 1);
+        CHECK_EQ(pg_int("store_first_open",
+                        "SELECT max(version) FROM proofline.meta"),
+                 2);
+    }
 }
 
 /* ---- the cases: each scenario on SQLite ------------------------------- */
@@ -1280,7 +1803,13 @@ SCENARIO(concurrent_first_open)
     X(processes_claim_each_partition_once)                                    \
     X(cancel_under_load)                                                      \
     X(concurrent_first_open)                                                  \
-    X(job_fail_without_claim)
+    X(job_fail_without_claim)                                                 \
+    X(failures_retry)                                                         \
+    X(workers_table)                                                          \
+    X(migrate_from_v1)                                                        \
+    X(lapses_count_as_attempts)                                               \
+    X(stopped_and_killed_workers)                                             \
+    X(schema_keeps_one_result)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1303,6 +1832,12 @@ PL_TEST(processes_claim_each_partition_once) { scenario_processes_claim_each_par
 PL_TEST(cancel_under_load) { scenario_cancel_under_load(); }
 PL_TEST(concurrent_first_open) { scenario_concurrent_first_open(); }
 PL_TEST(job_fail_without_claim) { scenario_job_fail_without_claim(); }
+PL_TEST(failures_retry) { scenario_failures_retry(); }
+PL_TEST(workers_table) { scenario_workers_table(); }
+PL_TEST(migrate_from_v1) { scenario_migrate_from_v1(); }
+PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
+PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
+PL_TEST(schema_keeps_one_result) { scenario_schema_keeps_one_result(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
@@ -1471,6 +2006,44 @@ static void pg_sql(const char *db, const char *sql)
     PQfinish(c);
 }
 
+/* The integer a one-row, one-column query answers. */
+static long long pg_int(const char *db, const char *sql)
+{
+    PGconn *c = pg_connect(db);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+        pl_test_fail(__FILE__, __LINE__, "%s: %s", sql,
+                     PQresultErrorMessage(r));
+    long long v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    PQfinish(c);
+    return v;
+}
+
+/* Stops the server now; a child starts it again after delay_ms.  Returns
+ * the child, for waitpid. */
+static pid_t pg_bounce(long delay_ms)
+{
+    char ctl[300], data[200], log[200];
+    snprintf(ctl, sizeof(ctl), "%s/pg_ctl", g_pg_bin);
+    snprintf(data, sizeof(data), "%s/data", g_pg_dir);
+    snprintf(log, sizeof(log), "%s/server.log", g_pg_dir);
+    char *stop_argv[] = {ctl, "-D", data, "-m", "fast", "-w", "stop", NULL};
+    if (pg_run(stop_argv) != 0)
+        pg_fail("the server did not stop", "server.log");
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        sleep_ms(delay_ms);
+        char opts[300];
+        snprintf(opts, sizeof(opts), "-k %s -c listen_addresses=", g_pg_dir);
+        char *start_argv[] = {ctl, "-D", data, "-l", log, "-o", opts, "-w",
+                              "start", NULL};
+        _exit(pg_run(start_argv) == 0 ? 0 : 1);
+    }
+    return pid;
+}
+
 /* A new, empty database named name (a scenario's own), and its locator. */
 static const char *pg_fresh_db(const char *name)
 {
@@ -1518,6 +2091,31 @@ PL_TEST(postgres_store)
     c = claim(s, "w1", UINT64_MAX, 60000);
     complete(s, &c);
     CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+
+    /* The server is down for a while (a restart that takes seconds, a
+     * failover): calls back off and reconnect when it is back, a claim
+     * held across it completes, and nothing committed is lost. */
+    pl__store_job job2 = queued_job(s, 'a', PL__PRIORITY_HIGH, 2);
+    c = claim(s, "w1", UINT64_MAX, 60000);
+    pid_t starter = pg_bounce(1500);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    complete(s, &c); /* waits for the server */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK((t1.tv_sec - t0.tv_sec) * 1000 +
+              (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 1000);
+    int st = 0;
+    CHECK_EQ(waitpid(starter, &st, 0), starter);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    starter = pg_bounce(800);
+    pl__store_claim c2 = claim(s, "w2", UINT64_MAX, 60000);
+    CHECK_EQ(waitpid(starter, &st, 0), starter);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ(c2.part.index, 1);
+    complete(s, &c2);
+    CHECK_EQ(job_of(s, job2.id).state, PL__JOB_DONE);
+    CHECK_EQ(part_of(s, job2.id, 0).completions, 1);
+    CHECK_EQ(part_of(s, job2.id, 1).completions, 1);
     pl__store_close(s);
 
     /* A server that is not there: an error naming it, no crash. */
