@@ -737,21 +737,25 @@ int cli_jobs(int argc, char **argv)
 
 static const cli_command status_cmd = {
     "status",
-    "Usage: proofline status [--server URL] [--json]\n"
+    "Usage: proofline status [--server URL] [--cluster] [--json]\n"
     "\n"
     "Shows the ledger of a `proofline serve`, live: the byte budget, what is\n"
     "reserved and its peak, the process's RssAnon and the bytes no class\n"
     "accounts for, each buffer class (count, bytes, peak), partitions per\n"
-    "stage, the queue per priority, jobs per state, and the workers.\n",
+    "stage, the queue per priority, jobs per state, and the workers.\n"
+    "With --cluster: every service on the server's store (one PostgreSQL\n"
+    "queue): host, budget, reserved, partitions per stage, last heartbeat.\n",
     client_exit_text, 21};
 
 typedef struct {
-    bool json;
+    bool json, cluster;
 } status_options;
 
 static const cli_opt status_opts[] = {
     {"--json", NULL, CLI_FLAG, offsetof(status_options, json),
      .help = "print the server's reply (GET /v1/status) as it is"},
+    {"--cluster", NULL, CLI_FLAG, offsetof(status_options, cluster),
+     .help = "the cluster's view instead (GET /v1/cluster)"},
     {NULL},
 };
 
@@ -866,6 +870,42 @@ static void print_status(const client_common *cc, const pl__client_reply *r,
     }
 }
 
+/* The cluster's view: a line per worker, then the queue and the jobs. */
+static void print_cluster(const pl__client_reply *r)
+{
+    const pl__json_value *root = pl__json_root(&r->doc);
+    const pl__json_value *workers = pl__client_get(r, root, "workers");
+    const char *self = pl__client_str(r, root, "self");
+    char a[32], b[32];
+    printf("%-34s %-16s %-7s %10s %10s %8s %9s\n", "worker", "host", "backend",
+           "budget", "reserved", "inflight", "heartbeat");
+    if (workers && workers->type == PL__JSON_ARRAY)
+        for (const pl__json_value *w = pl__json_first(workers);
+             w != pl__json_end(workers); w = pl__json_next(w)) {
+            const char *id = pl__client_str(r, w, "id");
+            const char *host = pl__client_str(r, w, "host");
+            const char *backend = pl__client_str(r, w, "backend");
+            const pl__json_value *status = pl__client_get(r, w, "status");
+            const pl__json_value *gone = pl__client_get(r, w, "gone");
+            double age = (double)pl__client_num(r, w, "age_ms", 0) / 1000.0;
+            printf("%-34.34s %-16.16s %-7.7s %10s %10s %8llu %8.1fs%s%s\n",
+                   id ? id : "?", host ? host : "?", backend ? backend : "?",
+                   fmt_bytes(a, sizeof(a),
+                             pl__client_num(r, w, "budget_bytes", 0)),
+                   fmt_bytes(b, sizeof(b),
+                             pl__client_num(r, w, "reserved_bytes", 0)),
+                   (unsigned long long)(status
+                                            ? pl__client_num(r, status,
+                                                             "in_flight", 0)
+                                            : 0),
+                   age, gone && gone->type == PL__JSON_TRUE ? " gone" : "",
+                   self && id && strcmp(self, id) == 0 ? " (this one)" : "");
+        }
+    putchar('\n');
+    print_counts("queue", r, pl__client_get(r, root, "queue"));
+    print_counts("jobs", r, pl__client_get(r, root, "jobs"));
+}
+
 static int status_run(const client_common *cc, const status_options *o)
 {
     pl_error err = {0};
@@ -873,8 +913,9 @@ static int status_run(const client_common *cc, const status_options *o)
     pl__client_reply r = {0};
     pl_status st;
     if ((st = client_open(&cl, cc, 0, &err)) ||
-        (st = pl__client_request(cl, &r, "GET", "/v1/status", NULL, NULL, 0,
-                                 NULL, 0, &err)))
+        (st = pl__client_request(cl, &r, "GET",
+                                 o->cluster ? "/v1/cluster" : "/v1/status",
+                                 NULL, NULL, 0, NULL, 0, &err)))
         goto done;
     if (o->json) {
         fwrite(r.body, 1, r.len, stdout);
@@ -884,6 +925,8 @@ static int status_run(const client_common *cc, const status_options *o)
         snprintf(err.msg, sizeof(err.msg), "%.160s: the reply is not an "
                  "object", r.url);
         st = PL_EFORMAT;
+    } else if (o->cluster) {
+        print_cluster(&r);
     } else {
         print_status(cc, &r, pl__client_server(cl));
     }

@@ -626,3 +626,67 @@ void pl__metrics_params_json(pl__service *svc, pl__strbuf *sb, const char *id)
     pl__strbuf_printf(sb, "]}");
     free(ents);
 }
+
+/* ---- the cluster ------------------------------------------------------------ */
+
+typedef struct {
+    pl__strbuf *sb;
+    size_t n;
+} cluster_ctx;
+
+static bool put_worker(void *user, const pl__store_worker *w)
+{
+    cluster_ctx *c = user;
+    pl__strbuf *sb = c->sb;
+    pl__strbuf_printf(sb, "%s{\"id\": ", c->n++ ? ", " : "");
+    pl__json_put_string(sb, w->id);
+    pl__strbuf_printf(sb, ", \"host\": ");
+    pl__json_put_string(sb, w->host);
+    pl__strbuf_printf(sb, ", \"pid\": %lld, \"backend\": ", (long long)w->pid);
+    pl__json_put_string(sb, w->backend);
+    pl__strbuf_printf(sb, ", \"gpus\": ");
+    pl__json_put_string(sb, w->gpus);
+    /* status_json is the worker's own object, written by worker_row */
+    pl__strbuf_printf(sb, ", \"budget_bytes\": %llu, \"reserved_bytes\": %llu, "
+                      "\"status\": %s, \"gone\": %s, \"started_ms\": %lld, "
+                      "\"heartbeat_ms\": %lld, \"age_ms\": %lld}",
+                      (unsigned long long)w->budget_bytes,
+                      (unsigned long long)w->reserved_bytes,
+                      w->status_json[0] == '{' ? w->status_json : "{}",
+                      w->gone ? "true" : "false",
+                      (long long)w->started_unix_ms,
+                      (long long)w->heartbeat_unix_ms, (long long)w->age_ms);
+    return true;
+}
+
+pl_status pl__metrics_cluster_json(pl__service *svc, pl__strbuf *sb,
+                                   pl_error *err)
+{
+    pl__store_counts c;
+    pl_status rc = pl__store_counts_read(svc->store, &c, err);
+    if (rc != PL_OK)
+        return rc;
+    pl__strbuf_printf(sb, "{\"self\": ");
+    pl__json_put_string(sb, svc->owner);
+    pl__strbuf_printf(sb, ", \"workers\": [");
+    cluster_ctx ctx = {sb, 0};
+    if ((rc = pl__store_worker_list(svc->store, put_worker, &ctx, err)) !=
+        PL_OK)
+        return rc;
+    pl__strbuf_printf(sb, "], \"queue\": {");
+    for (int k = PL__PRIORITY_COUNT - 1; k >= 0; k--)
+        pl__strbuf_printf(sb, "%s\"%s\": %llu",
+                          k == PL__PRIORITY_COUNT - 1 ? "" : ", ",
+                          pl__priority_name((pl__priority)k),
+                          (unsigned long long)c.queued_partitions[k]);
+    pl__strbuf_printf(sb, "}, \"claimed\": %llu, \"jobs\": {",
+                      (unsigned long long)c.claimed_partitions);
+    for (int k = 0; k < PL__JOB_STATE_COUNT; k++)
+        pl__strbuf_printf(sb, "%s\"%s\": %llu", k ? ", " : "",
+                          pl__job_state_name((pl__job_state)k),
+                          (unsigned long long)c.jobs[k]);
+    pl__strbuf_printf(sb, "}}\n");
+    if (sb->failed)
+        return pl__error_set(err, PL_ENOMEM, "/v1/cluster: out of memory");
+    return PL_OK;
+}

@@ -41,6 +41,11 @@ pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
 /* GET /v1/status: the JSON object. */
 pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
                                   pl_error *err);
+/* GET /v1/cluster: every worker on the store (its row: host, pid,
+ * backend, budget, reserved, status, last heartbeat and its age by the
+ * store's clock), the queue by priority and the jobs by state. */
+pl_status pl__metrics_cluster_json(pl__service *svc, pl__strbuf *sb,
+                                   pl_error *err);
 /* The parameter residency as JSON: one circuit's object when id is set,
  * else {"budget_bytes", "hot_bytes", "peak_hot_bytes", "circuits": [...]}
  * (each circuit: id, tier, resident_bytes, cached_bytes, refs,

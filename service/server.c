@@ -58,7 +58,8 @@ struct pl__server {
 };
 
 typedef enum {
-    R_NONE, R_HEALTHZ, R_READYZ, R_METRICS, R_STATUS, R_TRACE, R_CIRCUITS,
+    R_NONE, R_HEALTHZ, R_READYZ, R_METRICS, R_STATUS, R_CLUSTER, R_TRACE,
+    R_CIRCUITS,
     R_CIRCUIT, R_PRELOAD, R_EVICT, R_JOBS, R_JOB, R_WITNESS, R_PROOF
 } route_kind;
 
@@ -297,6 +298,8 @@ static route_kind route(const char *url, request *rq, const char **allow)
         return R_STATUS;
     if (n == 2 && strcmp(seg[1], "trace") == 0)
         return R_TRACE;
+    if (n == 2 && strcmp(seg[1], "cluster") == 0)
+        return R_CLUSTER;
     if (strcmp(seg[1], "circuits") == 0) {
         if (n == 2) {
             *allow = "GET, POST";
@@ -1263,9 +1266,11 @@ static enum MHD_Result end_proof(pl__server *s, struct MHD_Connection *conn,
                  p.error[0] ? ": " : "", p.error);
         return send_error(conn, 409, msg, false, NULL);
     }
-    char public_path[PL__STORE_PATH_MAX];
-    pl__worker_proof_paths(svc, job.id, rq->index, NULL, public_path,
-                           sizeof(public_path));
+    char public_path[PL__STORE_PATH_MAX + 8];
+    if (!pl__worker_public_path(p.proof_path, public_path,
+                                sizeof(public_path)))
+        return send_error(conn, 500, "store: a proof path that does not end "
+                          "in .proof.json", false, NULL);
     char *proof = NULL, *pub = NULL;
     size_t proof_len = 0, pub_len = 0;
     if ((st = pl__file_read_small(&proof, &proof_len, p.proof_path, 16384,
@@ -1322,6 +1327,11 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
         break;
     case R_STATUS:
         r = pl__metrics_status_json(svc, &sb, &err) != PL_OK
+                ? send_error(conn, 500, err.msg, false, NULL)
+                : send_json(conn, 200, &sb);
+        break;
+    case R_CLUSTER:
+        r = pl__metrics_cluster_json(svc, &sb, &err) != PL_OK
                 ? send_error(conn, 500, err.msg, false, NULL)
                 : send_json(conn, 200, &sb);
         break;

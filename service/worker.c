@@ -90,6 +90,15 @@ void pl__worker_proof_paths(const pl__service *svc, const char *job_id,
                  svc->data_dir, job_id, index);
 }
 
+bool pl__worker_public_path(const char *proof_path, char *out, size_t cap)
+{
+    size_t n = strlen(proof_path);
+    if (n <= 11 || strcmp(proof_path + n - 11, ".proof.json") != 0)
+        return false;
+    return snprintf(out, cap, "%.*s.public.json", (int)(n - 11),
+                    proof_path) < (int)cap;
+}
+
 /* ---- proofs, on the engine's finisher ---------------------------------- */
 
 static void on_proof(void *user, uint64_t job, size_t partition,
@@ -134,6 +143,41 @@ static uint64_t inflight_sum_locked(const pl__worker *w)
     return sum;
 }
 
+/* This worker as the cluster sees it (GET /v1/cluster): its budget, what
+ * it has reserved, its partitions per engine stage and its hot
+ * parameters. */
+static void worker_row(pl__worker *w, pl__store_worker *row)
+{
+    pl__service *svc = w->svc;
+    memset(row, 0, sizeof(*row));
+    snprintf(row->id, sizeof(row->id), "%s", svc->owner);
+    if (gethostname(row->host, sizeof(row->host) - 1) != 0)
+        snprintf(row->host, sizeof(row->host), "unknown");
+    row->pid = (int64_t)getpid();
+    pl_engine_stats st;
+    pl_engine_stats_read(svc->engine, &st);
+    snprintf(row->backend, sizeof(row->backend), "%s",
+             st.backend ? st.backend : "cpu");
+    row->budget_bytes = st.budget_bytes;
+    row->reserved_bytes = st.reserved_bytes;
+    uint64_t hot = 0;
+    pl__residency_bytes(svc->residency, &hot, NULL, NULL);
+    pthread_mutex_lock(&w->lock);
+    size_t in_flight = w->n_flights;
+    pthread_mutex_unlock(&w->lock);
+    pl__strbuf sb = {0};
+    pl__strbuf_printf(&sb, "{\"in_flight\": %zu, \"hot_params_bytes\": %llu, "
+                      "\"stages\": {", in_flight, (unsigned long long)hot);
+    for (int k = 0; k < PL_STAGE_COUNT; k++)
+        pl__strbuf_printf(&sb, "%s\"%s\": %llu", k ? ", " : "",
+                          pl_stage_name((pl_stage)k),
+                          (unsigned long long)st.stage_now[k]);
+    pl__strbuf_printf(&sb, "}}");
+    snprintf(row->status_json, sizeof(row->status_json), "%s",
+             sb.failed || !sb.data ? "{}" : sb.data);
+    pl__strbuf_free(&sb);
+}
+
 /* ---- claims -------------------------------------------------------------- */
 
 static void note_error(pl__worker *w, const char *what, const pl_error *err)
@@ -150,6 +194,31 @@ static void count(pl__worker *w, uint64_t *counter)
     pthread_mutex_lock(&w->lock);
     (*counter)++;
     pthread_mutex_unlock(&w->lock);
+}
+
+/* Ends a claim with a failure whose message names the partition and the
+ * kind of failure (the status's text first, so a client can tell an
+ * invalid proof from a broken input).  A failure of the input (a witness
+ * that does not satisfy the circuit, a malformed file) fails the job at
+ * once; anything else (memory, I/O, a device) is retried, by any worker,
+ * up to the store's max_attempts. */
+static void fail_claim(pl__worker *w, const char *job_id, uint32_t index,
+                       uint64_t fence, pl_status st, const char *why)
+{
+    pl__service *svc = w->svc;
+    bool input = st == PL_EINVALID || st == PL_EFORMAT || st == PL_EUNSAT ||
+                 st == PL_EUSAGE || st == PL_EUNSUPPORTED;
+    char msg[PL__STORE_MSG_MAX];
+    snprintf(msg, sizeof(msg), "job %s partition %u: %s: %.160s", job_id,
+             index, pl_strerror(st), why);
+    pl_error e2 = {0};
+    bool requeued = false;
+    if (pl__store_fail_attempt(svc->store, job_id, index, svc->owner, fence,
+                               msg, !input, &requeued, &e2) != PL_OK)
+        note_error(w, "fail", &e2);
+    else if (requeued)
+        fprintf(stderr, "proofline serve: %s (retried)\n", msg);
+    count(w, &w->failed);
 }
 
 /* A claim goes back to the queue (not now), and no claim for a second. */
@@ -206,13 +275,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
             give_back(w, claim);
             return false;
         }
-        char msg[PL__STORE_MSG_MAX];
-        snprintf(msg, sizeof(msg), "job %s partition %u: %.180s", job_id,
-                 index, err.msg);
-        pl_error e2 = {0};
-        pl__store_fail(svc->store, job_id, index, svc->owner,
-                       claim->part.fence, msg, &e2);
-        count(w, &w->failed);
+        fail_claim(w, job_id, index, claim->part.fence, st, err.msg);
         return true;
     }
     if (promote_s > 0) {
@@ -274,13 +337,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     pthread_mutex_unlock(&w->lock);
     if (st != PL_OK) {
         pl__residency_release(svc->residency, circuit_id);
-        char msg[PL__STORE_MSG_MAX];
-        snprintf(msg, sizeof(msg), "job %s partition %u: %.180s", job_id,
-                 index, err.msg);
-        pl_error e2 = {0};
-        pl__store_fail(svc->store, job_id, index, svc->owner,
-                       claim->part.fence, msg, &e2);
-        count(w, &w->failed);
+        fail_claim(w, job_id, index, claim->part.fence, st, err.msg);
     }
     return true;
 }
@@ -338,12 +395,9 @@ static void reap(pl__worker *w)
         } else if (js.status == PL_ECANCELLED) {
             /* the job was cancelled through the API: the store knows */
         } else {
-            char msg[PL__STORE_MSG_MAX];
-            snprintf(msg, sizeof(msg), "job %s partition %u: %.180s",
-                     job_id, index, js.status != PL_OK ? js.error.msg : done.write_msg);
-            pl__store_fail(svc->store, job_id, index, svc->owner, fence, msg,
-                           &e2);
-            count(w, &w->failed);
+            fail_claim(w, job_id, index, fence,
+                       js.status != PL_OK ? js.status : done.write_status,
+                       js.status != PL_OK ? js.error.msg : done.write_msg);
             pl__metrics_proof_done(svc->metrics, seconds, false);
         }
         pthread_mutex_lock(&w->lock);
@@ -383,12 +437,9 @@ static void unlink_path(void *user, const char *path)
     if (path && *path)
         unlink(path);
     /* a proof's public.json beside it */
-    size_t n = path ? strlen(path) : 0;
-    if (n > 11 && strcmp(path + n - 11, ".proof.json") == 0) {
-        char pub[PL__STORE_PATH_MAX + 8];
-        snprintf(pub, sizeof(pub), "%.*s.public.json", (int)(n - 11), path);
+    char pub[PL__STORE_PATH_MAX + 8];
+    if (path && pl__worker_public_path(path, pub, sizeof(pub)))
         unlink(pub);
-    }
 }
 
 static void *loop(void *arg)
@@ -407,8 +458,12 @@ static void *loop(void *arg)
         double now = mono_now();
         pl_error err = {0};
         if (now - last_beat >= (double)svc->lease_ms / 3000.0) {
-            if (pl__store_heartbeat(svc->store, svc->owner, svc->lease_ms,
-                                    &err) != PL_OK)
+            /* the worker's row (the cluster's view) and its leases, in
+             * one transaction */
+            pl__store_worker row;
+            worker_row(w, &row);
+            if (pl__store_worker_heartbeat(svc->store, &row, svc->lease_ms,
+                                           &err) != PL_OK)
                 note_error(w, "heartbeat", &err);
             last_beat = now;
         }
@@ -467,6 +522,10 @@ pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err)
     if (requeued)
         fprintf(stderr, "proofline serve: recovered %llu claim(s) of %s\n",
                 (unsigned long long)requeued, svc->owner);
+    pl__store_worker row;
+    worker_row(w, &row);
+    if ((st = pl__store_worker_register(svc->store, &row, err)) != PL_OK)
+        goto fail;
     /* published before the loop starts: the engine's events (on its
      * threads, once the loop submits) read it through the service */
     *out = w;
@@ -552,6 +611,9 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s)
     pthread_mutex_unlock(&w->lock);
     pthread_join(w->thread, NULL);
     w->thread_started = false;
+    pl_error err = {0};
+    if (pl__store_worker_gone(w->svc->store, w->svc->owner, &err) != PL_OK)
+        fprintf(stderr, "proofline serve: the store: %s\n", err.msg);
     return released;
 }
 

@@ -38,6 +38,11 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s);
 void pl__worker_destroy(pl__worker *w);
 /* The worker as a JSON array (status: /v1/status "workers"). */
 void pl__worker_status_json(pl__worker *w, pl__strbuf *sb);
+/* A proof's public.json: beside it, "x.proof.json" -> "x.public.json"
+ * (false when the path does not end so, or out is too small).  Read from
+ * the proof's recorded path, not from DATA: in a cluster another worker
+ * wrote it, under its own DATA. */
+bool pl__worker_public_path(const char *proof_path, char *out, size_t cap);
 /* The paths of partition k's proof pair under DATA/proofs/. */
 void pl__worker_proof_paths(const pl__service *svc, const char *job_id,
                             uint32_t index, char *proof_path,
