@@ -235,6 +235,23 @@ static void put_histogram(pl__strbuf *sb, const char *name,
     }
 }
 
+typedef struct {
+    uint64_t live, silent, gone;
+    int64_t lease_ms;
+} cluster_count;
+
+static bool count_worker(void *user, const pl__store_worker *w)
+{
+    cluster_count *c = user;
+    if (w->gone)
+        c->gone++;
+    else if (w->age_ms <= 3 * (c->lease_ms ? c->lease_ms : 30000))
+        c->live++;
+    else
+        c->silent++;
+    return true;
+}
+
 static double uptime_s(const pl__service *svc)
 {
     return (double)(pl__service_now_ms() - svc->started_unix_ms) / 1000.0;
@@ -304,12 +321,26 @@ pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
         pl__strbuf_printf(sb, "proofline_jobs{state=\"%s\"} %llu\n",
                           pl__job_state_name((pl__job_state)k),
                           (ull)c.jobs[k]);
+    /* the queue is the store's, shared by every worker on it: the worker
+     * label says which one read it */
     family(sb, "proofline_queue_depth", "gauge",
-           "Partitions waiting to be claimed, by priority.");
+           "Partitions waiting to be claimed in the store, by priority.");
     for (int k = PL__PRIORITY_COUNT - 1; k >= 0; k--)
-        pl__strbuf_printf(sb, "proofline_queue_depth{priority=\"%s\"} %llu\n",
-                          pl__priority_name((pl__priority)k),
+        pl__strbuf_printf(sb, "proofline_queue_depth{priority=\"%s\","
+                          "worker=\"%s\"} %llu\n",
+                          pl__priority_name((pl__priority)k), svc->owner,
                           (ull)c.queued_partitions[k]);
+    cluster_count cc = {0, 0, 0, svc->lease_ms};
+    if (pl__store_worker_list(svc->store, count_worker, &cc, err) == PL_OK) {
+        family(sb, "proofline_cluster_workers", "gauge",
+               "Workers on the store: live (heard from within 3 leases), "
+               "silent, gone (left cleanly).");
+        pl__strbuf_printf(sb, "proofline_cluster_workers{state=\"live\"} "
+                          "%llu\nproofline_cluster_workers{state=\"silent\"} "
+                          "%llu\nproofline_cluster_workers{state=\"gone\"} "
+                          "%llu\n", (ull)cc.live, (ull)cc.silent,
+                          (ull)cc.gone);
+    }
     family(sb, "proofline_claimed_partitions", "gauge",
            "Partitions claimed by workers now.");
     pl__strbuf_printf(sb, "proofline_claimed_partitions %llu\n",
