@@ -6,7 +6,8 @@
 #    (201/202 the first time, 200 after), the same key with another body
 #    is 409 naming the difference, a malformed key is 400 naming its
 #    rules, "request_id" in the body does the same as the header; after
-#    kill -9 and a restart the key still names the same job;
+#    kill -9 and a restart the key still names the same job; a keyed job
+#    left receiving is completed by a multipart retry with its key;
 #  - GET /v1/jobs/{id}?wait=: returns the done job (its proofs fetched and
 #    checked by `proofline verify`), a wait past its time returns the job
 #    unfinished, a bad wait is 400, waiters beyond the bound are 503 with
@@ -157,6 +158,19 @@ expect 409 POST /v1/jobs -H 'Idempotency-Key: mp-1' \
 grep -q 'partitions 2 (this request: 1)' "$work/body" || fail "multipart 409: $(cat "$work/body")"
 [ "$(jobs_in_store)" = 2 ] || fail "multipart, one key: $(jobs_in_store) jobs, wanted 2 in all"
 [ "$(ls "$A/witnesses" | grep -c "^$mp")" = 2 ] || fail "retries left witness files: $(ls "$A/witnesses")"
+
+# a keyed job left receiving (one witness of two, as after a broken
+# upload): the multipart retry with the same key stores what is missing
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: resume-1' -d "$spec"
+res=$(first "$work/body" id)
+expect 202 PUT "/v1/jobs/$res/witness/0" --data-binary "@$wtns"
+expect 200 POST /v1/jobs -H 'Idempotency-Key: resume-1' -F "spec=$spec;type=application/json" \
+    -F "witness=@$wtns" -F "witness=@$wtns"
+[ "$(first "$work/body" id)" = "$res" ] && [ "$(first "$work/body" state)" != receiving ] ||
+    fail "a multipart retry of a receiving job: $(head -c 300 "$work/body")"
+[ "$(ls "$A/witnesses" | grep -c "^$res")" = 2 ] || fail "a resumed job: witness files $(ls "$A/witnesses" | grep "^$res")"
+expect 200 GET "/v1/jobs/$res?wait=60s"
+[ "$(first "$work/body" state)" = done ] || fail "a resumed job: $(head -c 300 "$work/body")"
 
 # ---- waits -------------------------------------------------------------------
 expect 200 GET "/v1/jobs/$mp?wait=60"
