@@ -10,6 +10,14 @@
  * connection); any other body is read and dropped first, so the client
  * sees the reply and not a reset.
  *
+ * A request that waits for its job (GET /v1/jobs/{id}?wait=, POST
+ * /v1/prove) is suspended rather than answered: it holds its connection,
+ * not a polling thread, and a thread of our own (wait_loop) resumes it
+ * when the job ends, its time is up, or the service drains.  Submissions
+ * may carry an idempotency key, from which the job's id is derived, so a
+ * retry (after a restart too, or through another service on the same
+ * database) finds the job the first try made.
+ *
  * Errors are {"error": "..."} naming the field or the file; 4xx for the
  * client's mistakes, 5xx for ours, 503 + Retry-After while draining, 429 +
  * Retry-After beyond --max-queued.  Nothing a request does disturbs other
@@ -128,6 +136,7 @@ struct request {
     struct MHD_Connection *conn;
     request *wait_next;
     bool suspended, resumed;
+    bool wake; /* the waiter thread's own mark, between its two passes */
 };
 
 /* ---- replies -------------------------------------------------------------- */
@@ -1688,8 +1697,13 @@ static enum MHD_Result wait_end(pl__server *s, struct MHD_Connection *conn,
 
 /* The waiter thread: every WAIT_POLL_MS (while anyone waits) reads each
  * waiter's job, and resumes those whose job ended or whose time is up;
- * all of them when the service drains or the server stops.  The store
- * reads are short, and a waiter is only added under wait_mu. */
+ * all of them when the service drains or the server stops.
+ *
+ * The store is read without wait_mu held, so that a slow store never
+ * stalls the daemon's threads (they take wait_mu to add a waiter or to
+ * answer a resumed one).  That is safe because only this thread removes
+ * waiters or changes wait_next of a listed one; others only push new
+ * ones at the head, which the next pass sees. */
 static void *wait_loop(void *arg)
 {
     pl__server *s = arg;
@@ -1706,26 +1720,35 @@ static void *wait_loop(void *arg)
             pthread_cond_timedwait(&s->wait_cv, &s->wait_mu, &ts);
         }
         bool all = s->wait_stop || atomic_load(&s->svc->draining);
+        request *head = s->waiters;
+        pthread_mutex_unlock(&s->wait_mu);
         int64_t now = pl__service_now_ms();
-        for (request **pp = &s->waiters; *pp;) {
-            request *rq = *pp;
-            bool wake = all || now >= rq->wait_until_ms;
-            if (!wake) {
+        for (request *rq = head; rq; rq = rq->wait_next) {
+            rq->wake = all || now >= rq->wait_until_ms;
+            if (!rq->wake) {
                 pl__store_job job;
                 pl_error err = {0};
                 /* a store that fails to answer: the request answers
                  * with the error itself */
-                wake = pl__store_job_get(s->svc->store, rq->id, &job, &err) !=
-                           PL_OK ||
-                       job_ended(job.state);
+                rq->wake = pl__store_job_get(s->svc->store, rq->id, &job,
+                                             &err) != PL_OK ||
+                           job_ended(job.state);
             }
-            if (!wake) {
+        }
+        pthread_mutex_lock(&s->wait_mu);
+        /* the waiters pushed since are before head, unmarked: kept */
+        bool seen = false;
+        for (request **pp = &s->waiters; *pp;) {
+            request *rq = *pp;
+            seen = seen || rq == head;
+            if (!seen || !rq->wake) {
                 pp = &rq->wait_next;
                 continue;
             }
             *pp = rq->wait_next;
             s->n_waiters--;
             rq->wait_next = NULL;
+            rq->wake = false;
             rq->resumed = true;
             s->n_resumed++;
             MHD_resume_connection(rq->conn);

@@ -185,22 +185,34 @@ dt=$((($(date +%s%N) - t0) / 1000000))
 [ "$dt" -ge 1400 ] || fail "?wait=1500ms answered after $dt ms"
 expect 400 GET "/v1/jobs/$open_job?wait=soon"
 grep -q 'wait: a duration' "$work/body" || fail "a bad wait: $(cat "$work/body")"
-# waiters are bounded (--max-connections 8: 4); a cancel wakes them
+# waiters are bounded (--max-connections 8: 4); a cancel wakes them.
+# The probe below holds a slot itself for a moment when there is room, so
+# a waiter refused meanwhile (503) asks again.
 for i in 1 2 3 4; do
-    curl -sS --max-time 200 -o "$work/waiter$i" "$url/v1/jobs/$open_job?wait=120s" &
+    (
+        for t in $(seq 600); do
+            code=$(curl -sS --max-time 200 -o "$work/waiter$i" -w '%{http_code}' \
+                "$url/v1/jobs/$open_job?wait=120s") || exit 1
+            [ "$code" = 503 ] || exit 0
+            sleep 0.05
+        done
+        exit 1
+    ) &
     eval "w$i=\$!"
 done
-# (the probe waits 1 ms itself when there is room: it never holds a slot)
-for i in $(seq 100); do
-    [ "$(api GET "/v1/jobs/$open_job?wait=1ms")" = 503 ] && break
+got=""
+for i in $(seq 200); do
+    got=$(api GET "/v1/jobs/$open_job?wait=1ms")
+    [ "$got" = 503 ] && break
     sleep 0.1
 done
-expect 503 GET "/v1/jobs/$open_job?wait=1ms"
+[ "$got" = 503 ] || fail "a fifth waiter: $got, wanted 503"
 grep -qi '^Retry-After:' "$work/headers" || fail "503 for a waiter without Retry-After"
+grep -q 'requests wait already' "$work/body" || fail "503 for a waiter: $(cat "$work/body")"
 expect 200 GET "/v1/jobs/$open_job" # without wait: answered
 expect 200 DELETE "/v1/jobs/$open_job"
 for i in 1 2 3 4; do
-    eval "wait \$w$i" || fail "waiter $i: curl failed"
+    eval "wait \$w$i" || fail "waiter $i: curl failed, or never got a slot"
     [ "$(first "$work/waiter$i" state)" = cancelled ] || fail "waiter $i: $(head -c 200 "$work/waiter$i")"
 done
 
