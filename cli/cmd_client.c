@@ -184,16 +184,21 @@ static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
                           pl__client_reply *r, bool progress, pl_error *err)
 {
     char path[128];
-    snprintf(path, sizeof(path), "/v1/jobs/%s", job);
-    /* quick polls first (a small proof takes milliseconds), then at most
-     * twice a second: a waiting client costs the server little */
+    /* ?wait=: the server answers as soon as the job ends, or after a
+     * second (the progress line's pace); a server that does not know
+     * ?wait answers at once, and the pauses below pace the polls then:
+     * quick ones first (a small proof takes milliseconds), then at most
+     * twice a second, so a waiting client costs the server little */
+    snprintf(path, sizeof(path), "/v1/jobs/%s?wait=1s", job);
     long delay_ms = 20;
     bool shown = false;
     double down_since = 0;
     bool reached = false;
     for (;;) {
+        double asked = cli_now();
         pl_status st = pl__client_request(cl, r, "GET", path, NULL, NULL, 0,
                                           NULL, 0, err);
+        bool waited = cli_now() - asked >= 0.5; /* the server held it */
         /* a server that answered once and went away (a restart:
          * systemd's, an upgrade's) is waited for up to a minute; the job
          * is on its disk */
@@ -248,6 +253,8 @@ static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
                                                    : status_of_message(msg);
         }
         pl__client_reply_free(r);
+        if (waited)
+            continue;
         struct timespec ts = {.tv_sec = delay_ms / 1000,
                               .tv_nsec = (delay_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);

@@ -10,6 +10,14 @@
  * connection); any other body is read and dropped first, so the client
  * sees the reply and not a reset.
  *
+ * A request that waits for its job (GET /v1/jobs/{id}?wait=, POST
+ * /v1/prove) is suspended rather than answered: it holds its connection,
+ * not a polling thread, and a thread of our own (wait_loop) resumes it
+ * when the job ends, its time is up, or the service drains.  Submissions
+ * may carry an idempotency key, from which the job's id is derived, so a
+ * retry (after a restart too, or through another service on the same
+ * database) finds the job the first try made.
+ *
  * Errors are {"error": "..."} naming the field or the file; 4xx for the
  * client's mistakes, 5xx for ours, 503 + Retry-After while draining, 429 +
  * Retry-After beyond --max-queued.  Nothing a request does disturbs other
@@ -35,6 +43,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +51,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JSON_BODY_MAX (64u * 1024) /* a job or a path: far less */
@@ -49,27 +59,51 @@
 #define MAX_PARTITIONS 4096        /* per job */
 #define LIST_LIMIT_DEFAULT 100
 #define RETRY_AFTER_S 5
+/* Idempotency keys: printable, short, no separators a log or a header
+ * could misread. */
+#define KEY_MAX 128
+#define KEY_CHARS "A-Z a-z 0-9 . _ : -"
+/* ?wait=: at most this long (a waiter holds a connection, not a thread,
+ * but it should not hold one for ever); POST /v1/prove waits the default
+ * when it is not given. */
+#define WAIT_MAX_MS (300 * 1000)
+#define PROVE_WAIT_MS (120 * 1000)
+/* How often the waiters' jobs are read from the store. */
+#define WAIT_POLL_MS 50
+
+typedef struct request request;
 
 struct pl__server {
     pl__service *svc;
     struct MHD_Daemon *daemon;
     int fd;
     char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    /* Requests waiting for their job to end (?wait=, POST /v1/prove):
+     * their connections are suspended (no thread held), and the waiter
+     * thread reads their jobs every WAIT_POLL_MS, resuming each when its
+     * job ends, its time is up, or the service drains or stops. */
+    pthread_mutex_t wait_mu;
+    pthread_cond_t wait_cv;
+    pthread_t wait_thread;
+    bool wait_started, wait_stop;
+    request *waiters;
+    unsigned n_waiters, max_waiters;
+    unsigned n_resumed; /* resumed, not answered yet: stop waits for them */
 };
 
 typedef enum {
     R_NONE, R_HEALTHZ, R_READYZ, R_METRICS, R_STATUS, R_CLUSTER, R_TRACE,
-    R_CIRCUITS,
-    R_CIRCUIT, R_PRELOAD, R_EVICT, R_JOBS, R_JOB, R_WITNESS, R_PROOF
+    R_CIRCUITS, R_CIRCUIT, R_PRELOAD, R_EVICT, R_JOBS, R_JOB, R_WITNESS,
+    R_PROOF, R_PROVE
 } route_kind;
 
 typedef enum {
     B_NONE, B_JSON, B_ZKEY, B_WITNESS, B_MULTIPART, B_DISCARD
 } body_kind;
 
-typedef enum { P_NONE, P_SPEC, P_WITNESS } part_kind;
+typedef enum { P_NONE, P_SPEC, P_WITNESS, P_SKIP } part_kind;
 
-typedef struct request {
+struct request {
     route_kind route;
     char id[PL__STORE_ID_LEN + 8];
     uint32_t index;
@@ -93,7 +127,19 @@ typedef struct request {
     pl__store_job job;
     uint32_t n_parts;            /* witness parts begun */
     char **paths;                /* [job.n_partitions]: renamed into place */
-} request;
+    /* idempotency: the key (header or "request_id"; "" without one), and
+     * whether the job existed before this request */
+    char key[KEY_MAX + 1];
+    bool existing;
+    /* waiting: how long (ms; -1: not asked), until when, and the state of
+     * the suspension (the waiter thread sets resumed, under wait_mu) */
+    long long wait_ms;
+    int64_t wait_until_ms;
+    struct MHD_Connection *conn;
+    request *wait_next;
+    bool suspended, resumed;
+    bool wake; /* the waiter thread's own mark, between its two passes */
+};
 
 /* ---- replies -------------------------------------------------------------- */
 
@@ -229,6 +275,21 @@ static pl_status job_json(pl__strbuf *sb, pl__service *svc,
                           p->attempts, p->completions, (long long)p->claimed_unix_ms,
                           (long long)p->finished_unix_ms);
         pl__json_put_string(sb, p->error);
+        /* queue wait: from the job's creation (its witnesses' upload
+         * included: the store keeps no time of queueing) to the latest
+         * claim; proving: from that claim to the end */
+        pl__strbuf_printf(sb, ", \"timings\": {\"queue_wait_ms\": ");
+        if (p->claimed_unix_ms > 0)
+            pl__strbuf_printf(sb, "%lld", (long long)(p->claimed_unix_ms -
+                                                      j->created_unix_ms));
+        else
+            pl__strbuf_printf(sb, "null");
+        pl__strbuf_printf(sb, ", \"prove_ms\": ");
+        if (p->claimed_unix_ms > 0 && p->finished_unix_ms >= p->claimed_unix_ms)
+            pl__strbuf_printf(sb, "%lld}", (long long)(p->finished_unix_ms -
+                                                       p->claimed_unix_ms));
+        else
+            pl__strbuf_printf(sb, "null}");
         /* where a claimed partition is in this service's engine */
         const char *stage =
             p->state == PL__PART_CLAIMED && svc->metrics
@@ -240,7 +301,12 @@ static pl_status job_json(pl__strbuf *sb, pl__service *svc,
             pl__strbuf_printf(sb, ", \"stage\": null}");
     }
     pl__free(parts);
-    pl__strbuf_printf(sb, "]}");
+    pl__strbuf_printf(sb, "], \"timings\": {\"total_ms\": ");
+    if (j->finished_unix_ms > 0)
+        pl__strbuf_printf(sb, "%lld}}", (long long)(j->finished_unix_ms -
+                                                    j->created_unix_ms));
+    else
+        pl__strbuf_printf(sb, "null}}");
     return st;
 }
 
@@ -300,6 +366,10 @@ static route_kind route(const char *url, request *rq, const char **allow)
         return R_TRACE;
     if (n == 2 && strcmp(seg[1], "cluster") == 0)
         return R_CLUSTER;
+    if (n == 2 && strcmp(seg[1], "prove") == 0) {
+        *allow = "POST";
+        return R_PROVE;
+    }
     if (strcmp(seg[1], "circuits") == 0) {
         if (n == 2) {
             *allow = "GET, POST";
@@ -399,6 +469,80 @@ static void random_tag(char out[17])
         snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
+/* ---- idempotency keys and waits ------------------------------------------- */
+
+/* Whether key is a valid idempotency key; when it is not, msg says why,
+ * naming `what` (the header or the field). */
+static bool key_valid(const char *key, const char *what, char *msg,
+                      size_t cap)
+{
+    size_t n = strlen(key);
+    bool ok = n >= 1 && n <= KEY_MAX;
+    for (const char *p = key; ok && *p; p++)
+        ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+             (*p >= '0' && *p <= '9') || strchr("._:-", *p);
+    if (!ok)
+        snprintf(msg, cap, "%s: 1 to %d characters of %s are allowed", what,
+                 KEY_MAX, KEY_CHARS);
+    return ok;
+}
+
+/* The job id a key stands for: the sha256 of a fixed prefix and the key,
+ * cut to 16 bytes and shaped as a UUID (version 8: made by us, variant
+ * RFC 4122).  Deterministic, so a retry after a restart, or through
+ * another service on the same database, names the same row, and the
+ * store's unique id makes it one job. */
+static void key_job_id(char out[PL__STORE_JOB_ID_LEN + 1], const char *key)
+{
+    static const char prefix[] = "proofline idempotency key v1\n";
+    pl__sha256 h;
+    uint8_t d[32];
+    pl__sha256_init(&h);
+    pl__sha256_update(&h, prefix, sizeof(prefix) - 1);
+    pl__sha256_update(&h, key, strlen(key));
+    pl__sha256_final(&h, d);
+    d[6] = (uint8_t)((d[6] & 0x0f) | 0x80);
+    d[8] = (uint8_t)((d[8] & 0x3f) | 0x80);
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = hex[d[i] >> 4];
+        out[o++] = hex[d[i] & 15];
+    }
+    out[o] = 0;
+}
+
+/* ?wait=: "30", "30s", "500ms", "2m"; capped at WAIT_MAX_MS.  -1 when the
+ * argument is absent; -2 when it does not parse. */
+static long long parse_wait(struct MHD_Connection *c)
+{
+    const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+                                                "wait");
+    if (!w)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(w, &end);
+    if (!*w || errno || end == w || !(v >= 0))
+        return -2;
+    double scale = 1000;
+    if (strcmp(end, "ms") == 0)
+        scale = 1;
+    else if (strcmp(end, "m") == 0)
+        scale = 60000;
+    else if (*end && strcmp(end, "s") != 0)
+        return -2;
+    double ms = v * scale;
+    return ms > WAIT_MAX_MS ? WAIT_MAX_MS : (long long)ms;
+}
+
+static bool job_ended(pl__job_state s)
+{
+    return s == PL__JOB_DONE || s == PL__JOB_FAILED || s == PL__JOB_CANCELLED;
+}
+
 /* ---- begin: what a request will do with its body ---------------------- */
 
 static void begin_witness(pl__server *s, struct MHD_Connection *c,
@@ -452,6 +596,10 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind,
                                const char *content_type,
                                const char *transfer_encoding,
                                const char *data, uint64_t off, size_t size);
+static enum MHD_Result prove_reply_or_wait(pl__server *s,
+                                           struct MHD_Connection *conn,
+                                           request *rq,
+                                           const pl__store_job *job);
 
 static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
                   const char *url, const char *method)
@@ -505,8 +653,45 @@ static void begin(pl__server *s, struct MHD_Connection *c, request *rq,
         rq->body = B_ZKEY;
         return;
     }
-    if (rq->route == R_JOBS && strcmp(method, "POST") == 0) {
-        if (svc->max_queued) {
+    bool submits = rq->route == R_PROVE ||
+                   (rq->route == R_JOBS && strcmp(method, "POST") == 0);
+    rq->wait_ms = -1;
+    if (rq->route == R_JOB || rq->route == R_PROVE) {
+        rq->wait_ms = parse_wait(c);
+        if (rq->wait_ms == -2) {
+            refuse(rq, 400, "wait: a duration such as 30, 30s, 500ms or 2m "
+                   "is needed (at most %d s)", WAIT_MAX_MS / 1000);
+            return;
+        }
+        if (rq->route == R_PROVE && rq->wait_ms < 0)
+            rq->wait_ms = PROVE_WAIT_MS;
+    }
+    bool known = false; /* a retry of a job that exists: no 429 */
+    if (submits) {
+        const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                      "Idempotency-Key");
+        if (key) {
+            char msg[160];
+            if (!key_valid(key, "Idempotency-Key", msg, sizeof(msg))) {
+                refuse(rq, 400, "%s", msg);
+                return;
+            }
+            snprintf(rq->key, sizeof(rq->key), "%s", key);
+            char id[PL__STORE_JOB_ID_LEN + 1];
+            pl__store_job job;
+            pl_error err = {0};
+            key_job_id(id, key);
+            known = pl__store_job_get(svc->store, id, &job, &err) == PL_OK;
+        }
+    }
+    if (rq->route == R_PROVE && !content_type_is(c, "multipart/form-data")) {
+        refuse(rq, 415, "Content-Type: POST /v1/prove takes "
+               "multipart/form-data (a part `spec`, then the `witness` "
+               "parts)");
+        return;
+    }
+    if (submits) {
+        if (svc->max_queued && !known) {
             pl__store_counts counts;
             pl_error err = {0};
             if (pl__store_counts_read(svc->store, &counts, &err) != PL_OK) {
@@ -792,14 +977,19 @@ static enum MHD_Result reply_job(pl__server *s, struct MHD_Connection *conn,
     return r;
 }
 
-/* A job from its spec {"circuit": ID, "priority": P, "partitions": N}
- * (`name` names it in messages: "body", "spec"): 0 and the job, or the
- * HTTP status and msg. */
+/* A job from its spec {"circuit": ID, "priority": P, "partitions": N,
+ * "request_id": KEY} (`name` names it in messages: "body", "spec"): 0 and
+ * the job, or the HTTP status and msg.  With an idempotency key (key: the
+ * header's, "" without one; the field's is copied there) the job is the
+ * key's: *existing tells whether it was there already, and one with
+ * another circuit, priority or partition count is 409 naming them. */
 static unsigned job_from_spec(pl__server *s, pl__store_job *job,
                               pl__store_circuit *c, const char *text,
                               size_t len, const char *name, char *msg,
-                              size_t cap)
+                              size_t cap, char key[KEY_MAX + 1],
+                              bool *existing)
 {
+    *existing = false;
     pl__service *svc = s->svc;
     pl_error err = {0};
     pl__json_doc doc;
@@ -808,7 +998,7 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
         snprintf(msg, cap, "%s", err.msg);
         return 400;
     }
-    const pl__json_value *root = pl__json_root(&doc), *vc, *vp, *vn;
+    const pl__json_value *root = pl__json_root(&doc), *vc, *vp, *vn, *vr;
     pl__priority prio = PL__PRIORITY_NORMAL;
     unsigned long n = 1;
     if (root->type != PL__JSON_OBJECT) {
@@ -820,6 +1010,8 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
         pl__json_member(&vp, &doc, root, "priority", false, "", &err) !=
             PL_OK ||
         pl__json_member(&vn, &doc, root, "partitions", false, "", &err) !=
+            PL_OK ||
+        pl__json_member(&vr, &doc, root, "request_id", false, "", &err) !=
             PL_OK) {
         snprintf(msg, cap, "%s", err.msg);
         code = 400;
@@ -855,16 +1047,72 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
             goto done;
         }
     }
+    if (vr) {
+        char what[48];
+        snprintf(what, sizeof(what), "%s: request_id", name);
+        if (vr->type != PL__JSON_STRING) {
+            snprintf(msg, cap, "%s: a string is needed", what);
+            code = 400;
+            goto done;
+        }
+        if (!key_valid(vr->text, what, msg, cap)) {
+            code = 400;
+            goto done;
+        }
+        if (key[0] && strcmp(key, vr->text) != 0) {
+            snprintf(msg, cap, "%s: differs from the Idempotency-Key header "
+                     "(give one, or the same in both)", what);
+            code = 400;
+            goto done;
+        }
+        snprintf(key, KEY_MAX + 1, "%s", vr->text);
+    }
     pl_status st = pl__store_circuit_get(svc->store, vc->text, c, &err);
     if (st != PL_OK) {
         snprintf(msg, cap, "%s: circuit: %s", name, err.msg);
         code = store_code(st, &err);
         goto done;
     }
-    if ((st = pl__store_job_create(svc->store, c->id, prio, (uint32_t)n, job,
-                                   &err)) != PL_OK) {
+    if (!key[0]) {
+        st = pl__store_job_create(svc->store, c->id, prio, (uint32_t)n, job,
+                                  &err);
+    } else {
+        char id[PL__STORE_JOB_ID_LEN + 1];
+        bool created = false;
+        key_job_id(id, key);
+        st = pl__store_job_create_with_id(svc->store, id, c->id, prio,
+                                          (uint32_t)n, job, &created, &err);
+        *existing = st == PL_OK && !created;
+    }
+    if (st != PL_OK) {
         snprintf(msg, cap, "%s", err.msg);
         code = store_code(st, &err);
+        goto done;
+    }
+    if (*existing) {
+        /* the same key with another body: which fields differ, so that a
+         * client reusing a key by mistake sees it at once */
+        char diff[300] = "";
+        size_t o = 0;
+        if (strcmp(job->circuit_id, c->id) != 0)
+            o += (size_t)snprintf(diff + o, sizeof(diff) - o,
+                                  "; circuit %.16s... (this request: "
+                                  "%.16s...)", job->circuit_id, c->id);
+        if (job->priority != prio && o < sizeof(diff))
+            o += (size_t)snprintf(diff + o, sizeof(diff) - o,
+                                  "; priority %s (this request: %s)",
+                                  pl__priority_name(job->priority),
+                                  pl__priority_name(prio));
+        if (job->n_partitions != n && o < sizeof(diff))
+            snprintf(diff + o, sizeof(diff) - o,
+                     "; partitions %u (this request: %lu)",
+                     job->n_partitions, n);
+        if (diff[0]) {
+            snprintf(msg, cap, "Idempotency-Key %.64s%s: job %s was submitted "
+                     "with another body%s", key, strlen(key) > 64 ? "..." : "",
+                     job->id, diff);
+            code = 409;
+        }
     }
 done:
     pl__json_free(&doc);
@@ -879,11 +1127,14 @@ static enum MHD_Result end_job_create(pl__server *s,
     pl__store_job job;
     pl__store_circuit c;
     char msg[400];
+    bool existing = false;
     unsigned code = job_from_spec(s, &job, &c, rq->json.data, rq->json.len,
-                                  "body", msg, sizeof(msg));
+                                  "body", msg, sizeof(msg), rq->key,
+                                  &existing);
     if (code)
         return send_error(conn, code, msg, false, NULL);
-    return reply_job(s, conn, 201, &job);
+    /* a retry: the same job, 200 (201 only the first time) */
+    return reply_job(s, conn, existing ? 200 : 201, &job);
 }
 
 /* A witness upload that ended: its size, its header and its value count
@@ -979,7 +1230,9 @@ static void multipart_undo(pl__server *s, request *rq)
             free(rq->paths[k]);
             rq->paths[k] = NULL;
         }
-    if (rq->job_made && !rq->acked) {
+    /* a job with an idempotency key stays, receiving: the client's retry
+     * with the same key resumes it (DELETE ends it otherwise) */
+    if (rq->job_made && !rq->acked && !rq->key[0]) {
         bool changed;
         pl_error err = {0};
         pl__store_job_cancel(s->svc->store, rq->job.id, &changed, &err);
@@ -1023,7 +1276,7 @@ static bool witness_part_begin(request *rq)
         }
         unsigned code = job_from_spec(s, &rq->job, &rq->circuit,
                                       rq->json.data, rq->json.len, "spec", msg,
-                                      sizeof(msg));
+                                      sizeof(msg), rq->key, &rq->existing);
         if (code) {
             refuse(rq, code, "%s", msg);
             return false;
@@ -1041,6 +1294,11 @@ static bool witness_part_begin(request *rq)
         return false;
     }
     uint32_t k = rq->n_parts++;
+    if (rq->existing && rq->job.state != PL__JOB_RECEIVING) {
+        /* a retry of a job that has all its witnesses: read, not kept */
+        rq->part = P_SKIP;
+        return true;
+    }
     char tag[17], path[PL__SERVICE_PATH_MAX + 128];
     pl_error err = {0};
     random_tag(tag);
@@ -1128,24 +1386,48 @@ static enum MHD_Result end_multipart(pl__server *s, struct MHD_Connection *conn,
                "partitions", rq->n_parts, rq->job.n_partitions);
     pl__store_job job = rq->job;
     pl_error err = {0};
-    for (uint32_t k = 0; !rq->code && k < rq->n_parts; k++) {
+    /* a retry of a keyed job: the witnesses an earlier try stored stay,
+     * this one's copies go */
+    pl__store_partition *had = NULL;
+    size_t n_had = 0;
+    if (!rq->code && rq->existing && rq->job.state == PL__JOB_RECEIVING) {
+        had = pl__alloc(PL__SERVICE_BUF, rq->n_parts * sizeof(*had), &err);
+        pl_status st = had ? pl__store_partitions(svc->store, rq->job.id, had,
+                                                  rq->n_parts, &n_had, &err)
+                           : PL_ENOMEM;
+        if (st != PL_OK)
+            refuse(rq, 500, "store: %.300s", err.msg);
+    }
+    bool had_all = rq->existing && rq->job.state != PL__JOB_RECEIVING;
+    for (uint32_t k = 0; !rq->code && !had_all && k < rq->n_parts; k++) {
+        if (had && k < n_had && had[k].witness_path[0]) {
+            unlink(rq->paths[k]);
+            continue;
+        }
         pl_status st = pl__store_witness_stored(svc->store, rq->job.id, k,
                                                 rq->paths[k], &job, &err);
         if (st != PL_OK)
             refuse(rq, store_code(st, &err), "witness part %u: %.300s", k,
                    err.msg);
     }
+    pl__free(had);
+    if (!rq->code && rq->existing &&
+        pl__store_job_get(svc->store, rq->job.id, &job, &err) != PL_OK)
+        refuse(rq, 500, "store: %.300s", err.msg);
     if (rq->code) {
         multipart_undo(s, rq);
         return send_error(conn, rq->code, rq->msg, rq->retry, NULL);
     }
     rq->acked = true;
-    for (uint32_t k = 0; k < rq->n_parts; k++) {
+    for (uint32_t k = 0; rq->paths && k < rq->n_parts; k++) {
         free(rq->paths[k]); /* the store has them now */
         rq->paths[k] = NULL;
     }
     pl__worker_kick(svc->worker);
-    return reply_job(s, conn, 202, &job);
+    if (rq->route == R_PROVE)
+        return prove_reply_or_wait(s, conn, rq, &job);
+    /* a retry: the same job, 200 */
+    return reply_job(s, conn, rq->existing ? 200 : 202, &job);
 }
 
 typedef struct list_ctx {
@@ -1231,6 +1513,39 @@ static enum MHD_Result end_job_list(pl__server *s, struct MHD_Connection *conn)
     return r;
 }
 
+/* Appends "index": K, "proof": {...}, "public": [...] of a done
+ * partition (the files as the worker wrote them: whitespace at their ends
+ * does not matter inside the object). */
+/* A done partition's proof pair, from the paths the store recorded (in a
+ * cluster another worker wrote them, under its own DATA). */
+static pl_status proof_pair_json(pl__strbuf *sb, const pl__store_partition *p,
+                                 pl_error *err)
+{
+    char public_path[PL__STORE_PATH_MAX + 8];
+    if (!pl__worker_public_path(p->proof_path, public_path,
+                                sizeof(public_path)))
+        return pl__error_set(err, PL_EINTERNAL, "store: job %s partition %u: "
+                             "a proof path that does not end in .proof.json",
+                             p->job_id, p->index);
+    char *proof = NULL, *pub = NULL;
+    size_t proof_len = 0, pub_len = 0;
+    pl_status st;
+    if ((st = pl__file_read_small(&proof, &proof_len, p->proof_path, 16384,
+                                  err)) != PL_OK ||
+        (st = pl__file_read_small(&pub, &pub_len, public_path,
+                                  (size_t)PL_VKEY_MAX_PUBLIC *
+                                      PL_PUBLIC_JSON_BYTES,
+                                  err)) != PL_OK) {
+        free(proof);
+        return st;
+    }
+    pl__strbuf_printf(sb, "\"index\": %u, \"proof\": %s, \"public\": %s",
+                      p->index, proof, pub);
+    free(proof);
+    free(pub);
+    return PL_OK;
+}
+
 static enum MHD_Result end_proof(pl__server *s, struct MHD_Connection *conn,
                                  request *rq)
 {
@@ -1266,31 +1581,201 @@ static enum MHD_Result end_proof(pl__server *s, struct MHD_Connection *conn,
                  p.error[0] ? ": " : "", p.error);
         return send_error(conn, 409, msg, false, NULL);
     }
-    char public_path[PL__STORE_PATH_MAX + 8];
-    if (!pl__worker_public_path(p.proof_path, public_path,
-                                sizeof(public_path)))
-        return send_error(conn, 500, "store: a proof path that does not end "
-                          "in .proof.json", false, NULL);
-    char *proof = NULL, *pub = NULL;
-    size_t proof_len = 0, pub_len = 0;
-    if ((st = pl__file_read_small(&proof, &proof_len, p.proof_path, 16384,
-                                  &err)) != PL_OK ||
-        (st = pl__file_read_small(&pub, &pub_len, public_path,
-                                  (size_t)PL_VKEY_MAX_PUBLIC *
-                                      PL_PUBLIC_JSON_BYTES,
-                                  &err)) != PL_OK) {
-        free(proof);
+    pl__strbuf sb = {0};
+    pl__strbuf_printf(&sb, "{\"job\": \"%s\", ", job.id);
+    if ((st = proof_pair_json(&sb, &p, &err)) != PL_OK) {
+        pl__strbuf_free(&sb);
         return send_error(conn, 500, err.msg, false, NULL);
     }
-    /* whitespace at the ends does not matter inside the object */
-    pl__strbuf sb = {0};
-    pl__strbuf_printf(&sb, "{\"job\": \"%s\", \"index\": %u, \"proof\": %s, "
-                      "\"public\": %s}\n", job.id, rq->index, proof, pub);
-    free(proof);
-    free(pub);
+    pl__strbuf_printf(&sb, "}\n");
     enum MHD_Result r = send_json(conn, 200, &sb);
     pl__strbuf_free(&sb);
     return r;
+}
+
+/* ---- waiting for a job to end ------------------------------------------------ */
+
+/* POST /v1/prove's answer for a job: done, its proofs (200); failed (422)
+ * or cancelled (409), the job and its error; otherwise (the wait ran out,
+ * or the service drains) 202 and the job, to be read again with
+ * GET /v1/jobs/{id}?wait=. */
+static enum MHD_Result prove_reply(pl__server *s, struct MHD_Connection *conn,
+                                   const pl__store_job *job)
+{
+    pl__service *svc = s->svc;
+    pl_error err = {0};
+    pl__strbuf sb = {0};
+    unsigned code = job->state == PL__JOB_DONE       ? 200
+                    : job->state == PL__JOB_FAILED   ? 422
+                    : job->state == PL__JOB_CANCELLED ? 409
+                                                      : 202;
+    pl_status st = PL_OK;
+    pl__strbuf_printf(&sb, "{");
+    if (code == 422 || code == 409) {
+        char msg[PL__STORE_MSG_MAX + 80];
+        snprintf(msg, sizeof(msg), "job %s %s%s%s", job->id,
+                 pl__job_state_name(job->state), job->error[0] ? ": " : "",
+                 job->error);
+        pl__strbuf_printf(&sb, "\"error\": ");
+        pl__json_put_string(&sb, msg);
+        pl__strbuf_printf(&sb, ", ");
+    }
+    pl__strbuf_printf(&sb, "\"job\": ");
+    st = job_json(&sb, svc, job, &err);
+    if (st == PL_OK && code == 200) {
+        size_t n = job->n_partitions, count = 0;
+        pl__store_partition *parts =
+            pl__alloc(PL__SERVICE_BUF, n * sizeof(*parts), &err);
+        st = parts ? pl__store_partitions(svc->store, job->id, parts, n,
+                                          &count, &err)
+                   : PL_ENOMEM;
+        pl__strbuf_printf(&sb, ",\n\"proofs\": [");
+        for (size_t k = 0; st == PL_OK && k < count && k < n; k++) {
+            pl__strbuf_printf(&sb, "%s{", k ? ",\n" : "");
+            st = proof_pair_json(&sb, &parts[k], &err);
+            pl__strbuf_printf(&sb, "}");
+        }
+        pl__strbuf_printf(&sb, "]");
+        pl__free(parts);
+    }
+    pl__strbuf_printf(&sb, "}\n");
+    enum MHD_Result r = st != PL_OK ? send_error(conn, 500, err.msg, false,
+                                                 NULL)
+                                    : send_json(conn, code, &sb);
+    pl__strbuf_free(&sb);
+    return r;
+}
+
+/* Suspends the connection until the job ends or rq->wait_ms pass (the
+ * waiter thread resumes it; on_request then answers).  False when as many
+ * requests wait as allowed: the caller answers 503. */
+static bool wait_begin(pl__server *s, struct MHD_Connection *conn,
+                       request *rq, const pl__store_job *job)
+{
+    pthread_mutex_lock(&s->wait_mu);
+    bool ok = s->wait_started && !s->wait_stop &&
+              s->n_waiters < s->max_waiters;
+    if (ok) {
+        snprintf(rq->id, sizeof(rq->id), "%s", job->id);
+        rq->conn = conn;
+        rq->wait_until_ms = pl__service_now_ms() + rq->wait_ms;
+        rq->suspended = true;
+        rq->resumed = false;
+        /* suspended before the waiter thread can see it, so it never
+         * resumes a connection that is not suspended yet */
+        MHD_suspend_connection(conn);
+        rq->wait_next = s->waiters;
+        s->waiters = rq;
+        s->n_waiters++;
+        pthread_cond_signal(&s->wait_cv);
+    }
+    pthread_mutex_unlock(&s->wait_mu);
+    return ok;
+}
+
+static enum MHD_Result too_many_waiters(pl__server *s,
+                                        struct MHD_Connection *conn)
+{
+    char msg[160];
+    snprintf(msg, sizeof(msg), "wait: %u requests wait already, the most "
+             "this service allows; retry later, or poll without wait",
+             s->max_waiters);
+    return send_error(conn, 503, msg, true, NULL);
+}
+
+/* The answer to POST /v1/prove once its witnesses are stored: at once
+ * when the job has ended, or no wait was asked for, or the service
+ * drains; after the wait otherwise. */
+static enum MHD_Result prove_reply_or_wait(pl__server *s,
+                                           struct MHD_Connection *conn,
+                                           request *rq,
+                                           const pl__store_job *job)
+{
+    if (job_ended(job->state) || rq->wait_ms <= 0 ||
+        atomic_load(&s->svc->draining))
+        return prove_reply(s, conn, job);
+    if (!wait_begin(s, conn, rq, job))
+        return too_many_waiters(s, conn);
+    return MHD_YES;
+}
+
+/* A waiting request was resumed: its job as it is now. */
+static enum MHD_Result wait_end(pl__server *s, struct MHD_Connection *conn,
+                                request *rq)
+{
+    pl_error err = {0};
+    pl__store_job job;
+    pl_status st = pl__store_job_get(s->svc->store, rq->id, &job, &err);
+    if (st != PL_OK)
+        return send_error(conn, store_code(st, &err), err.msg, false, NULL);
+    if (rq->route == R_PROVE)
+        return prove_reply(s, conn, &job);
+    return reply_job(s, conn, 200, &job);
+}
+
+/* The waiter thread: every WAIT_POLL_MS (while anyone waits) reads each
+ * waiter's job, and resumes those whose job ended or whose time is up;
+ * all of them when the service drains or the server stops.
+ *
+ * The store is read without wait_mu held, so that a slow store never
+ * stalls the daemon's threads (they take wait_mu to add a waiter or to
+ * answer a resumed one).  That is safe because only this thread removes
+ * waiters or changes wait_next of a listed one; others only push new
+ * ones at the head, which the next pass sees. */
+static void *wait_loop(void *arg)
+{
+    pl__server *s = arg;
+    pthread_mutex_lock(&s->wait_mu);
+    for (;;) {
+        if (!s->waiters && !s->wait_stop) {
+            pthread_cond_wait(&s->wait_cv, &s->wait_mu);
+        } else if (!s->wait_stop) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += WAIT_POLL_MS * 1000000L;
+            ts.tv_sec += ts.tv_nsec / 1000000000L;
+            ts.tv_nsec %= 1000000000L;
+            pthread_cond_timedwait(&s->wait_cv, &s->wait_mu, &ts);
+        }
+        bool all = s->wait_stop || atomic_load(&s->svc->draining);
+        request *head = s->waiters;
+        pthread_mutex_unlock(&s->wait_mu);
+        int64_t now = pl__service_now_ms();
+        for (request *rq = head; rq; rq = rq->wait_next) {
+            rq->wake = all || now >= rq->wait_until_ms;
+            if (!rq->wake) {
+                pl__store_job job;
+                pl_error err = {0};
+                /* a store that fails to answer: the request answers
+                 * with the error itself */
+                rq->wake = pl__store_job_get(s->svc->store, rq->id, &job,
+                                             &err) != PL_OK ||
+                           job_ended(job.state);
+            }
+        }
+        pthread_mutex_lock(&s->wait_mu);
+        /* the waiters pushed since are before head, unmarked: kept */
+        bool seen = false;
+        for (request **pp = &s->waiters; *pp;) {
+            request *rq = *pp;
+            seen = seen || rq == head;
+            if (!seen || !rq->wake) {
+                pp = &rq->wait_next;
+                continue;
+            }
+            *pp = rq->wait_next;
+            s->n_waiters--;
+            rq->wait_next = NULL;
+            rq->wake = false;
+            rq->resumed = true;
+            s->n_resumed++;
+            MHD_resume_connection(rq->conn);
+        }
+        if (s->wait_stop && !s->waiters)
+            break;
+    }
+    pthread_mutex_unlock(&s->wait_mu);
+    return NULL;
 }
 
 static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
@@ -1430,6 +1915,12 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
             if ((st = pl__store_job_get(svc->store, rq->id, &job, &err)) !=
                 PL_OK)
                 return send_error(conn, 500, err.msg, false, NULL);
+        } else if (rq->wait_ms > 0 && !job_ended(job.state) &&
+                   !atomic_load(&svc->draining)) {
+            /* ?wait=: the reply when the job ends or the time is up */
+            if (!wait_begin(s, conn, rq, &job))
+                return too_many_waiters(s, conn);
+            return MHD_YES;
         }
         return reply_job(s, conn, 200, &job);
     }
@@ -1437,6 +1928,8 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
         return end_witness(s, conn, rq);
     case R_PROOF:
         return end_proof(s, conn, rq);
+    case R_PROVE:
+        return end_multipart(s, conn, rq);
     case R_NONE:
         break;
     }
@@ -1492,8 +1985,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
         *size = 0;
         return MHD_YES;
     }
-    if (rq->replied)
-        return MHD_YES;
+    if (rq->replied) {
+        /* a waiting request is called again once resumed */
+        bool resumed = false;
+        if (rq->suspended) {
+            pthread_mutex_lock(&s->wait_mu);
+            resumed = rq->resumed;
+            pthread_mutex_unlock(&s->wait_mu);
+        }
+        if (!resumed)
+            return MHD_YES;
+        enum MHD_Result r = wait_end(s, conn, rq);
+        pthread_mutex_lock(&s->wait_mu);
+        rq->suspended = rq->resumed = false;
+        s->n_resumed--;
+        pthread_cond_broadcast(&s->wait_cv);
+        pthread_mutex_unlock(&s->wait_mu);
+        return r;
+    }
     rq->replied = true;
     if (rq->code == 405) {
         const char *allow = NULL;
@@ -1507,12 +2016,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 static void on_completed(void *cls, struct MHD_Connection *conn,
                          void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
     (void)conn;
     (void)toe;
     request *rq = *con_cls;
     if (!rq)
         return;
+    if (rq->suspended) { /* resumed, closed before it answered */
+        pl__server *s = cls;
+        pthread_mutex_lock(&s->wait_mu);
+        if (rq->resumed) {
+            s->n_resumed--;
+            pthread_cond_broadcast(&s->wait_cv);
+        }
+        pthread_mutex_unlock(&s->wait_mu);
+    }
     if (rq->out_open)
         pl__output_abort(&rq->out); /* a broken upload leaves nothing */
     if (rq->pp)
@@ -1676,14 +2193,33 @@ pl_status pl__server_start(pl__server **out, pl__service *svc,
         return pl__error_set(err, PL_ENOMEM, "server: out of memory");
     s->svc = svc;
     s->fd = -1;
+    pthread_mutex_init(&s->wait_mu, NULL);
+    pthread_cond_init(&s->wait_cv, NULL);
+    /* waiters hold connections: at most half of them, so that waiting
+     * clients never lock the others out */
+    unsigned limit = cfg->connection_limit ? cfg->connection_limit : 256u;
+    s->max_waiters = limit / 2 ? limit / 2 : 1;
     char shown[PL__SERVICE_PATH_MAX];
     pl_status st = open_socket(s, cfg->listen, shown, sizeof(shown), err);
     if (st != PL_OK) {
+        pthread_mutex_destroy(&s->wait_mu);
+        pthread_cond_destroy(&s->wait_cv);
         free(s);
         return st;
     }
+    if (pthread_create(&s->wait_thread, NULL, wait_loop, s) != 0) {
+        close(s->fd);
+        if (s->unix_path[0])
+            unlink(s->unix_path);
+        pthread_mutex_destroy(&s->wait_mu);
+        pthread_cond_destroy(&s->wait_cv);
+        free(s);
+        return pl__error_set(err, PL_EIO, "--listen %s: the waiter thread "
+                             "did not start", cfg->listen);
+    }
+    s->wait_started = true;
     unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_USE_ERROR_LOG;
+                     MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
     s->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->fd,
@@ -1694,9 +2230,8 @@ pl_status pl__server_start(pl__server **out, pl__service *svc,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
         close(s->fd);
-        if (s->unix_path[0])
-            unlink(s->unix_path);
-        free(s);
+        s->fd = -1;
+        pl__server_stop(s); /* the waiter thread */
         return pl__error_set(err, PL_EIO, "--listen %s: the HTTP daemon did "
                              "not start", cfg->listen);
     }
@@ -1716,11 +2251,32 @@ void pl__server_stop(pl__server *s)
 {
     if (!s)
         return;
+    if (s->wait_started) {
+        /* every waiter resumed (answered with its job as it is) before
+         * the daemon stops: it must not stop with connections suspended */
+        pthread_mutex_lock(&s->wait_mu);
+        s->wait_stop = true;
+        pthread_cond_signal(&s->wait_cv);
+        pthread_mutex_unlock(&s->wait_mu);
+        pthread_join(s->wait_thread, NULL);
+        /* and answered: the daemon's threads do that (a few ms), unless
+         * a client is gone; 2 s at most */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 2;
+        pthread_mutex_lock(&s->wait_mu);
+        while (s->n_resumed > 0 &&
+               pthread_cond_timedwait(&s->wait_cv, &s->wait_mu, &ts) == 0)
+            ;
+        pthread_mutex_unlock(&s->wait_mu);
+    }
     if (s->daemon)
         MHD_stop_daemon(s->daemon); /* closes the listening socket too */
     else if (s->fd >= 0)
         close(s->fd);
     if (s->unix_path[0])
         unlink(s->unix_path);
+    pthread_mutex_destroy(&s->wait_mu);
+    pthread_cond_destroy(&s->wait_cv);
     free(s);
 }

@@ -372,6 +372,33 @@ pl_status pl__store_job_create(pl__store *store, const char *circuit_id,
                                   out, err);
 }
 
+pl_status pl__store_job_create_with_id(pl__store *store, const char *job_id,
+                                       const char *circuit_id,
+                                       pl__priority priority,
+                                       uint32_t n_partitions,
+                                       pl__store_job *out, bool *created,
+                                       pl_error *err)
+{
+    *created = false;
+    CHECK_TEXT("job id", job_id, PL__STORE_JOB_ID_LEN + 1);
+    if (strlen(job_id) != PL__STORE_JOB_ID_LEN)
+        return pl__error_set(err, PL_EUSAGE, "store: a job id of %zu "
+                             "characters (%d are needed)", strlen(job_id),
+                             PL__STORE_JOB_ID_LEN);
+    char id[PL__STORE_JOB_ID_LEN + 1];
+    memcpy(id, job_id, sizeof(id));
+    CHECK_COPY("circuit id", circuit_id, PL__STORE_ID_LEN + 1);
+    memset(out, 0, sizeof(*out));
+    if ((unsigned)priority >= PL__PRIORITY_COUNT)
+        return pl__error_set(err, PL_EUSAGE, "store: priority %d",
+                             (int)priority);
+    if (n_partitions == 0)
+        return pl__error_set(err, PL_EUSAGE,
+                             "store: a job needs at least one partition");
+    return store->ops->job_create_with_id(store, id, circuit_id, priority,
+                                          n_partitions, out, created, err);
+}
+
 pl_status pl__store_witness_stored(pl__store *store, const char *job_id,
                                    uint32_t index, const char *witness_path,
                                    pl__store_job *job_out, pl_error *err)

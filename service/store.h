@@ -177,6 +177,18 @@ pl_status pl__store_circuit_list(pl__store *store, pl__store_circuit_fn fn,
 pl_status pl__store_job_create(pl__store *store, const char *circuit_id,
                                pl__priority priority, uint32_t n_partitions,
                                pl__store_job *out, pl_error *err);
+/* Creates a job with the caller's id (PL__STORE_JOB_ID_LEN characters;
+ * the server derives it from an idempotency key), as job_create does.
+ * When a job of that id exists already, nothing changes: *created is
+ * false and out is that job, whatever its circuit, priority or partition
+ * count (the caller compares).  Two calls with one id, from two threads or
+ * two processes on one database, make one job. */
+pl_status pl__store_job_create_with_id(pl__store *store, const char *job_id,
+                                       const char *circuit_id,
+                                       pl__priority priority,
+                                       uint32_t n_partitions,
+                                       pl__store_job *out, bool *created,
+                                       pl_error *err);
 /* Records partition k's witness file (already whole on disk); when it is
  * the last one the job becomes queued, in the same transaction.  A
  * partition that already has a witness is refused (PL_EUSAGE). */

@@ -38,6 +38,13 @@ typedef struct pl__store_ops {
     pl_status (*job_create)(pl__store *store, const char *circuit_id,
                             pl__priority priority, uint32_t n_partitions,
                             pl__store_job *out, pl_error *err);
+    /* created NULL: the id is new (random); otherwise an existing job of
+     * that id is returned as it is, *created false. */
+    pl_status (*job_create_with_id)(pl__store *store, const char *id,
+                                    const char *circuit_id,
+                                    pl__priority priority,
+                                    uint32_t n_partitions, pl__store_job *out,
+                                    bool *created, pl_error *err);
     pl_status (*witness_stored)(pl__store *store, const char *job_id,
                                 uint32_t index, const char *witness_path,
                                 pl__store_job *job_out, pl_error *err);

@@ -873,12 +873,24 @@ typedef struct create_args {
     pl__priority priority;
     uint32_t n;
     pl__store_job *out;
+    bool *created; /* NULL: the id is random, new */
 } create_args;
 
 static pl_status body_job_create(pg_store *s, void *arg, pl_error *err)
 {
     create_args *a = arg;
     pl__store_circuit c;
+    if (a->created) {
+        pl_error absent = {0};
+        *a->created = false;
+        if (get_job(s, a->id, a->out, &absent) == PL_OK)
+            return PL_OK;
+        if (!pl__store_is_not_found(&absent)) {
+            *err = absent;
+            return absent.code;
+        }
+        *a->created = true;
+    }
     pl_status status = get_circuit(s, a->circuit_id, &c, err);
     if (status != PL_OK)
         return status;
@@ -906,8 +918,33 @@ static pl_status pg_job_create(pl__store *store, const char *circuit_id,
     pl_status status = pl__store_new_job_id(id, err);
     if (status != PL_OK)
         return status;
-    create_args a = {id, circuit_id, priority, n_partitions, out};
+    create_args a = {id, circuit_id, priority, n_partitions, out, NULL};
     return txn(pg(store), TXN_WRITE, body_job_create, &a, err);
+}
+
+static pl_status body_job_get(pg_store *s, void *arg, pl_error *err);
+
+/* With the caller's id.  Two workers given one id at once both find it
+ * absent; the primary key lets one insert, the other's fails (a unique
+ * violation), and that one then reads the job the first made. */
+static pl_status pg_job_create_with_id(pl__store *store, const char *id,
+                                       const char *circuit_id,
+                                       pl__priority priority,
+                                       uint32_t n_partitions,
+                                       pl__store_job *out, bool *created,
+                                       pl_error *err)
+{
+    create_args a = {id, circuit_id, priority, n_partitions, out, created};
+    pl_status status = txn(pg(store), TXN_WRITE, body_job_create, &a, err);
+    if (status != PL_OK) {
+        get_args g = {id, out};
+        pl_error again = {0};
+        if (txn(pg(store), TXN_NONE, body_job_get, &g, &again) == PL_OK) {
+            *created = false;
+            return PL_OK;
+        }
+    }
+    return status;
 }
 
 typedef struct part_args {
@@ -1768,6 +1805,7 @@ static const pl__store_ops pg_ops = {
     .circuit_get = pg_circuit_get,
     .circuit_list = pg_circuit_list,
     .job_create = pg_job_create,
+    .job_create_with_id = pg_job_create_with_id,
     .witness_stored = pg_witness_stored,
     .job_get = pg_job_get,
     .partitions = pg_partitions,

@@ -669,20 +669,36 @@ static pl_status sq_circuit_list(pl__store *store, pl__store_circuit_fn fn,
 
 /* ---- jobs -------------------------------------------------------------------- */
 
-static pl_status sq_job_create(pl__store *store, const char *circuit_id,
-                               pl__priority priority, uint32_t n_partitions,
-                               pl__store_job *out, pl_error *err)
+/* With the caller's id: a job that has it already is read back, in the
+ * same write transaction (so two requests with one id make one job), and
+ * nothing is written.  created may be NULL (a random id is new). */
+static pl_status sq_job_create_with_id(pl__store *store, const char *id,
+                                       const char *circuit_id,
+                                       pl__priority priority,
+                                       uint32_t n_partitions,
+                                       pl__store_job *out, bool *created,
+                                       pl_error *err)
 {
     sq_store *s = sq(store);
-    char id[PL__STORE_JOB_ID_LEN + 1];
-    pl_status status = pl__store_new_job_id(id, err);
-    if (status != PL_OK)
-        return status;
     int64_t now = pl__store_now_ms();
     lock(s);
-    status = begin_write(s, err);
+    pl_status status = begin_write(s, err);
     if (status != PL_OK)
         goto out;
+    if (created) {
+        pl_error absent = {0};
+        *created = false;
+        if (get_job(s, id, out, NULL, &absent) == PL_OK) {
+            status = finish(s, PL_OK, err);
+            goto out;
+        }
+        if (!pl__store_is_not_found(&absent)) {
+            *err = absent;
+            status = finish(s, absent.code, err);
+            goto out;
+        }
+        *created = true;
+    }
     pl__store_circuit c = {0};
     status = get_circuit(s, circuit_id, &c, err);
     sqlite3_stmt *st = NULL;
@@ -714,6 +730,18 @@ static pl_status sq_job_create(pl__store *store, const char *circuit_id,
 out:
     unlock(s);
     return status;
+}
+
+static pl_status sq_job_create(pl__store *store, const char *circuit_id,
+                               pl__priority priority, uint32_t n_partitions,
+                               pl__store_job *out, pl_error *err)
+{
+    char id[PL__STORE_JOB_ID_LEN + 1];
+    pl_status status = pl__store_new_job_id(id, err);
+    if (status != PL_OK)
+        return status;
+    return sq_job_create_with_id(store, id, circuit_id, priority,
+                                 n_partitions, out, NULL, err);
 }
 
 static pl_status sq_witness_stored(pl__store *store, const char *job_id,
@@ -1653,6 +1681,7 @@ static const pl__store_ops sq_ops = {
     .circuit_get = sq_circuit_get,
     .circuit_list = sq_circuit_list,
     .job_create = sq_job_create,
+    .job_create_with_id = sq_job_create_with_id,
     .witness_stored = sq_witness_stored,
     .job_get = sq_job_get,
     .partitions = sq_partitions,

@@ -1783,6 +1783,95 @@ SCENARIO(concurrent_first_open)
 
 /* ---- the cases: each scenario on SQLite ------------------------------- */
 
+/* A job created with the caller's id: made once, whatever the number of
+ * calls, from one handle, after a reopen, or from several handles (so
+ * several processes) at once; a second call with another body is handed
+ * the first job, unchanged (the server compares and answers 409). */
+typedef struct id_racer {
+    const char *loc, *id;
+    bool created;
+    pl__store_job job;
+} id_racer;
+
+static void *race_create_with_id(void *arg)
+{
+    id_racer *r = arg;
+    pl__store *s = open_store(r->loc);
+    pl_error err = {0};
+    CHECK_OK(pl__store_job_create_with_id(s, r->id, circuit_id('a'),
+                                          PL__PRIORITY_HIGH, 2, &r->job,
+                                          &r->created, &err),
+             &err);
+    pl__store_close(s);
+    return NULL;
+}
+
+SCENARIO(job_create_with_id)
+{
+    const char *loc = store_loc("store_with_id");
+    pl__store *s = open_store(loc);
+    pl_error err = {0};
+    put_circuit(s, 'a', 100);
+    static const char id[] = "0f0e0d0c-0b0a-8908-8706-050403020100";
+    pl__store_job job, again;
+    bool created = false;
+    CHECK_OK(pl__store_job_create_with_id(s, id, circuit_id('a'),
+                                          PL__PRIORITY_NORMAL, 3, &job,
+                                          &created, &err),
+             &err);
+    CHECK(created);
+    CHECK(strcmp(job.id, id) == 0);
+    CHECK_EQ(job.state, PL__JOB_RECEIVING);
+    CHECK_EQ(job.n_partitions, 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(pl__store_job_create_with_id(s, id, circuit_id('a'),
+                                              PL__PRIORITY_HIGH, 1, &again,
+                                              &created, &err),
+                 &err);
+        CHECK(!created);
+        CHECK_EQ(again.seq, job.seq);
+        CHECK_EQ(again.priority, PL__PRIORITY_NORMAL);
+        CHECK_EQ(again.n_partitions, 3);
+    }
+    /* a malformed id is refused, naming it; an unknown circuit too */
+    CHECK_STATUS(pl__store_job_create_with_id(s, "short", circuit_id('a'),
+                                              PL__PRIORITY_NORMAL, 1, &again,
+                                              &created, &err),
+                 PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "job id") != NULL);
+    static const char other[] = "1f0e0d0c-0b0a-8908-8706-050403020100";
+    CHECK_STATUS(pl__store_job_create_with_id(s, other, circuit_id('z'),
+                                              PL__PRIORITY_NORMAL, 1, &again,
+                                              &created, &err),
+                 PL_EUSAGE, &err);
+    CHECK(pl__store_is_not_found(&err));
+    pl__store_close(s);
+    s = open_store(loc);
+    CHECK_OK(pl__store_job_create_with_id(s, id, circuit_id('a'),
+                                          PL__PRIORITY_NORMAL, 3, &again,
+                                          &created, &err),
+             &err);
+    CHECK(!created);
+    CHECK_EQ(again.seq, job.seq);
+    pl__store_close(s);
+    /* four handles race on a new id: one job */
+    static const char raced[] = "2f0e0d0c-0b0a-8908-8706-050403020100";
+    id_racer r[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = (id_racer){.loc = loc, .id = raced};
+        CHECK(pthread_create(&t[i], NULL, race_create_with_id, &r[i]) == 0);
+    }
+    int made = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        made += r[i].created;
+        CHECK_EQ(r[i].job.seq, r[0].job.seq);
+        CHECK(strcmp(r[i].job.id, raced) == 0);
+    }
+    CHECK_EQ(made, 1);
+}
+
 #define SCENARIO_LIST(X)                                                      \
     X(newer_schema_refused)                                                   \
     X(circuits)                                                               \
@@ -1809,7 +1898,8 @@ SCENARIO(concurrent_first_open)
     X(migrate_from_v1)                                                        \
     X(lapses_count_as_attempts)                                               \
     X(stopped_and_killed_workers)                                             \
-    X(schema_keeps_one_result)
+    X(schema_keeps_one_result)                                                \
+    X(job_create_with_id)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1838,6 +1928,7 @@ PL_TEST(migrate_from_v1) { scenario_migrate_from_v1(); }
 PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
 PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
 PL_TEST(schema_keeps_one_result) { scenario_schema_keeps_one_result(); }
+PL_TEST(job_create_with_id) { scenario_job_create_with_id(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
