@@ -17,6 +17,7 @@
 #   make package             a Debian package (CPack) in $(BUILD)
 #   make bench-serve         proofline serve under load (bench/serve_load.sh)
 #   make bench-classes       critical jobs among normal ones (bench/serve_classes.sh)
+#   make bench-cluster       1-3 workers on one PostgreSQL queue (bench/cluster_load.sh)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?=
@@ -57,7 +58,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve bench-classes cuda-smoke clean install uninstall package
+.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve bench-classes bench-cluster cuda-smoke clean install uninstall package
 
 all: build
 
@@ -144,6 +145,11 @@ bench-serve: deps build
 # normal jobs of a large one, with classes and without (bench/serve_classes.sh).
 bench-classes: deps build
 	@bash bench/serve_classes.sh $(BUILD)
+
+# Proving through one PostgreSQL queue with 1, 2, 3 workers, against batch
+# (bench/cluster_load.sh).
+bench-cluster: deps build
+	@bash bench/cluster_load.sh $(BUILD)
 
 # The nvcc compile of all the device arithmetic (also part of make test
 # when nvcc is found).
