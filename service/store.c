@@ -399,6 +399,26 @@ pl_status pl__store_job_create_with_id(pl__store *store, const char *job_id,
                                           n_partitions, out, created, err);
 }
 
+pl_status pl__store_job_set_deadline(pl__store *store, const char *job_id,
+                                     int64_t deadline_unix_ms, pl_error *err)
+{
+    CHECK_JOB_ID(job_id);
+    if (deadline_unix_ms < 0)
+        return pl__error_set(err, PL_EUSAGE, "store: deadline %lld: below 0",
+                             (long long)deadline_unix_ms);
+    return store->ops->job_set_deadline(store, job_id, deadline_unix_ms, err);
+}
+
+bool pl__store_job_deadline_missed(const pl__store_job *j,
+                                   int64_t now_unix_ms)
+{
+    if (j->deadline_unix_ms <= 0)
+        return false;
+    if (j->state > PL__JOB_RUNNING)
+        return j->finished_unix_ms > j->deadline_unix_ms;
+    return now_unix_ms > j->deadline_unix_ms;
+}
+
 pl_status pl__store_witness_stored(pl__store *store, const char *job_id,
                                    uint32_t index, const char *witness_path,
                                    pl__store_job *job_out, pl_error *err)
@@ -530,15 +550,29 @@ pl_status pl__store_claim_live(pl__store *store, const char *job_id,
                                   err);
 }
 
+pl_status pl__store_complete_job(pl__store *store, const char *job_id,
+                                 uint32_t index, const char *owner,
+                                 uint64_t fence, const char *proof_path,
+                                 bool *job_done, pl_error *err)
+{
+    *job_done = false;
+    CHECK_JOB_ID(job_id);
+    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
+    CHECK_TEXT("proof path", proof_path, PL__STORE_PATH_MAX);
+    pl_status st = store->ops->complete(store, job_id, index, owner, fence,
+                                        proof_path, job_done, err);
+    if (st != PL_OK)
+        *job_done = false;
+    return st;
+}
+
 pl_status pl__store_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
                              const char *proof_path, pl_error *err)
 {
-    CHECK_JOB_ID(job_id);
-    CHECK_TEXT("owner", owner, PL__STORE_OWNER_MAX);
-    CHECK_TEXT("proof path", proof_path, PL__STORE_PATH_MAX);
-    return store->ops->complete(store, job_id, index, owner, fence,
-                                proof_path, err);
+    bool job_done = false;
+    return pl__store_complete_job(store, job_id, index, owner, fence,
+                                  proof_path, &job_done, err);
 }
 
 pl_status pl__store_fail_attempt(pl__store *store, const char *job_id,

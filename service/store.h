@@ -114,6 +114,9 @@ typedef struct pl__store_job {
     uint32_t n_partitions;
     uint64_t seq;             /* arrival order, unique, increasing */
     int64_t created_unix_ms, updated_unix_ms, finished_unix_ms;
+    /* When the job should be done by (0: no deadline); a job past it is
+     * still proved: the miss is counted, not enforced. */
+    int64_t deadline_unix_ms;
     char error[PL__STORE_MSG_MAX]; /* the first failure, "" otherwise */
 } pl__store_job;
 
@@ -189,6 +192,18 @@ pl_status pl__store_job_create_with_id(pl__store *store, const char *job_id,
                                        uint32_t n_partitions,
                                        pl__store_job *out, bool *created,
                                        pl_error *err);
+/* Sets a job's deadline (unix ms; 0 removes it), whatever its state.
+ * The server records it right after creating the job, before any
+ * witness is stored, so before the job can be claimed; one more
+ * transaction rather than a longer create call, since most jobs have
+ * none.  An unknown id: PL_EUSAGE, "unknown job ...". */
+pl_status pl__store_job_set_deadline(pl__store *store, const char *job_id,
+                                     int64_t deadline_unix_ms, pl_error *err);
+/* Whether j missed its deadline at now_unix_ms: it has one, and it ended
+ * after it (finished_unix_ms; whatever the end), or it has not ended and
+ * now is past it. */
+bool pl__store_job_deadline_missed(const pl__store_job *j,
+                                   int64_t now_unix_ms);
 /* Records partition k's witness file (already whole on disk); when it is
  * the last one the job becomes queued, in the same transaction.  A
  * partition that already has a witness is refused (PL_EUSAGE). */
@@ -251,6 +266,14 @@ pl_status pl__store_claim_live(pl__store *store, const char *job_id,
 pl_status pl__store_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
                              const char *proof_path, pl_error *err);
+/* complete, telling in *job_done whether this completion made the job
+ * done (its last partition, the job not failed): the one completion of a
+ * job that judges its deadline, even with several workers finishing its
+ * partitions at once. */
+pl_status pl__store_complete_job(pl__store *store, const char *job_id,
+                                 uint32_t index, const char *owner,
+                                 uint64_t fence, const char *proof_path,
+                                 bool *job_done, pl_error *err);
 pl_status pl__store_fail(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, const char *msg,
                          pl_error *err);

@@ -19,8 +19,8 @@
  * same tables, so one number).  1: circuits, jobs, partitions.  2: adds
  * attempts (every failure kept) and workers (the cluster's view), an
  * index of the live claims by owner (heartbeats), and partitions.claim_id
- * (PostgreSQL's claim token). */
-#define PL__STORE_SCHEMA_VERSION 2
+ * (PostgreSQL's claim token).  3: adds jobs.deadline_ms (0: none). */
+#define PL__STORE_SCHEMA_VERSION 3
 
 /* Partition and job states as they are stored: the labels of the state
  * maps ("queued", "claimed"...), so that an operator reading the tables,
@@ -58,6 +58,8 @@ typedef struct pl__store_ops {
     /* Cancels (fail_msg NULL) or fails the job. */
     pl_status (*job_end)(pl__store *store, const char *job_id,
                          const char *fail_msg, bool *changed, pl_error *err);
+    pl_status (*job_set_deadline)(pl__store *store, const char *job_id,
+                                  int64_t deadline_unix_ms, pl_error *err);
     pl_status (*claim_next)(pl__store *store, const char *owner,
                             uint64_t max_bytes, int64_t lease_ms,
                             pl__store_claim *out, bool *found,
@@ -67,9 +69,13 @@ typedef struct pl__store_ops {
     pl_status (*claim_live)(pl__store *store, const char *job_id,
                             uint32_t index, const char *owner, uint64_t fence,
                             bool *live, pl_error *err);
+    /* *job_done: this completion made the job done (decided inside the
+     * completion's transaction, so two workers finishing a job's last
+     * partitions at once do not both say so). */
     pl_status (*complete)(pl__store *store, const char *job_id, uint32_t index,
                           const char *owner, uint64_t fence,
-                          const char *proof_path, pl_error *err);
+                          const char *proof_path, bool *job_done,
+                          pl_error *err);
     /* retry: requeue unless the partition's failures reach
      * max_attempts (this one counted). */
     pl_status (*fail)(pl__store *store, const char *job_id, uint32_t index,

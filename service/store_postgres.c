@@ -168,16 +168,24 @@ static const char schema_v2[] =
     " DEFAULT '';"
     "UPDATE proofline.meta SET version = 2;";
 
+/* Version 3, one step from version 2: a job's deadline (unix ms, 0 for
+ * none), so that a miss is judged against what was asked at submission,
+ * whichever worker finishes the job.  Existing rows have none. */
+static const char schema_v3[] =
+    "ALTER TABLE proofline.jobs ADD COLUMN deadline_ms bigint NOT NULL"
+    " DEFAULT 0 CHECK (deadline_ms >= 0);"
+    "UPDATE proofline.meta SET version = 3;";
+
 /* The steps, by the version each one makes. */
 static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2};
+    NULL, schema_v1, schema_v2, schema_v3};
 
 #define CIRCUIT_COLS                                                          \
     "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
     "witness_bytes, partition_bytes, created_ms"
 #define JOB_COLS                                                              \
     "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
-    "updated_ms, finished_ms, error, n_stored, n_done"
+    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms"
 #define PART_COLS                                                             \
     "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
     "lease_until, attempts, completions, claimed_ms, finished_ms, error"
@@ -191,12 +199,12 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
 #define JOB_COLS_J                                                            \
     "j.id, j.circuit_id, j.priority, j.state, j.n_partitions, j.seq, "        \
     "j.created_ms, j.updated_ms, j.finished_ms, j.error, j.n_stored, "        \
-    "j.n_done"
+    "j.n_done, j.deadline_ms"
 #define CIRCUIT_COLS_C                                                        \
     "c.id, c.zkey_path, c.zkey_bytes, c.n_constraints, c.n_vars, "            \
     "c.n_public, c.witness_bytes, c.partition_bytes, c.created_ms"
 #define PART_NCOLS 13
-#define JOB_NCOLS 12
+#define JOB_NCOLS 13
 #define LIVE_JOB "('receiving', 'queued', 'running')"
 #define CLAIM_IS                                                              \
     "job_id = $1::text AND idx = $2::integer AND state = 'claimed' AND "      \
@@ -226,6 +234,8 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "partition_bytes) SELECT $1::text, g, 'waiting', $2::smallint, "        \
       "$3::bigint, $4::bigint FROM generate_series(0, $5::integer - 1) g")    \
     X(PS_JOB_GET, "SELECT " JOB_COLS " FROM " JOBS " WHERE id = $1::text")    \
+    X(PS_JOB_DEADLINE, "UPDATE " JOBS " SET deadline_ms = $2::bigint WHERE "  \
+                       "id = $1::text")                                       \
     X(PS_PARTS_LOCK, "SELECT idx FROM " PARTS " WHERE job_id = $1::text "     \
                      "ORDER BY idx FOR UPDATE")                               \
     X(PS_PART_GET, "SELECT " PART_COLS " FROM " PARTS " WHERE "               \
@@ -278,7 +288,7 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "c.id = j.circuit_id WHERE p.state = 'claimed' AND p.owner = $1::text " \
       "AND p.claim_id = $2::text")                                            \
     /* complete, one statement: the claim's row, then (if it matched) its   \
-     * job's. */                                                              \
+     * job's, whose new state says whether this completion made it done. */   \
     X(PS_COMPLETE,                                                            \
       "WITH done AS (UPDATE " PARTS " SET state = 'done', proof_path = "      \
       "$5::text, error = '', completions = completions + 1, lease_until = "   \
@@ -288,7 +298,7 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "WHEN n_done + 1 = n_partitions AND state = 'running' THEN 'done' "     \
       "ELSE state END, finished_ms = CASE WHEN n_done + 1 = n_partitions "    \
       "AND state = 'running' THEN " NOW_MS " ELSE finished_ms END WHERE id "  \
-      "IN (SELECT job_id FROM done)")                                         \
+      "IN (SELECT job_id FROM done) RETURNING state")                         \
     X(PS_HEARTBEAT,                                                           \
       "UPDATE " PARTS " SET lease_until = " NOW_MS " + $2::bigint WHERE "     \
       "(job_id, idx) IN (SELECT job_id, idx FROM " PARTS " WHERE "            \
@@ -562,6 +572,7 @@ static void read_job_at(const PGresult *r, int row, int off,
     j->updated_unix_ms = get_i64(r, row, off + 7);
     j->finished_unix_ms = get_i64(r, row, off + 8);
     pl__store_copy(j->error, sizeof(j->error), PQgetvalue(r, row, off + 9));
+    j->deadline_unix_ms = get_i64(r, row, off + 12);
 }
 
 static void read_job(const PGresult *r, int row, pl__store_job *j)
@@ -1118,6 +1129,32 @@ static pl_status pg_job_end(pl__store *store, const char *job_id,
     return status;
 }
 
+typedef struct deadline_args {
+    const char *job_id;
+    int64_t deadline_unix_ms;
+} deadline_args;
+
+static pl_status body_job_set_deadline(pg_store *s, void *arg, pl_error *err)
+{
+    deadline_args *a = arg;
+    /* Read first: an unknown id is "unknown job" (404), not a silent
+     * update of no row. */
+    pl_status status = get_job(s, a->job_id, NULL, err);
+    if (status != PL_OK)
+        return status;
+    num d = i64(a->deadline_unix_ms);
+    const char *p[] = {a->job_id, d.s};
+    return q_run(s, PS_JOB_DEADLINE, 2, p, NULL, "setting a job's deadline",
+                 err);
+}
+
+static pl_status pg_job_set_deadline(pl__store *store, const char *job_id,
+                                     int64_t deadline_unix_ms, pl_error *err)
+{
+    deadline_args a = {job_id, deadline_unix_ms};
+    return txn(pg(store), TXN_WRITE, body_job_set_deadline, &a, err);
+}
+
 /* ---- claims ---------------------------------------------------------------------- */
 
 typedef struct claim_args {
@@ -1293,18 +1330,35 @@ static pl_status body_complete(pg_store *s, void *arg, pl_error *err)
     part_args *a = arg;
     num k = i64(a->index), f = u64(a->fence);
     const char *p[] = {a->job_id, k.s, a->owner, f.s, a->text};
-    uint64_t rows = 0;
-    pl_status status =
-        q_run(s, PS_COMPLETE, 5, p, &rows, "recording a proof", err);
-    if (status != PL_OK || rows == 1)
-        return status;
+    PGresult *r = q(s, PS_COMPLETE, 5, p, "recording a proof", err);
+    if (!r)
+        return err->code;
+    /* the statement's own view: a job is done only once all its
+     * partitions are, so 'done' here means this completion, the last,
+     * made it so */
+    int rows = PQntuples(r);
+    if (rows == 1 && a->flag)
+        *a->flag = strcmp(PQgetvalue(r, 0, 0), "done") == 0;
+    PQclear(r);
+    if (rows == 1)
+        return PL_OK;
     pl__store_partition part;
-    status = get_part(s, a->job_id, a->index, &part, err);
+    pl_status status = get_part(s, a->job_id, a->index, &part, err);
     if (status != PL_OK)
         return status;
     if (part.state == PL__PART_DONE && strcmp(part.owner, a->owner) == 0 &&
-        part.fence == a->fence && strcmp(part.proof_path, a->text) == 0)
-        return PL_OK;
+        part.fence == a->fence && strcmp(part.proof_path, a->text) == 0) {
+        /* our completion committed, its answer lost with a connection:
+         * whether it ended the job is read now; a later completion of
+         * another partition may have ended it instead (then both may
+         * say so: a rare double count, never a missed one) */
+        pl__store_job job;
+        status = get_job(s, a->job_id, &job, err);
+        if (status == PL_OK && a->flag)
+            *a->flag = job.state == PL__JOB_DONE &&
+                       job.finished_unix_ms == part.finished_unix_ms;
+        return status;
+    }
     return pl__error_set(
         err, PL_ECANCELLED,
         "%s: job %s partition %u: the claim was lost (owner %s, fence %llu; "
@@ -1316,10 +1370,11 @@ static pl_status body_complete(pg_store *s, void *arg, pl_error *err)
 
 static pl_status pg_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
-                             const char *proof_path, pl_error *err)
+                             const char *proof_path, bool *job_done,
+                             pl_error *err)
 {
     part_args a = {.job_id = job_id, .index = index, .owner = owner,
-                   .fence = fence, .text = proof_path};
+                   .fence = fence, .text = proof_path, .flag = job_done};
     return txn(pg(store), TXN_NONE, body_complete, &a, err);
 }
 
@@ -1811,6 +1866,7 @@ static const pl__store_ops pg_ops = {
     .partitions = pg_partitions,
     .job_list = pg_job_list,
     .job_end = pg_job_end,
+    .job_set_deadline = pg_job_set_deadline,
     .claim_next = pg_claim_next,
     .heartbeat = pg_heartbeat,
     .claim_live = pg_claim_live,

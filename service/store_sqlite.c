@@ -147,17 +147,24 @@ static const char schema_v2[] =
      * here too so that both stores have the same tables. */
     "ALTER TABLE partitions ADD COLUMN claim_id TEXT NOT NULL DEFAULT '';";
 
+/* Version 3, one step from version 2: a job's deadline (unix ms, 0 for
+ * none), so that a miss is judged against what was asked at submission,
+ * whichever worker finishes the job.  Existing rows have none. */
+static const char schema_v3[] =
+    "ALTER TABLE jobs ADD COLUMN deadline_ms INTEGER NOT NULL DEFAULT 0"
+    " CHECK (deadline_ms >= 0);";
+
 /* The steps, by the version each one makes. */
 static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2};
+    NULL, schema_v1, schema_v2, schema_v3};
 
 #define CIRCUIT_COLS                                                          \
     "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
     "witness_bytes, partition_bytes, created_ms"
-/* The last two (n_stored, n_done) are the store's own counters. */
+/* n_stored and n_done (10, 11) are the store's own counters. */
 #define JOB_COLS                                                              \
     "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
-    "updated_ms, finished_ms, error, n_stored, n_done"
+    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms"
 #define PART_COLS                                                             \
     "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
     "lease_until, attempts, completions, claimed_ms, finished_ms, error"
@@ -184,6 +191,8 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
       "INSERT INTO partitions (job_id, idx, state, priority, seq, "           \
       "partition_bytes) VALUES (?1, ?2, 'waiting', ?3, ?4, ?5)")              \
     X(ST_JOB_GET, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1")              \
+    X(ST_JOB_DEADLINE,                                                        \
+      "UPDATE jobs SET deadline_ms = ?2 WHERE id = ?1")                       \
     X(ST_PART_GET,                                                            \
       "SELECT " PART_COLS " FROM partitions WHERE job_id = ?1 AND idx = ?2")  \
     X(ST_PART_WITNESS,                                                        \
@@ -497,6 +506,7 @@ static void read_job(sqlite3_stmt *st, pl__store_job *j)
     j->updated_unix_ms = sqlite3_column_int64(st, 7);
     j->finished_unix_ms = sqlite3_column_int64(st, 8);
     pl__store_copy(j->error, sizeof(j->error), col_text(st, 9));
+    j->deadline_unix_ms = sqlite3_column_int64(st, 12);
 }
 
 static void read_part(sqlite3_stmt *st, pl__store_partition *p)
@@ -1073,7 +1083,8 @@ static pl_status claim_lost(sq_store *s, const char *job_id, uint32_t index,
 static pl_status end_claim(sq_store *s, int part_stmt, int job_stmt,
                            const char *job_id, uint32_t index,
                            const char *owner, uint64_t fence,
-                           const char *text, const char *what, pl_error *err)
+                           const char *text, const char *what,
+                           bool *job_done, pl_error *err)
 {
     int64_t now = pl__store_now_ms();
     lock(s);
@@ -1107,6 +1118,14 @@ static pl_status end_claim(sq_store *s, int part_stmt, int job_stmt,
             status = run(s, st, what, err);
         }
     }
+    /* Read in the same transaction: a job is done only once all its
+     * partitions are, so it is done here only if this completion, the
+     * last one, made it so. */
+    if (status == PL_OK && job_done) {
+        pl__store_job job;
+        status = get_job(s, job_id, &job, NULL, err);
+        *job_done = status == PL_OK && job.state == PL__JOB_DONE;
+    }
     if (status == PL_OK && job_stmt == ST_JOB_FAIL) {
         if (!(st = stmt(s, ST_PARTS_CANCEL_PENDING, err)))
             status = err->code;
@@ -1124,11 +1143,12 @@ out:
 
 static pl_status sq_complete(pl__store *store, const char *job_id,
                              uint32_t index, const char *owner, uint64_t fence,
-                             const char *proof_path, pl_error *err)
+                             const char *proof_path, bool *job_done,
+                             pl_error *err)
 {
     return end_claim(sq(store), ST_PART_COMPLETE, ST_JOB_COMPLETE, job_id,
                      index, owner, fence, proof_path, "recording a proof",
-                     err);
+                     job_done, err);
 }
 
 /* A failed attempt: kept in attempts, then the partition requeued (a
@@ -1421,7 +1441,7 @@ static pl_status sq_release(pl__store *store, const char *job_id,
                             pl_error *err)
 {
     return end_claim(sq(store), ST_RELEASE, -1, job_id, index, owner, fence,
-                     NULL, "releasing a claim", err);
+                     NULL, "releasing a claim", NULL, err);
 }
 
 /* The claims recovery takes back: each one is a failed attempt (its
@@ -1674,6 +1694,31 @@ static void sq_close(pl__store *store)
     free(s);
 }
 
+static pl_status sq_job_set_deadline(pl__store *store, const char *job_id,
+                                     int64_t deadline_unix_ms, pl_error *err)
+{
+    sq_store *s = sq(store);
+    lock(s);
+    pl_status status = begin_write(s, err);
+    if (status != PL_OK)
+        goto out;
+    /* Read first: an unknown id is "unknown job" (404), not a silent
+     * update of no row. */
+    status = get_job(s, job_id, NULL, NULL, err);
+    sqlite3_stmt *st = NULL;
+    if (status == PL_OK && !(st = stmt(s, ST_JOB_DEADLINE, err)))
+        status = err->code;
+    if (status == PL_OK) {
+        bind_text(st, 1, job_id);
+        bind_i64(st, 2, deadline_unix_ms);
+        status = run(s, st, "setting a job's deadline", err);
+    }
+    status = finish(s, status, err);
+out:
+    unlock(s);
+    return status;
+}
+
 static const pl__store_ops sq_ops = {
     .name = "sqlite",
     .close = sq_close,
@@ -1687,6 +1732,7 @@ static const pl__store_ops sq_ops = {
     .partitions = sq_partitions,
     .job_list = sq_job_list,
     .job_end = sq_job_end,
+    .job_set_deadline = sq_job_set_deadline,
     .claim_next = sq_claim_next,
     .heartbeat = sq_heartbeat,
     .claim_live = sq_claim_live,

@@ -197,11 +197,11 @@ PL_TEST(open_creates_private_folder)
     struct stat sb;
     CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
     CHECK_EQ(sb.st_mode & 0777, 0700);
-    CHECK_EQ(pl__store_schema_version(s), 2);
+    CHECK_EQ(pl__store_schema_version(s), 3);
     pl__store_close(s);
     /* Open again: the schema is there, nothing is created twice. */
     s = open_store(dir);
-    CHECK_EQ(pl__store_schema_version(s), 2);
+    CHECK_EQ(pl__store_schema_version(s), 3);
     pl__store_close(s);
     pl__store_close(NULL);
 
@@ -224,13 +224,13 @@ SCENARIO(newer_schema_refused)
     char where[4200];
     pl__store_close(open_store(loc));
     if (g_backend == BACKEND_POSTGRES) {
-        pg_sql("store_newer", "UPDATE proofline.meta SET version = 3");
+        pg_sql("store_newer", "UPDATE proofline.meta SET version = 4");
         snprintf(where, sizeof(where), "store_newer");
     } else {
         snprintf(where, sizeof(where), "%.4000s/store.sqlite", loc);
         sqlite3 *db = NULL;
         CHECK_EQ(sqlite3_open(where, &db), SQLITE_OK);
-        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL,
+        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 4", NULL, NULL,
                               NULL),
                  SQLITE_OK);
         sqlite3_close(db);
@@ -240,7 +240,7 @@ SCENARIO(newer_schema_refused)
     CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUNSUPPORTED, &err);
     CHECK(s == NULL);
     CHECK(strstr(err.msg, where) != NULL);
-    CHECK(strstr(err.msg, "version 3") != NULL);
+    CHECK(strstr(err.msg, "version 4") != NULL);
 }
 
 PL_TEST(foreign_file_refused)
@@ -1393,7 +1393,7 @@ SCENARIO(workers_table)
 }
 
 /* Migrations: a version 1 store (made by the version 1 step alone), with
- * jobs in every state, opened by this build: version 2, every row as it
+ * jobs in every state, opened by this build: version 3, every row as it
  * was, the new tables usable.  pl__store_migrate tells before/after. */
 SCENARIO(migrate_from_v1)
 {
@@ -1453,14 +1453,14 @@ SCENARIO(migrate_from_v1)
     }
     CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
     CHECK_EQ(before, 1);
-    CHECK_EQ(after, 2);
+    CHECK_EQ(after, 3);
     CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
-    CHECK_EQ(before, 2);
-    CHECK_EQ(after, 2);
+    CHECK_EQ(before, 3);
+    CHECK_EQ(after, 3);
     CHECK_STATUS(pl__store_migrate(loc, 9, &before, &after, &err), PL_EUSAGE,
                  &err);
     s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 2);
+    CHECK_EQ(pl__store_schema_version(s), 3);
     const char *id = "11111111-1111-4111-8111-111111111111";
     pl__store_job j = job_of(s, id);
     CHECK_EQ(j.state, PL__JOB_QUEUED);
@@ -1764,20 +1764,20 @@ SCENARIO(concurrent_first_open)
         CHECK_EQ(WEXITSTATUS(status), 0);
     }
     pl__store *s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 2);
+    CHECK_EQ(pl__store_schema_version(s), 3);
     put_circuit(s, 'a', 100);
     queued_job(s, 'a', PL__PRIORITY_LOW, 1);
     pl__store_close(s);
     /* Migrated once: one version row (a second run of the version 1 step
-     * would have failed on its CREATE TABLE, a second version 2 step on
-     * its ALTER TABLE). */
+     * would have failed on its CREATE TABLE, a second version 2 or 3
+     * step on its ALTER TABLE). */
     if (g_backend == BACKEND_POSTGRES) {
         CHECK_EQ(pg_int("store_first_open",
                         "SELECT count(*) FROM proofline.meta"),
                  1);
         CHECK_EQ(pg_int("store_first_open",
                         "SELECT max(version) FROM proofline.meta"),
-                 2);
+                 3);
     }
 }
 
@@ -1872,6 +1872,145 @@ SCENARIO(job_create_with_id)
     CHECK_EQ(made, 1);
 }
 
+/* Deadlines: set before the job can be claimed, read back with the job
+ * (get, list, the claim), kept across a reopen; the completion that ends
+ * a job (and only that one) says so; a version 2 store's jobs migrate
+ * with no deadline and take one afterwards. */
+typedef struct deadline_seen {
+    const char *id;
+    int64_t deadline;
+} deadline_seen;
+
+static bool see_deadline(void *user, const pl__store_job *job)
+{
+    deadline_seen *d = user;
+    if (strcmp(job->id, d->id) == 0)
+        d->deadline = job->deadline_unix_ms;
+    return true;
+}
+
+SCENARIO(job_deadline)
+{
+    const char *loc0 = store_loc("store_deadline");
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", loc0);
+    pl_error err = {0};
+    int before = -1, after = -1;
+    /* a version 2 store with a job in it, as a version 2 build left it */
+    CHECK_OK(pl__store_migrate(loc, 2, &before, &after, &err), &err);
+    CHECK_EQ(after, 2);
+    static const char old_id[] = "22222222-2222-4222-8222-222222222222";
+    if (g_backend == BACKEND_POSTGRES) {
+        pg_sql("store_deadline",
+               "INSERT INTO proofline.circuits VALUES ('c1', '/z', 1, 2, 3, "
+               "4, 5, 100, 7);"
+               "INSERT INTO proofline.jobs (id, circuit_id, priority, state, "
+               "n_partitions, n_stored, n_done, created_ms, updated_ms) "
+               "VALUES ('22222222-2222-4222-8222-222222222222', 'c1', 1, "
+               "'receiving', 1, 0, 0, 1, 1);"
+               "INSERT INTO proofline.partitions (job_id, idx, state, "
+               "priority, seq, partition_bytes) VALUES "
+               "('22222222-2222-4222-8222-222222222222', 0, 'waiting', 1, 1, "
+               "100)");
+    } else {
+        char file[4300];
+        snprintf(file, sizeof(file), "%s/store.sqlite", loc);
+        sqlite3 *db = NULL;
+        CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
+        CHECK_EQ(sqlite3_exec(
+                     db,
+                     "INSERT INTO circuits VALUES ('c1', '/z', 1, 2, 3, 4, 5, "
+                     "100, 7);"
+                     "INSERT INTO jobs (id, circuit_id, priority, state, "
+                     "n_partitions, n_stored, n_done, created_ms, updated_ms) "
+                     "VALUES ('22222222-2222-4222-8222-222222222222', 'c1', 1, "
+                     "'receiving', 1, 0, 0, 1, 1);"
+                     "INSERT INTO partitions (job_id, idx, state, priority, "
+                     "seq, partition_bytes) VALUES "
+                     "('22222222-2222-4222-8222-222222222222', 0, 'waiting', "
+                     "1, 1, 100);",
+                     NULL, NULL, NULL),
+                 SQLITE_OK);
+        sqlite3_close(db);
+    }
+    pl__store *s = open_store(loc);
+    CHECK_EQ(pl__store_schema_version(s), 3);
+    pl__store_job old = job_of(s, old_id);
+    CHECK_EQ(old.deadline_unix_ms, 0);
+    CHECK_EQ(old.state, PL__JOB_RECEIVING);
+    CHECK(!pl__store_job_deadline_missed(&old, INT64_MAX));
+    CHECK_OK(pl__store_job_set_deadline(s, old_id, 5000, &err), &err);
+    CHECK_EQ(job_of(s, old_id).deadline_unix_ms, 5000);
+
+    /* a new job: none until set, then set before any witness */
+    put_circuit(s, 'a', 100);
+    pl__store_job job;
+    CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_HIGH, 2,
+                                  &job, &err),
+             &err);
+    CHECK_EQ(job.deadline_unix_ms, 0);
+    int64_t at = job.created_unix_ms + 60000;
+    CHECK_OK(pl__store_job_set_deadline(s, job.id, at, &err), &err);
+    CHECK_EQ(job_of(s, job.id).deadline_unix_ms, at);
+    deadline_seen seen = {job.id, -1};
+    CHECK_OK(pl__store_job_list(s, -1, 0, see_deadline, &seen, &err), &err);
+    CHECK_EQ(seen.deadline, at);
+    /* refused: an unknown job (not found), a time below 0 */
+    static const char nobody[] = "3f0e0d0c-0b0a-8908-8706-050403020100";
+    CHECK_STATUS(pl__store_job_set_deadline(s, nobody, at, &err), PL_EUSAGE,
+                 &err);
+    CHECK(pl__store_is_not_found(&err));
+    CHECK_STATUS(pl__store_job_set_deadline(s, job.id, -1, &err), PL_EUSAGE,
+                 &err);
+    CHECK(strstr(err.msg, "deadline") != NULL);
+    pl__store_close(s);
+
+    /* kept across a reopen; the claim carries it */
+    s = open_store(loc);
+    CHECK_EQ(job_of(s, job.id).deadline_unix_ms, at);
+    for (uint32_t k = 0; k < 2; k++) {
+        char w[256];
+        witness_path(w, sizeof(w), job.id, k);
+        CHECK_OK(pl__store_witness_stored(s, job.id, k, w, NULL, &err), &err);
+    }
+    pl__store_claim c0 = claim(s, "w1", UINT64_MAX, 60000);
+    pl__store_claim c1 = claim(s, "w2", UINT64_MAX, 60000);
+    CHECK(strcmp(c0.job.id, job.id) == 0 && strcmp(c1.job.id, job.id) == 0);
+    CHECK_EQ(c0.job.deadline_unix_ms, at);
+    CHECK_EQ(c1.job.deadline_unix_ms, at);
+    /* while it runs: missed only once past it */
+    pl__store_job running = job_of(s, job.id);
+    CHECK(!pl__store_job_deadline_missed(&running, at));
+    CHECK(pl__store_job_deadline_missed(&running, at + 1));
+    /* the first completion does not end the job, the second does */
+    bool job_done = true;
+    char p[256];
+    proof_path(p, sizeof(p), job.id, c0.part.index);
+    CHECK_OK(pl__store_complete_job(s, job.id, c0.part.index, "w1",
+                                    c0.part.fence, p, &job_done, &err),
+             &err);
+    CHECK(!job_done);
+    proof_path(p, sizeof(p), job.id, c1.part.index);
+    CHECK_OK(pl__store_complete_job(s, job.id, c1.part.index, "w2",
+                                    c1.part.fence, p, &job_done, &err),
+             &err);
+    CHECK(job_done);
+    pl__store_job ended = job_of(s, job.id);
+    CHECK_EQ(ended.state, PL__JOB_DONE);
+    CHECK_EQ(ended.deadline_unix_ms, at);
+    /* an ended job is judged by its end, not by now */
+    CHECK(!pl__store_job_deadline_missed(&ended, INT64_MAX));
+    ended.deadline_unix_ms = ended.finished_unix_ms - 1;
+    CHECK(pl__store_job_deadline_missed(&ended, 0));
+    /* a lost claim's completion says nothing */
+    job_done = true;
+    CHECK_STATUS(pl__store_complete_job(s, job.id, c1.part.index, "w3",
+                                        c1.part.fence, p, &job_done, &err),
+                 PL_ECANCELLED, &err);
+    CHECK(!job_done);
+    pl__store_close(s);
+}
+
 #define SCENARIO_LIST(X)                                                      \
     X(newer_schema_refused)                                                   \
     X(circuits)                                                               \
@@ -1899,7 +2038,8 @@ SCENARIO(job_create_with_id)
     X(lapses_count_as_attempts)                                               \
     X(stopped_and_killed_workers)                                             \
     X(schema_keeps_one_result)                                                \
-    X(job_create_with_id)
+    X(job_create_with_id)                                                     \
+    X(job_deadline)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -1929,6 +2069,7 @@ PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
 PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
 PL_TEST(schema_keeps_one_result) { scenario_schema_keeps_one_result(); }
 PL_TEST(job_create_with_id) { scenario_job_create_with_id(); }
+PL_TEST(job_deadline) { scenario_job_deadline(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *
