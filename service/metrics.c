@@ -45,6 +45,9 @@ struct pl__metrics {
     pthread_mutex_t lock;
     histogram proof;
     uint64_t proofs_ok, proofs_failed;
+    /* jobs with a deadline that this worker finished, by class */
+    uint64_t deadline_met[PL__PRIORITY_COUNT];
+    uint64_t deadline_missed[PL__PRIORITY_COUNT];
     char stage_names[MAX_STAGES][32];
     histogram stages[MAX_STAGES];
     size_t n_stages;
@@ -186,6 +189,18 @@ void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok)
     } else {
         m->proofs_failed++;
     }
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pl__metrics_deadline(pl__metrics *m, pl__priority cls, bool missed)
+{
+    if (!m || (unsigned)cls >= PL__PRIORITY_COUNT)
+        return;
+    pthread_mutex_lock(&m->lock);
+    if (missed)
+        m->deadline_missed[cls]++;
+    else
+        m->deadline_met[cls]++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -415,6 +430,22 @@ pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
     pl__strbuf_printf(sb, "proofline_proofs_total{result=\"ok\"} %llu\n"
                       "proofline_proofs_total{result=\"failed\"} %llu\n",
                       (ull)m->proofs_ok, (ull)m->proofs_failed);
+    /* every class, 0 included: a series that appears only at the first
+     * miss makes rate() and alerts blind to it until then */
+    family(sb, "proofline_deadline_missed_total", "counter",
+           "Jobs with a deadline this worker finished after it, by class "
+           "(priority); each was still completed.");
+    for (int k = PL__PRIORITY_COUNT - 1; k >= 0; k--)
+        pl__strbuf_printf(sb, "proofline_deadline_missed_total{class=\"%s\"} "
+                          "%llu\n", pl__priority_name((pl__priority)k),
+                          (ull)m->deadline_missed[k]);
+    family(sb, "proofline_deadline_met_total", "counter",
+           "Jobs with a deadline this worker finished by it, by class "
+           "(priority).");
+    for (int k = PL__PRIORITY_COUNT - 1; k >= 0; k--)
+        pl__strbuf_printf(sb, "proofline_deadline_met_total{class=\"%s\"} "
+                          "%llu\n", pl__priority_name((pl__priority)k),
+                          (ull)m->deadline_met[k]);
     family(sb, "proofline_proof_duration_seconds", "histogram",
            "Seconds from a partition's claim to its proof on disk.");
     put_histogram(sb, "proofline_proof_duration_seconds", "", &m->proof);

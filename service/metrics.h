@@ -34,6 +34,9 @@ const char *pl__metrics_stage(pl__metrics *m, const char *job_id,
                               uint32_t index);
 /* A partition ended in the worker: seconds from its claim to its end. */
 void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok);
+/* A job with a deadline became done in this worker: met or missed, by
+ * its class (priority). */
+void pl__metrics_deadline(pl__metrics *m, pl__priority cls, bool missed);
 
 /* GET /metrics: the exposition text. */
 pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,

@@ -248,12 +248,16 @@ static pl_status job_json(pl__strbuf *sb, pl__service *svc,
     pl__strbuf_printf(sb, "{\"id\": \"%s\", \"circuit\": \"%s\", \"priority\": "
                       "\"%s\", \"state\": \"%s\", \"n_partitions\": %u, "
                       "\"created_ms\": %lld, \"updated_ms\": %lld, "
-                      "\"finished_ms\": %lld, \"error\": ",
+                      "\"finished_ms\": %lld, \"deadline_ms\": %lld, "
+                      "\"deadline_missed\": %s, \"error\": ",
                       j->id, j->circuit_id, pl__priority_name(j->priority),
                       pl__job_state_name(j->state), j->n_partitions,
                       (long long)j->created_unix_ms,
                       (long long)j->updated_unix_ms,
-                      (long long)j->finished_unix_ms);
+                      (long long)j->finished_unix_ms,
+                      (long long)j->deadline_unix_ms,
+                      pl__store_job_deadline_missed(j, pl__service_now_ms())
+                          ? "true" : "false");
     pl__json_put_string(sb, j->error);
     pl__strbuf_printf(sb, ", \"partitions\": [");
     size_t n = j->n_partitions, count = 0;
@@ -977,12 +981,18 @@ static enum MHD_Result reply_job(pl__server *s, struct MHD_Connection *conn,
     return r;
 }
 
+/* A job's deadline, "deadline_s" of a spec: seconds after submission. */
+#define DEADLINE_S_MAX (30.0 * 24 * 3600) /* 30 days */
+
 /* A job from its spec {"circuit": ID, "priority": P, "partitions": N,
- * "request_id": KEY} (`name` names it in messages: "body", "spec"): 0 and
- * the job, or the HTTP status and msg.  With an idempotency key (key: the
- * header's, "" without one; the field's is copied there) the job is the
- * key's: *existing tells whether it was there already, and one with
- * another circuit, priority or partition count is 409 naming them. */
+ * "request_id": KEY, "deadline_s": S} (`name` names it in messages:
+ * "body", "spec"): 0 and the job, or the HTTP status and msg.  With an
+ * idempotency key (key: the header's, "" without one; the field's is
+ * copied there) the job is the key's: *existing tells whether it was
+ * there already, and one with another circuit, priority or partition
+ * count is 409 naming them.  Another deadline is not a conflict: a retry
+ * comes later than the first request, so its "S seconds from now" is
+ * another instant for the same wish; the job keeps its first deadline. */
 static unsigned job_from_spec(pl__server *s, pl__store_job *job,
                               pl__store_circuit *c, const char *text,
                               size_t len, const char *name, char *msg,
@@ -998,9 +1008,11 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
         snprintf(msg, cap, "%s", err.msg);
         return 400;
     }
-    const pl__json_value *root = pl__json_root(&doc), *vc, *vp, *vn, *vr;
+    const pl__json_value *root = pl__json_root(&doc), *vc, *vp, *vn, *vr,
+                         *vd;
     pl__priority prio = PL__PRIORITY_NORMAL;
     unsigned long n = 1;
+    int64_t deadline_ms = 0; /* after creation; 0: none */
     if (root->type != PL__JSON_OBJECT) {
         snprintf(msg, cap, "%s: a JSON object is needed", name);
         code = 400;
@@ -1012,6 +1024,8 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
         pl__json_member(&vn, &doc, root, "partitions", false, "", &err) !=
             PL_OK ||
         pl__json_member(&vr, &doc, root, "request_id", false, "", &err) !=
+            PL_OK ||
+        pl__json_member(&vd, &doc, root, "deadline_s", false, "", &err) !=
             PL_OK) {
         snprintf(msg, cap, "%s", err.msg);
         code = 400;
@@ -1046,6 +1060,28 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
             code = 400;
             goto done;
         }
+    }
+    if (vd) {
+        char num[40] = {0};
+        bool ok = vd->type == PL__JSON_NUMBER && vd->len < sizeof(num);
+        double secs = 0;
+        if (ok) {
+            memcpy(num, vd->text, vd->len);
+            char *end;
+            secs = strtod(num, &end);
+            ok = !*end && secs > 0 && secs <= DEADLINE_S_MAX;
+        }
+        if (!ok) {
+            snprintf(msg, cap, "%s: deadline_s: a number of seconds above 0 "
+                     "and at most %.0f (30 days) is needed", name,
+                     DEADLINE_S_MAX);
+            code = 400;
+            goto done;
+        }
+        /* whole milliseconds, at least one: 0 would mean none */
+        deadline_ms = (int64_t)(secs * 1000.0 + 0.5);
+        if (deadline_ms < 1)
+            deadline_ms = 1;
     }
     if (vr) {
         char what[48];
@@ -1113,6 +1149,30 @@ static unsigned job_from_spec(pl__server *s, pl__store_job *job,
                      job->id, diff);
             code = 409;
         }
+    }
+    /* Recorded now, before any witness is stored, so before any worker
+     * can claim the job.  A retry of a key finds its job with the first
+     * deadline and leaves it; one whose first request stopped between
+     * the two calls (no deadline yet, still receiving) gets this one. */
+    if (code == 0 && deadline_ms > 0 &&
+        (!*existing || (job->deadline_unix_ms == 0 &&
+                        job->state == PL__JOB_RECEIVING))) {
+        int64_t at = job->created_unix_ms + deadline_ms;
+        st = pl__store_job_set_deadline(svc->store, job->id, at, &err);
+        if (st != PL_OK) {
+            snprintf(msg, cap, "%s: deadline_s: %s", name, err.msg);
+            code = store_code(st, &err);
+            /* a job without a key could never be found again: end it
+             * rather than leave it receiving; a keyed one waits for the
+             * client's retry */
+            if (!key[0]) {
+                bool changed = false;
+                pl_error cerr = {0};
+                pl__store_job_cancel(svc->store, job->id, &changed, &cerr);
+            }
+            goto done;
+        }
+        job->deadline_unix_ms = at;
     }
 done:
     pl__json_free(&doc);

@@ -342,6 +342,33 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     return true;
 }
 
+/* A job with a deadline that a completion of this worker made done: met
+ * or missed, counted by class, a miss logged.  Judged by the store's
+ * times (finished_ms, the store's clock: the database's in a cluster),
+ * the same the job's JSON shows. */
+static void judge_deadline(pl__worker *w, const char *job_id)
+{
+    pl__service *svc = w->svc;
+    pl__store_job job;
+    pl_error err = {0};
+    if (pl__store_job_get(svc->store, job_id, &job, &err) != PL_OK) {
+        note_error(w, "reading a finished job's deadline", &err);
+        return;
+    }
+    if (job.deadline_unix_ms <= 0 || job.state != PL__JOB_DONE)
+        return;
+    bool missed = pl__store_job_deadline_missed(&job, job.finished_unix_ms);
+    pl__metrics_deadline(svc->metrics, job.priority, missed);
+    if (missed)
+        fprintf(stderr, "proofline serve: job %s (%s) missed its deadline "
+                "by %lld ms (done in %lld ms, %lld ms allowed); completed "
+                "all the same\n",
+                job.id, pl__priority_name(job.priority),
+                (long long)(job.finished_unix_ms - job.deadline_unix_ms),
+                (long long)(job.finished_unix_ms - job.created_unix_ms),
+                (long long)(job.deadline_unix_ms - job.created_unix_ms));
+}
+
 /* Ends the flights whose engine job is done: records the completion (the
  * pair is on disk), the failure (naming the partition), or gives the claim
  * back (drained). */
@@ -378,12 +405,17 @@ static void reap(pl__worker *w)
             char proof_path[PL__STORE_PATH_MAX];
             pl__worker_proof_paths(svc, job_id, index, proof_path, NULL,
                                    sizeof(proof_path));
-            pl_status st = pl__store_complete(svc->store, job_id, index,
-                                              svc->owner, fence, proof_path,
-                                              &e2);
+            bool job_done = false;
+            pl_status st = pl__store_complete_job(svc->store, job_id, index,
+                                                  svc->owner, fence,
+                                                  proof_path, &job_done, &e2);
             if (st == PL_OK) {
                 count(w, &w->completed);
                 pl__metrics_proof_done(svc->metrics, seconds, true);
+                /* the deadline was recorded before the job could be
+                 * claimed, so the claim's copy of the job has it */
+                if (job_done && done.claim.job.deadline_unix_ms > 0)
+                    judge_deadline(w, job_id);
             } else if (st != PL_ECANCELLED) {
                 note_error(w, "complete", &e2);
             }
