@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -48,6 +49,28 @@ int cli_exit(const char *cmd, pl_status st, pl_error *err)
         rc = 128 + sig;
     }
     return rc;
+}
+
+bool cli_parse_duration(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || !(v >= 0) || !isfinite(v))
+        return false;
+    double unit = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm')
+        unit = 60, end++;
+    else if (*end == 'h')
+        unit = 3600, end++;
+    else if (*end == 'd')
+        unit = 86400, end++;
+    if (*end)
+        return false;
+    *out = v * unit;
+    return true;
 }
 
 bool cli_is_help(const char *arg)

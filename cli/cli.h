@@ -28,6 +28,8 @@ int cli_fail(const char *cmd, pl_status st, const pl_error *err);
  * SIGTERM, 128 + the signal, saying so. */
 int cli_exit(const char *cmd, pl_status st, pl_error *err);
 bool cli_is_help(const char *arg);
+/* "30s", "10m", "2h", "7d", "1.5h", "45" (seconds) -> seconds (>= 0). */
+bool cli_parse_duration(const char *text, double *out);
 double cli_now(void);
 /* Proofs per hour over `seconds` (0 for no time). */
 double cli_per_hour(size_t proofs, double seconds);

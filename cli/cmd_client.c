@@ -332,8 +332,8 @@ static void free_names(char **names, size_t n)
 static const cli_command submit_cmd = {
     "submit",
     "Usage: proofline submit [--server URL] (--circuit ID | --zkey C.zkey)\n"
-    "                        [--priority P] [--wait [--out DIR]] W1.wtns "
-    "[W2.wtns ...]\n"
+    "                        [--priority P] [--deadline TIME]\n"
+    "                        [--wait [--out DIR]] W1.wtns [W2.wtns ...]\n"
     "\n"
     "Submits one job to a `proofline serve`: every witness is a partition of\n"
     "it, uploaded in the order given.  With --zkey the circuit is registered\n"
@@ -342,13 +342,17 @@ static const cli_command submit_cmd = {
     "Prints the job's id alone on stdout.  With --wait it then waits for the\n"
     "job to end, and with --out writes DIR/NAME.proof.json and\n"
     "DIR/NAME.public.json for each witness NAME.wtns, as `proofline batch`\n"
-    "names them.\n",
+    "names them.\n"
+    "With --deadline (30s, 2m, 1.5h) the job should be done that long after\n"
+    "it is submitted: one that is late is still proved, and the server\n"
+    "counts and logs the miss.\n",
     client_exit_text, 21};
 
 typedef struct {
-    const char *circuit, *zkey, *out_dir;
+    const char *circuit, *zkey, *out_dir, *deadline;
     unsigned priority;
     bool wait, quiet;
+    double deadline_s; /* from deadline; 0: none */
 } submit_options;
 
 static const char *const priorities[] = {"high", "normal", "low", "critical",
@@ -364,6 +368,10 @@ static const cli_opt submit_opts[] = {
      .help = "critical, high, normal (default) or low",
      .bad = "%s is critical, high, normal or low, not '%s'",
      .choices = priorities},
+    {"--deadline", "TIME", CLI_STRING, S(deadline),
+     .help = "the job should be done this long after it is submitted "
+             "(30s, 2m, 1.5h; at most 30 days); a miss is counted, the "
+             "job still proved"},
     {"--wait", NULL, CLI_FLAG, S(wait),
      .help = "wait until the job ends; its outcome is the exit code"},
     {"--out", "DIR", CLI_STRING, S(out_dir),
@@ -373,15 +381,20 @@ static const cli_opt submit_opts[] = {
     {NULL},
 };
 
+/* deadline_s: 0 for none. */
 static pl_status create_job(pl__client *cl, const char *circuit,
-                            const char *priority, size_t n, char *id,
-                            size_t cap, pl_error *err)
+                            const char *priority, size_t n,
+                            double deadline_s, char *id, size_t cap,
+                            pl_error *err)
 {
-    char body[256];
+    char body[320], deadline[48] = "";
     pl__client_reply r;
+    if (deadline_s > 0) /* milliseconds are what the server keeps */
+        snprintf(deadline, sizeof(deadline), ", \"deadline_s\": %.3f",
+                 deadline_s);
     int len = snprintf(body, sizeof(body), "{\"circuit\": \"%s\", "
-                       "\"priority\": \"%s\", \"partitions\": %zu}", circuit,
-                       priority, n);
+                       "\"priority\": \"%s\", \"partitions\": %zu%s}",
+                       circuit, priority, n, deadline);
     pl_status st = pl__client_request(cl, &r, "POST", "/v1/jobs",
                                       "application/json", body, (size_t)len,
                                       NULL, 0, err);
@@ -464,8 +477,8 @@ static int submit_run(const client_common *cc, const submit_options *o,
     } else {
         snprintf(circuit, sizeof(circuit), "%s", o->circuit);
     }
-    if ((st = create_job(cl, circuit, priorities[o->priority], n, job,
-                         sizeof(job), &err)) ||
+    if ((st = create_job(cl, circuit, priorities[o->priority], n,
+                         o->deadline_s, job, sizeof(job), &err)) ||
         (st = upload_witnesses(cl, job, witnesses, n, &err)))
         goto done;
     printf("%s\n", job);
@@ -499,6 +512,11 @@ int cli_submit(int argc, char **argv)
         rc = cli_usage_error("submit", "needs at least one witness");
     else if (rc == CLI_RUN && o.out_dir && !o.wait)
         rc = cli_usage_error("submit", "--out needs --wait");
+    else if (rc == CLI_RUN && o.deadline &&
+             (!cli_parse_duration(o.deadline, &o.deadline_s) ||
+              o.deadline_s < 0.001 || o.deadline_s > 30.0 * 86400))
+        rc = cli_usage_error("submit", "--deadline %s: a time from 1ms to 30 "
+                             "days is needed (30s, 2m, 1.5h)", o.deadline);
     if (rc == CLI_RUN) {
         cli_signals_install();
         rc = submit_run(&cc, &o, (const char *const *)argv, (size_t)npos);

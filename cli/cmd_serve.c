@@ -117,29 +117,6 @@ static const cli_opt serve_opts[] = {
     {NULL},
 };
 
-/* "30s", "10m", "2h", "7d", "1.5h", "45" (seconds) -> seconds. */
-static bool parse_duration(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || !(v >= 0) || !isfinite(v))
-        return false;
-    double unit = 1;
-    if (*end == 's')
-        end++;
-    else if (*end == 'm')
-        unit = 60, end++;
-    else if (*end == 'h')
-        unit = 3600, end++;
-    else if (*end == 'd')
-        unit = 86400, end++;
-    if (*end)
-        return false;
-    *out = v * unit;
-    return true;
-}
-
 /* The token: the file's first line, not readable by others. */
 static pl_status read_token(char **out, const char *path, pl_error *err)
 {
@@ -319,20 +296,20 @@ static int serve_run(serve_options *o)
     double drain_s = 30, lease_s = 30, retain_s = 0, timeout_s = 30;
     double params_idle_s = 0;
 
-    if (o->drain_timeout && !parse_duration(o->drain_timeout, &drain_s))
+    if (o->drain_timeout && !cli_parse_duration(o->drain_timeout, &drain_s))
         return cli_usage_error("serve", "--drain-timeout takes a duration "
                                "(30s, 2m), not '%s'", o->drain_timeout);
-    if (o->lease && (!parse_duration(o->lease, &lease_s) || lease_s < 1))
+    if (o->lease && (!cli_parse_duration(o->lease, &lease_s) || lease_s < 1))
         return cli_usage_error("serve", "--lease takes a duration of 1s or "
                                "more, not '%s'", o->lease);
-    if (o->retain && !parse_duration(o->retain, &retain_s))
+    if (o->retain && !cli_parse_duration(o->retain, &retain_s))
         return cli_usage_error("serve", "--retain takes a duration (7d), not "
                                "'%s'", o->retain);
-    if (o->params_idle && !parse_duration(o->params_idle, &params_idle_s))
+    if (o->params_idle && !cli_parse_duration(o->params_idle, &params_idle_s))
         return cli_usage_error("serve", "--params-idle takes a duration "
                                "(10m), not '%s'", o->params_idle);
     if (o->request_timeout &&
-        (!parse_duration(o->request_timeout, &timeout_s) || timeout_s < 1))
+        (!cli_parse_duration(o->request_timeout, &timeout_s) || timeout_s < 1))
         return cli_usage_error("serve", "--request-timeout takes a duration "
                                "of 1s or more, not '%s'", o->request_timeout);
     if (o->max_queued < 0 || o->trace_records < 0 || o->http_threads < 0 ||
