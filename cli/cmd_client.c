@@ -515,8 +515,9 @@ int cli_submit(int argc, char **argv)
     else if (rc == CLI_RUN && o.deadline &&
              (!cli_parse_duration(o.deadline, &o.deadline_s) ||
               o.deadline_s < 0.001 || o.deadline_s > 30.0 * 86400))
-        rc = cli_usage_error("submit", "--deadline %s: a time from 0.001s to 30 "
-                             "days is needed (30s, 2m, 1.5h)", o.deadline);
+        rc = cli_usage_error("submit", "--deadline %s: a time from 0.001s "
+                             "to 30 days is needed (30s, 2m, 1.5h)",
+                             o.deadline);
     if (rc == CLI_RUN) {
         cli_signals_install();
         rc = submit_run(&cc, &o, (const char *const *)argv, (size_t)npos);
