@@ -1349,9 +1349,11 @@ static pl_status body_complete(pg_store *s, void *arg, pl_error *err)
     if (part.state == PL__PART_DONE && strcmp(part.owner, a->owner) == 0 &&
         part.fence == a->fence && strcmp(part.proof_path, a->text) == 0) {
         /* our completion committed, its answer lost with a connection:
-         * whether it ended the job is read now; a later completion of
-         * another partition may have ended it instead (then both may
-         * say so: a rare double count, never a missed one) */
+         * whether it ended the job is read now.  The completion that
+         * ends a job stamps the job and its partition with one now(), so
+         * equal times say it was ours; a completion of another partition
+         * in the same millisecond would say so too (a rare double count,
+         * never a missed one) */
         pl__store_job job;
         status = get_job(s, a->job_id, &job, err);
         if (status == PL_OK && a->flag)
