@@ -74,9 +74,9 @@ for n in $counts; do
     for i in $(seq 0 $((m - 1))); do
         jobs+=("$("$bin" submit --server "${urls[$((i % n))]}" --circuit "$cid" "$d/p$i.wtns")")
     done
-    out="$work/out-$n"; rm -rf "$out"
+    out="$work/out-$n"; rm -rf "$out"; mkdir -p "$out"
     for j in "${jobs[@]}"; do
-        "$bin" fetch --server "${urls[0]}" --wait "$j" --out "$out/$j" >/dev/null
+        "$bin" fetch --server "${urls[0]}" --wait "$j" --out "$out/$j" >/dev/null 2>>"$work/fetch.log"
     done
     t3=$(now)
     for p in "$out"/*/*.proof.json; do
