@@ -19,62 +19,11 @@
 # Waits are polls with a generous deadline, never timings, except the one
 # that checks a wait lasts about as long as asked.
 . "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
-
 zkey=$VECTORS/chain10/circuit.zkey
 wtns=$VECTORS/chain10/witness.wtns
 vkey=$VECTORS/chain10/verification_key.json
-pid=""
-url=""
+. "$(dirname "$0")/serve_lib.sh"
 
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
-# the first "key": "string" of a reply (the job's own id and state come
-# first in a job's reply and in POST /v1/prove's)
-first() {
-    awk -v k="\"$2\": \"" '{ i = index($0, k); if (i) { s = substr($0, i + length(k));
-        print substr(s, 1, index(s, "\"") - 1); exit } }' "$1"
-}
-
-# start DATA [options...]: starts a server, waits for its address
-start() {
-    local data=$1 i; shift
-    mkdir -p "$data"
-    rm -f "$data/listen.addr"
-    "$PROOFLINE" serve --listen 127.0.0.1:0 --data "$data" --log-level quiet \
-        --pw 2 --threads 2 --backend cpu --lease 5s "$@" 2>>"$work/serve.log" &
-    pid=$!
-    for i in $(seq 600); do
-        [ -s "$data/listen.addr" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -s "$data/listen.addr" ] || { fail "serve $* did not start: $(tail -5 "$work/serve.log")"; return 1; }
-    url="http://$(cat "$data/listen.addr")"
-}
-stop() {
-    stopped=0
-    [ -n "$pid" ] || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" || stopped=$?
-    pid=""
-}
-cleanup() { [ -z "$pid" ] || kill -9 "$pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-trap 'echo "FAIL: line $LINENO: $BASH_COMMAND (exit $?)"; tail -20 "$work/serve.log"' ERR
-
-# api METHOD PATH [curl args...]: the status code on stdout, the body in
-# $work/body, the headers in $work/headers
-api() {
-    local method=$1 path=$2; shift 2
-    curl -sS --max-time 200 -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
-        "$@" "$url$path" 2>"$work/curl.log" || echo " (curl: $(cat "$work/curl.log"))"
-}
-expect() {
-    local want=$1 got; shift
-    got=$(api "$@")
-    [ "$got" = "$want" ] || fail "$1 $2: $got, wanted $want ($(head -c 300 "$work/body"))"
-    return 0
-}
 # verify_pair REPLY PYEXPR [snarkjs]: the proof and public of the object
 # PYEXPR picks out of the reply, checked by ours (and snarkjs when asked)
 verify_pair() {

@@ -59,7 +59,7 @@ api() {
     local method=$1 path=$2; shift 2
     local auth=()
     [ -z "$token" ] || auth=(-H "Authorization: Bearer $token")
-    curl -sS -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
+    curl -sS --max-time 300 -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
         "${auth[@]}" "$@" "$url$path" 2>"$work/curl.log" || echo " (curl: $(cat "$work/curl.log"))"
 }
 # expect CODE METHOD PATH [curl args...]
