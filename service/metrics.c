@@ -27,6 +27,13 @@ static const double buckets[] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 #define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 #define MAX_STAGES 16
 #define JOB_NOTES 1024 /* engine job -> store partition, the newest */
+#define PROMOTIONS 256 /* the newest parameter promotions, for the trace */
+
+/* A circuit made hot, as a span of the trace (its own track). */
+typedef struct promotion {
+    double start_s, seconds; /* on the ledger's clock */
+    char circuit[17];        /* the id's first 16 characters */
+} promotion;
 
 typedef struct job_note {
     uint64_t engine_job; /* 0: empty */
@@ -55,7 +62,21 @@ struct pl__metrics {
     /* the ring: cap records, the newest at (head - 1) mod cap */
     pl_ledger_record *ring;
     size_t cap, head, count;
+    /* the ledger's clock (seconds since the engine started) is the
+     * monotonic clock less this: learned from the first record, which is
+     * delivered as it happens */
+    double clock_offset;
+    bool clock_known;
+    promotion promotions[PROMOTIONS];
+    size_t n_promotions; /* ever; the newest at (n - 1) mod PROMOTIONS */
 };
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void observe(histogram *h, double v)
 {
@@ -85,6 +106,8 @@ pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
         }
         m->cap = ring_records;
     }
+    /* until the first record says better: the engine starts right after */
+    m->clock_offset = mono_s();
     *out = m;
     return PL_OK;
 }
@@ -101,7 +124,12 @@ void pl__metrics_destroy(pl__metrics *m)
 void pl__metrics_on_event(void *user, const pl_ledger_record *record)
 {
     pl__metrics *m = user;
+    double now = mono_s();
     pthread_mutex_lock(&m->lock);
+    if (!m->clock_known) {
+        m->clock_offset = now - record->t_seconds;
+        m->clock_known = true;
+    }
     if (record->event < PL_EV_COUNT && record->job) {
         job_note *n = &m->notes[record->job % JOB_NOTES];
         if (n->engine_job != record->job) { /* before the worker's note */
@@ -598,6 +626,41 @@ static void put_span(pl__strbuf *sb, const pl__metrics *m, size_t oldest,
     }
 }
 
+void pl__metrics_promotion(pl__metrics *m, const char *circuit_id,
+                           double seconds)
+{
+    double end = mono_s();
+    pthread_mutex_lock(&m->lock);
+    promotion *p = &m->promotions[m->n_promotions++ % PROMOTIONS];
+    p->start_s = end - seconds - m->clock_offset;
+    p->seconds = seconds;
+    snprintf(p->circuit, sizeof(p->circuit), "%.16s", circuit_id);
+    pthread_mutex_unlock(&m->lock);
+    pl__metrics_on_stage(m, "params_promotion", seconds);
+}
+
+/* Under the lock: the promotions that end at or after `from`, as spans on
+ * a track of their own. */
+static void put_promotions(pl__strbuf *sb, const pl__metrics *m, double from)
+{
+    size_t n = m->n_promotions < PROMOTIONS ? m->n_promotions : PROMOTIONS;
+    if (n)
+        pl__strbuf_printf(sb, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", "
+                          "\"pid\": 1, \"tid\": 9999, \"args\": {\"name\": "
+                          "\"parameters\"}}");
+    for (size_t i = 0; i < n; i++) {
+        const promotion *p =
+            &m->promotions[(m->n_promotions - n + i) % PROMOTIONS];
+        if (p->start_s + p->seconds < from)
+            continue;
+        pl__strbuf_printf(sb,
+                          ",\n{\"name\": \"params_promotion\", \"ph\": \"X\", "
+                          "\"ts\": %.1f, \"dur\": %.1f, \"pid\": 1, \"tid\": "
+                          "9999, \"args\": {\"circuit\": \"%s\"}}",
+                          p->start_s * 1e6, p->seconds * 1e6, p->circuit);
+    }
+}
+
 void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
 {
     pthread_mutex_lock(&m->lock);
@@ -632,6 +695,7 @@ void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
                           (unsigned long long)r->tracked_bytes,
                           (unsigned long long)r->rss_anon_bytes);
     }
+    put_promotions(sb, m, from);
     pl__strbuf_printf(sb, "\n]}\n");
     pthread_mutex_unlock(&m->lock);
 }

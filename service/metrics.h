@@ -32,6 +32,11 @@ void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
  * NULL when the table does not know it. */
 const char *pl__metrics_stage(pl__metrics *m, const char *job_id,
                               uint32_t index);
+/* A circuit was made hot (its parameters loaded) in `seconds`, just now:
+ * a span on the trace's "parameters" track and an observation of the
+ * stage "params_promotion". */
+void pl__metrics_promotion(pl__metrics *m, const char *circuit_id,
+                           double seconds);
 /* A partition ended in the worker: seconds from its claim to its end. */
 void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok);
 /* A job with a deadline became done in this worker: met or missed, by

@@ -812,14 +812,17 @@ static pl_status describe_circuit(pl__service *svc, pl__store_circuit *c,
      * numbers, rather than waited for at every claim) */
     pl_circuit *circuit;
     bool busy = false;
+    double took = 0;
     if ((st = pl__residency_acquire(svc->residency, c->id, path, 0, &circuit,
-                                    NULL, &busy, err)) != PL_OK) {
+                                    &took, &busy, err)) != PL_OK) {
         *code = busy ? 503 : st == PL_EBUDGET ? 400 : st == PL_EIO ? 500 : 400;
         return st;
     }
     uint64_t resident;
     pl_circuit_plan(circuit, c->witness_bytes, &c->partition_bytes, &resident);
     pl__residency_release(svc->residency, c->id);
+    if (took > 0)
+        pl__metrics_promotion(svc->metrics, c->id, took);
     if (c->partition_bytes + resident > svc->budget_bytes) {
         *code = 400;
         return pl__error_set(err, PL_EBUDGET, "%s: one partition needs %llu "
@@ -1932,10 +1935,19 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
             return send_error(conn, store_code(st, &err), err.msg, false,
                               NULL);
         bool busy = false, changed = false;
-        st = rq->route == R_PRELOAD
-                 ? pl__residency_preload(svc->residency, c.id, c.zkey_path, 0,
-                                         &busy, &err)
-                 : pl__residency_evict(svc->residency, c.id, &changed, &err);
+        double took = 0;
+        pl_circuit *hot;
+        if (rq->route == R_PRELOAD) {
+            st = pl__residency_acquire(svc->residency, c.id, c.zkey_path, 0,
+                                       &hot, &took, &busy, &err);
+            if (st == PL_OK) {
+                pl__residency_release(svc->residency, c.id);
+                if (took > 0)
+                    pl__metrics_promotion(svc->metrics, c.id, took);
+            }
+        } else {
+            st = pl__residency_evict(svc->residency, c.id, &changed, &err);
+        }
         if (st != PL_OK) {
             /* in use: 409; busy (circuits in use hold the room): 503 and
              * retry; larger than the parameter budget: 400 */

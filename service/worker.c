@@ -279,7 +279,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
         return true;
     }
     if (promote_s > 0) {
-        pl__metrics_on_stage(svc->metrics, "params_promotion", promote_s);
+        pl__metrics_promotion(svc->metrics, circuit_id, promote_s);
         if (svc->log_claims)
             fprintf(stderr, "proofline serve: circuit %.16s... promoted "
                     "(hot) in %.3f s for job %s partition %u\n", circuit_id,

@@ -7,6 +7,7 @@
 #    verifies, hot bytes never above the parameter budget (their peak),
 #    least recently used circuits demoted (the demotion counters), the
 #    ledger back to the hot bytes when idle and to zero once evicted;
+#    each promotion a span of /v1/trace;
 #    preload makes a circuit hot, evict of an unknown circuit is 404, a
 #    circuit larger than the parameter budget is refused at registration;
 #  - critical: with room for one partition and a queue of normal jobs, a
@@ -74,6 +75,14 @@ demoted=$(awk '/^proofline_params_demotions_total/ { s += $2 } END { print s + 0
 [ "$demoted" -gt 0 ] || fail "no circuit was demoted, although the three do not fit together"
 grep -q '^proofline_params_bytes{circuit="[0-9a-f]*",tier="hot"} [1-9]' "$work/metrics.txt" ||
     fail "/metrics: no hot circuit in proofline_params_bytes"
+# promotions are spans of the trace (the parameters' own track)
+expect 200 GET /v1/trace
+python3 - "$work/body" <<'EOF2' || fail "/v1/trace: no params_promotion span with a circuit and a duration"
+import json, sys
+d = json.load(open(sys.argv[1]))
+spans = [e for e in d["traceEvents"] if e.get("name") == "params_promotion"]
+assert spans and all(e["ph"] == "X" and e["dur"] > 0 and e["args"]["circuit"] for e in spans)
+EOF2
 # preload, evict; unknown ids
 expect 200 POST "/v1/circuits/${id_of[pow2exact]}/preload"
 [ "$(first "$work/body" tier)" = hot ] || fail "preload: not hot: $(cat "$work/body")"
