@@ -13,6 +13,7 @@
 #include "residency.h"
 #include "worker.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #include <pthread.h>
@@ -71,13 +72,6 @@ struct pl__metrics {
     size_t n_promotions; /* ever; the newest at (n - 1) mod PROMOTIONS */
 };
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void observe(histogram *h, double v)
 {
     size_t i = 0;
@@ -107,7 +101,7 @@ pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
         m->cap = ring_records;
     }
     /* until the first record says better: the engine starts right after */
-    m->clock_offset = mono_s();
+    m->clock_offset = pl__now_seconds();
     *out = m;
     return PL_OK;
 }
@@ -124,7 +118,7 @@ void pl__metrics_destroy(pl__metrics *m)
 void pl__metrics_on_event(void *user, const pl_ledger_record *record)
 {
     pl__metrics *m = user;
-    double now = mono_s();
+    double now = pl__now_seconds();
     pthread_mutex_lock(&m->lock);
     if (!m->clock_known) {
         m->clock_offset = now - record->t_seconds;
@@ -629,7 +623,7 @@ static void put_span(pl__strbuf *sb, const pl__metrics *m, size_t oldest,
 void pl__metrics_promotion(pl__metrics *m, const char *circuit_id,
                            double seconds)
 {
-    double end = mono_s();
+    double end = pl__now_seconds();
     pthread_mutex_lock(&m->lock);
     promotion *p = &m->promotions[m->n_promotions++ % PROMOTIONS];
     p->start_s = end - seconds - m->clock_offset;

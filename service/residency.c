@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "residency.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -41,13 +42,6 @@ struct pl__residency {
     size_t n, cap;
     uint64_t hot_bytes, opening_bytes, peak_hot_bytes;
 };
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 const char *pl__tier_name(pl__tier tier)
 {
@@ -230,12 +224,12 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
     char *path = strdup(e->zkey_path);
     pthread_mutex_unlock(&r->lock);
 
-    double t0 = mono_now();
+    double t0 = pl__now_seconds();
     pl_circuit *c = NULL;
     pl_status st = path ? pl_engine_open_circuit(r->engine, &c, path, NULL, err)
                         : pl__error_set(err, PL_ENOMEM, "out of memory");
     free(path);
-    double took = mono_now() - t0;
+    double took = pl__now_seconds() - t0;
     uint64_t resident = 0;
     if (st == PL_OK)
         pl_circuit_plan(c, 0, NULL, &resident);
@@ -298,7 +292,7 @@ void pl__residency_release(pl__residency *r, const char *id)
     entry *e = find_locked(r, id);
     if (e && e->refs) {
         e->refs--;
-        e->last_used = mono_now();
+        e->last_used = pl__now_seconds();
     }
     pthread_mutex_unlock(&r->lock);
 }
@@ -341,7 +335,7 @@ unsigned pl__residency_demote_idle(pl__residency *r, double idle_s)
 {
     unsigned n = 0;
     for (;;) {
-        double now = mono_now();
+        double now = pl__now_seconds();
         pl_circuit *drop = NULL;
         pthread_mutex_lock(&r->lock);
         for (size_t i = 0; i < r->n && !drop; i++) {
@@ -432,7 +426,7 @@ size_t pl__residency_list(pl__residency *r, pl__residency_entry *out,
     /* copy under the lock, count pages without it */
     pthread_mutex_lock(&r->lock);
     size_t n = r->n;
-    double now = mono_now();
+    double now = pl__now_seconds();
     char **paths = calloc(n ? n : 1, sizeof(char *));
     for (size_t i = 0; i < n && i < cap; i++) {
         const entry *e = &r->entries[i];

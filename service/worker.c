@@ -18,6 +18,7 @@
 #include "worker.h"
 #include "metrics.h"
 #include "residency.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -63,13 +64,6 @@ struct pl__worker {
     double backoff_until;     /* no claim before (a circuit did not fit) */
     char last_error[256];
 };
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int64_t pl__service_now_ms(void)
 {
@@ -227,7 +221,7 @@ static void give_back(pl__worker *w, const pl__store_claim *claim)
     pl_error e2 = {0};
     pl__store_release(w->svc->store, claim->job.id, claim->part.index,
                       w->svc->owner, claim->part.fence, &e2);
-    w->backoff_until = mono_now() + 1.0;
+    w->backoff_until = pl__now_seconds() + 1.0;
 }
 
 /* Claims one partition when there is room and a free slot; true when it
@@ -248,7 +242,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     uint64_t in_use = 0;
     pl__residency_bytes(svc->residency, NULL, &in_use, NULL);
     uint64_t used = inflight + in_use;
-    if (!can || used >= svc->budget_bytes || mono_now() < w->backoff_until)
+    if (!can || used >= svc->budget_bytes || pl__now_seconds() < w->backoff_until)
         return false;
     uint64_t room = svc->budget_bytes - used;
     bool found = false;
@@ -318,7 +312,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     memset(f, 0, sizeof(*f));
     f->claim = *claim;
     f->bytes = part_bytes;
-    f->started = mono_now();
+    f->started = pl__now_seconds();
     f->promote_s = promote_s;
     /* under the lock, so that a proof delivered before submit returns
      * finds its flight (on_proof takes the lock) */
@@ -400,7 +394,7 @@ static void reap(pl__worker *w)
         uint32_t index = done.claim.part.index;
         uint64_t fence = done.claim.part.fence;
         pl_error e2 = {0};
-        double seconds = mono_now() - done.started;
+        double seconds = pl__now_seconds() - done.started;
         if (js.status == PL_OK && done.written) {
             char proof_path[PL__STORE_PATH_MAX];
             pl__worker_proof_paths(svc, job_id, index, proof_path, NULL,
@@ -478,8 +472,8 @@ static void *loop(void *arg)
 {
     pl__worker *w = arg;
     pl__service *svc = w->svc;
-    double last_beat = mono_now(), last_live = 0, last_purge = 0;
-    double last_recover = mono_now();
+    double last_beat = pl__now_seconds(), last_live = 0, last_purge = 0;
+    double last_recover = pl__now_seconds();
     for (;;) {
         pthread_mutex_lock(&w->lock);
         bool stop = w->stop;
@@ -487,7 +481,7 @@ static void *loop(void *arg)
         if (stop)
             break;
         reap(w);
-        double now = mono_now();
+        double now = pl__now_seconds();
         pl_error err = {0};
         if (now - last_beat >= (double)svc->lease_ms / 3000.0) {
             /* the worker's row (the cluster's view) and its leases, in
