@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The short report of `make test`: reads the JUnit file ctest wrote
-(--output-junit) and prints one line of counts, the skipped tests grouped
-by the reason they printed (a test that exits 77 says why on stdout: "SKIP:
-..." or "skipped: ..."), and each failure with the end of its output.
+(--output-junit) and prints the skipped tests grouped by the reason they
+printed (a test that exits 77 says why on stdout: "SKIP: ..." or "skipped:
+..."), each failure with the end of its output, and last one line of counts.
 
     test_summary.py JUNIT.xml [LOG]
 
@@ -44,10 +44,7 @@ def main():
             passed.append(name)
     n_skip = sum(len(v) for v in skipped.values())
     total = len(passed) + len(failed) + n_skip
-    # the counts alone on their line, in the shape CI's reader knows
     print(f"{total} tests in {float(suite.get('time', 0)):.0f} s")
-    print(f"tests: {len(passed)} passed, {len(failed)} failed, "
-          f"{n_skip} skipped")
     for why, names in sorted(skipped.items()):
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more"
                                         if len(names) > 4 else "")
@@ -58,6 +55,10 @@ def main():
             print(f"    {l}")
     if failed and len(sys.argv) > 2:
         print(f"ctest's full output: {sys.argv[2]}")
+    # The counts come last, alone on their line: CI's reader takes a run's
+    # closing line as its verdict, and a line after it would hide it.
+    print(f"tests: {len(passed)} passed, {len(failed)} failed, "
+          f"{n_skip} skipped")
     return 0
 
 
