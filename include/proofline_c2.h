@@ -193,31 +193,43 @@ PL_API uint64_t pl_c2_srs_bytes(const pl_c2_srs *srs);
 /* Called once per proof when its a, b and c have been read (see above). */
 typedef void (*pl_c2_abc_done_fn)(void *user, size_t proof);
 
-/* What a call reserved: its budget and the peak, and the events it
- * recorded. */
+/* The engine's budget, the peak of its reservations and the events its
+ * ledger recorded: the call's own when it made the engine, else the
+ * engine's since it was made. */
 typedef struct pl_c2_stats {
     uint64_t budget_bytes, peak_reserved_bytes;
     uint64_t events;
 } pl_c2_stats;
 
 typedef struct pl_c2_config {
-    /* The byte budget the call reserves from (0: exactly the SRS's bytes
-     * and one proof's, pl_c2_srs_bytes + pl_c2_prove_bytes).  The SRS's
-     * bytes are reserved for the call (resident, as a circuit's), each
-     * proof's before its buffers are allocated and released after they are
-     * freed; a budget that cannot hold the SRS and one proof is refused
+    /* The engine to prove on (NULL: one of the call's own, made and
+     * destroyed by the call with budget_bytes, the log settings below and
+     * one worker of each kind).  The proofs are a job of it: its budget,
+     * its ledger, its prover and finisher threads, beside its other jobs.
+     * The SRS is opened on it as a circuit (pl_engine_open_c2_circuit; a
+     * caller that keeps it open there keeps its bytes reserved between
+     * calls), and each proof is a partition: admitted when its bytes
+     * (pl_c2_prove_bytes) fit, its a/b/c share given back at abc_freed, the
+     * rest after it is freed.  One proof's G2 sum and assembly overlap the
+     * next one's H and G1 sums where the budget holds both. */
+    pl_engine *engine;
+    /* The own engine's byte budget (0: exactly the SRS's bytes and one
+     * proof's, pl_c2_srs_bytes + pl_c2_prove_bytes); not read with an
+     * engine.  A budget that cannot hold the SRS and one proof is refused
      * (PL_EBUDGET) before any work. */
     uint64_t budget_bytes;
-    pl_c2_abc_done_fn abc_done; /* optional */
+    pl_c2_abc_done_fn abc_done; /* optional; on one of the engine's threads */
     void *abc_done_user;
-    /* The ledger, as the engine's (pl_engine_config): one record per
-     * event of each proof -- admitted, prove_start, abc_freed (after
-     * abc_done), prove_done, finalize_done, dealloc_done, or failed --
-     * with job 1 and partition = the proof's index; a line per event at
-     * PL_LOG_INFO. */
+    int priority;           /* the job's, as pl_job_spec's (PL_PRIORITY_*) */
+    /* The own engine's ledger (pl_engine_config): one record per event of
+     * each proof -- admitted, synth_start and synth_done (nothing to do:
+     * bellperson synthesized), handed_off, prove_start, abc_freed (after
+     * abc_done), prove_done, finalize_done, dealloc_done, or failed -- with
+     * the job's id and partition = the proof's index; a line per event at
+     * PL_LOG_INFO.  With an engine, its own settings hold. */
     pl_log_level log_level;
     FILE *log_stream;       /* NULL: stderr */
-    pl_event_fn on_event;   /* optional, on the calling thread */
+    pl_event_fn on_event;   /* optional, on the thread of the event */
     void *on_event_user;
     pl_c2_stats *stats;     /* optional: filled before return */
     /* The assignments' scalars (a, b, c, the input and auxiliary
@@ -231,8 +243,9 @@ typedef struct pl_c2_config {
 
 /* Proves n assignments, proofs[i] from assignments[i] with blinding r[i]
  * and s[i] (r = s = 0 gives the unblinded proof, as bellperson does
- * without randomization), one after the other under the budget, each
- * proof's NTTs and MSMs over the SRS's pool (the CPU).  Every assignment is
+ * without randomization), as one job of the engine under its budget, each
+ * proof's NTTs and MSMs over the SRS's pool (the CPU).  It returns when
+ * every proof is made, or with the first failure (the job's).  Every assignment is
  * checked against the SRS first (its lengths, its densities' lengths and
  * popcounts against their bits and the queries' counts, its scalars < r):
  * PL_EFORMAT naming the assignment and the field, and no proof is
@@ -242,6 +255,16 @@ PL_API pl_status pl_c2_prove(pl_proof *proofs,
                              const pl_scalar *r, const pl_scalar *s,
                              const pl_c2_srs *srs, const pl_c2_config *cfg,
                              pl_error *err);
+
+/* Opens srs on an engine as a circuit: its bytes (pl_c2_srs_bytes)
+ * reserved from the budget as resident for as long as the circuit is open
+ * (opening it again shares it); release with pl_circuit_release, before
+ * pl_c2_srs_destroy.  pl_c2_prove opens and releases it around its job
+ * when the caller has not. */
+PL_API pl_status pl_engine_open_c2_circuit(pl_engine *engine,
+                                           pl_circuit **out,
+                                           const pl_c2_srs *srs,
+                                           pl_error *err);
 
 /* What bellperson's synthesis would leave for a circuit given as an r1cs
  * and a witness (our circuits, for tests, the CLI's `c2` and benchmarks):

@@ -43,6 +43,7 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -664,18 +665,21 @@ static void free_abc(void *user, size_t proof)
     o->freed++;
 }
 
-/* The ledger's records of a C2 call, checked as they come. */
+/* The ledger's records of a C2 call, checked as they come (on the engine's
+ * threads: under a lock). */
 typedef struct {
+    pthread_mutex_t lock;
     uint64_t budget;
     int n;
     int abc_freed[4], prove_done[4], dealloc[4];
     int failed;
-    uint64_t h_at_last_dealloc, msm_at_last_dealloc;
+    uint64_t abc_at_last_dealloc, msm_at_last_dealloc;
 } ledger_seen;
 
 static void on_record(void *user, const pl_ledger_record *rec)
 {
     ledger_seen *l = user;
+    pthread_mutex_lock(&l->lock);
     int order = ++l->n;
     CHECK(rec->reserved_bytes <= rec->budget_bytes);
     CHECK_EQ(rec->budget_bytes, l->budget);
@@ -689,7 +693,7 @@ static void on_record(void *user, const pl_ledger_record *rec)
         break;
     case PL_EV_DEALLOC_DONE:
         l->dealloc[rec->partition] = order;
-        l->h_at_last_dealloc = rec->class_bytes[PL_BUF_H];
+        l->abc_at_last_dealloc = rec->class_bytes[PL_BUF_ABC];
         l->msm_at_last_dealloc = rec->class_bytes[PL_BUF_MSM_SCRATCH];
         break;
     case PL_EV_FAILED:
@@ -698,6 +702,7 @@ static void on_record(void *user, const pl_ledger_record *rec)
     default:
         break;
     }
+    pthread_mutex_unlock(&l->lock);
 }
 
 PL_TEST(memory_four_proofs_in_one_call)
@@ -735,10 +740,13 @@ PL_TEST(memory_four_proofs_in_one_call)
         random_scalar(&state, &s[i]);
     }
     pl_alloc_stats st;
-    const pl_buffer_class ours[] = {PL_BUF_H, PL_BUF_MSM_SCRATCH};
+    const pl_buffer_class ours[] = {PL_BUF_ABC, PL_BUF_MSM_SCRATCH};
     for (size_t c = 0; c < 2; c++)
         pl_alloc_stats_read(&st, ours[c], true);
-    ledger_seen seen = {.budget = budget};
+    /* the built assignment's a, b, c (class abc) stay live throughout */
+    pl_alloc_stats_read(&st, PL_BUF_ABC, false);
+    const uint64_t abc_before = st.live_bytes;
+    ledger_seen seen = {.lock = PTHREAD_MUTEX_INITIALIZER, .budget = budget};
     pl_c2_stats stats;
     pl_c2_config cfg = {.budget_bytes = budget, .abc_done = free_abc,
                         .abc_done_user = &owner, .on_event = on_record,
@@ -752,11 +760,14 @@ PL_TEST(memory_four_proofs_in_one_call)
     CHECK_EQ(stats.budget_bytes, budget);
     CHECK(stats.peak_reserved_bytes <= budget);
     CHECK_EQ(stats.peak_reserved_bytes, budget);
-    CHECK_EQ(stats.events, 4 * 6);
-    /* (the coset vectors, class h, are freed before the MSMs' scratch
-     * grows, so each class's peak is bounded, not their sum) */
+    /* nine events per proof: admitted, synth_start, synth_done,
+     * handed_off, prove_start, abc_freed, prove_done, finalize_done,
+     * dealloc_done */
+    CHECK_EQ(stats.events, 4 * 9);
     for (size_t c = 0; c < 2; c++) {
         pl_alloc_stats_read(&st, ours[c], false);
+        if (ours[c] == PL_BUF_ABC)
+            st.high_water_bytes -= abc_before;
         if (st.high_water_bytes > pl_c2_prove_bytes(srs))
             fprintf(stderr, "class %s peak %" PRIu64 " > a proof's %" PRIu64
                     "\n", pl_buffer_class_name(ours[c]), st.high_water_bytes,
@@ -764,15 +775,16 @@ PL_TEST(memory_four_proofs_in_one_call)
         CHECK(st.high_water_bytes <= pl_c2_prove_bytes(srs));
     }
     /* each proof's a, b, c freed (abc_freed) before its sums ended
-     * (prove_done: the G2 sum is the last), its buffers back after */
-    CHECK_EQ(seen.n, 24);
+     * (prove_done: the G2 sum is the last, and it starts after the free),
+     * its buffers back after */
+    CHECK_EQ(seen.n, 36);
     CHECK_EQ(seen.failed, 0);
     for (int i = 0; i < 4; i++) {
         CHECK(seen.abc_freed[i] > 0);
         CHECK(seen.abc_freed[i] < seen.prove_done[i]);
         CHECK(seen.prove_done[i] < seen.dealloc[i]);
     }
-    CHECK_EQ(seen.h_at_last_dealloc, 0);
+    CHECK_EQ(seen.abc_at_last_dealloc, abc_before);
     CHECK_EQ(seen.msm_at_last_dealloc, 0);
 
     pl_bp_params *v = NULL;
@@ -791,6 +803,194 @@ PL_TEST(memory_four_proofs_in_one_call)
     uint64_t live, hw;
     pl_alloc_total(&live, &hw);
     CHECK_EQ(live, 0);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+}
+
+/* A zkey job and pl_c2_prove's job on one engine: one budget, one ledger,
+ * the C2 SRS opened as a circuit beside the zkey's.  Both sets of proofs
+ * verify, the peak stays within the budget, and the engine's buffers are
+ * all freed when it is destroyed. */
+typedef struct {
+    pthread_mutex_t lock;
+    size_t proved;
+    uint64_t c2_job, zkey_job; /* ids seen in the ledger, 0: none */
+} shared_seen;
+
+static void on_shared_record(void *user, const pl_ledger_record *rec)
+{
+    shared_seen *l = user;
+    pthread_mutex_lock(&l->lock);
+    CHECK(rec->reserved_bytes <= rec->budget_bytes);
+    if (rec->job && rec->job != l->zkey_job)
+        l->c2_job = rec->job;
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void count_proof(void *user, uint64_t job, size_t partition,
+                        const pl_proof *proof, const pl_scalar *publics,
+                        size_t n_public)
+{
+    (void)job, (void)partition, (void)proof, (void)publics, (void)n_public;
+    shared_seen *l = user;
+    pthread_mutex_lock(&l->lock);
+    l->proved++;
+    pthread_mutex_unlock(&l->lock);
+}
+
+PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("multiplier", params, vk, sizeof(params));
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("multiplier/circuit.r1cs"),
+                          &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
+                          &err),
+             &err);
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+
+    shared_seen seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    pl_engine_config ec;
+    pl_engine_config_init(&ec);
+    ec.budget_bytes = 256ull << 20;
+    ec.threads = 2;
+    ec.on_event = on_shared_record;
+    ec.on_event_user = &seen;
+    pl_engine *engine = NULL;
+    CHECK_OK(pl_engine_create(&engine, &ec, &err), &err);
+    pl_circuit *zkey_circuit = NULL, *c2_circuit = NULL;
+    CHECK_OK(pl_engine_open_circuit(engine, &zkey_circuit,
+                                    pl_test_vector("multiplier/circuit.zkey"),
+                                    NULL, &err),
+             &err);
+    /* opened by the caller: the SRS stays resident between calls, and
+     * pl_c2_prove shares this circuit */
+    CHECK_OK(pl_engine_open_c2_circuit(engine, &c2_circuit, srs, &err), &err);
+    uint64_t resident;
+    pl_circuit_plan(c2_circuit, 0, NULL, &resident);
+    CHECK_EQ(resident, pl_c2_srs_bytes(srs));
+    CHECK_EQ(pl_circuit_n_public(c2_circuit), bt.as.inp_assignment_size - 1);
+
+    /* a C2 circuit takes no witnesses */
+    const char *paths[1] = {pl_test_vector("multiplier/witness.wtns")};
+    pl_job_spec wrong = {.circuit = c2_circuit, .n_partitions = 1,
+                         .witness_paths = paths};
+    uint64_t id;
+    CHECK_EQ(pl_engine_submit(engine, &id, &wrong, &err), PL_EUSAGE);
+
+    const char *many[6];
+    for (int i = 0; i < 6; i++)
+        many[i] = paths[0];
+    pl_job_spec spec = {.circuit = zkey_circuit, .n_partitions = 6,
+                        .witness_paths = many, .verify = true,
+                        .on_proof = count_proof, .on_proof_user = &seen};
+    uint64_t zkey_job;
+    pthread_mutex_lock(&seen.lock);
+    CHECK_OK(pl_engine_submit(engine, &zkey_job, &spec, &err), &err);
+    seen.zkey_job = zkey_job;
+    pthread_mutex_unlock(&seen.lock);
+
+    enum { N = 3 };
+    pl_c2_assignment as[N];
+    pl_scalar r[N], s[N];
+    pl_proof proofs[N];
+    uint64_t state = 11;
+    for (int i = 0; i < N; i++) {
+        as[i] = bt.as;
+        random_scalar(&state, &r[i]);
+        random_scalar(&state, &s[i]);
+    }
+    pl_c2_stats stats;
+    pl_c2_config cfg = {.engine = engine, .stats = &stats,
+                        .priority = PL_PRIORITY_HIGH};
+    CHECK_OK(pl_c2_prove(proofs, as, N, r, s, srs, &cfg, &err), &err);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(engine, zkey_job, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 6);
+    CHECK_EQ(seen.proved, 6);
+    CHECK(seen.c2_job != 0);
+    CHECK_EQ(stats.budget_bytes, ec.budget_bytes);
+    CHECK(stats.peak_reserved_bytes <= ec.budget_bytes);
+
+    pl_bp_params *v = NULL;
+    pl_vkey *vkey = NULL;
+    CHECK_OK(pl_bp_params_open(&v, vk, &err), &err);
+    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
+    for (int i = 0; i < N; i++)
+        CHECK_OK(pl_verify(vkey, &proofs[i], pl_wtns_values(wtns) + 1,
+                           vkey->n_public, &err),
+                 &err);
+    pl_vkey_destroy(vkey);
+    pl_bp_params_close(v);
+
+    pl_circuit_release(c2_circuit);
+    pl_circuit_release(zkey_circuit);
+    CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    pl_c2_srs_destroy(srs);
+    built_free(&bt);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+}
+
+/* A budget that cannot hold the SRS beside what is open: refused when the
+ * SRS is opened, naming what it needs; one that holds the SRS but not a
+ * proof: refused at submission with the smallest budget that works. */
+PL_TEST(c2_budget_refused_on_an_engine)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("multiplier", params, vk, sizeof(params));
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("multiplier/circuit.r1cs"),
+                          &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
+                          &err),
+             &err);
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    const uint64_t need = pl_c2_srs_bytes(srs) + pl_c2_prove_bytes(srs);
+    const uint64_t budgets[] = {pl_c2_srs_bytes(srs) - 1, need - 1, need};
+    for (int k = 0; k < 3; k++) {
+        pl_engine_config ec;
+        pl_engine_config_init(&ec);
+        ec.budget_bytes = budgets[k];
+        pl_engine *engine = NULL;
+        CHECK_OK(pl_engine_create(&engine, &ec, &err), &err);
+        pl_scalar zero;
+        memset(&zero, 0, sizeof(zero));
+        pl_proof proof;
+        memset(&proof, 0, sizeof(proof));
+        pl_c2_config cfg = {.engine = engine};
+        pl_status st = pl_c2_prove(&proof, &bt.as, 1, &zero, &zero, srs,
+                                   &cfg, &err);
+        if (k == 0) {
+            CHECK_EQ(st, PL_EBUDGET);
+            CHECK(strstr(err.msg, "SRS"));
+        } else if (k == 1) {
+            CHECK_EQ(st, PL_EBUDGET);
+            CHECK(strstr(err.msg, "smallest budget"));
+            pl_proof none;
+            memset(&none, 0, sizeof(none));
+            CHECK_MEM(proof.a.b, none.a.b, sizeof(none.a.b));
+        } else {
+            CHECK_OK(st, &err);
+        }
+        CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    }
+    pl_c2_srs_destroy(srs);
+    built_free(&bt);
     pl_wtns_close(wtns);
     pl_r1cs_close(r1cs);
 }

@@ -50,6 +50,7 @@
 #include "formats/formats.h"
 #include "groth16/prover.h"
 #include "groth16/vkey.h"
+#include "groth16/c2.h"
 #include "ledger/ledger.h"
 #include "ledger/report.h"
 #include "util/alloc.h"
@@ -85,6 +86,9 @@ struct pl_circuit {
     const pl__backend_ops *backend; /* its prover's */
     pl_prover *prover;
     pl_vkey *vkey;
+    /* a C2 circuit (pl_engine_open_c2_circuit): the caller's SRS, which
+     * outlives it, in place of the zkey, prover and verification key */
+    const pl_c2_srs *srs;
     pl__prove_plan plan;
     uint64_t resident_reserved;
     /* under engine->lock: */
@@ -105,6 +109,7 @@ typedef struct partition {
     pl_wtns *wtns;
     blst_fr *abc;
     pl_pending *pending;
+    pl__c2_pending *c2_pending;
     pl_stage stage;
     struct partition *next;
 } partition;
@@ -114,11 +119,16 @@ struct job {
     pl_job_spec spec;
     char **paths;          /* our copies of spec.witness_paths */
     pl_circuit *circuit;
+    pl__c2_job c2;         /* a C2 job's: c2.assignments set */
     size_t next_to_admit;  /* under engine->lock */
     atomic_bool stopped;   /* failed or cancelled: drop what is in flight */
     pl_status status;      /* first failure; under engine->lock */
     pl_error error;
     size_t proved, verified, failed, skipped;
+    /* partitions counted above whose last event is not yet recorded: the
+     * job is not done before they are, so that a waiter finds every event
+     * of the job in the ledger */
+    unsigned retiring;
     bool done;
     job *next;
 };
@@ -283,7 +293,7 @@ static uint64_t partition_live_bytes(const partition *p)
     uint64_t live = p->wtns && p->wtns->heap ? p->wtns->map.size : 0;
     if (p->abc)
         live += plan->bytes[PL_BUF_ABC];
-    if (p->pending)
+    if (p->pending || p->c2_pending)
         live += plan->bytes[PL_BUF_PENDING];
     return live;
 }
@@ -362,7 +372,7 @@ static void release(pl_engine *e, partition *p, uint64_t bytes)
 static void check_done_locked(pl_engine *e, job *j)
 {
     assert(engine_lock_held(e));
-    if (!j->done &&
+    if (!j->done && j->retiring == 0 &&
         j->proved + j->failed + j->skipped == j->spec.n_partitions) {
         j->done = true;
         pthread_cond_broadcast(&e->job_done);
@@ -401,6 +411,8 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     job *j = p->job;
     pl__pending_abort(p->pending); /* the proof is not wanted */
     p->pending = NULL;
+    pl__c2_pending_abort(p->c2_pending);
+    p->c2_pending = NULL;
     pl__free(p->abc);
     p->abc = NULL;
     pl_wtns_close(p->wtns);
@@ -421,6 +433,7 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
 
     engine_lock(e);
     set_stage_locked(e, p, PL_STAGE_COUNT);
+    j->retiring++;
     switch (outcome) {
     case OUTCOME_PROVED:
         j->proved++;
@@ -448,12 +461,15 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
                                                : strlen(why),
                             j->paths ? j->paths[part] : NULL);
     }
-    check_done_locked(e, j);
     engine_unlock(e);
     emit_ids_note(e, outcome == OUTCOME_PROVED ? PL_EV_DEALLOC_DONE
                      : outcome == OUTCOME_FAILED ? PL_EV_FAILED
                                                  : PL_EV_CANCELLED,
                   job_id, part, why ? &note : NULL);
+    engine_lock(e);
+    j->retiring--;
+    check_done_locked(e, j);
+    engine_unlock(e);
     free(p);
 }
 
@@ -643,6 +659,8 @@ static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
     job *j = p->job;
     pl_circuit *c = j->circuit;
     pl_status st;
+    if (j->c2.assignments) /* bellperson synthesized it: a, b, c are in */
+        return PL_OK;
     char name[64];
     snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
              (unsigned long long)j->id);
@@ -730,6 +748,58 @@ static void *synth_main(void *arg)
 
 /* ---- prover workers ---------------------------------------------------- */
 
+typedef struct {
+    pl_engine *engine;
+    partition *partition;
+} abc_read_ctx;
+
+/* A C2 proof has read the caller's a, b, c and freed its coset copies:
+ * the caller may free theirs (abc_done), and the a/b/c share of the
+ * reservation goes back now, as the event says, while the sums run. */
+static void c2_abc_read(void *arg)
+{
+    abc_read_ctx *ctx = arg;
+    pl_engine *e = ctx->engine;
+    partition *p = ctx->partition;
+    const pl__c2_job *c2 = &p->job->c2;
+    if (c2->abc_done)
+        c2->abc_done(c2->abc_done_user, p->index);
+    release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
+                                          p->reserved));
+    emit(e, PL_EV_ABC_FREED, p);
+}
+
+/* Starts partition p's proof: its a/b/c consumed and their share of the
+ * reservation released (abc_freed), the G2 sum on its way beside, the G1
+ * sums done; p->pending (or p->c2_pending) holds the rest for the
+ * finisher.  On failure the partition still holds what it reserved. */
+static pl_status start_proof(pl_engine *e, partition *p, pl_error *err)
+{
+    job *j = p->job;
+    pl_status st;
+    stage_spans_of(e, p);
+    if (j->c2.assignments) {
+        abc_read_ctx ctx = {e, p};
+        st = pl__c2_prove_start(j->circuit->srs, &p->c2_pending,
+                                &j->c2.assignments[p->index],
+                                &j->c2.r[p->index], &j->c2.s[p->index],
+                                j->c2.montgomery, c2_abc_read, &ctx, err);
+        stage_spans_of(e, NULL);
+        return st;
+    }
+    blst_fr *abc = p->abc;
+    p->abc = NULL; /* start consumes it */
+    st = pl__prove_start_abc(j->circuit->prover, &p->pending, abc, p->wtns,
+                             err);
+    stage_spans_of(e, NULL);
+    /* a/b/c are freed by now */
+    release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
+                                          p->reserved));
+    if (st == PL_OK)
+        emit(e, PL_EV_ABC_FREED, p);
+    return st;
+}
+
 static void *prover_main(void *arg)
 {
     pl_engine *e = enter_thread(arg);
@@ -757,20 +827,11 @@ static void *prover_main(void *arg)
         }
         emit(e, PL_EV_PROVE_START, p);
         pl_error err = {0};
-        blst_fr *abc = p->abc;
-        p->abc = NULL; /* start consumes it */
-        stage_spans_of(e, p);
-        pl_status st = pl__prove_start_abc(p->job->circuit->prover,
-                                           &p->pending, abc, p->wtns, &err);
-        stage_spans_of(e, NULL);
-        /* a/b/c are freed by now */
-        release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
-                                              p->reserved));
+        pl_status st = start_proof(e, p, &err);
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
             continue;
         }
-        emit(e, PL_EV_ABC_FREED, p);
         engine_lock(e);
         set_stage_locked(e, p, PL_STAGE_FINISHING);
         while (!pl__sched_queue_has_room(e->finishing.count,
@@ -790,10 +851,17 @@ static void finish_one(pl_engine *e, partition *p)
     pl_circuit *c = j->circuit;
     pl_error err = {0};
     pl_proof proof;
-    pl_pending *pending = p->pending;
-    p->pending = NULL; /* finish consumes it */
+    pl_status st;
     stage_spans_of(e, p);
-    pl_status st = pl_prove_finish(pending, &proof, &err);
+    if (j->c2.assignments) {
+        pl__c2_pending *pending = p->c2_pending;
+        p->c2_pending = NULL; /* finish consumes it */
+        st = pl__c2_prove_finish(pending, &proof, &err);
+    } else {
+        pl_pending *pending = p->pending;
+        p->pending = NULL;
+        st = pl_prove_finish(pending, &proof, &err);
+    }
     stage_spans_of(e, NULL);
     if (st != PL_OK) {
         retire(e, p, OUTCOME_FAILED, st, &err);
@@ -802,6 +870,12 @@ static void finish_one(pl_engine *e, partition *p)
     emit(e, PL_EV_PROVE_DONE, p);
     if (atomic_load(&j->stopped)) {
         retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+        return;
+    }
+    if (j->c2.assignments) { /* the caller's room, read when it is done */
+        j->c2.proofs[p->index] = proof;
+        emit(e, PL_EV_FINALIZE_DONE, p);
+        retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
         return;
     }
     const pl_scalar *publics = pl_wtns_values(p->wtns) + 1;
@@ -1024,6 +1098,7 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
 
 static void circuit_free(pl_engine *e, pl_circuit *c)
 {
+    /* a C2 circuit's SRS is its caller's */
     pl_vkey_destroy(c->vkey);
     pl_prover_destroy(c->prover);
     pl_r1cs_close(c->r1cs);
@@ -1214,7 +1289,7 @@ static pl_status open_circuit(pl_engine *e, pl_circuit **out,
     *out = NULL;
     engine_lock(e);
     for (pl_circuit *c = e->circuits; c; c = c->next) {
-        if (strcmp(c->zkey_path, zkey_path) != 0 ||
+        if (c->srs || strcmp(c->zkey_path, zkey_path) != 0 ||
             (r1cs_path && !c->wants_r1cs))
             continue;
         /* one whose device faulted is left to its users: open afresh */
@@ -1322,10 +1397,124 @@ void pl_circuit_plan(const pl_circuit *c, uint64_t witness_file_bytes,
 
 size_t pl_circuit_n_public(const pl_circuit *c)
 {
-    return c->zkey->n_public;
+    return c->srs ? pl__c2_srs_n_public(c->srs) : c->zkey->n_public;
+}
+
+static pl_circuit *find_c2_circuit_locked(pl_engine *e, const pl_c2_srs *srs)
+{
+    assert(engine_lock_held(e));
+    for (pl_circuit *c = e->circuits; c; c = c->next)
+        if (c->srs == srs)
+            return c;
+    return NULL;
+}
+
+/* Nothing to build: the SRS is open.  Its bytes are reserved outside the
+ * lock (the budget's waits take the engine's lock); a second open that
+ * raced this one keeps the first circuit and gives its bytes back. */
+pl_status pl_engine_open_c2_circuit(pl_engine *e, pl_circuit **out,
+                                    const pl_c2_srs *srs, pl_error *err)
+{
+    *out = NULL;
+    engine_lock(e);
+    pl_circuit *c = find_c2_circuit_locked(e, srs);
+    if (c)
+        c->refs++;
+    engine_unlock(e);
+    if (c) {
+        *out = c;
+        return PL_OK;
+    }
+    if (!(c = calloc(1, sizeof(*c))) ||
+        !(c->zkey_path = strdup("the C2 parameters"))) {
+        free(c);
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    }
+    c->engine = e;
+    c->srs = srs;
+    c->backend = &pl__backend_cpu;
+    pl__c2_plan(srs, &c->plan);
+    pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
+    pl_status st = reserve_resident(e, c, c->plan.resident_bytes, "SRS", err);
+    if (st != PL_OK) {
+        circuit_free(e, c);
+        pl__alloc_scope_enter(outer);
+        return st;
+    }
+    engine_lock(e);
+    pl_circuit *raced = find_c2_circuit_locked(e, srs);
+    if (raced) {
+        raced->refs++;
+    } else {
+        c->refs = 1;
+        c->next = e->circuits;
+        e->circuits = c;
+    }
+    engine_unlock(e);
+    if (raced) {
+        circuit_free(e, c);
+        c = raced;
+    }
+    pl__alloc_scope_enter(outer);
+    *out = c;
+    return PL_OK;
 }
 
 /* ---- jobs -------------------------------------------------------------- */
+
+/* Queues job j (its spec filled, its circuit's reference not yet taken)
+ * and wakes admission; frees j when the engine is shutting down. */
+static pl_status enqueue(pl_engine *e, job *j, uint64_t *job_id,
+                         pl_error *err)
+{
+    engine_lock(e);
+    if (atomic_load(&e->stopping)) {
+        engine_unlock(e);
+        job_free(j);
+        return pl__error_set(err, PL_ECANCELLED, "engine: shutting down");
+    }
+    j->circuit->refs++;
+    j->id = e->next_job_id++;
+    job **link = &e->jobs;
+    while (*link)
+        link = &(*link)->next;
+    *link = j;
+    *job_id = j->id;
+    bool yield = pl__sched_preempts(e->admitting_priority, j->spec.priority);
+    if (yield)
+        atomic_store(&e->admission_yield, true);
+    pthread_cond_broadcast(&e->work_changed);
+    engine_unlock(e);
+    if (yield)
+        pl__budget_wake(&e->budget);
+    return PL_OK;
+}
+
+pl_status pl__engine_submit_c2(pl_engine *e, uint64_t *job_id,
+                               pl_circuit *circuit, size_t n, int priority,
+                               const pl__c2_job *c2, pl_error *err)
+{
+    *job_id = 0;
+    if (!circuit || !circuit->srs || n == 0 || !c2->assignments ||
+        !c2->proofs)
+        return pl__error_set(err, PL_EUSAGE, "engine: a C2 job needs a C2 "
+                             "circuit, its assignments and room for the "
+                             "proofs");
+    pl__sched_reservation r;
+    pl__sched_reservation_for(&r, &circuit->plan, 0);
+    if (!pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
+                           r.total))
+        return never_fits(e, 0, 0, r.total, err);
+    job *j = calloc(1, sizeof(*j));
+    if (!j)
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    j->spec.circuit = circuit;
+    j->spec.n_partitions = n;
+    j->spec.priority = priority;
+    j->circuit = circuit;
+    j->c2 = *c2;
+    return enqueue(e, j, job_id, err);
+}
 
 pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
                            const pl_job_spec *spec, pl_error *err)
@@ -1336,6 +1525,10 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
         return pl__error_set(err, PL_EUSAGE, "engine: a job needs a circuit "
                              "and its witnesses: as files, in memory or "
                              "generated (exactly one of them)");
+    if (spec->circuit->srs)
+        return pl__error_set(err, PL_EUSAGE, "engine: a circuit of C2 "
+                             "parameters proves bellperson's assignments: "
+                             "submit them with pl_c2_prove");
     if (spec->check_witness && !spec->circuit->r1cs)
         return pl__error_set(err, PL_EUSAGE, "engine: checking witnesses "
                              "needs the circuit opened with its .r1cs");
@@ -1373,27 +1566,7 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
         }
         j->spec.witness_paths = (const char *const *)j->paths;
     }
-    engine_lock(e);
-    if (atomic_load(&e->stopping)) {
-        engine_unlock(e);
-        job_free(j);
-        return pl__error_set(err, PL_ECANCELLED, "engine: shutting down");
-    }
-    j->circuit->refs++;
-    j->id = e->next_job_id++;
-    job **link = &e->jobs;
-    while (*link)
-        link = &(*link)->next;
-    *link = j;
-    *job_id = j->id;
-    bool yield = pl__sched_preempts(e->admitting_priority, spec->priority);
-    if (yield)
-        atomic_store(&e->admission_yield, true);
-    pthread_cond_broadcast(&e->work_changed);
-    engine_unlock(e);
-    if (yield)
-        pl__budget_wake(&e->budget);
-    return PL_OK;
+    return enqueue(e, j, job_id, err);
 }
 
 static job *find_job_locked(pl_engine *e, uint64_t id)

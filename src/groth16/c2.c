@@ -19,19 +19,25 @@
  * where the snarkjs-style path sums every variable's point (points at
  * infinity included) and skips zero scalars on the way.
  *
- * This file is the arithmetic: the SRS, the checks, one proof
- * (pl__c2_prove_one, groth16/c2.h).  pl_c2_prove, which reserves each
- * proof's bytes from a budget and records the ledger's events around it,
- * is engine/c2_job.c's.  It runs on the CPU (the pool's NTTs and MSMs).
+ * This file is the arithmetic: the SRS, the checks, one proof in two steps
+ * (start: H and the G1 sums, with the G2 sum started beside them; finish:
+ * the G2 sum joined and the proof assembled; groth16/c2.h).  pl_c2_prove
+ * runs the proofs as a job of the engine (engine/c2_job.c), which reserves
+ * their bytes, records the ledger's events and overlaps one proof's finish
+ * with the next one's start.  It runs on the CPU (the pool's NTTs and
+ * MSMs).
  */
 #include "proofline_c2.h"
 #include "groth16/c2.h"
+#include "groth16/assemble.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
+#include "util/beside.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/pool.h"
 
@@ -230,27 +236,64 @@ static size_t largest_msm(const pl_c2_srs *srs)
     return m;
 }
 
-uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
+/* A proof between start and finish: the G1 sums are in, the G2 sum is on
+ * its way (over gathered_b, the B-dense scalars, which it alone still
+ * reads). */
+struct pl__c2_pending {
+    const pl_c2_srs *srs;
+    pl_scalar *gathered_b;   /* class msm_scratch, n_b + 1 */
+    size_t n_gathered_b;
+    blst_scalar r, s;        /* standard form */
+    blst_p1 h_sum, l_sum, a_sum, b1_sum;
+    blst_p2 b2_sum;
+    pl__beside g2;
+    pl_status g2_status;
+    pl_error g2_err;
+};
+
+/* The G1 sums' threads are the SRS's pool; the G2 sum runs beside them on
+ * its own thread (the CPU's cores are busy with G1), as the zkey prover
+ * does on the CPU. */
+#define G2_THREADS 1u
+
+void pl__c2_plan(const pl_c2_srs *srs, pl__prove_plan *out)
 {
+    memset(out, 0, sizeof(*out));
     const unsigned t = pl__pool_size(srs->pool);
     const size_t m = largest_msm(srs);
-    uint64_t msm = pl__msm_g1_witness_scratch_bytes(m, t);
-    uint64_t g1 = pl__msm_g1_scratch_bytes(m, t);
-    uint64_t g2 = pl__msm_g2_witness_scratch_bytes(srs->n_b, t);
-    if (g1 > msm)
-        msm = g1;
-    if (g2 > msm)
-        msm = g2;
-    /* one gathered scalar vector (class msm_scratch) throughout; with it
-     * first a, b, c on the coset (class h), freed before the sums, then
-     * the largest MSM's scratch */
-    const uint64_t coset = 3 * (uint64_t)srs->n * sizeof(blst_fr);
-    /* and, for Montgomery-form input (pl_c2_config.montgomery), every
-     * variable's scalar converted once: counted either way, a bound */
-    const uint64_t conv = ((uint64_t)srs->n_inp + srs->n_aux + 1) *
-                          sizeof(pl_scalar);
-    return ((uint64_t)m + 1) * sizeof(pl_scalar) + conv +
-           (coset > msm ? coset : msm);
+    uint64_t g1 = pl__msm_g1_witness_scratch_bytes(m, t);
+    if (pl__msm_g1_scratch_bytes(m, t) > g1)
+        g1 = pl__msm_g1_scratch_bytes(m, t);
+    /* a, b, c on the odd coset: bellperson's a/b/c, copied in; freed once
+     * h's coefficients are out, before any sum (the early free) */
+    out->bytes[PL_BUF_ABC] = 3 * (uint64_t)srs->n * sizeof(blst_fr);
+    /* h's coefficients, then each sum's gathered scalars; the B-dense
+     * scalars, which the G2 sum reads until finish; for Montgomery-form
+     * input (pl_c2_config.montgomery) every variable's scalar converted
+     * once (counted either way: a bound); the G1 sums' scratch and the G2
+     * sum's, which run at once */
+    out->bytes[PL_BUF_MSM_SCRATCH] =
+        ((uint64_t)m + 1) * sizeof(pl_scalar) +
+        ((uint64_t)srs->n_b + 1) * sizeof(pl_scalar) +
+        ((uint64_t)srs->n_inp + srs->n_aux + 1) * sizeof(pl_scalar) + g1 +
+        pl__msm_g2_witness_scratch_bytes(srs->n_b, G2_THREADS);
+    out->bytes[PL_BUF_PENDING] = sizeof(struct pl__c2_pending);
+    out->resident_bytes = pl_c2_srs_bytes(srs);
+}
+
+uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
+{
+    pl__prove_plan plan;
+    pl__c2_plan(srs, &plan);
+    uint64_t total = 0;
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+        total += plan.bytes[c];
+    return total;
+}
+
+uint32_t pl__c2_srs_n_public(const pl_c2_srs *srs)
+{
+    return srs->n_inp ? srs->n_inp - 1 : 0;
 }
 
 /* ---- checking an assignment --------------------------------------------- */
@@ -411,79 +454,6 @@ static size_t gather(pl_scalar *out, const pl_c2_assignment *as,
     return k;
 }
 
-/* The sums and the assembly, gather holding h's coefficients. */
-static pl_status sums(const pl_c2_srs *srs, pl_proof *out, pl_scalar *gathered,
-                      const pl_c2_assignment *as, const pl_scalar *r,
-                      const pl_scalar *s, pl_error *err)
-{
-    pl_status st;
-    blst_p1 h_sum, l_sum, a_sum, b1_sum, t1;
-    blst_p2 b2_sum, t2;
-    if ((st = pl__msm_g1(&h_sum, srs->h, (const uint8_t *)gathered,
-                         srs->n - 1, srs->pool, err)) ||
-        (st = pl__msm_g1_witness(&l_sum, srs->l,
-                                 (const uint8_t *)as->aux_assignment,
-                                 srs->n_aux, srs->pool, err)))
-        return st;
-    size_t m = gather(gathered, as, NULL, as->a_aux_density);
-    if ((st = pl__msm_g1_witness(&a_sum, srs->a, (const uint8_t *)gathered,
-                                 m, srs->pool, err)))
-        return st;
-    m = gather(gathered, as, as->b_inp_density, as->b_aux_density);
-    if ((st = pl__msm_g1_witness(&b1_sum, srs->b_g1,
-                                 (const uint8_t *)gathered, m, srs->pool,
-                                 err)) ||
-        (st = pl__msm_g2_witness(&b2_sum, srs->b_g2,
-                                 (const uint8_t *)gathered, m, srs->pool,
-                                 err)))
-        return st;
-
-    /* A = alpha + sum + r delta; B = beta + sum + s delta (both groups) */
-    blst_p1 a, b1, c;
-    blst_p2 b2;
-    blst_p1_from_affine(&t1, &srs->delta_g1);
-    blst_p1_mult(&t1, &t1, r->b, 255);
-    blst_p1_add_or_double_affine(&a, &a_sum, &srs->alpha_g1);
-    blst_p1_add_or_double(&a, &a, &t1);
-    blst_p1_from_affine(&t1, &srs->delta_g1);
-    blst_p1_mult(&t1, &t1, s->b, 255);
-    blst_p1_add_or_double_affine(&b1, &b1_sum, &srs->beta_g1);
-    blst_p1_add_or_double(&b1, &b1, &t1);
-    blst_p2_from_affine(&t2, &srs->delta_g2);
-    blst_p2_mult(&t2, &t2, s->b, 255);
-    blst_p2_add_or_double_affine(&b2, &b2_sum, &srs->beta_g2);
-    blst_p2_add_or_double(&b2, &b2, &t2);
-    /* C = l + h + s A + r B1 - r s delta */
-    blst_p1_add_or_double(&c, &l_sum, &h_sum);
-    blst_p1_mult(&t1, &a, s->b, 255);
-    blst_p1_add_or_double(&c, &c, &t1);
-    blst_p1_mult(&t1, &b1, r->b, 255);
-    blst_p1_add_or_double(&c, &c, &t1);
-    blst_fr fr, fs;
-    pl_scalar rs;
-    pl__fr_from_le(&fr, r->b);
-    pl__fr_from_le(&fs, s->b);
-    blst_fr_mul(&fr, &fr, &fs);
-    pl__fr_to_le(rs.b, &fr);
-    blst_p1_from_affine(&t1, &srs->delta_g1);
-    blst_p1_mult(&t1, &t1, rs.b, 255);
-    blst_p1_cneg(&t1, true);
-    blst_p1_add_or_double(&c, &c, &t1);
-    memset(&fr, 0, sizeof(fr));
-    memset(&fs, 0, sizeof(fs));
-    memset(&rs, 0, sizeof(rs));
-
-    blst_p1_affine aa, ca;
-    blst_p2_affine ba;
-    blst_p1_to_affine(&aa, &a);
-    blst_p2_to_affine(&ba, &b2);
-    blst_p1_to_affine(&ca, &c);
-    memcpy(out->a.b, &aa, sizeof(aa));
-    memcpy(out->b.b, &ba, sizeof(ba));
-    memcpy(out->c.b, &ca, sizeof(ca));
-    return PL_OK;
-}
-
 /* Standard form of a Montgomery-form scalar (blstrs's in-memory bytes). */
 static void from_montgomery(pl_scalar *out, const pl_scalar *in)
 {
@@ -492,27 +462,53 @@ static void from_montgomery(pl_scalar *out, const pl_scalar *in)
     pl__fr_to_le(out->b, &f);
 }
 
-pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
-                           const pl_c2_assignment *as_in, const pl_scalar *r,
-                           const pl_scalar *s, bool montgomery,
-                           void (*abc_read)(void *ctx), void *ctx,
-                           pl_error *err)
+static void g2_main(void *arg)
+{
+    pl__c2_pending *pd = arg;
+    double t0 = pl__now_seconds();
+    pd->g2_status = pl__msm_g2_witness(&pd->b2_sum, pd->srs->b_g2,
+                                       (const uint8_t *)pd->gathered_b,
+                                       pd->n_gathered_b, NULL, &pd->g2_err);
+    pl__stage_span("g2_msm", t0, pl__now_seconds());
+}
+
+void pl__c2_pending_abort(pl__c2_pending *pd)
+{
+    if (!pd)
+        return;
+    pl__beside_join(&pd->g2);
+    pl__free(pd->gathered_b);
+    memset(pd, 0, sizeof(*pd));
+    pl__free(pd);
+}
+
+pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_pending **out,
+                             const pl_c2_assignment *as_in,
+                             const pl_scalar *r, const pl_scalar *s,
+                             bool montgomery, void (*abc_read)(void *ctx),
+                             void *ctx, pl_error *err)
 {
     pl_status st = PL_OK;
     const uint64_t vec = 3 * (uint64_t)srs->n * sizeof(blst_fr);
     pl_scalar *gathered = NULL, *std = NULL;
     pl_c2_assignment conv = *as_in;
     const pl_c2_assignment *as = as_in;
-    pl_scalar r_std, s_std;
-    blst_fr *v = pl__alloc(PL_BUF_H, vec, err);
-    if (!v ||
+    blst_fr *v = NULL;
+    *out = NULL;
+    pl__c2_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
+    if (!pd || !(v = pl__alloc(PL_BUF_ABC, vec, err)) ||
         !(gathered = pl__alloc(PL_BUF_MSM_SCRATCH,
                                ((uint64_t)largest_msm(srs) + 1) *
                                    sizeof(pl_scalar),
-                               err))) {
+                               err)) ||
+        !(pd->gathered_b = pl__alloc(PL_BUF_MSM_SCRATCH,
+                                     ((uint64_t)srs->n_b + 1) *
+                                         sizeof(pl_scalar),
+                                     err))) {
         st = PL_ENOMEM;
         goto fail;
     }
+    pd->srs = srs;
     if (montgomery) {
         /* the sums take standard form: the inputs and auxiliary variables
          * converted once, r and s here */
@@ -532,25 +528,76 @@ pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
         conv.inp_assignment = std;
         conv.aux_assignment = std + as_in->inp_assignment_size;
         as = &conv;
-        from_montgomery(&r_std, r);
-        from_montgomery(&s_std, s);
-        r = &r_std;
-        s = &s_std;
+        from_montgomery((pl_scalar *)&pd->r, r);
+        from_montgomery((pl_scalar *)&pd->s, s);
+    } else {
+        memcpy(pd->r.b, r->b, sizeof(pd->r.b));
+        memcpy(pd->s.b, s->b, sizeof(pd->s.b));
     }
     h_coefficients(srs, v, gathered, as_in, montgomery);
-    /* h is in `gathered` now: the coset vectors go before the sums */
+    /* h is in `gathered` now: the coset vectors go before the sums, and
+     * the caller's a, b, c are read for good */
     memset(v, 0, vec);
     pl__free(v);
     v = NULL;
     if (abc_read)
         abc_read(ctx);
-    st = sums(srs, out, gathered, as, r, s, err);
+
+    /* B's scalars first, so the G2 sum can start beside the G1 ones */
+    pd->n_gathered_b = gather(pd->gathered_b, as, as->b_inp_density,
+                              as->b_aux_density);
+    if ((st = pl__beside_start(&pd->g2, "pl-c2-g2msm", g2_main, pd, err)))
+        goto fail;
+    if ((st = pl__msm_g1(&pd->h_sum, srs->h, (const uint8_t *)gathered,
+                         srs->n - 1, srs->pool, err)) ||
+        (st = pl__msm_g1_witness(&pd->l_sum, srs->l,
+                                 (const uint8_t *)as->aux_assignment,
+                                 srs->n_aux, srs->pool, err)))
+        goto fail;
+    size_t m = gather(gathered, as, NULL, as->a_aux_density);
+    if ((st = pl__msm_g1_witness(&pd->a_sum, srs->a,
+                                 (const uint8_t *)gathered, m, srs->pool,
+                                 err)) ||
+        (st = pl__msm_g1_witness(&pd->b1_sum, srs->b_g1,
+                                 (const uint8_t *)pd->gathered_b,
+                                 pd->n_gathered_b, srs->pool, err)))
+        goto fail;
+    pl__free(std);
+    pl__free(gathered);
+    *out = pd;
+    return PL_OK;
+
 fail:
-    memset(&r_std, 0, sizeof(r_std));
-    memset(&s_std, 0, sizeof(s_std));
     pl__free(std);
     pl__free(v);
     pl__free(gathered);
+    pl__c2_pending_abort(pd);
+    return st;
+}
+
+pl_status pl__c2_prove_finish(pl__c2_pending *pd, pl_proof *out,
+                              pl_error *err)
+{
+    pl__beside_join(&pd->g2);
+    pl_status st = pd->g2_status;
+    if (st != PL_OK) {
+        if (err)
+            *err = pd->g2_err;
+    } else {
+        const pl_c2_srs *srs = pd->srs;
+        pl__groth16_fixed key;
+        blst_p1_from_affine(&key.alpha1, &srs->alpha_g1);
+        blst_p1_from_affine(&key.beta1, &srs->beta_g1);
+        blst_p1_from_affine(&key.delta1, &srs->delta_g1);
+        blst_p2_from_affine(&key.beta2, &srs->beta_g2);
+        blst_p2_from_affine(&key.delta2, &srs->delta_g2);
+        blst_p1 c_sum;
+        blst_p1_add_or_double(&c_sum, &pd->l_sum, &pd->h_sum);
+        pl__groth16_assemble(out, &key, &pd->a_sum, &pd->b1_sum,
+                             &pd->b2_sum, &c_sum, &pd->r, &pd->s);
+        memset(&c_sum, 0, sizeof(c_sum));
+    }
+    pl__c2_pending_abort(pd); /* joined: frees and scrubs */
     return st;
 }
 

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The C2 prover's pieces below the public API (c2.c): one proof and the
- * checks, for engine/c2_job.c's pl_c2_prove; and a test hook, an SRS whose
- * domain is snarkjs's (setup/dev_setup.h writes such files), to compare its
- * proofs with the zkey path's point for point.
+ * The C2 prover's pieces below the public API (c2.c): the checks, the
+ * plan of one proof's bytes and one proof in two steps, for the engine,
+ * which runs pl_c2_prove's proofs as a job (engine/c2_job.c); and a test
+ * hook, an SRS whose domain is snarkjs's (setup/dev_setup.h writes such
+ * files), to compare its proofs with the zkey path's point for point.
  */
 #ifndef PL_GROTH16_C2_H
 #define PL_GROTH16_C2_H
 
 #include "proofline_c2.h"
+#include "backend/backend.h" /* pl__prove_plan */
 
 pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
                                    bool check_points, unsigned threads,
@@ -21,17 +23,34 @@ pl_status pl__c2_check(const pl_c2_srs *srs,
                        const pl_scalar *r, const pl_scalar *s,
                        pl_error *err);
 
-/* One proof of a checked assignment.  Allocates its buffers (the coset
- * vectors, class h; the gathered scalars, class msm_scratch; the MSMs'
- * scratch) within pl_c2_prove_bytes and frees them before it returns; the
- * coset vectors go as soon as h's coefficients are out.  abc_read(ctx) is
- * called once a, b and c have been read for good (NULL: none).  montgomery:
- * every scalar of as, r and s is blstrs's in-memory form (proofline_c2.h),
- * the input and auxiliary assignments converted once into msm_scratch. */
-pl_status pl__c2_prove_one(const pl_c2_srs *srs, pl_proof *out,
-                           const pl_c2_assignment *as, const pl_scalar *r,
-                           const pl_scalar *s, bool montgomery,
-                           void (*abc_read)(void *ctx), void *ctx,
-                           pl_error *err);
+/* The bytes per class one proof takes at most (abc: a, b, c on the odd
+ * coset, freed before the sums; msm_scratch: gathered scalars and the
+ * sums' scratch; pending: the state between start and finish) and the
+ * SRS's resident bytes: what the engine reserves, as pl__prover_plan for a
+ * zkey.  pl_c2_prove_bytes is their sum. */
+void pl__c2_plan(const pl_c2_srs *srs, pl__prove_plan *out);
+/* The public inputs a proof has, ONE not counted. */
+uint32_t pl__c2_srs_n_public(const pl_c2_srs *srs);
+
+/* One proof of a checked assignment, in two steps, as the zkey prover's:
+ * start computes h's coefficients (the coset vectors, class abc, freed
+ * before the sums), calls abc_read(ctx) once the caller's a, b and c have
+ * been read for good (NULL: none), starts the G2 sum on its own thread and
+ * runs the G1 sums over the SRS's pool; finish joins the G2 sum, assembles
+ * with r and s and frees the pending state.  montgomery: every scalar of as,
+ * r and s is blstrs's in-memory form (proofline_c2.h), the input and
+ * auxiliary assignments converted once into msm_scratch.  The assignment's
+ * densities and variables must outlive start; nothing of it is read after.
+ * Within pl__c2_plan's bytes. */
+typedef struct pl__c2_pending pl__c2_pending;
+pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_pending **out,
+                             const pl_c2_assignment *as, const pl_scalar *r,
+                             const pl_scalar *s, bool montgomery,
+                             void (*abc_read)(void *ctx), void *ctx,
+                             pl_error *err);
+pl_status pl__c2_prove_finish(pl__c2_pending *pending, pl_proof *out,
+                              pl_error *err);
+/* Drops a started proof: joins its G2 sum and frees it (NULL: no-op). */
+void pl__c2_pending_abort(pl__c2_pending *pending);
 
 #endif /* PL_GROTH16_C2_H */

@@ -20,16 +20,17 @@
  */
 #define _GNU_SOURCE
 #include "groth16/prover.h"
+#include "groth16/assemble.h"
 #include "field/field.h"
 #include "formats/formats.h"
 #include "msm/msm.h"
 #include "util/alloc.h"
+#include "util/beside.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/pool.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +63,8 @@ struct pl_prover {
 struct pl_pending {
     pl_prover *prover;
     const pl_wtns *wtns;
-    pthread_t g2_thread;
-    bool g2_running;
+    pl__beside g2;      /* the G2 MSM's thread */
     pl__pool *g2_pool;  /* NULL: the G2 thread alone */
-    pl__alloc_scope *scope; /* the starting thread's, for the G2 scratch */
-    pl__stage_sink sink;    /* the starting thread's, as a helper's */
     pl_status g2_status;
     pl_error g2_err;
     blst_p2 b2;
@@ -320,21 +318,18 @@ pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
 
 /* ---- start ---------------------------------------------------------------- */
 
-static void *g2_thread_main(void *arg)
+static void g2_main(void *arg)
 {
     pl_pending *pd = arg;
     const pl_prover *p = pd->prover;
     const pl_zkey *zk = p->zkey;
-    pl__alloc_scope_enter(pd->scope);
     /* Timed for the starter's sink only (the trace's G2 span): on_stage
      * runs on the prover's callers' threads, never on this one. */
-    pl__stage_sink_set(&pd->sink);
     double t0 = pl__now_seconds();
     pd->g2_status = pl__msm_g2_of_witness(&pd->b2, zk->b2, pd->wtns->values,
                                           zk->n_vars, p->plain_msm,
                                           pd->g2_pool, &pd->g2_err);
     pl__stage_span("g2_msm", t0, pl__now_seconds());
-    return NULL;
 }
 
 /* The pending state (class pending), with the G2 MSM over the witness
@@ -349,17 +344,11 @@ static pl_status pending_begin(pl_prover *p, pl_pending **out,
     pd->prover = p;
     pd->wtns = wtns;
     pd->g2_pool = p->backend->g1_on_host ? NULL : p->pool;
-    pd->scope = pl__alloc_scope_current();
-    pl__stage_sink_get(&pd->sink);
-    pd->sink.helper = true;
-    int rc = pthread_create(&pd->g2_thread, NULL, g2_thread_main, pd);
-    if (rc) {
+    pl_status st = pl__beside_start(&pd->g2, "pl-g2msm", g2_main, pd, err);
+    if (st != PL_OK) {
         pl__free(pd);
-        return pl__error_errno(err, PL_EINTERNAL, rc,
-                               "prover: cannot start the G2 MSM thread");
+        return st;
     }
-    pthread_setname_np(pd->g2_thread, "pl-g2msm");
-    pd->g2_running = true;
     *out = pd;
     return PL_OK;
 }
@@ -368,8 +357,7 @@ void pl__pending_abort(pl_pending *pd)
 {
     if (!pd)
         return;
-    if (pd->g2_running)
-        pthread_join(pd->g2_thread, NULL);
+    pl__beside_join(&pd->g2);
     pl__free(pd);
 }
 
@@ -473,9 +461,8 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
     pl_status st = PL_OK;
     pl__stage_timer timer;
     pl__stage_timer_start(&timer, p->on_stage, p->on_stage_user);
-    pthread_join(pd->g2_thread, NULL);
+    pl__beside_join(&pd->g2);
     pl__stage_lap(&timer, "g2_join");
-    pd->g2_running = false;
     if (pd->g2_status != PL_OK) {
         st = pd->g2_status;
         if (err)
@@ -483,67 +470,29 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
         goto done;
     }
 
-    blst_scalar r, s, rs;
+    blst_scalar r, s;
     memset(&r, 0, sizeof(r));
     memset(&s, 0, sizeof(s));
     if (!p->zero_blinding) {
         if ((st = random_scalar(&r, err)) || (st = random_scalar(&s, err)))
             goto done;
     }
-    blst_fr rf, sf, rsf;
-    blst_fr_from_scalar(&rf, &r);
-    blst_fr_from_scalar(&sf, &s);
-    blst_fr_mul(&rsf, &rf, &sf);
-    blst_scalar_from_fr(&rs, &rsf);
-
-    blst_p1 alpha1, beta1, delta1, t1;
-    blst_p2 beta2, delta2, t2;
-    p1_from_bytes(&alpha1, zk->alpha1);
-    p1_from_bytes(&beta1, zk->beta1);
-    p1_from_bytes(&delta1, zk->delta1);
-    p2_from_bytes(&beta2, zk->beta2);
-    p2_from_bytes(&delta2, zk->delta2);
-
-    /* pi_A = alpha1 + A + r delta1 */
-    blst_p1 pi_a;
-    blst_p1_add_or_double(&pi_a, &alpha1, &pd->g1[PL__SUM_A]);
-    blst_p1_mult(&t1, &delta1, r.b, 255);
-    blst_p1_add_or_double(&pi_a, &pi_a, &t1);
-    /* pi_B = beta2 + B2 + s delta2 */
-    blst_p2 pi_b;
-    blst_p2_add_or_double(&pi_b, &beta2, &pd->b2);
-    blst_p2_mult(&t2, &delta2, s.b, 255);
-    blst_p2_add_or_double(&pi_b, &pi_b, &t2);
-    /* B1' = beta1 + B1 + s delta1 */
-    blst_p1 b1;
-    blst_p1_add_or_double(&b1, &beta1, &pd->g1[PL__SUM_B1]);
-    blst_p1_mult(&t1, &delta1, s.b, 255);
-    blst_p1_add_or_double(&b1, &b1, &t1);
-    /* pi_C = C + H + s pi_A + r B1' - r s delta1 */
-    blst_p1 pi_c;
-    blst_p1_add_or_double(&pi_c, &pd->g1[PL__SUM_C], &pd->g1[PL__SUM_H]);
-    blst_p1_mult(&t1, &pi_a, s.b, 255);
-    blst_p1_add_or_double(&pi_c, &pi_c, &t1);
-    blst_p1_mult(&t1, &b1, r.b, 255);
-    blst_p1_add_or_double(&pi_c, &pi_c, &t1);
-    blst_p1_mult(&t1, &delta1, rs.b, 255);
-    blst_p1_cneg(&t1, 1);
-    blst_p1_add_or_double(&pi_c, &pi_c, &t1);
-
-    blst_p1_affine a_aff, c_aff;
-    blst_p2_affine b_aff;
-    blst_p1_to_affine(&a_aff, &pi_a);
-    blst_p2_to_affine(&b_aff, &pi_b);
-    blst_p1_to_affine(&c_aff, &pi_c);
-    memcpy(out->a.b, &a_aff, sizeof(out->a.b));
-    memcpy(out->b.b, &b_aff, sizeof(out->b.b));
-    memcpy(out->c.b, &c_aff, sizeof(out->c.b));
+    pl__groth16_fixed key;
+    p1_from_bytes(&key.alpha1, zk->alpha1);
+    p1_from_bytes(&key.beta1, zk->beta1);
+    p1_from_bytes(&key.delta1, zk->delta1);
+    p2_from_bytes(&key.beta2, zk->beta2);
+    p2_from_bytes(&key.delta2, zk->delta2);
+    blst_p1 c_sum;
+    blst_p1_add_or_double(&c_sum, &pd->g1[PL__SUM_C], &pd->g1[PL__SUM_H]);
+    pl__groth16_assemble(out, &key, &pd->g1[PL__SUM_A], &pd->g1[PL__SUM_B1],
+                         &pd->b2, &c_sum, &r, &s);
     pl__stage_lap(&timer, "assemble");
 
     /* Scrub the blinding factors and the unblinded sums. */
     memset(&r, 0, sizeof(r));
     memset(&s, 0, sizeof(s));
-    memset(&rs, 0, sizeof(rs));
+    memset(&c_sum, 0, sizeof(c_sum));
 done:
     memset(pd, 0, sizeof(*pd));
     pl__free(pd);
