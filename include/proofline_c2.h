@@ -266,6 +266,61 @@ PL_API pl_status pl_engine_open_c2_circuit(pl_engine *engine,
                                            const pl_c2_srs *srs,
                                            pl_error *err);
 
+/* A job of C2 proofs on an engine, for callers that keep one: the SRS's
+ * circuit (pl_engine_open_c2_circuit), one partition per proof.  The
+ * assignments are either given (n_partitions of them, read as
+ * pl_c2_prove reads them) or synthesized inside the engine: synthesize
+ * fills partition i's on a synthesis worker once the partition's bytes
+ * are reserved -- bellperson's synthesis, or a circuit of ours
+ * (pl_cs_create_assignment) -- so no more assignments exist at once than
+ * the pipeline holds (the synthesis workers, the hand-off's slots, the
+ * provers), and synthesis overlaps proving.
+ *
+ * A synthesized assignment's buffers are the callbacks': abc_done(user, i)
+ * may free its a, b and c (they are read), release(user, i) whatever is
+ * left once partition i is done with it (proved, failed or cancelled; a,
+ * b and c too when abc_done was not called).  A synthesize that fails
+ * frees what it made itself: release is not called for it.  Every
+ * callback runs on one of the engine's threads.  Its bytes
+ * are reserved with the proof's: abc_bytes (a, b, c: given back at
+ * abc_freed) and other_bytes (its variables and densities: given back
+ * when the partition is retired); a synthesize that allocates more breaks
+ * the budget's promise.
+ *
+ * r and s: n_partitions each, the caller's until the job is done (NULL:
+ * fresh random ones for each proof, from the OS).  on_proof is called on
+ * the finisher for each proof, with its public inputs (standard form,
+ * ONE not included) as pl_job_spec's. */
+typedef pl_status (*pl_c2_synthesize_fn)(void *user, size_t partition,
+                                         pl_c2_assignment *out,
+                                         pl_error *err);
+typedef void (*pl_c2_release_fn)(void *user, size_t partition);
+
+typedef struct pl_c2_job_spec {
+    pl_circuit *circuit;
+    size_t n_partitions;
+    const pl_c2_assignment *assignments;  /* given, or: */
+    pl_c2_synthesize_fn synthesize;
+    void *synthesize_user;   /* for synthesize, abc_done and release */
+    uint64_t abc_bytes, other_bytes;
+    pl_c2_abc_done_fn abc_done;
+    pl_c2_release_fn release;
+    const pl_scalar *r, *s;
+    bool montgomery;         /* as pl_c2_config's */
+    int priority;            /* as pl_job_spec's */
+    pl_proof_fn on_proof;
+    void *on_proof_user;
+} pl_c2_job_spec;
+
+/* Queues the job; pl_engine_wait, _poll and _cancel take its id.  Given
+ * assignments are checked first as pl_c2_prove checks them; a synthesized
+ * one is checked when it is made (its partition fails, naming the field).
+ * PL_EBUDGET, with the numbers and the smallest budget that works, when a
+ * partition can never be admitted. */
+PL_API pl_status pl_engine_submit_c2(pl_engine *engine, uint64_t *job_id,
+                                     const pl_c2_job_spec *spec,
+                                     pl_error *err);
+
 /* What bellperson's synthesis would leave for a circuit given as an r1cs
  * and a witness (our circuits, for tests, the CLI's `c2` and benchmarks):
  * a, b, c per constraint, then one input constraint per input (input * 0 =

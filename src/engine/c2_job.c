@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pl_c2_prove (include/proofline_c2.h): the SupraSeal-C2-shaped call as a
- * job of the engine.  Each assignment is a partition of one job over a C2
+ * job of the engine (pl_engine_submit_c2, engine.c).  Each assignment is a partition of one job over a C2
  * circuit (the SRS opened on the engine, its bytes resident in the
  * budget), so the proofs go through the engine's pipeline like any other:
  * admission under the budget (pl__c2_plan's bytes per proof), the ledger's
@@ -14,7 +14,6 @@
  * it after, which checks that every buffer it allocated is freed.
  */
 #include "proofline_c2.h"
-#include "engine/engine.h"
 #include "groth16/c2.h"
 #include "util/error.h"
 
@@ -50,6 +49,17 @@ static pl_status own_engine(pl_engine **out, const pl_c2_srs *srs,
     return pl_engine_create(out, &ec, err);
 }
 
+/* on_proof: proofs[i] of the call's room (the finisher writes, the caller
+ * reads after the wait) */
+static void store_proof(void *user, uint64_t job, size_t partition,
+                        const pl_proof *proof, const pl_scalar *publics,
+                        size_t n_public)
+{
+    (void)job, (void)publics, (void)n_public;
+    pl_proof *proofs = user;
+    proofs[partition] = *proof;
+}
+
 pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
                       size_t n, const pl_scalar *r, const pl_scalar *s,
                       const pl_c2_srs *srs, const pl_c2_config *cfg,
@@ -66,27 +76,28 @@ pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
     pl_engine *engine = cfg ? cfg->engine : NULL;
     if (!engine && (st = own_engine(&engine, srs, cfg, err)))
         return st;
-    pl_circuit *circuit = NULL;
-    uint64_t job_id = 0;
-    pl__c2_job job = {
+    pl_c2_job_spec spec = {
+        .n_partitions = n,
         .assignments = assignments,
+        .synthesize_user = cfg ? cfg->abc_done_user : NULL,
+        .abc_done = cfg ? cfg->abc_done : NULL,
         .r = r,
         .s = s,
         .montgomery = cfg && cfg->montgomery,
-        .proofs = proofs,
-        .abc_done = cfg ? cfg->abc_done : NULL,
-        .abc_done_user = cfg ? cfg->abc_done_user : NULL,
+        .priority = cfg ? cfg->priority : 0,
+        .on_proof = store_proof,
+        .on_proof_user = proofs,
     };
+    uint64_t job_id = 0;
     pl_job_status status;
-    if ((st = pl_engine_open_c2_circuit(engine, &circuit, srs, err)) ||
-        (st = pl__engine_submit_c2(engine, &job_id, circuit, n,
-                                   cfg ? cfg->priority : 0, &job, err)) ||
+    if ((st = pl_engine_open_c2_circuit(engine, &spec.circuit, srs, err)) ||
+        (st = pl_engine_submit_c2(engine, &job_id, &spec, err)) ||
         (st = pl_engine_wait(engine, job_id, &status, err)))
         goto out;
     if ((st = status.status) != PL_OK && err)
         *err = status.error;
 out:
-    pl_circuit_release(circuit);
+    pl_circuit_release(spec.circuit);
     if (cfg && cfg->stats) {
         pl_engine_stats es;
         pl_engine_stats_read(engine, &es);

@@ -47,6 +47,7 @@
 #include "engine/budget.h"
 #include "engine/engine.h"
 #include "engine/sched.h"
+#include "field/field.h"
 #include "formats/formats.h"
 #include "groth16/prover.h"
 #include "groth16/vkey.h"
@@ -110,6 +111,11 @@ typedef struct partition {
     blst_fr *abc;
     pl_pending *pending;
     pl__c2_pending *c2_pending;
+    /* a C2 partition's: its assignment when synthesized here (and whether
+     * it was, so release is owed), its blinding */
+    pl_c2_assignment c2_as;
+    bool c2_synthesized;
+    pl_scalar c2_r, c2_s;
     pl_stage stage;
     struct partition *next;
 } partition;
@@ -119,7 +125,10 @@ struct job {
     pl_job_spec spec;
     char **paths;          /* our copies of spec.witness_paths */
     pl_circuit *circuit;
-    pl__c2_job c2;         /* a C2 job's: c2.assignments set */
+    pl_c2_job_spec c2;     /* a C2 job's: c2.circuit set */
+    /* what each partition reserves: its circuit's plan, plus for a C2 job
+     * that synthesizes its assignments, their bytes */
+    pl__prove_plan plan;
     size_t next_to_admit;  /* under engine->lock */
     atomic_bool stopped;   /* failed or cancelled: drop what is in flight */
     pl_status status;      /* first failure; under engine->lock */
@@ -289,7 +298,7 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
 #ifndef NDEBUG
 static uint64_t partition_live_bytes(const partition *p)
 {
-    const pl__prove_plan *plan = &p->job->circuit->plan;
+    const pl__prove_plan *plan = &p->job->plan;
     uint64_t live = p->wtns && p->wtns->heap ? p->wtns->map.size : 0;
     if (p->abc)
         live += plan->bytes[PL_BUF_ABC];
@@ -413,6 +422,9 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     p->pending = NULL;
     pl__c2_pending_abort(p->c2_pending);
     p->c2_pending = NULL;
+    if (p->c2_synthesized && j->c2.release) /* the assignment's owner */
+        j->c2.release(j->c2.synthesize_user, p->index);
+    p->c2_synthesized = false;
     pl__free(p->abc);
     p->abc = NULL;
     pl_wtns_close(p->wtns);
@@ -604,7 +616,7 @@ static partition *admit_next(pl_engine *e)
         p->job = j;
         p->index = index;
         p->stage = PL_STAGE_COUNT;
-        const pl__prove_plan *plan = &j->circuit->plan;
+        const pl__prove_plan *plan = &j->plan;
         uint64_t wb;
         pl_status st = witness_bytes(&j->spec, index, &wb, &err);
         if (st != PL_OK) {
@@ -654,13 +666,45 @@ static partition *admit_next(pl_engine *e)
     return p;
 }
 
+/* A C2 partition's assignment (given, or made now by the job's
+ * synthesize) and its blinding, checked against the SRS. */
+static pl_status synthesize_c2(pl_engine *e, partition *p, pl_error *err)
+{
+    job *j = p->job;
+    const pl_c2_job_spec *c2 = &j->c2;
+    pl_status st;
+    if (c2->r) {
+        p->c2_r = c2->r[p->index];
+        p->c2_s = c2->s[p->index];
+    } else if ((st = pl__fr_random_scalar((blst_scalar *)&p->c2_r, err)) ||
+               (st = pl__fr_random_scalar((blst_scalar *)&p->c2_s, err))) {
+        return st;
+    }
+    if (!c2->synthesize) { /* bellperson synthesized it: checked at submit */
+        p->c2_as = c2->assignments[p->index];
+        return PL_OK;
+    }
+    pl__stage_timer timer;
+    stage_spans_of(e, p);
+    pl__stage_timer_start(&timer, e->cfg.on_stage, e->cfg.on_stage_user);
+    st = c2->synthesize(c2->synthesize_user, p->index, &p->c2_as, err);
+    if (st == PL_OK) {
+        p->c2_synthesized = true;
+        pl__stage_lap(&timer, "synthesize");
+        st = pl__c2_check_one(j->circuit->srs, p->index, &p->c2_as,
+                              &p->c2_r, &p->c2_s, err);
+    }
+    stage_spans_of(e, NULL);
+    return st;
+}
+
 static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
 {
     job *j = p->job;
     pl_circuit *c = j->circuit;
     pl_status st;
-    if (j->c2.assignments) /* bellperson synthesized it: a, b, c are in */
-        return PL_OK;
+    if (j->c2.circuit)
+        return synthesize_c2(e, p, err);
     char name[64];
     snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
              (unsigned long long)j->id);
@@ -761,9 +805,9 @@ static void c2_abc_read(void *arg)
     abc_read_ctx *ctx = arg;
     pl_engine *e = ctx->engine;
     partition *p = ctx->partition;
-    const pl__c2_job *c2 = &p->job->c2;
+    const pl_c2_job_spec *c2 = &p->job->c2;
     if (c2->abc_done)
-        c2->abc_done(c2->abc_done_user, p->index);
+        c2->abc_done(c2->synthesize_user, p->index);
     release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
                                           p->reserved));
     emit(e, PL_EV_ABC_FREED, p);
@@ -778,12 +822,11 @@ static pl_status start_proof(pl_engine *e, partition *p, pl_error *err)
     job *j = p->job;
     pl_status st;
     stage_spans_of(e, p);
-    if (j->c2.assignments) {
+    if (j->c2.circuit) {
         abc_read_ctx ctx = {e, p};
-        st = pl__c2_prove_start(j->circuit->srs, &p->c2_pending,
-                                &j->c2.assignments[p->index],
-                                &j->c2.r[p->index], &j->c2.s[p->index],
-                                j->c2.montgomery, c2_abc_read, &ctx, err);
+        st = pl__c2_prove_start(j->circuit->srs, &p->c2_pending, &p->c2_as,
+                                &p->c2_r, &p->c2_s, j->c2.montgomery,
+                                c2_abc_read, &ctx, err);
         stage_spans_of(e, NULL);
         return st;
     }
@@ -845,6 +888,38 @@ static void *prover_main(void *arg)
 
 /* ---- the finisher ------------------------------------------------------ */
 
+/* A C2 proof is out: to the job's on_proof with its public inputs, in
+ * standard form (converted when the assignment's are Montgomery). */
+static void finish_c2(pl_engine *e, partition *p, const pl_proof *proof)
+{
+    const pl_c2_job_spec *c2 = &p->job->c2;
+    const pl_c2_assignment *as = &p->c2_as;
+    const size_t n_public = as->inp_assignment_size - 1;
+    if (c2->on_proof) {
+        pl_scalar *converted = NULL;
+        const pl_scalar *publics = as->inp_assignment + 1;
+        if (c2->montgomery && n_public) {
+            if (!(converted = malloc(n_public * sizeof(pl_scalar)))) {
+                pl_error err;
+                pl__error_set(&err, PL_ENOMEM, "engine: out of memory");
+                retire(e, p, OUTCOME_FAILED, PL_ENOMEM, &err);
+                return;
+            }
+            for (size_t i = 0; i < n_public; i++) {
+                blst_fr f;
+                memcpy(&f, publics[i].b, sizeof(f));
+                pl__fr_to_le(converted[i].b, &f);
+            }
+            publics = converted;
+        }
+        c2->on_proof(c2->on_proof_user, p->job->id, p->index, proof,
+                     publics, n_public);
+        free(converted);
+    }
+    emit(e, PL_EV_FINALIZE_DONE, p);
+    retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
+}
+
 static void finish_one(pl_engine *e, partition *p)
 {
     job *j = p->job;
@@ -853,7 +928,7 @@ static void finish_one(pl_engine *e, partition *p)
     pl_proof proof;
     pl_status st;
     stage_spans_of(e, p);
-    if (j->c2.assignments) {
+    if (j->c2.circuit) {
         pl__c2_pending *pending = p->c2_pending;
         p->c2_pending = NULL; /* finish consumes it */
         st = pl__c2_prove_finish(pending, &proof, &err);
@@ -872,10 +947,8 @@ static void finish_one(pl_engine *e, partition *p)
         retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
         return;
     }
-    if (j->c2.assignments) { /* the caller's room, read when it is done */
-        j->c2.proofs[p->index] = proof;
-        emit(e, PL_EV_FINALIZE_DONE, p);
-        retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
+    if (j->c2.circuit) {
+        finish_c2(e, p, &proof);
         return;
     }
     const pl_scalar *publics = pl_wtns_values(p->wtns) + 1;
@@ -1490,29 +1563,47 @@ static pl_status enqueue(pl_engine *e, job *j, uint64_t *job_id,
     return PL_OK;
 }
 
-pl_status pl__engine_submit_c2(pl_engine *e, uint64_t *job_id,
-                               pl_circuit *circuit, size_t n, int priority,
-                               const pl__c2_job *c2, pl_error *err)
+pl_status pl_engine_submit_c2(pl_engine *e, uint64_t *job_id,
+                              const pl_c2_job_spec *spec, pl_error *err)
 {
     *job_id = 0;
-    if (!circuit || !circuit->srs || n == 0 || !c2->assignments ||
-        !c2->proofs)
-        return pl__error_set(err, PL_EUSAGE, "engine: a C2 job needs a C2 "
-                             "circuit, its assignments and room for the "
-                             "proofs");
+    pl_status st;
+    if (!spec->circuit || !spec->circuit->srs || spec->n_partitions == 0 ||
+        !spec->assignments == !spec->synthesize || !spec->r != !spec->s)
+        return pl__error_set(err, PL_EUSAGE, "engine: a C2 job needs a "
+                             "circuit of C2 parameters, its assignments "
+                             "(given or synthesized: exactly one), and r "
+                             "and s both or neither");
+    if (spec->assignments && spec->r &&
+        (st = pl__c2_check(spec->circuit->srs, spec->assignments,
+                           spec->n_partitions, spec->r, spec->s, err)))
+        return st;
+    if (spec->assignments && !spec->r)
+        for (size_t i = 0; i < spec->n_partitions; i++)
+            if ((st = pl__c2_check_one(spec->circuit->srs, i,
+                                       &spec->assignments[i],
+                                       &(pl_scalar){{0}}, &(pl_scalar){{0}},
+                                       err)))
+                return st;
+    pl__prove_plan plan = spec->circuit->plan;
+    if (spec->synthesize) {
+        plan.bytes[PL_BUF_ABC] += spec->abc_bytes;
+        plan.bytes[PL_BUF_WITNESS] += spec->other_bytes;
+    }
     pl__sched_reservation r;
-    pl__sched_reservation_for(&r, &circuit->plan, 0);
+    pl__sched_reservation_for(&r, &plan, 0);
     if (!pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
                            r.total))
         return never_fits(e, 0, 0, r.total, err);
     job *j = calloc(1, sizeof(*j));
     if (!j)
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-    j->spec.circuit = circuit;
-    j->spec.n_partitions = n;
-    j->spec.priority = priority;
-    j->circuit = circuit;
-    j->c2 = *c2;
+    j->spec.circuit = spec->circuit;
+    j->spec.n_partitions = spec->n_partitions;
+    j->spec.priority = spec->priority;
+    j->circuit = spec->circuit;
+    j->c2 = *spec;
+    j->plan = plan;
     return enqueue(e, j, job_id, err);
 }
 
@@ -1528,7 +1619,7 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
     if (spec->circuit->srs)
         return pl__error_set(err, PL_EUSAGE, "engine: a circuit of C2 "
                              "parameters proves bellperson's assignments: "
-                             "submit them with pl_c2_prove");
+                             "submit them with pl_engine_submit_c2");
     if (spec->check_witness && !spec->circuit->r1cs)
         return pl__error_set(err, PL_EUSAGE, "engine: checking witnesses "
                              "needs the circuit opened with its .r1cs");
@@ -1553,6 +1644,7 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     j->spec = *spec;
     j->circuit = spec->circuit;
+    j->plan = spec->circuit->plan;
     if (spec->witness_paths) {
         j->paths = calloc(spec->n_partitions, sizeof(char *));
         for (size_t i = 0; j->paths && i < spec->n_partitions; i++)

@@ -23,6 +23,9 @@ bool pl__scalar_is_canonical(const uint8_t b[32]); /* < r */
 void pl__fr_from_le(blst_fr *out, const uint8_t in[32]);
 void pl__fr_to_le(uint8_t out[32], const blst_fr *in);
 
+/* A uniformly random non-zero scalar below r from the OS's CSPRNG
+ * (getrandom): a proof's blinding.  PL_EINTERNAL when the OS fails. */
+pl_status pl__fr_random_scalar(blst_scalar *out, pl_error *err);
 void pl__fr_pow(blst_fr *out, const blst_fr *base, uint64_t exponent);
 /* The primitive 2^log2n-th root of unity of snarkjs/ffjavascript:
  * w[32] = 5^((r-1)/2^32), w[k-1] = w[k]^2.  log2n <= 32. */

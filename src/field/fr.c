@@ -5,6 +5,10 @@
  * snarkjs's FFT uses (so our H matches snarkjs's bit for bit).
  */
 #include "field/field.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <sys/random.h>
 
 #include <string.h>
 
@@ -95,4 +99,23 @@ void pl__fr_root_of_unity(blst_fr *out, unsigned log2n)
 void pl__fr_root_of_unity_blstrs(blst_fr *out, unsigned log2n)
 {
     root_from(out, 7, log2n);
+}
+
+pl_status pl__fr_random_scalar(blst_scalar *out, pl_error *err)
+{
+    for (;;) {
+        size_t got = 0;
+        while (got < sizeof(out->b)) {
+            ssize_t n = getrandom(out->b + got, sizeof(out->b) - got, 0);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return pl__error_errno(err, PL_EINTERNAL, errno,
+                                       "getrandom failed");
+            got += (size_t)n;
+        }
+        out->b[31] &= 0x7f; /* r < 2^255: rejection rate about 1/2 */
+        if (pl__scalar_is_canonical(out->b) && blst_sk_check(out))
+            return PL_OK;
+    }
 }

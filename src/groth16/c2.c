@@ -601,6 +601,18 @@ pl_status pl__c2_prove_finish(pl__c2_pending *pd, pl_proof *out,
     return st;
 }
 
+pl_status pl__c2_check_one(const pl_c2_srs *srs, size_t index,
+                           const pl_c2_assignment *as, const pl_scalar *r,
+                           const pl_scalar *s, pl_error *err)
+{
+    pl_status st = check_assignment(srs, index, as, err);
+    if (st == PL_OK &&
+        (!pl__scalar_is_canonical(r->b) || !pl__scalar_is_canonical(s->b)))
+        st = pl__error_set(err, PL_EFORMAT, "proof %zu: r or s is not below "
+                           "r", index);
+    return st;
+}
+
 pl_status pl__c2_check(const pl_c2_srs *srs,
                        const pl_c2_assignment *assignments, size_t n,
                        const pl_scalar *r, const pl_scalar *s,

@@ -23,6 +23,12 @@ pl_status pl__c2_check(const pl_c2_srs *srs,
                        const pl_scalar *r, const pl_scalar *s,
                        pl_error *err);
 
+/* One assignment (the index-th, for messages) and its r and s, as
+ * pl__c2_check checks each: for one synthesized inside a job. */
+pl_status pl__c2_check_one(const pl_c2_srs *srs, size_t index,
+                           const pl_c2_assignment *as, const pl_scalar *r,
+                           const pl_scalar *s, pl_error *err);
+
 /* The bytes per class one proof takes at most (abc: a, b, c on the odd
  * coset, freed before the sums; msm_scratch: gathered scalars and the
  * sums' scratch; pending: the state between start and finish) and the

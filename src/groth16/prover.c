@@ -30,11 +30,9 @@
 #include "util/error.h"
 #include "util/pool.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 /* The A and B matrices in CSR form, rows = the domain's rows, cut from one
  * accounted allocation (class csr).  Values are the zkey's coefficients as
@@ -420,26 +418,6 @@ pl_status pl_prove_start(pl_prover *p, pl_pending **out, const pl_wtns *wtns,
 
 /* ---- finish --------------------------------------------------------------- */
 
-/* A uniformly random non-zero scalar < r from the OS CSPRNG. */
-static pl_status random_scalar(blst_scalar *out, pl_error *err)
-{
-    for (;;) {
-        size_t got = 0;
-        while (got < sizeof(out->b)) {
-            ssize_t n = getrandom(out->b + got, sizeof(out->b) - got, 0);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                return pl__error_errno(err, PL_EINTERNAL, errno,
-                                       "prover: getrandom failed");
-            got += (size_t)n;
-        }
-        out->b[31] &= 0x7f; /* r < 2^255: rejection rate about 1/2 */
-        if (pl__scalar_is_canonical(out->b) && blst_sk_check(out))
-            return PL_OK;
-    }
-}
-
 static void p1_from_bytes(blst_p1 *out, const uint8_t *bytes)
 {
     blst_p1_affine aff;
@@ -474,7 +452,8 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
     memset(&r, 0, sizeof(r));
     memset(&s, 0, sizeof(s));
     if (!p->zero_blinding) {
-        if ((st = random_scalar(&r, err)) || (st = random_scalar(&s, err)))
+        if ((st = pl__fr_random_scalar(&r, err)) ||
+            (st = pl__fr_random_scalar(&s, err)))
             goto done;
     }
     pl__groth16_fixed key;
