@@ -31,6 +31,7 @@
 #define PROOFLINE_C2_H
 
 #include "proofline.h"
+#include "proofline_circuit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -341,6 +342,34 @@ PL_API pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
                                               const pl_scalar *values,
                                               size_t n, const char *name,
                                               pl_error *err);
+/* A circuit of ours synthesized as bellperson synthesizes: a witness-only
+ * constraint system (pl_cs_create_witness_only: values in wire order,
+ * into `values` or its own buffer, class witness) of a known shape --
+ * n_public, n_wires and n_constraints, from the recorded circuit -- that
+ * also evaluates each constraint's A, B and C as it is enforced, into a,
+ * b, c (class abc), and tracks which variables occur in A and in B (the
+ * densities), keeping none of the constraints.  Run the circuit on it
+ * (pl_cs_run), then take the assignment: the input constraints appended,
+ * a, b, c and the densities handed over (free them with
+ * pl_c2_assignment_release_abc and pl_c2_assignment_release), the input
+ * and auxiliary assignments pointing into the cs's values, so the cs must
+ * outlive the assignment's use.  A circuit that enforces more or fewer
+ * constraints, or allocates other variables, than its shape fails
+ * (PL_EFORMAT, naming the counts).  With pl_cs_set_check each constraint
+ * is also checked as it is evaluated. */
+PL_API pl_status pl_cs_create_assignment(pl_cs **out, size_t n_public,
+                                         size_t n_wires, size_t n_constraints,
+                                         pl_scalar *values, pl_error *err);
+PL_API pl_status pl_cs_take_assignment(pl_cs *cs, pl_c2_assignment *out,
+                                       pl_error *err);
+/* What one such assignment holds, for pl_c2_job_spec's abc_bytes and
+ * other_bytes: a, b, c; and the values (when the cs keeps its own), the
+ * densities and the cs's coefficient table as it starts. */
+PL_API uint64_t pl_cs_assignment_abc_bytes(size_t n_public,
+                                           size_t n_constraints);
+PL_API uint64_t pl_cs_assignment_other_bytes(size_t n_public,
+                                             size_t n_wires);
+
 /* Frees what pl_c2_assignment_from_r1cs allocated and clears its
  * pointers (a second call is a no-op); _abc: a, b and c only. */
 PL_API void pl_c2_assignment_release_abc(pl_c2_assignment *as);

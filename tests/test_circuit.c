@@ -17,11 +17,16 @@
  */
 #include "harness.h"
 #include "porep.h"
+#include "proofline_c2.h"
 #include "circuit/cs.h"
+#include "formats/bellperson.h"
 #include "formats/formats.h"
+#include "groth16/vkey.h"
 #include "groth16/prover.h"
 #include "util/alloc.h"
 #include "util/error.h"
+
+#include <pthread.h>
 
 #define SEED "test-circuit"
 
@@ -446,6 +451,254 @@ PL_TEST(demo_job_through_engine)
     CHECK_EQ(ctx.delivered, 2);
     pl_circuit_release(circuit);
     CHECK_OK(pl_engine_destroy(engine, &err), &err);
+}
+
+/* ---- bellperson-style synthesis --------------------------------------- */
+
+/* A partition's assignment synthesized by the circuit in assignment mode. */
+static void assign_porep(pl_c2_assignment *out, pl_cs **cs_out,
+                         const porep_params *p, uint64_t partition,
+                         size_t np, size_t nw, size_t nc)
+{
+    pl_error err = {0};
+    porep_inputs *in;
+    CHECK_OK(porep_inputs_create(&in, p, SEED, partition, &err), &err);
+    CHECK_OK(pl_cs_create_assignment(cs_out, np, nw, nc, NULL, &err), &err);
+    pl_cs_set_check(*cs_out, true);
+    CHECK_OK(pl_cs_run(*cs_out, porep_circuit, in, &err), &err);
+    CHECK_OK(pl_cs_take_assignment(*cs_out, out, &err), &err);
+    porep_inputs_destroy(in);
+}
+
+/* Evaluated during synthesis, the assignment is the one evaluated from the
+ * recorded r1cs afterwards, byte for byte: a, b, c, the input constraints,
+ * the densities and their counts, the variables. */
+PL_TEST(assignment_mode_matches_the_recorded_r1cs)
+{
+    pl_error err = {0};
+    porep_params p;
+    CHECK_OK(porep_params_for(&p, 1u << 12, 0, &err), &err);
+    pl_cs *rec = record_porep(&p, 2, -1);
+    const size_t nw = pl_cs_n_wires(rec), nc = pl_cs_n_constraints(rec);
+    const size_t np = pl_cs_n_public(rec);
+    char r1cs_path[4096];
+    snprintf(r1cs_path, sizeof(r1cs_path), "%s", pl_test_tmp("assign.r1cs"));
+    CHECK_OK(pl_cs_write_r1cs(rec, r1cs_path, &err), &err);
+    pl_scalar *w = malloc(nw * sizeof(pl_scalar));
+    CHECK_OK(pl_cs_witness(rec, w, nw, &err), &err);
+    pl_r1cs *r1cs;
+    CHECK_OK(pl_r1cs_open(&r1cs, r1cs_path, &err), &err);
+    pl_c2_assignment want, got;
+    CHECK_OK(pl_c2_assignment_from_values(&want, r1cs, w, nw, "recorded",
+                                          &err),
+             &err);
+    pl_cs *cs;
+    assign_porep(&got, &cs, &p, 2, np, nw, nc);
+    CHECK_EQ(got.abc_size, want.abc_size);
+    CHECK_MEM(got.a, want.a, want.abc_size * sizeof(pl_scalar));
+    CHECK_MEM(got.b, want.b, want.abc_size * sizeof(pl_scalar));
+    CHECK_MEM(got.c, want.c, want.abc_size * sizeof(pl_scalar));
+    CHECK_EQ(got.inp_assignment_size, want.inp_assignment_size);
+    CHECK_EQ(got.aux_assignment_size, want.aux_assignment_size);
+    CHECK_MEM(got.inp_assignment, want.inp_assignment,
+              want.inp_assignment_size * sizeof(pl_scalar));
+    CHECK_MEM(got.aux_assignment, want.aux_assignment,
+              want.aux_assignment_size * sizeof(pl_scalar));
+    const struct {
+        const uint64_t *g, *w;
+        size_t gb, wb, gp, wp;
+    } d[3] = {
+        {got.a_aux_density, want.a_aux_density, got.a_aux_bit_len,
+         want.a_aux_bit_len, got.a_aux_popcount, want.a_aux_popcount},
+        {got.b_inp_density, want.b_inp_density, got.b_inp_bit_len,
+         want.b_inp_bit_len, got.b_inp_popcount, want.b_inp_popcount},
+        {got.b_aux_density, want.b_aux_density, got.b_aux_bit_len,
+         want.b_aux_bit_len, got.b_aux_popcount, want.b_aux_popcount},
+    };
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(d[i].gb, d[i].wb);
+        CHECK_EQ(d[i].gp, d[i].wp);
+        for (size_t bit = 0; bit < d[i].wb; bit++)
+            CHECK_EQ(d[i].g[bit / 64] >> (bit % 64) & 1,
+                     d[i].w[bit / 64] >> (bit % 64) & 1);
+        CHECK(d[i].gp > 0);
+    }
+    printf("rows=%zu a_aux=%zu/%zu b_inp=%zu/%zu b_aux=%zu/%zu\n",
+           got.abc_size, got.a_aux_popcount, got.a_aux_bit_len,
+           got.b_inp_popcount, got.b_inp_bit_len, got.b_aux_popcount,
+           got.b_aux_bit_len);
+    /* taken once; the shape is enforced */
+    pl_c2_assignment again;
+    CHECK_STATUS(pl_cs_take_assignment(cs, &again, &err), PL_EUSAGE, &err);
+    pl_c2_assignment_release(&got);
+    pl_cs_destroy(cs);
+    porep_inputs *in;
+    CHECK_OK(porep_inputs_create(&in, &p, SEED, 2, &err), &err);
+    CHECK_OK(pl_cs_create_assignment(&cs, np, nw, nc - 1, NULL, &err), &err);
+    CHECK_STATUS(pl_cs_run(cs, porep_circuit, in, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "constraints of its shape"));
+    pl_cs_destroy(cs);
+    CHECK_OK(pl_cs_create_assignment(&cs, np, nw, nc + 1, NULL, &err), &err);
+    CHECK_OK(pl_cs_run(cs, porep_circuit, in, &err), &err);
+    CHECK_STATUS(pl_cs_take_assignment(cs, &again, &err), PL_EFORMAT, &err);
+    pl_cs_destroy(cs);
+    porep_inputs_destroy(in);
+
+    pl_c2_assignment_release(&want);
+    pl_r1cs_close(r1cs);
+    free(w);
+    pl_cs_destroy(rec);
+}
+
+/* A C2 job whose assignments the engine's synthesis workers make with the
+ * circuit, under the budget: each one's a, b, c freed at abc_done, the
+ * rest at release; every proof verifies with the .vk, and the budget's
+ * peak holds the SRS and at most the partitions the pipeline admits. */
+typedef struct {
+    porep_params params;
+    size_t np, nw, nc;
+    pthread_mutex_t lock;
+    pl_cs *cs[4];
+    pl_c2_assignment as[4];
+    int abc_freed, released;
+    pl_proof proofs[4];
+    pl_scalar publics[4][8];
+    size_t n_publics;
+} synth_ctx;
+
+static pl_status synth_partition(void *user, size_t partition,
+                                 pl_c2_assignment *out, pl_error *err)
+{
+    synth_ctx *c = user;
+    porep_inputs *in;
+    pl_cs *cs = NULL;
+    pl_status st = porep_inputs_create(&in, &c->params, SEED, partition, err);
+    if (st == PL_OK &&
+        (st = pl_cs_create_assignment(&cs, c->np, c->nw, c->nc, NULL,
+                                      err)) == PL_OK &&
+        (st = pl_cs_run(cs, porep_circuit, in, err)) == PL_OK)
+        st = pl_cs_take_assignment(cs, out, err);
+    porep_inputs_destroy(in);
+    if (st != PL_OK) {
+        pl_cs_destroy(cs);
+        return st;
+    }
+    pthread_mutex_lock(&c->lock);
+    c->cs[partition] = cs;
+    c->as[partition] = *out;
+    pthread_mutex_unlock(&c->lock);
+    return PL_OK;
+}
+
+static void synth_abc_done(void *user, size_t partition)
+{
+    synth_ctx *c = user;
+    pthread_mutex_lock(&c->lock);
+    pl_c2_assignment_release_abc(&c->as[partition]);
+    c->abc_freed++;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void synth_release(void *user, size_t partition)
+{
+    synth_ctx *c = user;
+    pthread_mutex_lock(&c->lock);
+    pl_c2_assignment_release(&c->as[partition]);
+    pl_cs_destroy(c->cs[partition]);
+    c->cs[partition] = NULL;
+    c->released++;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void synth_proof(void *user, uint64_t job, size_t partition,
+                        const pl_proof *proof, const pl_scalar *publics,
+                        size_t n_public)
+{
+    (void)job;
+    synth_ctx *c = user;
+    pthread_mutex_lock(&c->lock);
+    c->proofs[partition] = *proof;
+    CHECK(n_public <= 8);
+    memcpy(c->publics[partition], publics, n_public * sizeof(pl_scalar));
+    c->n_publics = n_public;
+    pthread_mutex_unlock(&c->lock);
+}
+
+PL_TEST(c2_job_synthesized_by_the_circuit)
+{
+    pl_error err = {0};
+    synth_ctx ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    CHECK_OK(porep_params_for(&ctx.params, 1u << 12, 0, &err), &err);
+    pl_cs *rec = record_porep(&ctx.params, 0, -1);
+    ctx.nw = pl_cs_n_wires(rec);
+    ctx.nc = pl_cs_n_constraints(rec);
+    ctx.np = pl_cs_n_public(rec);
+    char r1cs_path[4096], params[4096], vk[4096];
+    snprintf(r1cs_path, sizeof(r1cs_path), "%s", pl_test_tmp("synth.r1cs"));
+    snprintf(params, sizeof(params), "%s", pl_test_tmp("synth.params"));
+    snprintf(vk, sizeof(vk), "%s", pl_test_tmp("synth.vk"));
+    CHECK_OK(pl_cs_write_r1cs(rec, r1cs_path, &err), &err);
+    pl_cs_destroy(rec);
+    pl_setup_config scfg;
+    pl_setup_config_init(&scfg);
+    scfg.threads = 2;
+    CHECK_OK(pl_setup_dev_bellperson(r1cs_path, params, vk, &scfg, &err),
+             &err);
+    pl_c2_srs *srs;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+
+    /* room for the SRS and two partitions, each with its assignment */
+    const uint64_t abc = pl_cs_assignment_abc_bytes(ctx.np, ctx.nc);
+    const uint64_t other = pl_cs_assignment_other_bytes(ctx.np, ctx.nw);
+    const uint64_t per = pl_c2_prove_bytes(srs) + abc + other;
+    pl_engine_config ec;
+    pl_engine_config_init(&ec);
+    ec.budget_bytes = pl_c2_srs_bytes(srs) + 2 * per;
+    ec.synth_workers = 2;
+    ec.threads = 2;
+    pl_engine *engine;
+    CHECK_OK(pl_engine_create(&engine, &ec, &err), &err);
+    pl_c2_job_spec spec = {.n_partitions = 4, .synthesize = synth_partition,
+                           .synthesize_user = &ctx, .abc_bytes = abc,
+                           .other_bytes = other, .abc_done = synth_abc_done,
+                           .release = synth_release, .on_proof = synth_proof,
+                           .on_proof_user = &ctx};
+    CHECK_OK(pl_engine_open_c2_circuit(engine, &spec.circuit, srs, &err),
+             &err);
+    uint64_t job;
+    pl_job_status js;
+    CHECK_OK(pl_engine_submit_c2(engine, &job, &spec, &err), &err);
+    CHECK_OK(pl_engine_wait(engine, job, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.proved, 4);
+    CHECK_EQ(ctx.abc_freed, 4);
+    CHECK_EQ(ctx.released, 4);
+    pl_engine_stats st;
+    pl_engine_stats_read(engine, &st);
+    CHECK(st.peak_reserved_bytes <= ec.budget_bytes);
+    printf("budget=%llu peak_reserved=%llu per_partition=%llu\n",
+           (unsigned long long)ec.budget_bytes,
+           (unsigned long long)st.peak_reserved_bytes,
+           (unsigned long long)per);
+
+    pl_bp_params *v;
+    pl_vkey *vkey;
+    CHECK_OK(pl_bp_params_open(&v, vk, &err), &err);
+    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
+    CHECK_EQ(ctx.n_publics, ctx.np);
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(pl_verify(vkey, &ctx.proofs[i], ctx.publics[i], ctx.np,
+                           &err),
+                 &err);
+    /* a proof of one partition does not verify with another's inputs */
+    CHECK_STATUS(pl_verify(vkey, &ctx.proofs[0], ctx.publics[1], ctx.np,
+                           &err),
+                 PL_EINVALID, &err);
+    pl_vkey_destroy(vkey);
+    pl_bp_params_close(v);
+    pl_circuit_release(spec.circuit);
+    CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    pl_c2_srs_destroy(srs);
 }
 
 /* ---- storage invariants and failure paths ------------------------------ */

@@ -14,6 +14,7 @@
  * few hundred terms at most.
  */
 #include "circuit/cs.h"
+#include "proofline_c2.h"
 #include "field/field.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -249,6 +250,113 @@ pl_status pl_cs_create_witness_only(pl_cs **out, size_t n_public,
     return PL_OK;
 }
 
+pl_status pl_cs_create_assignment(pl_cs **out, size_t n_public,
+                                  size_t n_wires, size_t n_constraints,
+                                  pl_scalar *values, pl_error *err)
+{
+    pl_cs *cs;
+    pl_status st = pl_cs_create_witness_only(&cs, n_public, n_wires, values,
+                                             err);
+    if (st != PL_OK)
+        return st;
+    const uint64_t n_inp = 1 + (uint64_t)n_public;
+    const uint64_t n_aux = n_wires - n_inp;
+    cs->assign = true;
+    cs->shape_constraints = n_constraints;
+    cs->abc_rows = n_constraints + n_inp;
+    cs->density_words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    /* a, b, c apart from the densities, so that the early free (abc_done)
+     * lets go of them alone */
+    if (!(cs->abc = pl__calloc(PL_BUF_ABC, 3 * cs->abc_rows *
+                                               sizeof(pl_scalar), err)) ||
+        !(cs->density = pl__calloc(PL_BUF_ABC, 3 * cs->density_words *
+                                                   sizeof(uint64_t), err))) {
+        pl_cs_destroy(cs);
+        *out = NULL;
+        return PL_ENOMEM;
+    }
+    *out = cs;
+    return PL_OK;
+}
+
+uint64_t pl_cs_assignment_abc_bytes(size_t n_public, size_t n_constraints)
+{
+    return 3 * ((uint64_t)n_constraints + 1 + n_public) * sizeof(pl_scalar);
+}
+
+/* The coefficient table as coeffs_init makes it: 1024 entries (the 513
+ * prefilled ones and room), its hash of 2048 slots. */
+#define COEFF_TABLE_BYTES (1024 * sizeof(blst_fr) + 2048 * sizeof(uint32_t))
+
+uint64_t pl_cs_assignment_other_bytes(size_t n_public, size_t n_wires)
+{
+    const uint64_t n_inp = 1 + (uint64_t)n_public;
+    const uint64_t n_aux = n_wires > n_inp ? n_wires - n_inp : 0;
+    const uint64_t words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    return (uint64_t)n_wires * sizeof(pl_scalar) +
+           3 * words * sizeof(uint64_t) + COEFF_TABLE_BYTES;
+}
+
+static size_t popcount_words(const uint64_t *words, uint64_t bits)
+{
+    size_t n = 0;
+    for (uint64_t i = 0; i < bits / 64; i++)
+        n += (size_t)__builtin_popcountll(words[i]);
+    if (bits % 64)
+        n += (size_t)__builtin_popcountll(words[bits / 64] &
+                                          ((UINT64_C(1) << (bits % 64)) - 1));
+    return n;
+}
+
+pl_status pl_cs_take_assignment(pl_cs *cs, pl_c2_assignment *out,
+                                pl_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!cs->assign)
+        return pl__error_set(err, PL_EUSAGE, "circuit: an assignment comes "
+                             "from a cs made by pl_cs_create_assignment");
+    pl_status st = cs->frozen ? sticky(cs, err) : pl_cs_freeze(cs, err);
+    if (st != PL_OK)
+        return st;
+    if (!cs->abc)
+        return pl__error_set(err, PL_EUSAGE, "circuit: the assignment was "
+                             "taken already");
+    if (cs->n_constraints != cs->shape_constraints)
+        return pl__error_set(err, PL_EFORMAT, "circuit: enforced %" PRIu64
+                             " constraints, but its shape has %" PRIu64,
+                             cs->n_constraints, cs->shape_constraints);
+    const uint64_t n_inp = 1 + cs->shape_public;
+    const uint64_t n_aux = cs->shape_wires - n_inp;
+    const uint64_t rows = cs->abc_rows;
+    pl_scalar *a = cs->abc;
+    /* bellperson's input constraints: input_i * 0 = 0, after the others */
+    for (uint64_t i = 0; i < n_inp; i++)
+        a[cs->shape_constraints + i] = cs->values[i];
+    const uint64_t *a_aux = cs->density;
+    const uint64_t *b_inp = a_aux + cs->density_words;
+    const uint64_t *b_aux = b_inp + cs->density_words;
+    out->a_aux_density = a_aux;
+    out->a_aux_bit_len = n_aux;
+    out->a_aux_popcount = popcount_words(a_aux, n_aux);
+    out->b_inp_density = b_inp;
+    out->b_inp_bit_len = n_inp;
+    out->b_inp_popcount = popcount_words(b_inp, n_inp);
+    out->b_aux_density = b_aux;
+    out->b_aux_bit_len = n_aux;
+    out->b_aux_popcount = popcount_words(b_aux, n_aux);
+    out->a = a;
+    out->b = a + rows;
+    out->c = a + 2 * rows;
+    out->abc_size = rows;
+    out->inp_assignment = cs->values;
+    out->inp_assignment_size = n_inp;
+    out->aux_assignment = cs->values + n_inp;
+    out->aux_assignment_size = n_aux;
+    cs->abc = NULL; /* the assignment's now */
+    cs->density = NULL;
+    return PL_OK;
+}
+
 void pl_cs_destroy(pl_cs *cs)
 {
     if (!cs)
@@ -261,6 +369,8 @@ void pl_cs_destroy(pl_cs *cs)
     pl__free(cs->rows);
     pl__free(cs->coeffs);
     pl__free(cs->hash);
+    pl__free(cs->abc);
+    pl__free(cs->density);
     free(cs->cur);
     free(cs);
 }
@@ -462,7 +572,12 @@ bool pl__cs_begin(pl_cs *cs)
         return false;
     }
     cs->n_constraints++;
-    if (cs->mode != PL__CS_RECORDING)
+    if (cs->assign && cs->n_constraints > cs->shape_constraints) {
+        pl__cs_fail(cs, PL_EFORMAT, "circuit: enforces more than the %"
+                    PRIu64 " constraints of its shape", cs->shape_constraints);
+        return false;
+    }
+    if (cs->mode != PL__CS_RECORDING && !cs->assign)
         return false;
     cs->in_constraint = true;
     cs->n_cur = 0;
@@ -546,22 +661,52 @@ static void eval_stored(const pl_cs *cs, uint64_t k, unsigned m, blst_fr *out)
     }
 }
 
+/* Assignment mode: one merged term of constraint k's matrix m into its
+ * sum, and its variable's occurrence into the densities (A and B only). */
+static void assign_term(pl_cs *cs, unsigned m, uint32_t var, uint32_t coeff,
+                        blst_fr *sum)
+{
+    blst_fr v;
+    value_fr(cs, &v, var);
+    blst_fr_mul(&v, &v, &cs->coeffs[coeff]);
+    blst_fr_add(sum, sum, &v);
+    if (m == 2)
+        return;
+    const uint64_t n_inp = 1 + cs->shape_public;
+    const uint64_t wire = pl__cs_wire(cs, var);
+    uint64_t *bits = NULL, i = wire;
+    if (wire >= n_inp) {
+        bits = cs->density + (m == 0 ? 0 : 2 * cs->density_words);
+        i = wire - n_inp;
+    } else if (m == 1) {
+        bits = cs->density + cs->density_words;
+    }
+    if (bits)
+        bits[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
 void pl__cs_end(pl_cs *cs)
 {
     cs->in_constraint = false;
     if (cs->status != PL_OK)
         return;
     uint64_t k = cs->n_constraints - 1;
-    if (!grow(cs, (void **)&cs->rows, &cs->rows_cap, 3 * k + 4,
-              sizeof(uint64_t), PL_BUF_CSR, "constraint rows") ||
-        !grow(cs, (void **)&cs->terms, &cs->terms_cap,
-              cs->n_terms + cs->n_cur, sizeof(pl__term), PL_BUF_CSR,
-              "constraint terms"))
+    if (!cs->assign &&
+        (!grow(cs, (void **)&cs->rows, &cs->rows_cap, 3 * k + 4,
+               sizeof(uint64_t), PL_BUF_CSR, "constraint rows") ||
+         !grow(cs, (void **)&cs->terms, &cs->terms_cap,
+               cs->n_terms + cs->n_cur, sizeof(pl__term), PL_BUF_CSR,
+               "constraint terms")))
         return;
+    /* merged as recording merges them, so that the densities name exactly
+     * the variables the recorded r1cs has in A and B */
     sort_pending(cs->cur, cs->n_cur);
+    blst_fr sums[3];
+    memset(sums, 0, sizeof(sums));
     uint32_t i = 0;
     for (unsigned m = 0; m < 3; m++) {
-        cs->rows[3 * k + m] = cs->n_terms;
+        if (!cs->assign)
+            cs->rows[3 * k + m] = cs->n_terms;
         while (i < cs->n_cur && (cs->cur[i].key >> 32) == m) {
             uint32_t j = i + 1;
             uint32_t coeff = cs->cur[i].coeff;
@@ -572,21 +717,32 @@ void pl__cs_end(pl_cs *cs)
                 coeff = pl__cs_coeff(cs, &sum);
             }
             if (coeff != PL__COEFF_ZERO) {
-                cs->terms[cs->n_terms].var = (uint32_t)cs->cur[i].key;
-                cs->terms[cs->n_terms].coeff = coeff;
-                cs->n_terms++;
+                uint32_t var = (uint32_t)cs->cur[i].key;
+                if (cs->assign) {
+                    assign_term(cs, m, var, coeff, &sums[m]);
+                } else {
+                    cs->terms[cs->n_terms].var = var;
+                    cs->terms[cs->n_terms].coeff = coeff;
+                    cs->n_terms++;
+                }
             }
             i = j;
         }
     }
-    cs->rows[3 * k + 3] = cs->n_terms;
+    if (cs->assign) {
+        for (unsigned m = 0; m < 3; m++)
+            pl__fr_to_le(cs->abc[m * cs->abc_rows + k].b, &sums[m]);
+    } else {
+        cs->rows[3 * k + 3] = cs->n_terms;
+        if (cs->check) {
+            eval_stored(cs, k, 0, &sums[0]);
+            eval_stored(cs, k, 1, &sums[1]);
+            eval_stored(cs, k, 2, &sums[2]);
+        }
+    }
     if (cs->check) {
-        blst_fr a, b, c;
-        eval_stored(cs, k, 0, &a);
-        eval_stored(cs, k, 1, &b);
-        eval_stored(cs, k, 2, &c);
-        blst_fr_mul(&a, &a, &b);
-        if (memcmp(&a, &c, sizeof(a)) != 0)
+        blst_fr_mul(&sums[0], &sums[0], &sums[1]);
+        if (memcmp(&sums[0], &sums[2], sizeof(sums[0])) != 0)
             pl__cs_fail(cs, PL_EUNSAT, "circuit: constraint %" PRIu64
                         " is not satisfied by the values given", k);
     }
@@ -634,7 +790,7 @@ static void lc_add_coeff(pl_lc *lc, pl_var var, uint32_t coeff)
         blst_fr_mul(&v, &v, &cs->coeffs[coeff]);
         blst_fr_add(&lc->value, &lc->value, &v);
     }
-    if (cs->mode != PL__CS_RECORDING)
+    if (cs->mode != PL__CS_RECORDING && !cs->assign)
         return;
     if (lc->n == lc->cap) {
         uint32_t cap = lc->cap ? lc->cap * 2 : 16;

@@ -78,6 +78,17 @@ struct pl_cs {
     uint32_t n_coeffs, coeffs_cap;
     uint32_t *hash;
     uint32_t hash_cap;
+    /* assignment mode (witness-only, from pl_cs_create_assignment): each
+     * constraint's A, B and C evaluated as it ends, into abc (standard
+     * form: a, b, c of abc_rows each, the shape's constraints then one per
+     * input), and each variable's occurrence in A and B set in density (a
+     * over aux, b over the inputs, b over aux: density_words each), as
+     * bellperson's synthesis leaves them; nothing of the terms is kept */
+    bool assign;
+    uint64_t shape_constraints, abc_rows;
+    pl_scalar *abc;
+    uint64_t *density;
+    uint64_t density_words;
 };
 
 pl_status pl__cs_create_counting(pl_cs **out, pl_error *err);
