@@ -11,12 +11,13 @@
  * where the trace, the memory plot and the proofs went.
  *
  * With --format bellperson the same partitions go through the SupraSeal-
- * C2-shaped API instead (proofline_c2.h, docs/filecoin.md): a bellperson
- * parameter file and .vk from `setup --dev --format bellperson` cached
- * beside the r1cs, each partition's witness computed by the circuit and
- * turned into bellperson's assignment (a, b, c and densities, no zkey),
- * all partitions proved in one pl_c2_prove call under the budget, every
- * proof verified, the batch written as 192-byte proofs.
+ * C2-shaped interface instead (proofline_c2.h, docs/filecoin.md): a
+ * bellperson parameter file and .vk from `setup --dev --format bellperson`
+ * cached beside the r1cs, a C2 job on the engine whose synthesis workers
+ * run the circuit in assignment mode (a, b, c and densities evaluated as
+ * the constraints are enforced, as bellperson's synthesis does; no zkey),
+ * under the budget, every proof verified, the batch written as 192-byte
+ * proofs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -54,9 +55,10 @@ static const cli_command demo_cmd = {
     "made on the first run and cached.\n"
     "\n"
     "--format bellperson proves the same partitions through the SupraSeal-\n"
-    "C2-shaped API (docs/filecoin.md): a bellperson parameter file instead\n"
-    "of the zkey, each witness turned into bellperson's assignment, all\n"
-    "partitions in one call under the budget, 192-byte proofs.\n",
+    "C2-shaped interface (docs/filecoin.md): a bellperson parameter file\n"
+    "instead of the zkey, and the synthesis workers run the circuit the way\n"
+    "bellperson synthesizes (a, b, c and densities as the constraints are\n"
+    "enforced), under the budget; 192-byte proofs.\n",
     NULL, 21};
 
 typedef struct {
@@ -309,123 +311,192 @@ done:
     return st;
 }
 
-/* Frees a proof's a, b, c as soon as the prover has read them. */
-static void bp_abc_done(void *user, size_t proof)
+/* A bellperson-format run: each partition's assignment lives from its
+ * synthesis (on a synthesis worker) to its release (after its proof), in
+ * the slots below; proofs are verified as they come. */
+typedef struct {
+    demo_state *d;
+    pthread_mutex_t lock;
+    pl_cs **cs;
+    pl_c2_assignment *as;
+    pl_proof *proofs;
+    pl_scalar *publics; /* n x n_public */
+    const pl_vkey *vkey;
+    size_t verified, released;
+} bp_run;
+
+/* The circuit in assignment mode: its witness, and a, b, c with their
+ * densities evaluated as its constraints are enforced, as bellperson's
+ * synthesis does; nothing of the constraints kept, no zkey. */
+static pl_status bp_synthesize(void *user, size_t k, pl_c2_assignment *out,
+                               pl_error *err)
 {
-    pl_c2_assignment *as = user;
-    pl_c2_assignment_release_abc(&as[proof]);
+    bp_run *r = user;
+    demo_state *d = r->d;
+    porep_inputs *in = NULL;
+    pl_cs *cs = NULL;
+    double t0 = cli_now();
+    pl_status st = porep_inputs_create(&in, &d->params, d->seed, k, err);
+    if (st == PL_OK &&
+        (st = pl_cs_create_assignment(&cs, d->n_public, d->n_wires,
+                                      d->n_constraints, NULL, err)) ==
+            PL_OK &&
+        (st = pl_cs_run(cs, porep_circuit, in, err)) == PL_OK)
+        st = pl_cs_take_assignment(cs, out, err);
+    porep_inputs_destroy(in);
+    if (st != PL_OK) {
+        pl_cs_destroy(cs);
+        return st;
+    }
+    pthread_mutex_lock(&r->lock);
+    r->cs[k] = cs;
+    r->as[k] = *out;
+    d->abc_seconds += cli_now() - t0;
+    d->abc_count++;
+    pthread_mutex_unlock(&r->lock);
+    return PL_OK;
+}
+
+/* a, b, c are read: gone at once, while the sums run. */
+static void bp_abc_done(void *user, size_t k)
+{
+    bp_run *r = user;
+    pthread_mutex_lock(&r->lock);
+    pl_c2_assignment_release_abc(&r->as[k]);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void bp_release(void *user, size_t k)
+{
+    bp_run *r = user;
+    pthread_mutex_lock(&r->lock);
+    pl_c2_assignment_release(&r->as[k]);
+    pl_cs_destroy(r->cs[k]);
+    r->cs[k] = NULL;
+    r->released++;
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void bp_proof(void *user, uint64_t job, size_t k,
+                     const pl_proof *proof, const pl_scalar *publics,
+                     size_t n_public)
+{
+    (void)job;
+    bp_run *r = user;
+    pl_error err = {0};
+    bool ok = pl_verify(r->vkey, proof, publics, n_public, &err) == PL_OK;
+    pthread_mutex_lock(&r->lock);
+    r->proofs[k] = *proof;
+    memcpy(r->publics + k * n_public, publics, n_public * sizeof(*publics));
+    r->verified += ok;
+    pthread_mutex_unlock(&r->lock);
 }
 
 static pl_status demo_bellperson(demo_state *d, const demo_options *o,
                                  pl_error *err)
 {
     const size_t n = o->partitions;
-    const pl_engine_config *ecfg = &o->engine.cfg;
+    pl_engine_config ecfg = o->engine.cfg;
     pl_status st;
-    pl_r1cs *r1cs = NULL;
+    pl_engine *engine = NULL;
     pl_c2_srs *srs = NULL;
     pl_bp_params *vkf = NULL;
     pl_vkey *vkey = NULL;
-    pl_scalar **w = calloc(n, sizeof(*w));
-    pl_c2_assignment *as = calloc(n, sizeof(*as));
-    pl_scalar *rs = calloc(2 * n, sizeof(*rs));
-    pl_proof *proofs = calloc(n, sizeof(*proofs));
-    pl_scalar *publics = calloc(n * d->n_public + 1, sizeof(*publics));
+    bp_run r = {.d = d, .lock = PTHREAD_MUTEX_INITIALIZER,
+                .cs = calloc(n, sizeof(pl_cs *)),
+                .as = calloc(n, sizeof(pl_c2_assignment)),
+                .proofs = calloc(n, sizeof(pl_proof)),
+                .publics = calloc(n * d->n_public + 1, sizeof(pl_scalar))};
+    pl_c2_job_spec spec = {.n_partitions = n, .synthesize = bp_synthesize,
+                           .synthesize_user = &r, .abc_done = bp_abc_done,
+                           .release = bp_release, .on_proof = bp_proof,
+                           .on_proof_user = &r};
     char proofs_path[4200], inputs_path[4200];
     snprintf(proofs_path, sizeof(proofs_path), "%s/proofs.bin", d->run_dir);
     snprintf(inputs_path, sizeof(inputs_path), "%s/inputs.bin", d->run_dir);
-    if (!w || !as || !rs || !proofs || !publics) {
+    if (!r.cs || !r.as || !r.proofs || !r.publics) {
         st = PL_ENOMEM;
         goto done;
     }
-    if ((st = bp_cache(d, ecfg->threads, err)) ||
-        (st = pl_r1cs_open(&r1cs, d->r1cs, err)))
+    if ((st = bp_cache(d, ecfg.threads, err)) ||
+        (st = pl_bp_params_open(&vkf, d->bp_vk, err)) ||
+        (st = pl_vkey_from_bp_params(&vkey, vkf, err)))
         goto done;
+    r.vkey = vkey;
     double t0 = cli_now();
-    if ((st = pl_c2_srs_create(&srs, d->bp_params, false, ecfg->threads,
+    if ((st = pl_c2_srs_create(&srs, d->bp_params, false, ecfg.threads,
                                err)))
         goto done;
     double t_srs = cli_now() - t0;
-    /* synthesis: the circuit's witness, then bellperson's assignment */
+    ecfg.on_stage = NULL;
+    if ((st = pl_engine_create(&engine, &ecfg, err)) ||
+        (st = pl_engine_open_c2_circuit(engine, &spec.circuit, srs, err)))
+        goto done;
+    /* each partition reserves its proof's bytes and its assignment's */
+    spec.abc_bytes = pl_cs_assignment_abc_bytes(d->n_public,
+                                                d->n_constraints);
+    spec.other_bytes = pl_cs_assignment_other_bytes(d->n_public, d->n_wires);
+    uint64_t job;
+    pl_job_status js;
     double t1 = cli_now();
-    for (size_t k = 0; k < n && st == PL_OK; k++) {
-        porep_inputs *in = NULL;
-        pl_cs *cs = NULL;
-        if (!(w[k] = calloc(d->n_wires, sizeof(pl_scalar)))) {
-            st = PL_ENOMEM;
-            break;
-        }
-        if ((st = porep_inputs_create(&in, &d->params, d->seed, k, err)) ==
-                PL_OK &&
-            (st = pl_cs_create_witness_only(&cs, d->n_public, d->n_wires,
-                                            w[k], err)) == PL_OK &&
-            (st = pl_cs_run(cs, porep_circuit, in, err)) == PL_OK)
-            st = pl_c2_assignment_from_values(&as[k], r1cs, w[k], d->n_wires,
-                                              "demo witness", err);
-        pl_cs_destroy(cs);
-        porep_inputs_destroy(in);
-        if (st == PL_OK)
-            memcpy(publics + k * d->n_public, w[k] + 1,
-                   d->n_public * sizeof(pl_scalar));
+    if ((st = pl_engine_submit_c2(engine, &job, &spec, err)) ||
+        (st = pl_engine_wait(engine, job, &js, err)))
+        goto done;
+    if ((st = js.status) != PL_OK) {
+        *err = js.error;
+        goto done;
     }
-    if (st)
+    double t_prove = cli_now() - t1;
+    if ((st = pl_bp_proofs_write(proofs_path, r.proofs, n, err)) ||
+        (st = pl_bp_inputs_write(inputs_path, r.publics, n * d->n_public,
+                                 err)) ||
+        (st = pl_engine_write_trace(engine, d->trace, err)) ||
+        (st = pl_engine_write_plot(engine, d->plot, err)))
         goto done;
-    double t_synth = cli_now() - t1;
-    /* r = s = 1 + k: fixed blinding is fine for a demo's timings */
-    for (size_t k = 0; k < 2 * n; k++)
-        rs[k].b[0] = (uint8_t)(1 + k % 250);
-    pl_c2_stats stats = {0};
-    pl_c2_config cfg = {.budget_bytes = ecfg->budget_bytes,
-                        .abc_done = bp_abc_done, .abc_done_user = as,
-                        .log_level = ecfg->log_level,
-                        .log_stream = ecfg->log_stream, .stats = &stats};
-    double t2 = cli_now();
-    if ((st = pl_c2_prove(proofs, as, n, rs, rs + n, srs, &cfg, err)))
-        goto done;
-    double t_prove = cli_now() - t2;
-    size_t verified = 0;
-    if ((st = pl_bp_params_open(&vkf, d->bp_vk, err)) ||
-        (st = pl_vkey_from_bp_params(&vkey, vkf, err)))
-        goto done;
-    for (size_t k = 0; k < n && st == PL_OK; k++)
-        if ((st = pl_verify(vkey, &proofs[k], publics + k * d->n_public,
-                            d->n_public, err)) == PL_OK)
-            verified++;
-    if (st)
-        goto done;
-    if ((st = pl_bp_proofs_write(proofs_path, proofs, n, err)) ||
-        (st = pl_bp_inputs_write(inputs_path, publics, n * d->n_public,
-                                 err)))
-        goto done;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    pl_engine_stats es;
+    pl_engine_stats_read(engine, &es);
     char b1[32], b2[32], b3[32];
-    printf("demo (bellperson): %zu proved, %zu verified in %.1f s of "
-           "proving: %.1f proofs/hour\n", n, verified, t_prove,
-           cli_per_hour(n, t_prove));
+    printf("demo (bellperson): %zu proved, %zu verified in %.1f s: %.1f "
+           "proofs/hour\n", js.proved, r.verified, t_prove,
+           cli_per_hour(js.proved, t_prove));
     printf("SRS read and decoded in %.2f s; synthesis (witness + a/b/c and "
-           "densities) %.1f ms per partition\n", t_srs,
-           t_synth * 1e3 / (double)n);
-    printf("memory: budget %s, peak reserved %s, process peak RSS %s\n",
-           pl_format_bytes(b1, sizeof(b1), stats.budget_bytes),
-           pl_format_bytes(b2, sizeof(b2), stats.peak_reserved_bytes),
-           pl_format_bytes(b3, sizeof(b3), (uint64_t)ru.ru_maxrss * 1024));
-    printf("proofs: %s (192 bytes each), inputs: %s (verification key: "
-           "%s)\n", proofs_path, inputs_path, d->bp_vk);
+           "densities, on %u synthesis workers) %.1f ms per partition\n",
+           t_srs, ecfg.synth_workers ? ecfg.synth_workers : 2,
+           d->abc_count ? d->abc_seconds * 1e3 / (double)d->abc_count : 0.0);
+    printf("memory: budget %s, peak reserved %s, peak RSS %s\n",
+           pl_format_bytes(b1, sizeof(b1), es.budget_bytes),
+           pl_format_bytes(b2, sizeof(b2), es.peak_reserved_bytes),
+           pl_format_bytes(b3, sizeof(b3), es.peak_rss_bytes));
+    printf("trace: %s\nplot: %s\nproofs: %s (192 bytes each), inputs: %s "
+           "(verification key: %s)\n", d->trace, d->plot, proofs_path,
+           inputs_path, d->bp_vk);
+    if (r.verified != n) {
+        st = PL_EINVALID;
+        snprintf(err->msg, sizeof(err->msg), "%zu of %zu proofs verified",
+                 r.verified, n);
+        goto done;
+    }
 done:
+    pl_circuit_release(spec.circuit);
+    if (engine) {
+        pl_error derr;
+        pl_status dst = pl_engine_destroy(engine, &derr);
+        if (st == PL_OK && dst != PL_OK) {
+            st = dst;
+            *err = derr;
+        }
+    }
     pl_vkey_destroy(vkey);
     pl_bp_params_close(vkf);
-    for (size_t k = 0; as && k < n; k++)
-        pl_c2_assignment_release(&as[k]);
-    for (size_t k = 0; w && k < n; k++)
-        free(w[k]);
-    free(publics);
-    free(proofs);
-    free(rs);
-    free(as);
-    free(w);
+    for (size_t k = 0; r.cs && k < n; k++) { /* after a failure */
+        pl_c2_assignment_release(&r.as[k]);
+        pl_cs_destroy(r.cs[k]);
+    }
+    free(r.publics);
+    free(r.proofs);
+    free(r.as);
+    free(r.cs);
     pl_c2_srs_destroy(srs);
-    pl_r1cs_close(r1cs);
     return st;
 }
 
