@@ -25,6 +25,7 @@
 #include "job.h"
 #include "options.h"
 #include "proofline_c2.h"
+#include "util/file.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -227,13 +228,14 @@ static pl_status build_cache(demo_state *d, unsigned threads, pl_error *err)
         (st = pl_vkey_from_zkey(&vkey, zk, err)) ||
         (st = pl_vkey_write_json(vkey, d->vk, err)))
         goto done;
-    FILE *f = fopen(d->meta, "w");
-    if (!f || fprintf(f, "record_seconds=%.6f\nsetup_seconds=%.6f\n",
-                      d->record_seconds, d->setup_seconds) < 0 ||
-        fclose(f) != 0) {
-        st = PL_EIO;
-        snprintf(err->msg, sizeof(err->msg), "%.200s: cannot write", d->meta);
-    }
+    /* Through the library's one output path, like every file proofline
+     * writes: a crash leaves the old note or the whole new one, and a
+     * symlink planted at the note's name is replaced, not followed. */
+    char note[128];
+    int len = snprintf(note, sizeof(note),
+                       "record_seconds=%.6f\nsetup_seconds=%.6f\n",
+                       d->record_seconds, d->setup_seconds);
+    st = pl__file_write_atomic(d->meta, note, (size_t)len, err);
 done:
     pl_vkey_destroy(vkey);
     pl_zkey_close(zk);

@@ -24,10 +24,24 @@ def module_of(rel):
     return parts[0]
 
 
-def header_module(inc):
+# The folders CMakeLists.txt puts on include paths for a bare name
+# ("store.h", "porep.h"), with the module each belongs to; include/ (the
+# public headers) belongs to none.
+BARE_NAME_DIRS = (("include", None), ("service", "service"),
+                  ("examples/porep", "examples"))
+
+
+def header_module(inc, includer_dir):
     parts = inc.split("/")
     if len(parts) == 1:
-        return None  # proofline.h, blst.h, local headers
+        # beside the includer: its own module; else one of the folders on
+        # the include path (cli's "store.h" is service's); else blst.h
+        if os.path.exists(os.path.join(includer_dir, inc)):
+            return None
+        for folder, module in BARE_NAME_DIRS:
+            if os.path.exists(os.path.join(ROOT, folder, inc)):
+                return module
+        return None
     if parts[0] == "backend" and len(parts) > 2:
         return "backend/" + parts[1]
     return parts[0]
@@ -46,7 +60,7 @@ def main():
                 src_mod = module_of(rel)
                 with open(path, encoding="utf-8", errors="replace") as fh:
                     for inc in INCLUDE.findall(fh.read()):
-                        dst = header_module(inc)
+                        dst = header_module(inc, dirpath)
                         if dst and dst != src_mod:
                             edges.setdefault(src_mod, set()).add(dst)
     for m in sorted(edges):

@@ -3,7 +3,9 @@
 # `proofline demo` on a small job: 2 partitions of ~2^12 constraints.
 # The first run records the circuit and makes the key; every proof is
 # verified, the ledger balances, the trace, the plot and the proofs are
-# written (and snarkjs accepts one); a second run reuses the cache.
+# written (and snarkjs accepts one); a second run reuses the cache; the
+# cache's note is written through the library's output path (a planted
+# symlink replaced, not followed).
 . "$(dirname "$0")/lib.sh"
 run() { "$PROOFLINE" demo --partitions 2 --constraints 2^12 --pw 2 --budget 256MiB --cache "$work/cache" \
     --log-level quiet >"$work/out" 2>"$work/err"; }
@@ -28,6 +30,21 @@ fi
 run || fail "second demo exit $?: $(cat "$work/out" "$work/err")"
 grep -q "(reused" "$work/out" || fail "second run did not reuse the cache: $(cat "$work/out")"
 grep -q "^demo: 2 proved, 2 verified" "$work/out" || fail "second run: $(cat "$work/out")"
+
+# The cache's note goes through the one output path: a symlink planted at
+# its name (holding no note, so the cache is rebuilt) is replaced, not
+# followed, and no temporary is left beside it.
+meta=$(ls "$work"/cache/porep-*/meta.txt)
+printf 'stale\n' >"$work/outside"
+rm "$meta" && ln -s "$work/outside" "$meta"
+run || fail "third demo exit $?: $(cat "$work/out" "$work/err")"
+grep -q "recorded in" "$work/out" || fail "a note not readable did not rebuild: $(cat "$work/out")"
+[ "$(cat "$work/outside")" = stale ] || fail "the note was written through a planted symlink"
+[ -f "$meta" ] && [ ! -L "$meta" ] || fail "the note is not a regular file: $(ls -l "$meta")"
+grep -q "^setup_seconds=" "$meta" || fail "the note lacks its times: $(cat "$meta")"
+if ls "$(dirname "$meta")" | grep -q '\.tmp'; then
+    fail "a temporary is left: $(ls "$(dirname "$meta")")"
+fi
 
 expect_exit 2 "$PROOFLINE" demo --partitions 0
 

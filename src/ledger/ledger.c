@@ -14,6 +14,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,7 +58,40 @@ struct pl__ledger {
     unsigned n_tracks;
     char span_names[MAX_SPAN_NAMES][SPAN_NAME_BYTES]; /* [0]: "other" */
     unsigned n_span_names;
+#ifndef NDEBUG
+    /* who holds `lock`, for the asserts of the functions that need it;
+     * written and read only by the thread that holds it */
+    bool lock_held;
+    pthread_t lock_owner;
+#endif
 };
+
+/* Every use of l->lock goes through these, so that a function that needs
+ * the lock can assert that its caller holds it (debug builds keep the
+ * owner; release builds compile the bookkeeping away). */
+static void ledger_lock(pl__ledger *l)
+{
+    pthread_mutex_lock(&l->lock);
+#ifndef NDEBUG
+    l->lock_held = true;
+    l->lock_owner = pthread_self();
+#endif
+}
+
+static void ledger_unlock(pl__ledger *l)
+{
+#ifndef NDEBUG
+    l->lock_held = false;
+#endif
+    pthread_mutex_unlock(&l->lock);
+}
+
+#ifndef NDEBUG
+static bool ledger_lock_held(const pl__ledger *l)
+{
+    return l->lock_held && pthread_equal(l->lock_owner, pthread_self());
+}
+#endif
 
 static void list_init(chunk_list *list, size_t item_size)
 {
@@ -68,8 +102,10 @@ static void list_init(chunk_list *list, size_t item_size)
 
 /* Under the ledger's lock.  Without memory the timeline has a gap, nothing
  * worse. */
-static void list_append(chunk_list *list, const void *item)
+static void list_append_locked(pl__ledger *l, chunk_list *list,
+                               const void *item)
 {
+    assert(ledger_lock_held(l));
     if (!list->last || list->last->used == list->per_chunk) {
         chunk *c = malloc(sizeof(*c) + list->per_chunk * list->item_size);
         if (!c)
@@ -107,9 +143,9 @@ typedef struct {
 static void cursor_start(pl__ledger *l, const chunk_list *list, size_t count,
                          cursor *cur)
 {
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     cur->c = list->first;
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
     cur->i = 0;
     cur->left = count;
 }
@@ -120,9 +156,9 @@ static const void *cursor_next(pl__ledger *l, const chunk_list *list,
     if (!cur->left || !cur->c)
         return NULL;
     if (cur->i == list->per_chunk) {
-        pthread_mutex_lock(&l->lock);
+        ledger_lock(l);
         cur->c = cur->c->next;
-        pthread_mutex_unlock(&l->lock);
+        ledger_unlock(l);
         cur->i = 0;
         if (!cur->c)
             return NULL;
@@ -133,9 +169,9 @@ static const void *cursor_next(pl__ledger *l, const chunk_list *list,
 
 static size_t list_count(pl__ledger *l, const chunk_list *list)
 {
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     size_t n = list->count;
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
     return n;
 }
 
@@ -225,12 +261,12 @@ void pl__ledger_name_track(pl__ledger *l, unsigned track, const char *name)
 {
     if (track >= MAX_TRACKS)
         return;
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     free(l->track_names[track]);
     l->track_names[track] = strdup(name);
     if (track + 1 > l->n_tracks)
         l->n_tracks = track + 1;
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
 }
 
 const char *pl__ledger_track_name(pl__ledger *l, unsigned track)
@@ -443,10 +479,10 @@ void pl__ledger_record_given(pl__ledger *l, const pl_ledger_record *given)
 
 void pl__ledger_set_baseline(pl__ledger *l, uint64_t rss_anon)
 {
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     l->baseline = rss_anon;
     l->peaks.baseline_rss_anon = rss_anon;
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
 }
 
 /* Peaks, the latest record, the kept list, the log line and the callback,
@@ -456,7 +492,7 @@ static void keep_record(pl__ledger *l, pl_ledger_record *rp, bool stamp)
 {
     pl_ledger_record r = *rp;
     pl_event event = r.event;
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     /* Stamped under the lock, so records are kept (and "latest" moves) in
      * time order whatever the threads' interleaving. */
     if (stamp)
@@ -476,7 +512,7 @@ static void keep_record(pl__ledger *l, pl_ledger_record *rp, bool stamp)
         l->peaks.untracked = r.untracked_bytes;
     l->latest = r;
     if (l->keep)
-        list_append(&l->records, &r);
+        list_append_locked(l, &l->records, &r);
     bool log = event < PL_EV_COUNT && l->level >= PL_LOG_INFO;
     char line[LINE_BYTES];
     if (log) {
@@ -486,7 +522,7 @@ static void keep_record(pl__ledger *l, pl_ledger_record *rp, bool stamp)
         format_line(line, l, &r);
         pthread_mutex_lock(&l->log_lock);
     }
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
     if (log) {
         fprintf(l->log, "%s\n", line);
         pthread_mutex_unlock(&l->log_lock);
@@ -497,16 +533,16 @@ static void keep_record(pl__ledger *l, pl_ledger_record *rp, bool stamp)
 
 void pl__ledger_read_peaks(pl__ledger *l, pl__ledger_peaks *out)
 {
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     *out = l->peaks;
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
 }
 
 void pl__ledger_latest(pl__ledger *l, pl_ledger_record *out)
 {
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     *out = l->latest;
-    pthread_mutex_unlock(&l->lock);
+    ledger_unlock(l);
 }
 
 size_t pl__ledger_count(pl__ledger *l)
@@ -530,6 +566,7 @@ void pl__ledger_each(pl__ledger *l, size_t count, pl__record_visit fn,
  * once the table is full). */
 static unsigned span_name_locked(pl__ledger *l, const char *stage)
 {
+    assert(ledger_lock_held(l));
     for (unsigned i = 0; i < l->n_span_names; i++)
         if (strncmp(l->span_names[i], stage, SPAN_NAME_BYTES - 1) == 0)
             return i;
@@ -545,10 +582,10 @@ static void keep_span(const pl__stage_sink *sink, const char *stage,
     pl__ledger *l = sink->ctx;
     pl__ledger_span span = {start - l->t0, end - l->t0, sink->job,
                             sink->partition, sink->track, 0, sink->helper};
-    pthread_mutex_lock(&l->lock);
+    ledger_lock(l);
     span.name = span_name_locked(l, stage);
-    list_append(&l->spans, &span);
-    pthread_mutex_unlock(&l->lock);
+    list_append_locked(l, &l->spans, &span);
+    ledger_unlock(l);
 }
 
 void pl__ledger_stage_sink(pl__ledger *l, pl__stage_sink *out, uint64_t job,

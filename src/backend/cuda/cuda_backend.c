@@ -31,6 +31,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,38 @@
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 static pl__gpu *device;
 static unsigned device_users;
+#ifndef NDEBUG
+/* who holds device_lock, for the asserts of the *_locked functions;
+ * written and read only by the thread that holds it */
+static bool device_lock_held;
+static pthread_t device_lock_owner;
+#endif
+
+/* Every use of device_lock goes through these (debug builds keep the
+ * owner; release builds compile the bookkeeping away). */
+static void lock_device(void)
+{
+    pthread_mutex_lock(&device_lock);
+#ifndef NDEBUG
+    device_lock_held = true;
+    device_lock_owner = pthread_self();
+#endif
+}
+
+static void unlock_device(void)
+{
+#ifndef NDEBUG
+    device_lock_held = false;
+#endif
+    pthread_mutex_unlock(&device_lock);
+}
+
+#ifndef NDEBUG
+static bool device_lock_mine(void)
+{
+    return device_lock_held && pthread_equal(device_lock_owner, pthread_self());
+}
+#endif
 
 /* A device that met a sticky fault is not used again by this process (CUDA
  * documents those faults as unrecoverable in the process that met them):
@@ -56,6 +89,7 @@ static struct {
 
 static const pl_error *recorded_fault_locked(const pl__gpu_impl *impl)
 {
+    assert(device_lock_mine());
     for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
         if (faults[i].impl == impl)
             return &faults[i].fault;
@@ -65,6 +99,7 @@ static const pl_error *recorded_fault_locked(const pl__gpu_impl *impl)
 /* Keeps the device object's fault, if it has one, for the process. */
 static void record_fault_locked(pl__gpu *gpu)
 {
+    assert(device_lock_mine());
     pl_error fault;
     const pl__gpu_impl *impl = pl__gpu_impl_of(gpu);
     if (!pl__gpu_faulted(gpu, &fault) || recorded_fault_locked(impl))
@@ -80,14 +115,14 @@ static void record_fault_locked(pl__gpu *gpu)
 /* Whether the implementation's device faulted in this process, with why. */
 static bool impl_faulted(const pl__gpu_impl *impl, char *why, size_t why_len)
 {
-    pthread_mutex_lock(&device_lock);
+    lock_device();
     if (device && pl__gpu_impl_of(device) == impl)
         record_fault_locked(device);
     const pl_error *fault = recorded_fault_locked(impl);
     if (fault && why_len)
         snprintf(why, why_len, "the CUDA device faulted earlier in this "
                  "process (%s)", fault->msg);
-    pthread_mutex_unlock(&device_lock);
+    unlock_device();
     return fault != NULL;
 }
 
@@ -95,7 +130,7 @@ static pl_status device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
                                 pl_error *err)
 {
     pl_status st = PL_OK;
-    pthread_mutex_lock(&device_lock);
+    lock_device();
     const pl_error *fault = recorded_fault_locked(impl);
     if (fault) {
         st = pl__error_set(err, PL_EUNSUPPORTED,
@@ -116,13 +151,13 @@ static pl_status device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
         device_users++;
         *out = device;
     }
-    pthread_mutex_unlock(&device_lock);
+    unlock_device();
     return st;
 }
 
 static void device_release(void)
 {
-    pthread_mutex_lock(&device_lock);
+    lock_device();
     if (device_users && --device_users == 0) {
         record_fault_locked(device);
         /* the process's object, opened outside any engine's scope; a
@@ -132,14 +167,14 @@ static void device_release(void)
         pl__alloc_scope_enter(outer);
         device = NULL;
     }
-    pthread_mutex_unlock(&device_lock);
+    unlock_device();
 }
 
 static bool cuda_device_memory(uint64_t *used, uint64_t *total,
                                uint64_t *used_at_open)
 {
     bool ok = false;
-    pthread_mutex_lock(&device_lock);
+    lock_device();
     if (device) {
         uint64_t free_bytes;
         pl_error ignored;
@@ -148,7 +183,7 @@ static bool cuda_device_memory(uint64_t *used, uint64_t *total,
         *used = ok ? *total - free_bytes : 0;
         *used_at_open = ok ? pl__gpu_used_at_open(device) : 0;
     }
-    pthread_mutex_unlock(&device_lock);
+    unlock_device();
     return ok;
 }
 
