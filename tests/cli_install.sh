@@ -136,6 +136,9 @@ MANWIDTH=80 man --warnings -l "$page" >"$work/man.txt" 2>"$work/man.err" || fail
 for c in prove batch verify vkey inspect setup circuit demo; do
     grep -q "^\.SS $c$" "$page" || fail "the man page has no section for $c"
 done
+# one section per command, though verify and setup have two rows in --help
+twice=$(grep '^\.SS ' "$page" | sort | uniq -d | tr '\n' ' ')
+[ -z "$twice" ] || fail "the man page repeats sections: $twice"
 if command -v python3 >/dev/null; then
     python3 "$src/scripts/help2roff.py" "$u/bin/proofline" "$work/regen.1"
     cmp -s "$page" "$work/regen.1" || fail "the man page differs from the installed --help texts"
