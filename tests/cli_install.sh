@@ -36,7 +36,7 @@ if grep -q '^PL_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then
     echo "SKIP: a sanitizer build (its library needs the sanitizer runtime)"
     exit 77
 fi
-for tool in pkg-config readelf nm man dpkg-deb cpack "$cc"; do
+for tool in pkg-config readelf nm man dpkg-deb dpkg-shlibdeps cpack "$cc"; do
     command -v "$tool" >/dev/null || { echo "SKIP: $tool missing"; exit 77; }
 done
 # keep a real install's manifest
