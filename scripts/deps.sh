@@ -26,6 +26,10 @@ hdr microhttpd.h libmicrohttpd-dev
 hdr curl/curl.h libcurl4-openssl-dev
 hdr postgresql/libpq-fe.h libpq-dev
 need pkg-config pkg-config
+# The install test (tests/cli_install.sh): `man -l` on the generated page,
+# and dpkg-shlibdeps, from which `make package` takes the .deb's Depends.
+need man man-db
+need dpkg-shlibdeps dpkg-dev
 # Optional: OpenSSL's headers, for the SHA-256 gadget's comparison test
 # (tests/test_sha256.c; skipped without them).
 optional=""

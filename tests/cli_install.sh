@@ -36,7 +36,7 @@ if grep -q '^PL_SANITIZE:STRING=.' "$build/CMakeCache.txt"; then
     echo "SKIP: a sanitizer build (its library needs the sanitizer runtime)"
     exit 77
 fi
-for tool in pkg-config readelf nm man dpkg-deb cpack "$cc"; do
+for tool in pkg-config readelf nm man dpkg-deb dpkg-shlibdeps cpack "$cc"; do
     command -v "$tool" >/dev/null || { echo "SKIP: $tool missing"; exit 77; }
 done
 # keep a real install's manifest
@@ -136,6 +136,9 @@ MANWIDTH=80 man --warnings -l "$page" >"$work/man.txt" 2>"$work/man.err" || fail
 for c in prove batch verify vkey inspect setup circuit demo; do
     grep -q "^\.SS $c$" "$page" || fail "the man page has no section for $c"
 done
+# one section per command, though verify and setup have two rows in --help
+twice=$(grep '^\.SS ' "$page" | sort | uniq -d | tr '\n' ' ')
+[ -z "$twice" ] || fail "the man page repeats sections: $twice"
 if command -v python3 >/dev/null; then
     python3 "$src/scripts/help2roff.py" "$u/bin/proofline" "$work/regen.1"
     cmp -s "$page" "$work/regen.1" || fail "the man page differs from the installed --help texts"
@@ -164,6 +167,17 @@ else
     dpkg-deb -f "$deb" Depends >"$work/depends"
     grep -q "libc6" "$work/depends" || fail "the .deb's Depends has no libc6: $(cat "$work/depends")"
     grep -q "adduser" "$work/depends" || fail "the .deb's Depends has no adduser: $(cat "$work/depends")"
+    # each service library the binary links is a declared dependency
+    # (a t64 suffix, as on newer Debian, matches too)
+    dpkg-deb -x "$deb" "$work/deb"
+    needed=$(readelf -d "$work/deb/usr/bin/proofline" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+    for pair in libmicrohttpd.so.12:libmicrohttpd12 libsqlite3.so.0:libsqlite3-0 \
+                libpq.so.5:libpq5 libcurl.so.4:libcurl4; do
+        if grep -qx "${pair%%:*}" <<<"$needed"; then
+            grep -q "${pair#*:}" "$work/depends" ||
+                fail "the binary links ${pair%%:*} but Depends has no ${pair#*:}: $(cat "$work/depends")"
+        fi
+    done
     dpkg-deb -e "$deb" "$work/control"
     grep -q "adduser --system" "$work/control/postinst" || fail "no system user in postinst"
     grep -q "/var/lib/proofline" "$work/control/postinst" || fail "no data folder in postinst"
@@ -174,16 +188,30 @@ fi
 
 # The package installed and removed for real: only when asked
 # (PL_TEST_DPKG=1, as root, on a machine without proofline installed), as
-# it writes to /usr and adds the proofline user, which removal leaves.
-if [ "${PL_TEST_DPKG:-0}" = 1 ] && [ -n "$deb" ]; then
+# it writes to /usr and adds the proofline user, which removal leaves; and
+# two test runs at once on one machine would contend for dpkg's lock.
+if [ "${PL_TEST_DPKG:-0}" != 1 ]; then
+    echo "note: dpkg -i/-r of the .deb not run (set PL_TEST_DPKG=1, as root, to run it)"
+elif [ "$(id -u)" != 0 ]; then
+    echo "note: dpkg -i/-r of the .deb not run (PL_TEST_DPKG=1 needs root)"
+elif dpkg -s proofline >/dev/null 2>&1; then
+    echo "note: dpkg -i/-r of the .deb not run (proofline is already installed here)"
+elif [ -n "$deb" ]; then
     dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$work/dpkg.log")"
     getent passwd proofline >/dev/null || fail "dpkg -i made no proofline user"
     [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:750 ] ||
         fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
     [ "$(/usr/bin/proofline --version)" = "proofline $version" ] || fail "the installed proofline"
+    [ "$(man -w proofline 2>&1)" = /usr/share/man/man1/proofline.1 ] ||
+        fail "man -w proofline: $(man -w proofline 2>&1)"
+    shown=$(MANWIDTH=80 man proofline 2>&1)   # held: see ldd above
+    grep -q "^COMMANDS" <<<"$shown" || fail "man proofline: $(head -3 <<<"$shown")"
+    dpkg -r proofline >"$work/dpkg.log" 2>&1 || fail "dpkg -r: $(tail -5 "$work/dpkg.log")"
+    [ ! -e /usr/bin/proofline ] && [ ! -e "/usr/lib/libproofline.so.$major" ] &&
+        [ ! -e /usr/share/man/man1/proofline.1 ] ||
+        fail "dpkg -r left the binary, the library or the man page"
     dpkg --purge proofline >"$work/dpkg.log" 2>&1 || fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
-    [ ! -e /usr/bin/proofline ] && [ ! -e "/usr/lib/libproofline.so.$major" ] ||
-        fail "dpkg --purge left the binary or the library"
+    ! dpkg -s proofline >/dev/null 2>&1 || fail "dpkg --purge left proofline known to dpkg"
 fi
 
 finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}"))"

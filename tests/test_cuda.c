@@ -622,6 +622,54 @@ PL_TEST(allocation_failures_leak_nothing_emulated)
     pl_zkey_close(zk);
 }
 
+/* A proof gives the device back with nothing queued on either stream,
+ * when it succeeds and when it fails part-way (each accounted allocation
+ * of the proof failed in turn), so the next proof's uploads cannot land
+ * under kernels still running (issue 21.4).  The emulation runs every
+ * operation at once; it counts what a real stream would still hold. */
+PL_TEST(proof_leaves_no_work_queued_emulated)
+{
+    pl_error err = {0};
+    pl_zkey *zk;
+    pl_wtns *wtns;
+    CHECK_OK(pl_zkey_open(&zk, pl_test_vector("multiplier/circuit.zkey"), &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
+                          &err), &err);
+    const pl__backend_ops *ops = &pl__backend_cuda_emulated;
+    pl_prover *prover;
+    pl_proof proof;
+    CHECK_OK(pl__prover_create_with_backend(&prover, zk, ops, NULL, &err),
+             &err);
+    pl__alloc_fail_at(0);
+    CHECK_OK(pl_prove(prover, &proof, wtns, &err), &err);
+    uint64_t total = pl__alloc_fail_at(0); /* the proof's allocations */
+    CHECK_EQ(pl__gpu_emu_queued(PL_GPU_COPY), 0);
+    CHECK_EQ(pl__gpu_emu_queued(PL_GPU_COMPUTE), 0);
+    CHECK(total > 0);
+    for (uint64_t k = 1; k <= total; k++) {
+        pl__alloc_fail_at(k);
+        pl_status st = pl_prove(prover, &proof, wtns, &err);
+        pl__alloc_fail_at(0);
+        CHECK_EQ(st, PL_ENOMEM);
+        if (pl__gpu_emu_queued(PL_GPU_COPY) ||
+            pl__gpu_emu_queued(PL_GPU_COMPUTE))
+            pl_test_fail(__FILE__, __LINE__,
+                         "allocation %llu of %llu failed: the proof gave "
+                         "the device back with %u copies and %u compute "
+                         "operations queued",
+                         (unsigned long long)k, (unsigned long long)total,
+                         pl__gpu_emu_queued(PL_GPU_COPY),
+                         pl__gpu_emu_queued(PL_GPU_COMPUTE));
+    }
+    /* and the device still proves */
+    CHECK_OK(pl_prove(prover, &proof, wtns, &err), &err);
+    pl_prover_destroy(prover);
+    CHECK(pl_alloc_all_freed(&err));
+    pl_wtns_close(wtns);
+    pl_zkey_close(zk);
+}
+
 /* A job of `n` chain10 partitions on a circuit, waited for. */
 static void run_chain10(pl_engine *e, pl_circuit *c, size_t n,
                         pl_job_status *js)

@@ -100,8 +100,6 @@ void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
     t->lo_log = lo;
 }
 
-/* Sets the stack limit (kernel_stack_bytes loads the kernels on the way)
- * and accounts what it took from the free memory read before. */
 /* Both streams idle: nothing queued still runs. */
 static pl_status quiesce(pl__gpu *gpu, pl_error *err)
 {
@@ -109,6 +107,8 @@ static pl_status quiesce(pl__gpu *gpu, pl_error *err)
     return st ? st : gpu->impl->stream_sync(gpu->dev, PL_GPU_COMPUTE, err);
 }
 
+/* Sets the stack limit (kernel_stack_bytes loads the kernels on the way)
+ * and accounts what it took from the free memory read before. */
 static pl_status reserve_stack(pl__gpu *gpu, uint64_t free_before,
                                pl_error *err)
 {

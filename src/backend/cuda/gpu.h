@@ -326,6 +326,10 @@ void pl__gpu_emu_fault_next_launch(void);
  * and takes bytes_at_next_alloc more at our next allocation (it won the
  * race between our check of free memory and the allocation). */
 void pl__gpu_emu_foreign(uint64_t bytes_now, uint64_t bytes_at_next_alloc);
+/* Test hook of the emulation: operations queued on `stream` (PL_GPU_COPY or
+ * PL_GPU_COMPUTE) since it was last synchronized, which a device could
+ * still be running. */
+unsigned pl__gpu_emu_queued(int stream);
 
 /* ---- phase timing (bench/gpu_check.sh) ---------------------------------- */
 

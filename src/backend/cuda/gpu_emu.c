@@ -57,6 +57,24 @@ void pl__gpu_emu_fault_next_launch(void)
     atomic_store(&fault_next_launch, true);
 }
 
+/* Work queued on each stream since that stream was last synchronized.  The
+ * emulation runs every operation to its end at once, but a real stream
+ * would still be running it: the count is what a device would still have
+ * in flight, for the test hook below (issue 21.4: the device must not be
+ * given back with work queued).  The process's, as the tests open one
+ * device at a time. */
+static _Atomic unsigned queued_on_stream[PL_GPU_STREAMS];
+
+static void emu_enqueue(int stream)
+{
+    atomic_fetch_add(&queued_on_stream[stream], 1);
+}
+
+unsigned pl__gpu_emu_queued(int stream)
+{
+    return atomic_load(&queued_on_stream[stream]);
+}
+
 /* A sticky fault as the CUDA runtime reports one (an illegal address,
  * cudaErrorIllegalAddress): from the faulting launch on, every call on the
  * device fails with it, until the context is reset. */
@@ -203,6 +221,7 @@ static pl_status emu_memset_zero(void *dev, int stream, void *ptr,
                                  uint64_t bytes, pl_error *err)
 {
     EMU_CALL(dev);
+    emu_enqueue(stream);
     memset(ptr, 0, (size_t)bytes);
     return PL_OK;
 }
@@ -211,6 +230,7 @@ static pl_status emu_copy(void *dev, int stream, void *dst, const void *src,
                           uint64_t bytes, pl_error *err)
 {
     EMU_CALL(dev);
+    emu_enqueue(stream);
     memcpy(dst, src, (size_t)bytes);
     return PL_OK;
 }
@@ -230,6 +250,7 @@ static pl_status emu_event_sync(void *dev, int event, pl_error *err)
 static pl_status emu_stream_sync(void *dev, int stream, pl_error *err)
 {
     EMU_CALL(dev);
+    atomic_store(&queued_on_stream[stream], 0);
     return PL_OK;
 }
 
@@ -276,6 +297,7 @@ static pl_status emu_sort_pairs(void *dev, int stream, void *temp,
                                 pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     emu_device *d = dev;
     uint64_t nkeys = (uint64_t)1 << key_bits;
     uint32_t *start = temp, *kin = keys[*current], *vin = values[*current];
@@ -322,6 +344,7 @@ static pl_status emu_exclusive_scan(void *dev, int stream, void *temp,
                                     pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     uint32_t sum = 0;
     for (uint64_t i = 0; i < count; i++) {
         out[i] = sum;
@@ -338,6 +361,7 @@ static pl_status emu_ntt_stage(void *dev, int stream, uint32_t threads,
                                pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t t = 0; t < threads; t++)
         if (inverse)
             pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
@@ -354,6 +378,7 @@ static pl_status emu_ntt_tiles(void *dev, int stream, uint32_t threads,
                                pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     uint32_t per_block = ((uint32_t)1 << tile_log) / 2;
     for (uint32_t block = 0; block < threads / per_block; block++)
         for (unsigned k = 0; k < tile_log; k++)
@@ -370,6 +395,7 @@ static pl_status emu_ntt_shift(void *dev, int stream, uint32_t threads,
                                pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t p = 0; p < threads; p++)
         pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
     return PL_OK;
@@ -380,6 +406,7 @@ static pl_status emu_coset_h(void *dev, int stream, uint32_t threads,
                              pl__cu_fr *c, pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t i = 0; i < threads; i++)
         pl__cu_h_thread(a, b, c, i);
     return PL_OK;
@@ -391,6 +418,7 @@ static pl_status emu_msm_digits(void *dev, int stream, uint32_t threads,
                                 uint32_t *values, pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t i = 0; i < threads; i++)
         pl__cu_msm_digits_thread(cfg, scalars, keys, values, i);
     return PL_OK;
@@ -402,6 +430,7 @@ static pl_status emu_msm_bounds(void *dev, int stream, uint32_t threads,
                                 uint32_t *end, pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t p = 0; p < threads; p++)
         pl__cu_msm_bounds_thread(cfg, keys, start, end, p);
     return PL_OK;
@@ -413,6 +442,7 @@ static pl_status emu_msm_count(void *dev, int stream, uint32_t threads,
                                pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t b = 0; b < threads; b++)
         pl__cu_msm_count_thread(cfg, from, to, count, b);
     return PL_OK;
@@ -425,6 +455,7 @@ static pl_status emu_msm_accumulate_points(
     pl__cu_g1_xyzz *partials, pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t t = 0; t < threads; t++)
         pl__cu_msm_accumulate_points_thread(cfg, points, values, start, end,
                                             offsets, partials, t);
@@ -437,6 +468,7 @@ static pl_status emu_msm_accumulate_partials(
     pl__cu_g1_xyzz *out, pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t t = 0; t < threads; t++)
         pl__cu_msm_accumulate_partials_thread(cfg, in, prev, offsets, out, t);
     return PL_OK;
@@ -449,6 +481,7 @@ static pl_status emu_msm_reduce(void *dev, int stream, uint32_t threads,
                                 pl__cu_g1_xyzz *chunk_sums, pl_error *err)
 {
     EMU_LAUNCH(dev);
+    emu_enqueue(stream);
     for (uint32_t j = 0; j < threads; j++)
         pl__cu_msm_reduce_thread(cfg, partials, offsets, chunk_sums, j);
     return PL_OK;
