@@ -117,8 +117,9 @@ for name in multiplier noB nopublic; do
     fi
 done
 
-# the demo circuit through the C2-shaped API: witnesses from the circuit,
-# bellperson's assignment without a zkey, one call, every proof verified
+# the demo circuit through the C2-shaped interface: a C2 job whose
+# synthesis workers run the circuit in assignment mode (no zkey), every
+# proof verified, by us and by @noble/curves
 "$PROOFLINE" demo --format bellperson --partitions 2 --constraints 2^12 --threads 2 \
     --cache "$work/demo-cache" --out "$work/demo-out" >"$work/demo.log" 2>&1 ||
     fail "demo --format bellperson: $(tail -3 "$work/demo.log")"
