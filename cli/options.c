@@ -263,4 +263,10 @@ void cli_engine_options_finish(cli_engine_options *o, const char *cmd)
                 CLI_PROG, cmd, pl_format_bytes(a, sizeof(a),
                                                o->cfg.budget_bytes),
                 pl_format_bytes(b, sizeof(b), limit));
+    /* said on every run that asks, --quiet or not: a proof written
+     * unverified is the one thing the default would have stopped */
+    if (o->no_verify)
+        fprintf(stderr, "%s %s: --no-verify: proofs are written without "
+                "being verified, so one that does not verify is written "
+                "too\n", CLI_PROG, cmd);
 }

@@ -108,7 +108,8 @@ void cli_engine_options_init(cli_engine_options *o, unsigned synth_workers,
 /* Completes cfg once the options are read: the log level from --log-level,
  * silenced by --quiet; the timeline kept for --trace and --plot.  Warns
  * (on stderr, naming cmd) when the budget is more than the memory this
- * process can use (pl_memory_limit). */
+ * process can use (pl_memory_limit), and says that proofs go unverified
+ * under --no-verify. */
 void cli_engine_options_finish(cli_engine_options *o, const char *cmd);
 
 #endif /* PL_CLI_OPTIONS_H */

@@ -40,9 +40,16 @@ expect_exit 1 "$PROOFLINE" batch --zkey "$z" --out "$work/b" --quiet --verify "$
 expect_exit 1 "$PROOFLINE" prove "$z" "$VECTORS/bad/unsat.wtns" "$work/u.json" "$work/uq.json"
 [ -e "$work/u.json" ] && fail "by default, a proof that does not verify was written"
 expect_exit 1 "$PROOFLINE" batch --zkey "$z" --out "$work/b2" --quiet "$VECTORS/bad/unsat.wtns"
-# and --no-verify turns it off: the invalid proof is written, exit 0
+# and --no-verify turns it off, and says so: the invalid proof is
+# written, exit 0 (a run that verifies says nothing of it)
+grep -q -- "--no-verify" "$work/log" && fail "batch mentions --no-verify unasked"
 expect_exit 0 "$PROOFLINE" prove "$z" "$VECTORS/bad/unsat.wtns" "$work/n.json" "$work/nq.json" --no-verify
+grep -q "prove: --no-verify: proofs are written without being verified" "$work/log" ||
+    fail "prove --no-verify does not say so: $(cat "$work/log")"
 expect_exit 1 "$PROOFLINE" verify "$vk" "$work/nq.json" "$work/n.json"
+expect_exit 0 "$PROOFLINE" batch --zkey "$z" --out "$work/b3" --quiet --no-verify "$w"
+grep -q "batch: --no-verify: proofs are written without being verified" "$work/log" ||
+    fail "batch --no-verify does not say so: $(cat "$work/log")"
 
 # row 2
 expect_exit 2 "$PROOFLINE" prove --bogus

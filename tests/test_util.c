@@ -539,3 +539,41 @@ PL_TEST(cgroup_memory_limit_from_fake_files)
     uint64_t limit = pl_memory_limit(), ram = pl__physical_memory();
     CHECK(limit > 0 && limit <= ram);
 }
+
+/* Reads of a cgroup v1 controller list from threads at once, as engines
+ * created side by side do: each finds its limit.  strtok's one hidden
+ * position was shared by the threads (ThreadSanitizer reported it in
+ * engine.two_engines_destroy_independently on a v1 host), so a list could
+ * be walked from another thread's line. */
+typedef struct {
+    const char *root;
+    atomic_int wrong;
+} cgroup_readers;
+
+static void *read_cgroup_limit_often(void *user)
+{
+    cgroup_readers *r = user;
+    for (int i = 0; i < 200; i++)
+        if (pl__cgroup_memory_limit(r->root) != (2ull << 30))
+            atomic_fetch_add(&r->wrong, 1);
+    return NULL;
+}
+
+PL_TEST(cgroup_memory_limit_from_threads_at_once)
+{
+    char root[4096];
+    snprintf(root, sizeof(root), "%s", pl_test_tmp("fake_cgroup_threads"));
+    fake_file(root, "proc/self/cgroup",
+              "9:name=systemd:/\n8:pids,freezer,devices,blkio:/\n"
+              "7:cpu,cpuacct,net_cls,net_prio,perf_event,memory:/job\n"
+              "6:hugetlb,rdma,misc:/\n0::/\n");
+    fake_file(root, "sys/fs/cgroup/memory/job/memory.limit_in_bytes",
+              "2147483648\n");
+    cgroup_readers r = {root, 0};
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(pthread_create(&t[i], NULL, read_cgroup_limit_often, &r), 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ(atomic_load(&r.wrong), 0);
+}

@@ -91,6 +91,61 @@ static bool same_file(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* A file's modification time comes from the kernel's coarse clock (a tick
+ * of 1-10 ms; some file systems keep whole seconds), so a write in the tick
+ * of our first look leaves size and time as they were.  A file modified
+ * less than this long before its read ended cannot be vouched for by its
+ * time alone. */
+#define PL__RACY_SECONDS 2
+
+static bool modified_recently(const struct stat *sb)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return sb->st_mtim.tv_sec >= now.tv_sec - PL__RACY_SECONDS;
+}
+
+/* Reads fd again and compares it with the size bytes of buf: PL_OK only
+ * when every byte is the same.  The compare needs no second copy, only a
+ * small block at a time. */
+static pl_status read_again_matches(int fd, const uint8_t *buf, uint64_t size,
+                                    const char *path, pl_error *err)
+{
+    enum { BLOCK = 64 * 1024 };
+    uint8_t *block = malloc(BLOCK);
+    if (!block)
+        return pl__error_set(err, PL_ENOMEM, "%s: no memory to read it again",
+                             path);
+    pl_status st = PL_OK;
+    uint64_t got = 0;
+    while (got < size && st == PL_OK) {
+        size_t want = size - got < BLOCK ? (size_t)(size - got) : BLOCK;
+        ssize_t n = pread(fd, block, want, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            st = pl__error_errno(err, PL_EIO, errno,
+                                 "%s: read failed at byte offset %llu when "
+                                 "read again", path, (unsigned long long)got);
+        else if (n == 0 || memcmp(block, buf + got, (size_t)n) != 0)
+            st = pl__error_set(err, PL_EIO,
+                               "%s: changed while it was being read", path);
+        else
+            got += (uint64_t)n;
+    }
+    free(block);
+    return st;
+}
+
+static void (*after_read_hook)(void *user);
+static void *after_read_user;
+
+void pl__file_load_after_read_hook(void (*fn)(void *user), void *user)
+{
+    after_read_hook = fn;
+    after_read_user = user;
+}
+
 pl_status pl__file_load(pl__mapped *out, const char *path,
                         pl_buffer_class cls, uint64_t max_bytes, pl_error *err)
 {
@@ -128,12 +183,26 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
         }
         got += (uint64_t)n;
     }
+    if (after_read_hook)
+        after_read_hook(after_read_user);
     /* a writer during the read may have torn it: refuse what it changed */
     struct stat after;
     if (fstat(fd, &after) != 0 || !same_file(&st_buf, &after)) {
         st = pl__error_set(err, PL_EIO, "%s: changed while it was being read",
                            path);
         goto fail;
+    }
+    /* a file written this recently may have changed within the tick of its
+     * time (a key overwritten in place read as a mix of two keys, whose
+     * proofs do not verify): read it again, and look once more after */
+    if (modified_recently(&after)) {
+        if ((st = read_again_matches(fd, buf, got, path, err)) != PL_OK)
+            goto fail;
+        if (fstat(fd, &after) != 0 || !same_file(&st_buf, &after)) {
+            st = pl__error_set(err, PL_EIO,
+                               "%s: changed while it was being read", path);
+            goto fail;
+        }
     }
     close(fd);
     out->data = buf;

@@ -25,12 +25,17 @@ void pl__file_unmap(pl__mapped *m);
  * size), presented as a pl__mapped; free it with pl__free(out->data).  A
  * file larger than max_bytes (0: no limit; a caller that reserved its size
  * first passes that) is refused before anything is allocated, and one that
- * changed while it was read (size, time, inode) is refused after: the
- * bytes handed out are one version of the file, and stay so whatever
- * happens to it later. */
+ * changed while it was read (size, time, inode; and, for a file modified
+ * in the last seconds, whose time is too coarse to tell, its bytes read
+ * again and compared) is refused after: the bytes handed out are one
+ * version of the file, and stay so whatever happens to it later. */
 pl_status pl__file_load(pl__mapped *out, const char *path,
                         pl_buffer_class cls, uint64_t max_bytes,
                         pl_error *err);
+/* Test hook: fn(user) runs in pl__file_load after the bytes are read and
+ * before they are checked, so a test can change the file at the moment a
+ * writer would tear it (NULL: none).  Not for concurrent loads. */
+void pl__file_load_after_read_hook(void (*fn)(void *user), void *user);
 
 /* Reads a whole small file (at most max_bytes, refused before reading
  * when its size is larger) into a NUL-terminated malloc'd buffer.

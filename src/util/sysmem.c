@@ -89,7 +89,11 @@ uint64_t pl__cgroup_memory_limit(const char *root)
             snprintf(mount, sizeof(mount), "%s/sys/fs/cgroup", root);
             v = smallest_on_path(mount, cgroup, "memory.max");
         } else {
-            for (char *c = strtok(controllers, ","); c; c = strtok(NULL, ","))
+            /* strtok_r: engines are created from several threads at once,
+             * and strtok's one hidden position would be shared by them */
+            char *next = NULL;
+            for (char *c = strtok_r(controllers, ",", &next); c;
+                 c = strtok_r(NULL, ",", &next))
                 if (strcmp(c, "memory") == 0) {
                     snprintf(mount, sizeof(mount), "%s/sys/fs/cgroup/memory",
                              root);
