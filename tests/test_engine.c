@@ -267,6 +267,55 @@ PL_TEST(failing_partition_fails_only_its_job)
     destroy_balanced(e);
 }
 
+/* A proof that does not verify is blamed on the witness while the key on
+ * disk still holds the bytes the circuit read; once the file holds other
+ * bytes (a key rewritten after it was read, or read while being
+ * rewritten), on the key: PL_EIO naming it. */
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    CHECK(in && out);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+        CHECK_EQ(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    CHECK_EQ(fclose(out), 0);
+}
+
+PL_TEST(unverified_proof_blames_a_key_changed_on_disk)
+{
+    pl_error err = {0};
+    char key[512], unsat[256];
+    snprintf(key, sizeof(key), "%s", pl_test_tmp("changing.zkey"));
+    snprintf(unsat, sizeof(unsat), "%s/bad/unsat.wtns", PL_TEST_VECTORS);
+    for (int changed = 0; changed < 2; changed++) {
+        copy_file(zkey_path("multiplier"), key);
+        pl_engine *e = engine_with(0, 1, 1, NULL);
+        pl_circuit *c;
+        CHECK_OK(pl_engine_open_circuit(e, &c, key, NULL, &err), &err);
+        if (changed) /* another circuit's key, after it was read */
+            copy_file(zkey_path("chain10"), key);
+        const char *paths[1] = {unsat};
+        pl_job_spec spec = {.circuit = c, .n_partitions = 1,
+                            .witness_paths = paths, .verify = true};
+        uint64_t job;
+        pl_job_status js;
+        CHECK_OK(pl_engine_submit(e, &job, &spec, &err), &err);
+        CHECK_OK(pl_engine_wait(e, job, &js, &err), &err);
+        if (changed) {
+            CHECK_EQ(js.status, PL_EIO);
+            CHECK(strstr(js.error.msg, "changed on disk") != NULL);
+            CHECK(strstr(js.error.msg, "changing.zkey") != NULL);
+        } else {
+            CHECK_EQ(js.status, PL_EINVALID);
+            CHECK(strstr(js.error.msg, "unsat.wtns") != NULL);
+        }
+        pl_circuit_release(c);
+        destroy_balanced(e);
+    }
+}
+
 PL_TEST(cancel_mid_job_returns_every_byte)
 {
     pl__backend_ops slow;

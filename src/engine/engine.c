@@ -957,18 +957,29 @@ static void finish_one(pl_engine *e, partition *p)
         /* an invalid proof is never delivered: the witness does not
          * satisfy the circuit, or the key is damaged */
         st = pl_verify(c->vkey, &proof, publics, n_public, &err);
+        if (st == PL_EINVALID && c->zkey->heap &&
+            !pl__file_still_holds(c->zkey_path, &c->zkey->map)) {
+            /* not the witness: the key was read while it was being
+             * rewritten (a mix of two keys), or changed since */
+            st = pl__error_set(&err, PL_EIO, "%s: the key changed on disk "
+                               "after it was read: the proof of partition "
+                               "%zu of job %llu, made with the bytes read, "
+                               "does not verify and is not written; run "
+                               "again once the file is complete",
+                               c->zkey_path, p->index,
+                               (unsigned long long)j->id);
+        } else if (st == PL_EINVALID) {
+            pl__error_set(&err, PL_EINVALID,
+                          "%s%sthe proof does not verify with the key's "
+                          "verification key (partition %zu of job %llu): "
+                          "the witness does not satisfy the circuit "
+                          "(--check-witness names the constraint) or the "
+                          "key is damaged (--check-params)",
+                          j->paths ? j->paths[p->index] : "",
+                          j->paths ? ": " : "", p->index,
+                          (unsigned long long)j->id);
+        }
         if (st != PL_OK) {
-            if (st == PL_EINVALID)
-                pl__error_set(&err, PL_EINVALID,
-                              "%s%sthe proof does not verify with the key's "
-                              "verification key (partition %zu of job "
-                              "%llu): the witness does not satisfy the "
-                              "circuit (--check-witness names the "
-                              "constraint) or the key is damaged "
-                              "(--check-params)",
-                              j->paths ? j->paths[p->index] : "",
-                              j->paths ? ": " : "", p->index,
-                              (unsigned long long)j->id);
             retire(e, p, OUTCOME_FAILED, st, &err);
             return;
         }

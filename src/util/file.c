@@ -137,6 +137,18 @@ static pl_status read_again_matches(int fd, const uint8_t *buf, uint64_t size,
     return st;
 }
 
+bool pl__file_still_holds(const char *path, const pl__mapped *m)
+{
+    struct stat sb;
+    int fd;
+    if (open_input(&fd, &sb, path, NULL) != PL_OK)
+        return false;
+    bool same = (uint64_t)sb.st_size == m->size &&
+                read_again_matches(fd, m->data, m->size, path, NULL) == PL_OK;
+    close(fd);
+    return same;
+}
+
 static void (*after_read_hook)(void *user);
 static void *after_read_user;
 

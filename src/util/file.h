@@ -32,6 +32,12 @@ void pl__file_unmap(pl__mapped *m);
 pl_status pl__file_load(pl__mapped *out, const char *path,
                         pl_buffer_class cls, uint64_t max_bytes,
                         pl_error *err);
+/* Whether the file at path still holds exactly m's bytes (a copy from
+ * pl__file_load): false when its size or any byte differs, or it cannot be
+ * read.  Read a block at a time, nothing allocated but the block.  For
+ * telling, when a proof made with a loaded key does not verify, whether
+ * the key changed on disk since it was read. */
+bool pl__file_still_holds(const char *path, const pl__mapped *m);
 /* Test hook: fn(user) runs in pl__file_load after the bytes are read and
  * before they are checked, so a test can change the file at the moment a
  * writer would tear it (NULL: none).  Not for concurrent loads. */
