@@ -93,21 +93,6 @@ static pl_status scratch_bound(pl__gpu *gpu, size_t max_n, uint64_t *bytes,
     return PL_OK;
 }
 
-/* The work buffer's parts: the scalars region (room for the largest set
- * and for h's n coefficients) and the scratch after it. */
-static void work_layout(unsigned log2n, const size_t counts[4],
-                        uint64_t scratch, uint64_t *scalars_bytes,
-                        uint64_t *work_bytes)
-{
-    uint64_t n = (uint64_t)1 << log2n, most = n;
-    for (int k = 0; k < PL__C2_BASES_COUNT; k++)
-        if (counts[k] > most)
-            most = counts[k];
-    *scalars_bytes = align256(most * FR_BYTES);
-    uint64_t msm = *scalars_bytes + scratch, h = 3 * n * FR_BYTES;
-    *work_bytes = msm > h ? msm : h;
-}
-
 static size_t largest_set(const size_t counts[4])
 {
     size_t most = 0;
@@ -115,6 +100,18 @@ static size_t largest_set(const size_t counts[4])
         if (counts[k] > most)
             most = counts[k];
     return most;
+}
+
+/* The work buffer's parts: the scalars region (room for the largest set
+ * and for h's n coefficients) and the scratch after it. */
+static void work_layout(unsigned log2n, const size_t counts[4],
+                        uint64_t scratch, uint64_t *scalars_bytes,
+                        uint64_t *work_bytes)
+{
+    uint64_t n = (uint64_t)1 << log2n, most = largest_set(counts);
+    *scalars_bytes = align256((most > n ? most : n) * FR_BYTES);
+    uint64_t msm = *scalars_bytes + scratch, h = 3 * n * FR_BYTES;
+    *work_bytes = msm > h ? msm : h;
 }
 
 uint64_t pl__c2_device_bytes(unsigned log2n, const size_t counts[4])

@@ -532,7 +532,8 @@ static pl_status odd_coset_quotient(pl__gpu *gpu, void *out, void *data,
 {
     pl__cu_fr *d = data;
     uint32_t n = (uint32_t)1 << tb->log2n;
-    pl_status st = inverse_stages(gpu, d, tb, err);
+    /* n = 1: no stage (and no tile to cut) */
+    pl_status st = tb->log2n ? inverse_stages(gpu, d, tb, err) : PL_OK;
     return st ? st : gpu->impl->ntt_unshift(gpu->dev, PL_GPU_COMPUTE, n, out,
                                             d, tb->log2n, tb->n_inv, tb->g_lo,
                                             tb->g_hi, tb->lo_log, err);
