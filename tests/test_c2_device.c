@@ -23,6 +23,7 @@
 #include "field/field.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
+#include "util/alloc.h"
 #include "util/pool.h"
 
 #include <stdio.h>
