@@ -26,6 +26,7 @@
 #include "util/alloc.h"
 #include "util/pool.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -490,6 +491,77 @@ PL_TEST(full_card_refused_emulated)
     CHECK_EQ(after.total_allocs, before.total_allocs);
     pl__gpu_emu_foreign(0, 0);
     pl__cuda_device_release();
+    base_sets_free(&b);
+    pl__ntt_plan_destroy(plan);
+    pl__pool_destroy(pool);
+}
+
+/* Two threads on one object and a second object at once: every call holds
+ * the device for its whole length, so each MSM of host scalars is its own
+ * upload and sum, and equals the CPU's. */
+typedef struct {
+    pl__c2_device *d;
+    const base_sets *b;
+    unsigned which;
+    size_t n;
+    uint64_t seed;
+    blst_p1 sums[6];
+    pl_status st;
+    pl_error err;
+} msm_worker;
+
+static void *msm_worker_run(void *arg)
+{
+    msm_worker *w = arg;
+    for (int i = 0; i < 6 && w->st == PL_OK; i++) {
+        pl_scalar *s = make_scalars(w->n, false, w->seed + (uint64_t)i);
+        w->st = pl__c2_device_msm(w->d, w->which, s, w->n, &w->sums[i],
+                                  &w->err);
+        free(s);
+    }
+    return NULL;
+}
+
+PL_TEST(threads_share_the_device_emulated)
+{
+    pl_error err = {0};
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 1, "pl-test", &err), &err);
+    pl__ntt_plan *plan;
+    CHECK_OK(pl__ntt_plan_create_blstrs(&plan, 4, pool, &err), &err);
+    const size_t counts[4] = {15, 300, 200, 100};
+    base_sets b;
+    base_sets_make(&b, counts);
+    pl__c2_device *d[2];
+    for (int k = 0; k < 2; k++)
+        CHECK_OK(pl__c2_device_open(&d[k], true, plan, 4,
+                                    (const blst_p1_affine *const *)b.points,
+                                    b.counts, &err), &err);
+    msm_worker w[3] = {
+        {.d = d[0], .b = &b, .which = 1, .n = 300, .seed = 100},
+        {.d = d[0], .b = &b, .which = 2, .n = 150, .seed = 200},
+        {.d = d[1], .b = &b, .which = 3, .n = 100, .seed = 300},
+    };
+    pthread_t t[3];
+    for (int k = 0; k < 3; k++)
+        CHECK(pthread_create(&t[k], NULL, msm_worker_run, &w[k]) == 0);
+    for (int k = 0; k < 3; k++)
+        CHECK(pthread_join(t[k], NULL) == 0);
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(w[k].st, &w[k].err);
+        for (int i = 0; i < 6; i++) {
+            pl_scalar *s = make_scalars(w[k].n, false, w[k].seed + (uint64_t)i);
+            blst_p1 want;
+            CHECK_OK(pl__msm_g1(&want, (const uint8_t *)b.points[w[k].which],
+                                (const uint8_t *)s, w[k].n, pool, &err), &err);
+            if (!blst_p1_is_equal(&want, &w[k].sums[i]))
+                pl_test_fail(__FILE__, __LINE__, "thread %d's MSM %d differs "
+                             "from the CPU's", k, i);
+            free(s);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        pl__c2_device_close(d[k]);
     base_sets_free(&b);
     pl__ntt_plan_destroy(plan);
     pl__pool_destroy(pool);

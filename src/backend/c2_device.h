@@ -71,10 +71,11 @@ pl_status pl__c2_device_h(pl__c2_device *d, const blst_fr *a,
                           pl_scalar *h_out, pl_error *err);
 /* out = sum scalars[i] bases[which][i] for i < n (n <= counts[which]),
  * scalars in standard form (below r; bit 255 is ignored, as the CPU MSM
- * does).  scalars NULL, for which = PL__C2_BASES_H only: h's coefficients
- * from this object's last pl__c2_device_h, still on the device (no upload),
- * valid until its next MSM of host scalars or next h; PL_EUSAGE when they
- * are not there. */
+ * does).  scalars NULL, for which = PL__C2_BASES_H only (and n below
+ * 2^log2n): h's coefficients from this object's last pl__c2_device_h,
+ * still on the device (no upload), valid until its next MSM of host
+ * scalars or next h; PL_EUSAGE when they are not there.  Returns when the
+ * sum is in out (the device idle again). */
 pl_status pl__c2_device_msm(pl__c2_device *d, unsigned which,
                             const pl_scalar *scalars, size_t n, blst_p1 *out,
                             pl_error *err);

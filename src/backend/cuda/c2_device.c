@@ -325,8 +325,11 @@ pl_status pl__c2_device_msm(pl__c2_device *d, unsigned which,
                             const pl_scalar *scalars, size_t n, blst_p1 *out,
                             pl_error *err)
 {
+    /* h's coefficients on the device are n - 1 (the last slot is
+     * x^(n-1)'s, which the prover drops) */
     if (!d || !out || which >= PL__C2_BASES_COUNT || n > d->counts[which] ||
-        (!scalars && which != PL__C2_BASES_H))
+        (!scalars && (which != PL__C2_BASES_H ||
+                      n >= ((size_t)1 << d->log2n))))
         return pl__error_set(err, PL_EUSAGE, "pl__c2_device_msm: set %u, %zu "
                              "points (the set has %zu), %s scalars", which, n,
                              d && which < PL__C2_BASES_COUNT
