@@ -4,8 +4,8 @@
  * and events, its pinned staging buffers and the accounting of everything
  * it allocates (class device for GPU memory, class pinned for page-locked
  * host memory), and the schedules of the work (gpu.c): which kernels run in
- * which order over which buffers for the odd-coset transform, H and the G1
- * MSM.  The schedules are written once, over an implementation table that
+ * which order over which buffers for the odd-coset transform and the way
+ * back from it, H and the G1 MSM.  The schedules are written once, over an implementation table that
  * has only runtime operations, the two library primitives the device takes
  * from CUB (a radix sort of key/value pairs, an exclusive scan) and one
  * launch per kernel:

@@ -18,7 +18,10 @@
  *   shift:    position p times (1/n) g^bitrev(p), one pointwise pass (the
  *             odd-coset shift and the 1/n scaling fused);
  *   forward:  decimation-in-time (Cooley-Tukey) stages from span 1 up to
- *             n/2 with omega^k, bit-reversed order in, natural order out.
+ *             n/2 with omega^k, bit-reversed order in, natural order out;
+ *   unshift:  the way back from a coset after the inverse stages: position
+ *             p times a scale and g^-bitrev(p), written to bitrev(p) of
+ *             another array (natural order, no permutation pass).
  *
  * Both read the table of the n/2 powers omega^k of the CPU's plan (stride
  * 2^(log2n - 1 - s) in stage s); omega^-k is -omega^(n/2 - k), so no
