@@ -2,9 +2,8 @@
 /*
  * The device object of gpu.h: accounting, staging, and the schedules of the
  * odd-coset transform and the way back (the C2 prover's quotient), H and
- * the G1 MSM (which kernel runs when, over which
- * buffers, and the MSM's host side), written once over an implementation
- * table (real CUDA or the host emulation), so that the emulation, which
+ * the G1 MSM (which kernel runs when, over which buffers, and the MSM's
+ * host side), written once over an implementation table (real CUDA or the host emulation), so that the emulation, which
  * make test runs, executes the launch order and buffer wiring of the GPU.
  * Every device allocation is accounted in class device after it succeeded
  * and unaccounted after it was freed, and so is the stack the driver

@@ -5,10 +5,10 @@
  * it allocates (class device for GPU memory, class pinned for page-locked
  * host memory), and the schedules of the work (gpu.c): which kernels run in
  * which order over which buffers for the odd-coset transform and the way
- * back from it, H and the G1 MSM.  The schedules are written once, over an implementation table that
- * has only runtime operations, the two library primitives the device takes
- * from CUB (a radix sort of key/value pairs, an exclusive scan) and one
- * launch per kernel:
+ * back from it, H and the G1 MSM.  The schedules are written once, over an
+ * implementation table that has only runtime operations, the two library
+ * primitives the device takes from CUB (a radix sort of key/value pairs,
+ * an exclusive scan) and one launch per kernel:
  *
  *   pl__gpu_impl_cuda      the real one (gpu_cuda.cu: CUDA runtime calls,
  *                          CUB, the __global__ wrappers of the thread
