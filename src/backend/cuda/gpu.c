@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device object of gpu.h: accounting, staging, and the schedules of the
- * odd-coset transform and the way back (the C2 prover's quotient), H and
- * the G1 MSM (which kernel runs when, over which buffers, and the MSM's
- * host side), written once over an implementation table (real CUDA or the host emulation), so that the emulation, which
- * make test runs, executes the launch order and buffer wiring of the GPU.
- * Every device allocation is accounted in class device after it succeeded
- * and unaccounted after it was freed, and so is the stack the driver
- * reserves for the kernels, from open to close.  The two staging buffers and the buffer
- * of window sums are class pinned, from the accounted allocator (anonymous
- * maps, so RssAnon counts them like any other host class), page-locked
- * with the driver for the object's lifetime.  The phase timing of gpu.h
- * (the GPU check's profile) brackets the schedules' phases here.
+ * odd-coset transform and the way back (the C2 prover's quotient), H and the
+ * G1 MSM (which kernel runs when, over which buffers, and the MSM's host
+ * side), written once over an implementation table (real CUDA or the host
+ * emulation), so that the emulation, which make test runs, executes the
+ * launch order and buffer wiring of the GPU.  Every device allocation is
+ * accounted in class device after it succeeded and unaccounted after it was
+ * freed, and so is the stack the driver reserves for the kernels, from open
+ * to close.  The two staging buffers and the buffer of window sums are class
+ * pinned, from the accounted allocator (anonymous maps, so RssAnon counts
+ * them like any other host class), page-locked with the driver for the
+ * object's lifetime.  The phase timing of gpu.h (the GPU check's profile)
+ * brackets the schedules' phases here.
  */
 #define _GNU_SOURCE
 #include "backend/cuda/gpu.h"
