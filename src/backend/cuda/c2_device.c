@@ -273,7 +273,7 @@ fail:
     return st;
 }
 
-/* ---- h and the MSMs ------------------------------------------------------- */
+/* ---- h and the MSMs ----------------------------------------------------- */
 
 /* a, b, c up and to the odd coset, each transform queued behind its
  * upload so that it runs while the next vector is copied; a b - c there,
