@@ -129,9 +129,10 @@ uint64_t pl__c2_device_bytes(unsigned log2n, const size_t counts[4])
 
 /* ---- a call's bracket ---------------------------------------------------- */
 
-/* The device is this call's: its uploads wait for compute queued before
- * (another user's kernels may still read buffers of theirs, never ours,
- * but the staging is shared). */
+/* The device is this call's until call_drain and the unlock; its uploads
+ * wait for any compute queued before it, as the zkey backend's begin
+ * makes a proof's (every user drains before it unlocks, so this is the
+ * guard, not the rule). */
 static pl_status call_begin(pl__c2_device *d, pl_error *err)
 {
     pl__gpu_lock(d->gpu);
