@@ -11,7 +11,8 @@
 #      not errors: PL_CUDA_WERROR=OFF), and then, in the background, the
 #      PTX form (build-gpu-ptx/, PL_CUDA_PTX=ON) and the proof rows' keys
 #      (the PoRep-like circuit, `setup --dev`) while the GPU works;
-#   2. the GPU tests of tests/test_cuda.c (every *_on_device case);
+#   2. the GPU tests of tests/test_cuda.c and tests/test_c2_device.c
+#      (every *_on_device case);
 #   3. NTT rows at 2^20, 2^22, 2^24: upload, transform, download timed
 #      apart, results equal to the CPU's NTT;
 #   4. MSM rows at 2^20, 2^22, 2^24, four cases each (bench_gpu.c): random
@@ -105,7 +106,7 @@ fi
 est() { # est <step> [log]: seconds on an H200 (emulated: 0)
     [ "$emulated" = 1 ] && { echo 0; return; }
     case $1-${2:-} in
-        tests-*) echo 40 ;;
+        tests-cuda) echo 40 ;; tests-c2_device) echo 20 ;;
         ntt-24) echo 8 ;; ntt-*) echo 4 ;;
         msm-24) echo 35 ;; msm-22) echo 15 ;; msm-*) echo 8 ;;
         proof-22) echo 30 ;; proof-*) echo 20 ;;
@@ -240,34 +241,40 @@ make_key() {
 
 # ---- the rows ---------------------------------------------------------------
 
-# tests <label> <build>: every on-device case of tests/test_cuda.c (in the
-# emulation, those with an emulated twin; at tiny sizes only the first:
-# make test runs them all anyway)
+# tests <label> <build>: every on-device case of tests/test_cuda.c and
+# tests/test_c2_device.c (in the emulation, those with an emulated twin; at
+# tiny sizes only each file's first: make test runs them all anyway)
 tests() {
-    local label=$1 dir=$2 t rc t0 cases
-    cases=$(sed -n 's/^PL_TEST(\([a-z0-9_]*\)_on_device)$/\1/p' tests/test_cuda.c)
-    fits "$label tests" "$(est tests)" || return
-    for t in $cases; do
-        if [ "$emulated" = 1 ] && ! grep -q "^PL_TEST(${t}_emulated)" tests/test_cuda.c; then
-            continue
-        fi
-        t0=$(now)
-        capped 240 "$dir/tests/test_cuda" "${t}_$suffix" >"$work/test.out" 2>&1
-        rc=$?
-        cat "$work/test.out" >>"$log"
-        case $rc in
-            0) row PASS "$label test $t" "$(since "$t0")" "" ;;
-            77) row FAIL "$label test $t" "$(since "$t0")" \
-                    "skipped although a device answered: $(tail -n 1 "$work/test.out")" ;;
-            124|137) if cut_off $rc; then
-                         row SKIP "$label test $t" "$(since "$t0")" "cut off at the deadline (${deadline} s)"
-                     else
-                         row FAIL "$label test $t" "$(since "$t0")" "$(exit_why $rc "$work/test.out")"
-                     fi ;;
-            *) row FAIL "$label test $t" "$(since "$t0")" \
-                   "$(exit_why $rc "$work/test.out") (log: $log)" ;;
-        esac
-        [ "$sizes" = tiny ] && break
+    local label=$1 dir=$2 t rc t0 cases src bin name
+    for src in tests/test_cuda.c tests/test_c2_device.c; do
+        bin=$(basename "$src" .c)
+        fits "$label tests ${bin#test_}" "$(est "tests" "${bin#test_}")" || return
+        cases=$(sed -n 's/^PL_TEST(\([a-z0-9_]*\)_on_device)$/\1/p' "$src")
+        for t in $cases; do
+            if [ "$emulated" = 1 ] && ! grep -q "^PL_TEST(${t}_emulated)" "$src"; then
+                continue
+            fi
+            # test_cuda's rows keep their names; the others say their file
+            name=$t
+            [ "$bin" = test_cuda ] || name="${bin#test_}.$t"
+            t0=$(now)
+            capped 240 "$dir/tests/$bin" "${t}_$suffix" >"$work/test.out" 2>&1
+            rc=$?
+            cat "$work/test.out" >>"$log"
+            case $rc in
+                0) row PASS "$label test $name" "$(since "$t0")" "" ;;
+                77) row FAIL "$label test $name" "$(since "$t0")" \
+                        "skipped although a device answered: $(tail -n 1 "$work/test.out")" ;;
+                124|137) if cut_off $rc; then
+                             row SKIP "$label test $name" "$(since "$t0")" "cut off at the deadline (${deadline} s)"
+                         else
+                             row FAIL "$label test $name" "$(since "$t0")" "$(exit_why $rc "$work/test.out")"
+                         fi ;;
+                *) row FAIL "$label test $name" "$(since "$t0")" \
+                       "$(exit_why $rc "$work/test.out") (log: $log)" ;;
+            esac
+            [ "$sizes" = tiny ] && break
+        done
     done
 }
 
@@ -397,8 +404,9 @@ note "gpu_check: plan: NTT ${ntt_logs}; MSM ${msm_logs}; proofs ${proofs}; PTX: 
 
 t0=$(now)
 if [ $nobuild = 1 ]; then
-    if [ ! -x "$build/bench_gpu" ] || [ ! -x "$build/tests/test_cuda" ] || [ ! -x "$build/proofline" ]; then
-        row FAIL "binaries in $build" 0 "bench_gpu, tests/test_cuda or proofline missing"
+    if [ ! -x "$build/bench_gpu" ] || [ ! -x "$build/tests/test_cuda" ] ||
+        [ ! -x "$build/tests/test_c2_device" ] || [ ! -x "$build/proofline" ]; then
+        row FAIL "binaries in $build" 0 "bench_gpu, tests/test_cuda, tests/test_c2_device or proofline missing"
         finish
     fi
     row INFO "binaries of $build" "" "not rebuilt (--no-build)"
@@ -431,7 +439,7 @@ ptx_pid=
 if [ -n "$ptx_ntt$ptx_msm$ptx_proof" ]; then
     (
         renice -n 10 -p "$BASHPID" >/dev/null 2>&1
-        build_tree "$ptx_build" ON bench_gpu test_cuda
+        build_tree "$ptx_build" ON bench_gpu test_cuda test_c2_device
     ) >"$work/ptx_build.log" 2>&1 &
     ptx_pid=$!
     bg_pids+=("$ptx_pid")

@@ -440,8 +440,8 @@ PL_TEST(profile_counts_each_phase_emulated)
     check_ntt(impl, 5);
     pl__gpu_profile(false);
     pl__gpu_profile_read(seconds, counts, true);
-    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 3); /* points, scalars; NTT:
-                                                   * tables (2), data */
+    CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 4); /* points, scalars; NTT:
+                                                   * tables (3), data */
     CHECK_EQ(counts[PL_GPU_PHASE_DOWNLOAD], 1);
     CHECK_EQ(counts[PL_GPU_PHASE_NTT], 1);
     CHECK_EQ(counts[PL_GPU_PHASE_COSET_H], 0);

@@ -24,6 +24,7 @@
  */
 #include "backend/backend.h"
 #include "backend/cuda/gpu.h"
+#include "backend/cuda/process_device.h"
 #include "field/field.h"
 #include "formats/formats.h"
 #include "ntt/ntt.h"
@@ -126,8 +127,8 @@ static bool impl_faulted(const pl__gpu_impl *impl, char *why, size_t why_len)
     return fault != NULL;
 }
 
-static pl_status device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
-                                pl_error *err)
+pl_status pl__cuda_device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
+                                  pl_error *err)
 {
     pl_status st = PL_OK;
     lock_device();
@@ -155,7 +156,7 @@ static pl_status device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
     return st;
 }
 
-static void device_release(void)
+void pl__cuda_device_release(void)
 {
     lock_device();
     if (device_users && --device_users == 0) {
@@ -270,7 +271,7 @@ static void cuda_close(void *instance)
     for (int i = 0; i < BUF_COUNT; i++)
         pl__gpu_free(ci->gpu, ci->buf[i], ci->layout.bytes[i]);
     if (ci->gpu)
-        device_release();
+        pl__cuda_device_release();
     free(ci);
 }
 
@@ -318,7 +319,7 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
         return pl__error_set(err, PL_ENOMEM, "cuda backend: out of memory");
     ci->zk = cfg->zkey;
     const pl_zkey *zk = ci->zk;
-    pl_status st = device_acquire(impl, &ci->gpu, err);
+    pl_status st = pl__cuda_device_acquire(impl, &ci->gpu, err);
     if (st != PL_OK) {
         free(ci);
         return st;
@@ -483,11 +484,11 @@ static bool impl_usable(const pl__gpu_impl *impl, char *why, size_t why_len)
         return false;
     pl__gpu *gpu;
     pl_error err = {0};
-    if (device_acquire(impl, &gpu, &err) != PL_OK) {
+    if (pl__cuda_device_acquire(impl, &gpu, &err) != PL_OK) {
         snprintf(why, why_len, "the CUDA device does not open (%s)", err.msg);
         return false;
     }
-    device_release();
+    pl__cuda_device_release();
     return true;
 }
 

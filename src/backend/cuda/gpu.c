@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The device object of gpu.h: accounting, staging, and the schedules of the
- * odd-coset transform, H and the G1 MSM (which kernel runs when, over which
- * buffers, and the MSM's host side), written once over an implementation
- * table (real CUDA or the host emulation), so that the emulation, which
- * make test runs, executes the launch order and buffer wiring of the GPU.
- * Every device allocation is accounted in class device after it succeeded
- * and unaccounted after it was freed, and so is the stack the driver
- * reserves for the kernels, from open to close.  The two staging buffers and the buffer
- * of window sums are class pinned, from the accounted allocator (anonymous
- * maps, so RssAnon counts them like any other host class), page-locked
- * with the driver for the object's lifetime.  The phase timing of gpu.h
- * (the GPU check's profile) brackets the schedules' phases here.
+ * odd-coset transform and the way back (the C2 prover's quotient), H and the
+ * G1 MSM (which kernel runs when, over which buffers, and the MSM's host
+ * side), written once over an implementation table (real CUDA or the host
+ * emulation), so that the emulation, which make test runs, executes the
+ * launch order and buffer wiring of the GPU.  Every device allocation is
+ * accounted in class device after it succeeded and unaccounted after it was
+ * freed, and so is the stack the driver reserves for the kernels, from open
+ * to close.  The two staging buffers and the buffer of window sums are class
+ * pinned, from the accounted allocator (anonymous maps, so RssAnon counts
+ * them like any other host class), page-locked with the driver for the
+ * object's lifetime.  The phase timing of gpu.h (the GPU check's profile)
+ * brackets the schedules' phases here.
  */
 #define _GNU_SOURCE
 #include "backend/cuda/gpu.h"
@@ -64,26 +65,52 @@ uint64_t pl__gpu_ntt_constants_count(unsigned log2n)
     return 1 + ((uint64_t)1 << lo) + (((uint64_t)1 << log2n) >> lo) + 1;
 }
 
-blst_fr *pl__gpu_ntt_constants(const pl__ntt_plan *plan, unsigned log2n,
-                               pl_error *err)
+/* The layout of gpu.h's constants: scale, then G^i for i < 2^lo, then
+ * G^(k 2^lo) for k <= n / 2^lo. */
+static blst_fr *coset_constants(const blst_fr *scale, const blst_fr *g,
+                                unsigned log2n, pl_error *err)
 {
     unsigned lo = coset_lo_log(log2n);
     uint64_t count = pl__gpu_ntt_constants_count(log2n);
     blst_fr *c = pl__alloc(PL_BUF_PARAMS, count * sizeof(blst_fr), err);
     if (!c)
         return NULL;
-    const blst_fr *twiddles;
-    blst_fr g, step;
-    pl__ntt_plan_constants(plan, &twiddles, &c[0], &g);
+    blst_fr step;
+    c[0] = *scale;
     blst_fr *g_lo = c + 1, *g_hi = g_lo + ((uint64_t)1 << lo);
-    pl__fr_pow(&g_lo[0], &g, 0); /* 1 */
+    pl__fr_pow(&g_lo[0], g, 0); /* 1 */
     for (uint64_t i = 1; i < ((uint64_t)1 << lo); i++)
-        blst_fr_mul(&g_lo[i], &g_lo[i - 1], &g);
-    blst_fr_mul(&step, &g_lo[((uint64_t)1 << lo) - 1], &g); /* g^(2^lo) */
+        blst_fr_mul(&g_lo[i], &g_lo[i - 1], g);
+    blst_fr_mul(&step, &g_lo[((uint64_t)1 << lo) - 1], g); /* G^(2^lo) */
     g_hi[0] = g_lo[0];
     for (uint64_t k = 1; k <= (((uint64_t)1 << log2n) >> lo); k++)
         blst_fr_mul(&g_hi[k], &g_hi[k - 1], &step);
     return c;
+}
+
+blst_fr *pl__gpu_ntt_constants(const pl__ntt_plan *plan, unsigned log2n,
+                               pl_error *err)
+{
+    const blst_fr *twiddles;
+    blst_fr n_inv, g;
+    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
+    return coset_constants(&n_inv, &g, log2n, err);
+}
+
+blst_fr *pl__gpu_ntt_quotient_constants(const pl__ntt_plan *plan,
+                                        unsigned log2n, pl_error *err)
+{
+    const blst_fr *twiddles;
+    blst_fr n_inv, g, g_inv, scale, two;
+    const uint64_t two_limbs[4] = {2, 0, 0, 0};
+    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
+    blst_fr_inverse(&g_inv, &g);
+    /* 1/(n t), t = g^n - 1 = -2 on the odd coset (g^n = -1) */
+    blst_fr_from_uint64(&two, two_limbs);
+    blst_fr_inverse(&scale, &two);
+    blst_fr_cneg(&scale, &scale, true);
+    blst_fr_mul(&scale, &scale, &n_inv);
+    return coset_constants(&scale, &g_inv, log2n, err);
 }
 
 void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
@@ -451,6 +478,26 @@ pl_status pl__gpu_order_uploads(pl__gpu *gpu, pl_error *err)
 
 /* ---- the odd-coset transform and H --------------------------------------- */
 
+/* The inverse transform's stages, natural order in, bit-reversed out
+ * (position p holds n times coefficient bitrev(p)): the wide spans over
+ * the whole array, then the narrow ones (below the tile) tile by tile. */
+static pl_status inverse_stages(pl__gpu *gpu, pl__cu_fr *d,
+                                const pl__gpu_ntt_tables *tb, pl_error *err)
+{
+    const pl__gpu_impl *im = gpu->impl;
+    const int s = PL_GPU_COMPUTE;
+    const pl__cu_fr *tw = tb->twiddles;
+    unsigned log2n = tb->log2n, tile_log = pl__cu_ntt_tile_log(log2n);
+    uint32_t n = (uint32_t)1 << log2n;
+    pl_status st = PL_OK;
+    for (unsigned k = log2n; k-- > tile_log && !st;)
+        st = im->ntt_stage(gpu->dev, s, n / 2, d, tw, log2n, k, true, err);
+    if (!st)
+        st = im->ntt_tiles(gpu->dev, s, n / 2, d, tw, log2n, tile_log, true,
+                           err);
+    return st;
+}
+
 static pl_status to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tb, pl_error *err)
 {
@@ -463,13 +510,7 @@ static pl_status to_odd_coset(pl__gpu *gpu, void *data,
     pl_status st = PL_OK;
     if (log2n == 0)
         return PL_OK; /* the CPU transform leaves n = 1 alone too */
-    /* inverse, natural in, bit-reversed out: the wide spans over the whole
-     * array, then the narrow ones (below the tile) tile by tile */
-    for (unsigned k = log2n; k-- > tile_log && !st;)
-        st = im->ntt_stage(gpu->dev, s, n / 2, d, tw, log2n, k, true, err);
-    if (!st)
-        st = im->ntt_tiles(gpu->dev, s, n / 2, d, tw, log2n, tile_log, true,
-                           err);
+    st = inverse_stages(gpu, d, tb, err);
     /* 1/n and g^i at bit-reversed positions */
     if (!st)
         st = im->ntt_shift(gpu->dev, s, n, d, log2n, tb->n_inv, tb->g_lo,
@@ -483,6 +524,32 @@ static pl_status to_odd_coset(pl__gpu *gpu, void *data,
     return st;
 }
 
+/* The inverse stages in place, then the unshift out of place, which puts
+ * the coefficients back in natural order (no permutation pass of its own)
+ * and scales them by 1/(n t) and g^-j in the same multiplication. */
+static pl_status odd_coset_quotient(pl__gpu *gpu, void *out, void *data,
+                                    const pl__gpu_ntt_tables *tb,
+                                    pl_error *err)
+{
+    pl__cu_fr *d = data;
+    uint32_t n = (uint32_t)1 << tb->log2n;
+    /* n = 1: no stage (and no tile to cut) */
+    pl_status st = tb->log2n ? inverse_stages(gpu, d, tb, err) : PL_OK;
+    return st ? st : gpu->impl->ntt_unshift(gpu->dev, PL_GPU_COMPUTE, n, out,
+                                            d, tb->log2n, tb->n_inv, tb->g_lo,
+                                            tb->g_hi, tb->lo_log, err);
+}
+
+pl_status pl__gpu_odd_coset_quotient(pl__gpu *gpu, void *out, void *data,
+                                     const pl__gpu_ntt_tables *quotient,
+                                     pl_error *err)
+{
+    phase_clock pc = phase_start(gpu);
+    GUARDED(gpu, err,
+            phase_end(gpu, &pc, PL_GPU_PHASE_NTT,
+                      odd_coset_quotient(gpu, out, data, quotient, err), err));
+}
+
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tb, pl_error *err)
 {
@@ -491,39 +558,65 @@ pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                 to_odd_coset(gpu, data, tb, err), err));
 }
 
+/* A set's one allocation: the twiddles, then the two constant arrays,
+ * each at a 256-byte boundary; returns its bytes. */
+static uint64_t set_layout(unsigned log2n, uint64_t *tw_bytes,
+                           uint64_t *const_bytes, uint64_t *at,
+                           uint64_t *at_quotient)
+{
+    uint64_t n = (uint64_t)1 << log2n;
+    *tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
+    *const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
+    *at = (*tw_bytes + 255) & ~(uint64_t)255;
+    *at_quotient = *at + ((*const_bytes + 255) & ~(uint64_t)255);
+    return *at_quotient + *const_bytes;
+}
+
 pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
                                  const pl__ntt_plan *plan, unsigned log2n,
                                  pl_error *err)
 {
     memset(out, 0, sizeof(*out));
-    uint64_t n = (uint64_t)1 << log2n;
-    /* the twiddles first, the constants at the next 256-byte boundary */
-    uint64_t tw_bytes = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
-    uint64_t at = (tw_bytes + 255) & ~(uint64_t)255;
-    uint64_t const_bytes = pl__gpu_ntt_constants_count(log2n) * sizeof(blst_fr);
+    uint64_t n = (uint64_t)1 << log2n, tw_bytes, const_bytes, at, at_quotient;
+    uint64_t bytes = set_layout(log2n, &tw_bytes, &const_bytes, &at,
+                                &at_quotient);
     const blst_fr *twiddles;
     blst_fr unused_n_inv, unused_g;
     pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
     blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, err);
-    if (!constants)
-        return PL_ENOMEM;
+    blst_fr *quotient = constants
+                            ? pl__gpu_ntt_quotient_constants(plan, log2n, err)
+                            : NULL;
     pl_status st = PL_OK;
-    char *block = pl__gpu_alloc(gpu, at + const_bytes, err);
-    if (!block)
+    char *block = NULL;
+    if (!quotient)
+        st = PL_ENOMEM;
+    else if (!(block = pl__gpu_alloc(gpu, bytes, err)))
         st = PL_ENOMEM;
     if (!st && n >= 2)
         st = pl__gpu_upload(gpu, block, twiddles, tw_bytes, err);
     if (!st)
         st = pl__gpu_upload(gpu, block + at, constants, const_bytes, err);
-    pl__free(constants); /* the upload staged it */
+    if (!st)
+        st = pl__gpu_upload(gpu, block + at_quotient, quotient, const_bytes,
+                            err);
+    pl__free(quotient); /* the uploads staged them */
+    pl__free(constants);
     if (st != PL_OK) {
-        pl__gpu_free(gpu, block, at + const_bytes);
+        pl__gpu_free(gpu, block, bytes);
         return st;
     }
     out->device = block;
-    out->bytes = at + const_bytes;
+    out->bytes = bytes;
     pl__gpu_ntt_tables_init(&out->tables, log2n, block, block + at);
+    pl__gpu_ntt_tables_init(&out->quotient, log2n, block, block + at_quotient);
     return PL_OK;
+}
+
+uint64_t pl__gpu_ntt_set_bytes(unsigned log2n)
+{
+    uint64_t tw_bytes, const_bytes, at, at_quotient;
+    return set_layout(log2n, &tw_bytes, &const_bytes, &at, &at_quotient);
 }
 
 void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set)

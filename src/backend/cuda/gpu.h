@@ -4,11 +4,11 @@
  * and events, its pinned staging buffers and the accounting of everything
  * it allocates (class device for GPU memory, class pinned for page-locked
  * host memory), and the schedules of the work (gpu.c): which kernels run in
- * which order over which buffers for the odd-coset transform, H and the G1
- * MSM.  The schedules are written once, over an implementation table that
- * has only runtime operations, the two library primitives the device takes
- * from CUB (a radix sort of key/value pairs, an exclusive scan) and one
- * launch per kernel:
+ * which order over which buffers for the odd-coset transform and the way
+ * back from it, H and the G1 MSM.  The schedules are written once, over an
+ * implementation table that has only runtime operations, the two library
+ * primitives the device takes from CUB (a radix sort of key/value pairs,
+ * an exclusive scan) and one launch per kernel:
  *
  *   pl__gpu_impl_cuda      the real one (gpu_cuda.cu: CUDA runtime calls,
  *                          CUB, the __global__ wrappers of the thread
@@ -51,7 +51,8 @@ enum { PL_GPU_EVENT_STAGE0 = 0, PL_GPU_EVENT_STAGE1 = 1,
 typedef struct {
     unsigned log2n;
     const void *twiddles;    /* n/2 Fr: omega^j */
-    const void *n_inv;       /* 1 Fr */
+    const void *n_inv;       /* 1 Fr: the scale (1/n; 1/(n t) in the
+                              * quotient's tables) */
     const void *g_lo, *g_hi; /* split powers of g */
     unsigned lo_log;
 } pl__gpu_ntt_tables;
@@ -64,16 +65,23 @@ struct pl__ntt_plan;
 uint64_t pl__gpu_ntt_constants_count(unsigned log2n);
 blst_fr *pl__gpu_ntt_constants(const struct pl__ntt_plan *plan, unsigned log2n,
                                pl_error *err);
+/* The same array for the way back from the odd coset (the quotient's
+ * tables): 1/(n t) with t = -2, the vanishing polynomial there, then the
+ * split powers of g^-1. */
+blst_fr *pl__gpu_ntt_quotient_constants(const struct pl__ntt_plan *plan,
+                                        unsigned log2n, pl_error *err);
 void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *tables, unsigned log2n,
                              const void *device_twiddles,
                              const void *device_constants);
 
 /* One transform size's tables on the device, apart from any circuit (the
- * tests and the GPU check; the backend cuts its tables from its own
- * layout): the plan's twiddles and the constants in one device
- * allocation, class device, until destroy. */
+ * tests, the GPU check and the C2 prover's device state; the zkey backend
+ * cuts its tables from its own layout): the plan's twiddles and both
+ * constant arrays in one device allocation, class device, until destroy.
+ * tables: to the odd coset; quotient: back from it, divided by t. */
 typedef struct {
     pl__gpu_ntt_tables tables;
+    pl__gpu_ntt_tables quotient;
     void *device;
     uint64_t bytes;
 } pl__gpu_ntt_set;
@@ -176,6 +184,12 @@ typedef struct pl__gpu_impl {
                            const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
                            const pl__cu_fr *g_hi, unsigned lo_log,
                            pl_error *err);
+    /* pl__cu_ntt_unshift_thread (threads = n; out not aliasing data) */
+    pl_status (*ntt_unshift)(void *dev, int stream, uint32_t threads,
+                             pl__cu_fr *out, const pl__cu_fr *data,
+                             unsigned log2n, const pl__cu_fr *scale,
+                             const pl__cu_fr *g_lo, const pl__cu_fr *g_hi,
+                             unsigned lo_log, pl_error *err);
     /* pl__cu_h_thread */
     pl_status (*coset_h)(void *dev, int stream, uint32_t threads,
                          const pl__cu_fr *a, const pl__cu_fr *b, pl__cu_fr *c,
@@ -282,10 +296,24 @@ pl_status pl__gpu_sync(pl__gpu *gpu, pl_error *err);
 pl_status pl__gpu_to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tables,
                                pl_error *err);
-/* Makes and uploads a pl__gpu_ntt_set for a CPU plan of 2^log2n. */
+/* On the compute stream, the way back: from the values on the odd coset
+ * (data, n of them) of p = h t, t = x^n - 1 (the constant -2 there) and h
+ * of degree below n, to h's n coefficients in natural order, into out
+ * (which must not alias data; data is left overwritten): the inverse NTT,
+ * then times 1/(n t) and g^-j.
+ * quotient: a set's quotient tables.  The transform multiplies by
+ * Montgomery constants only, so the output has the input's form: the
+ * canonical integers of pl__gpu_coset_h in, h's coefficients as canonical
+ * integers (the MSM's scalars) out. */
+pl_status pl__gpu_odd_coset_quotient(pl__gpu *gpu, void *out, void *data,
+                                     const pl__gpu_ntt_tables *quotient,
+                                     pl_error *err);
+/* Makes and uploads a pl__gpu_ntt_set for a CPU plan of 2^log2n; its
+ * device bytes (for plans made without a device). */
 pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
                                  const struct pl__ntt_plan *plan,
                                  unsigned log2n, pl_error *err);
+uint64_t pl__gpu_ntt_set_bytes(unsigned log2n);
 void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set);
 
 /* h = a b - c as canonical scalars, over c (compute stream). */
@@ -345,7 +373,7 @@ unsigned pl__gpu_emu_queued(int stream);
 #define PL_GPU_PHASES_X(X)                                                    \
     X(PL_GPU_PHASE_UPLOAD, "upload")          /* pl__gpu_upload */            \
     X(PL_GPU_PHASE_DOWNLOAD, "download")      /* pl__gpu_download */          \
-    X(PL_GPU_PHASE_NTT, "ntt")                /* pl__gpu_to_odd_coset */      \
+    X(PL_GPU_PHASE_NTT, "ntt")      /* pl__gpu_to_odd_coset, _quotient */    \
     X(PL_GPU_PHASE_COSET_H, "coset_h")        /* pl__gpu_coset_h */           \
     X(PL_GPU_PHASE_MSM_SORT, "msm_sort")      /* digits, sort, bounds */      \
     X(PL_GPU_PHASE_MSM_ACCUMULATE, "msm_accumulate") /* the levels */         \

@@ -144,6 +144,17 @@ __global__ void k_ntt_shift(uint32_t threads, pl__cu_fr *data, unsigned log2n,
         pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
 }
 
+__global__ void k_ntt_unshift(uint32_t threads, pl__cu_fr *out,
+                              const pl__cu_fr *data, unsigned log2n,
+                              const pl__cu_fr *scale, const pl__cu_fr *g_lo,
+                              const pl__cu_fr *g_hi, unsigned lo_log)
+{
+    uint32_t p = THREAD_INDEX;
+    if (p < threads)
+        pl__cu_ntt_unshift_thread(out, data, log2n, scale, g_lo, g_hi, lo_log,
+                                  p);
+}
+
 __global__ void k_coset_h(uint32_t threads, const pl__cu_fr *a,
                           const pl__cu_fr *b, pl__cu_fr *c)
 {
@@ -435,6 +446,7 @@ static pl_status cu_kernel_stack_bytes(void *dev, uint64_t *bytes,
         (const void *)k_ntt_tiles,
         (const void *)k_ntt_stage,
         (const void *)k_ntt_shift,
+        (const void *)k_ntt_unshift,
         (const void *)k_coset_h,
         (const void *)k_msm_digits,
         (const void *)k_msm_bounds,
@@ -585,6 +597,17 @@ static pl_status cu_ntt_shift(void *dev, int stream, uint32_t threads,
     return PL_OK;
 }
 
+static pl_status cu_ntt_unshift(void *dev, int stream, uint32_t threads,
+                                pl__cu_fr *out, const pl__cu_fr *data,
+                                unsigned log2n, const pl__cu_fr *scale,
+                                const pl__cu_fr *g_lo, const pl__cu_fr *g_hi,
+                                unsigned lo_log, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_ntt_unshift, threads, BLOCK, 0, threads, out,
+              data, log2n, scale, g_lo, g_hi, lo_log);
+    return PL_OK;
+}
+
 static pl_status cu_coset_h(void *dev, int stream, uint32_t threads,
                             const pl__cu_fr *a, const pl__cu_fr *b,
                             pl__cu_fr *c, pl_error *err)
@@ -682,6 +705,7 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_ntt_stage,
     cu_ntt_tiles,
     cu_ntt_shift,
+    cu_ntt_unshift,
     cu_coset_h,
     cu_msm_digits,
     cu_msm_bounds,

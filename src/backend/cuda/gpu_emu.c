@@ -401,6 +401,19 @@ static pl_status emu_ntt_shift(void *dev, int stream, uint32_t threads,
     return PL_OK;
 }
 
+static pl_status emu_ntt_unshift(void *dev, int stream, uint32_t threads,
+                                 pl__cu_fr *out, const pl__cu_fr *data,
+                                 unsigned log2n, const pl__cu_fr *scale,
+                                 const pl__cu_fr *g_lo, const pl__cu_fr *g_hi,
+                                 unsigned lo_log, pl_error *err)
+{
+    EMU_LAUNCH(dev);
+    for (uint32_t p = 0; p < threads; p++)
+        pl__cu_ntt_unshift_thread(out, data, log2n, scale, g_lo, g_hi, lo_log,
+                                  p);
+    return PL_OK;
+}
+
 static pl_status emu_coset_h(void *dev, int stream, uint32_t threads,
                              const pl__cu_fr *a, const pl__cu_fr *b,
                              pl__cu_fr *c, pl_error *err)
@@ -515,6 +528,7 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .ntt_stage = emu_ntt_stage,
     .ntt_tiles = emu_ntt_tiles,
     .ntt_shift = emu_ntt_shift,
+    .ntt_unshift = emu_ntt_unshift,
     .coset_h = emu_coset_h,
     .msm_digits = emu_msm_digits,
     .msm_bounds = emu_msm_bounds,

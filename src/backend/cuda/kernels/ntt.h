@@ -18,7 +18,10 @@
  *   shift:    position p times (1/n) g^bitrev(p), one pointwise pass (the
  *             odd-coset shift and the 1/n scaling fused);
  *   forward:  decimation-in-time (Cooley-Tukey) stages from span 1 up to
- *             n/2 with omega^k, bit-reversed order in, natural order out.
+ *             n/2 with omega^k, bit-reversed order in, natural order out;
+ *   unshift:  the way back from a coset after the inverse stages: position
+ *             p times a scale and g^-bitrev(p), written to bitrev(p) of
+ *             another array (natural order, no permutation pass).
  *
  * Both read the table of the n/2 powers omega^k of the CPU's plan (stride
  * 2^(log2n - 1 - s) in stage s); omega^-k is -omega^(n/2 - k), so no
@@ -127,6 +130,29 @@ PL_DEVICE_FN void pl__cu_ntt_shift_thread(pl__cu_fr *data, unsigned log2n,
                            pl__cu_bit_reverse(p, log2n));
     pl__cu_fr_mul(&scale, &scale, n_inv);
     pl__cu_fr_mul(&data[p], &data[p], &scale);
+}
+
+/* Thread p of n, after an inverse transform (position p holds n times
+ * coefficient bitrev(p)), out of place into natural order: out[q] =
+ * data[p] scale G^q, q = bitrev(p), with G's split tables.  The way back
+ * from a coset (G = g^-1; scale = 1/n, or 1/(n t) to divide by a
+ * vanishing polynomial that is the constant t there).  Every step is a
+ * multiplication by a Montgomery-form constant, which multiplies the
+ * stored integer by the constant's value: the output has the input's form
+ * (canonical integers in, canonical out; Montgomery in, Montgomery out). */
+PL_DEVICE_FN void pl__cu_ntt_unshift_thread(pl__cu_fr *out,
+                                            const pl__cu_fr *data,
+                                            unsigned log2n,
+                                            const pl__cu_fr *scale,
+                                            const pl__cu_fr *g_lo,
+                                            const pl__cu_fr *g_hi,
+                                            unsigned lo_log, uint32_t p)
+{
+    uint32_t q = pl__cu_bit_reverse(p, log2n);
+    pl__cu_fr factor;
+    pl__cu_ntt_coset_power(&factor, g_lo, g_hi, lo_log, q);
+    pl__cu_fr_mul(&factor, &factor, scale);
+    pl__cu_fr_mul(&out[q], &data[p], &factor);
 }
 
 /* Thread i of n: h_i = a_i b_i - c_i on the coset, written as a canonical
