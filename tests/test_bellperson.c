@@ -32,6 +32,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 #include "proofline_c2.h"
+#include "engine/engine.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
@@ -934,6 +935,71 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
     pl_circuit_release(c2_circuit);
     pl_circuit_release(zkey_circuit);
     CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    pl_c2_srs_destroy(srs);
+    built_free(&bt);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+}
+
+/* The same assignments and blinding on an engine over the CUDA backend's
+ * emulation (H's transforms and the G1 sums on the "device", class
+ * device) give the CPU engine's proofs byte for byte; the device's bytes
+ * come back when the circuit is released. */
+PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
+{
+    pl_error err = {0};
+    char params[512], vk[512];
+    setup("noB", params, vk, sizeof(params));
+    pl_r1cs *r1cs = NULL;
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("noB/circuit.r1cs"), &err),
+             &err);
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("noB/witness.wtns"), &err),
+             &err);
+    built bt;
+    build_assignment(&bt, r1cs, wtns);
+    pl_c2_srs *srs = NULL;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    enum { N = 2 };
+    pl_c2_assignment as[N] = {bt.as, bt.as};
+    pl_scalar r[N], s[N];
+    uint64_t state = 5;
+    for (int i = 0; i < N; i++) {
+        random_scalar(&state, &r[i]);
+        random_scalar(&state, &s[i]);
+    }
+    pl_proof proofs[2][N];
+    const pl__backend_ops *backends[2] = {&pl__backend_cpu,
+                                          &pl__backend_cuda_emulated};
+    for (int b = 0; b < 2; b++) {
+        pl_engine_config ec;
+        pl_engine_config_init(&ec);
+        ec.budget_bytes = 256ull << 20;
+        ec.threads = 2;
+        pl_engine *engine = NULL;
+        CHECK_OK(pl__engine_create_with_backend(&engine, &ec, backends[b],
+                                                NULL, &err),
+                 &err);
+        pl_c2_config cfg = {.engine = engine};
+        CHECK_OK(pl_c2_prove(proofs[b], as, N, r, s, srs, &cfg, &err), &err);
+        pl_alloc_stats dev;
+        pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
+        CHECK_EQ(dev.live_bytes, 0); /* released with the circuit */
+        if (b == 1)
+            CHECK(dev.high_water_bytes > 0);
+        CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    }
+    CHECK_MEM(proofs[0], proofs[1], sizeof(proofs[0]));
+    pl_bp_params *v = NULL;
+    pl_vkey *vkey = NULL;
+    CHECK_OK(pl_bp_params_open(&v, vk, &err), &err);
+    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
+    for (int i = 0; i < N; i++)
+        CHECK_OK(pl_verify(vkey, &proofs[1][i], pl_wtns_values(wtns) + 1,
+                           vkey->n_public, &err),
+                 &err);
+    pl_vkey_destroy(vkey);
+    pl_bp_params_close(v);
     pl_c2_srs_destroy(srs);
     built_free(&bt);
     pl_wtns_close(wtns);

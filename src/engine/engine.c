@@ -90,6 +90,7 @@ struct pl_circuit {
     /* a C2 circuit (pl_engine_open_c2_circuit): the caller's SRS, which
      * outlives it, in place of the zkey, prover and verification key */
     const pl_c2_srs *srs;
+    pl__c2_device *c2_device; /* its G1 bases on the backend's device */
     pl__prove_plan plan;
     uint64_t resident_reserved;
     /* under engine->lock: */
@@ -824,7 +825,8 @@ static pl_status start_proof(pl_engine *e, partition *p, pl_error *err)
     stage_spans_of(e, p);
     if (j->c2.circuit) {
         abc_read_ctx ctx = {e, p};
-        st = pl__c2_prove_start(j->circuit->srs, &p->c2_pending, &p->c2_as,
+        st = pl__c2_prove_start(j->circuit->srs, j->circuit->c2_device,
+                                &p->c2_pending, &p->c2_as,
                                 &p->c2_r, &p->c2_s, j->c2.montgomery,
                                 c2_abc_read, &ctx, err);
         stage_spans_of(e, NULL);
@@ -1182,7 +1184,8 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
 
 static void circuit_free(pl_engine *e, pl_circuit *c)
 {
-    /* a C2 circuit's SRS is its caller's */
+    /* a C2 circuit's SRS is its caller's; its device state ours */
+    pl__c2_device_close(c->c2_device);
     pl_vkey_destroy(c->vkey);
     pl_prover_destroy(c->prover);
     pl_r1cs_close(c->r1cs);
@@ -1516,10 +1519,31 @@ pl_status pl_engine_open_c2_circuit(pl_engine *e, pl_circuit **out,
     }
     c->engine = e;
     c->srs = srs;
-    c->backend = &pl__backend_cpu;
-    pl__c2_plan(srs, &c->plan);
     pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
-    pl_status st = reserve_resident(e, c, c->plan.resident_bytes, "SRS", err);
+    /* the backend's device takes the SRS's G1 bases; one that cannot (its
+     * memory, a fault) leaves an engine with a fallback on the CPU */
+    c->backend = choose_backend(e);
+    pl_error dev_err = {0};
+    pl_status st = pl__c2_srs_open_device(srs, c->backend, &c->c2_device,
+                                          &dev_err);
+    if (st != PL_OK && e->fallback) {
+        if (e->cfg.log_level >= PL_LOG_INFO)
+            fprintf(e->cfg.log_stream ? e->cfg.log_stream : stderr,
+                    "engine: backend %s: the C2 parameters stay on the "
+                    "CPU: %s\n", pl__prover_backend_name(c->backend),
+                    dev_err.msg);
+        c->backend = e->fallback;
+        st = PL_OK;
+    } else if (st != PL_OK) {
+        if (err)
+            *err = dev_err;
+    }
+    if (st == PL_OK) {
+        if (!c->c2_device)
+            c->backend = &pl__backend_cpu;
+        pl__c2_plan(srs, c->c2_device != NULL, &c->plan);
+        st = reserve_resident(e, c, c->plan.resident_bytes, "SRS", err);
+    }
     if (st != PL_OK) {
         circuit_free(e, c);
         pl__alloc_scope_enter(outer);

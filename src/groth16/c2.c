@@ -30,6 +30,7 @@
 #include "proofline_c2.h"
 #include "groth16/c2.h"
 #include "groth16/assemble.h"
+#include "backend/c2_device.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
@@ -247,23 +248,29 @@ struct pl__c2_pending {
     blst_p1 h_sum, l_sum, a_sum, b1_sum;
     blst_p2 b2_sum;
     pl__beside g2;
+    pl__pool *g2_pool;       /* the SRS's when G1 is on a device */
     pl_status g2_status;
     pl_error g2_err;
 };
 
-/* The G1 sums' threads are the SRS's pool; the G2 sum runs beside them on
- * its own thread (the CPU's cores are busy with G1), as the zkey prover
- * does on the CPU. */
+/* On the CPU the G1 sums' threads are the SRS's pool and the G2 sum runs
+ * beside them on its own thread (the cores are busy with G1), as the zkey
+ * prover does; with the G1 work on a device, the G2 sum has the pool. */
 #define G2_THREADS 1u
 
-void pl__c2_plan(const pl_c2_srs *srs, pl__prove_plan *out)
+void pl__c2_plan(const pl_c2_srs *srs, bool on_device, pl__prove_plan *out)
 {
     memset(out, 0, sizeof(*out));
     const unsigned t = pl__pool_size(srs->pool);
     const size_t m = largest_msm(srs);
-    uint64_t g1 = pl__msm_g1_witness_scratch_bytes(m, t);
-    if (pl__msm_g1_scratch_bytes(m, t) > g1)
-        g1 = pl__msm_g1_scratch_bytes(m, t);
+    /* on a device the G1 sums' scratch is the device's (class device),
+     * and the G2 sum has the pool */
+    uint64_t g1 = 0;
+    if (!on_device) {
+        g1 = pl__msm_g1_witness_scratch_bytes(m, t);
+        if (pl__msm_g1_scratch_bytes(m, t) > g1)
+            g1 = pl__msm_g1_scratch_bytes(m, t);
+    }
     /* a, b, c on the odd coset: bellperson's a/b/c, copied in; freed once
      * h's coefficients are out, before any sum (the early free) */
     out->bytes[PL_BUF_ABC] = 3 * (uint64_t)srs->n * sizeof(blst_fr);
@@ -276,7 +283,8 @@ void pl__c2_plan(const pl_c2_srs *srs, pl__prove_plan *out)
         ((uint64_t)m + 1) * sizeof(pl_scalar) +
         ((uint64_t)srs->n_b + 1) * sizeof(pl_scalar) +
         ((uint64_t)srs->n_inp + srs->n_aux + 1) * sizeof(pl_scalar) + g1 +
-        pl__msm_g2_witness_scratch_bytes(srs->n_b, G2_THREADS);
+        pl__msm_g2_witness_scratch_bytes(srs->n_b, on_device ? t
+                                                             : G2_THREADS);
     out->bytes[PL_BUF_PENDING] = sizeof(struct pl__c2_pending);
     out->resident_bytes = pl_c2_srs_bytes(srs);
 }
@@ -284,7 +292,7 @@ void pl__c2_plan(const pl_c2_srs *srs, pl__prove_plan *out)
 uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
 {
     pl__prove_plan plan;
-    pl__c2_plan(srs, &plan);
+    pl__c2_plan(srs, false, &plan);
     uint64_t total = 0;
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
         total += plan.bytes[c];
@@ -468,7 +476,8 @@ static void g2_main(void *arg)
     double t0 = pl__now_seconds();
     pd->g2_status = pl__msm_g2_witness(&pd->b2_sum, pd->srs->b_g2,
                                        (const uint8_t *)pd->gathered_b,
-                                       pd->n_gathered_b, NULL, &pd->g2_err);
+                                       pd->n_gathered_b, pd->g2_pool,
+                                       &pd->g2_err);
     pl__stage_span("g2_msm", t0, pl__now_seconds());
 }
 
@@ -482,7 +491,68 @@ void pl__c2_pending_abort(pl__c2_pending *pd)
     pl__free(pd);
 }
 
-pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_pending **out,
+/* H's coefficients into gathered[0 .. n-2] from the caller's a, b, c,
+ * through v (3 n, class abc): on the device when there is one. */
+static pl_status h_of(const pl_c2_srs *srs, pl__c2_device *device,
+                      blst_fr *v, pl_scalar *gathered,
+                      const pl_c2_assignment *as, bool montgomery,
+                      pl_error *err)
+{
+    if (!device) {
+        h_coefficients(srs, v, gathered, as, montgomery);
+        return PL_OK;
+    }
+    const size_t n = srs->n;
+    const pl_scalar *in[3] = {as->a, as->b, as->c};
+    for (unsigned m = 0; m < 3; m++) {
+        blst_fr *dst = v + m * n;
+        if (montgomery)
+            memcpy(dst, in[m], as->abc_size * sizeof(blst_fr));
+        else
+            for (size_t i = 0; i < as->abc_size; i++)
+                pl__fr_from_le(&dst[i], in[m][i].b);
+        memset(&dst[as->abc_size], 0, (n - as->abc_size) * sizeof(blst_fr));
+    }
+    return pl__c2_device_h(device, v, v + n, v + 2 * n, gathered, err);
+}
+
+/* sum scalars[i] bases[i]: one of the SRS's G1 sets, on the device or on
+ * the SRS's pool. */
+static pl_status g1_sum(const pl_c2_srs *srs, pl__c2_device *device,
+                        unsigned which, const pl_scalar *scalars, size_t n,
+                        blst_p1 *out, pl_error *err)
+{
+    if (device)
+        return pl__c2_device_msm(device, which, scalars, n, out, err);
+    const uint8_t *bases[PL__C2_BASES_COUNT] = {srs->h, srs->l, srs->a,
+                                                srs->b_g1};
+    /* h's coefficients are dense; the variables' scalars often zero */
+    if (which == PL__C2_BASES_H)
+        return pl__msm_g1(out, bases[which], (const uint8_t *)scalars, n,
+                          srs->pool, err);
+    return pl__msm_g1_witness(out, bases[which], (const uint8_t *)scalars, n,
+                              srs->pool, err);
+}
+
+pl_status pl__c2_srs_open_device(const pl_c2_srs *srs,
+                                 const pl__backend_ops *backend,
+                                 pl__c2_device **out, pl_error *err)
+{
+    *out = NULL;
+    const bool emulated = backend == &pl__backend_cuda_emulated;
+    if (!emulated && (!pl__backend_cuda || backend != pl__backend_cuda))
+        return PL_OK; /* the CPU's */
+    const blst_p1_affine *const bases[PL__C2_BASES_COUNT] = {
+        (const blst_p1_affine *)srs->h, (const blst_p1_affine *)srs->l,
+        (const blst_p1_affine *)srs->a, (const blst_p1_affine *)srs->b_g1};
+    const size_t counts[PL__C2_BASES_COUNT] = {srs->n - 1, srs->n_aux,
+                                               srs->n_a, srs->n_b};
+    return pl__c2_device_open(out, emulated, srs->plan, srs->log2n, bases,
+                              counts, err);
+}
+
+pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_device *device,
+                             pl__c2_pending **out,
                              const pl_c2_assignment *as_in,
                              const pl_scalar *r, const pl_scalar *s,
                              bool montgomery, void (*abc_read)(void *ctx),
@@ -534,7 +604,8 @@ pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_pending **out,
         memcpy(pd->r.b, r->b, sizeof(pd->r.b));
         memcpy(pd->s.b, s->b, sizeof(pd->s.b));
     }
-    h_coefficients(srs, v, gathered, as_in, montgomery);
+    if ((st = h_of(srs, device, v, gathered, as_in, montgomery, err)))
+        goto fail;
     /* h is in `gathered` now: the coset vectors go before the sums, and
      * the caller's a, b, c are read for good */
     memset(v, 0, vec);
@@ -546,21 +617,19 @@ pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_pending **out,
     /* B's scalars first, so the G2 sum can start beside the G1 ones */
     pd->n_gathered_b = gather(pd->gathered_b, as, as->b_inp_density,
                               as->b_aux_density);
+    pd->g2_pool = device ? srs->pool : NULL;
     if ((st = pl__beside_start(&pd->g2, "pl-c2-g2msm", g2_main, pd, err)))
         goto fail;
-    if ((st = pl__msm_g1(&pd->h_sum, srs->h, (const uint8_t *)gathered,
-                         srs->n - 1, srs->pool, err)) ||
-        (st = pl__msm_g1_witness(&pd->l_sum, srs->l,
-                                 (const uint8_t *)as->aux_assignment,
-                                 srs->n_aux, srs->pool, err)))
+    if ((st = g1_sum(srs, device, PL__C2_BASES_H, gathered, srs->n - 1,
+                     &pd->h_sum, err)) ||
+        (st = g1_sum(srs, device, PL__C2_BASES_L, as->aux_assignment,
+                     srs->n_aux, &pd->l_sum, err)))
         goto fail;
     size_t m = gather(gathered, as, NULL, as->a_aux_density);
-    if ((st = pl__msm_g1_witness(&pd->a_sum, srs->a,
-                                 (const uint8_t *)gathered, m, srs->pool,
-                                 err)) ||
-        (st = pl__msm_g1_witness(&pd->b1_sum, srs->b_g1,
-                                 (const uint8_t *)pd->gathered_b,
-                                 pd->n_gathered_b, srs->pool, err)))
+    if ((st = g1_sum(srs, device, PL__C2_BASES_A, gathered, m, &pd->a_sum,
+                     err)) ||
+        (st = g1_sum(srs, device, PL__C2_BASES_B_G1, pd->gathered_b,
+                     pd->n_gathered_b, &pd->b1_sum, err)))
         goto fail;
     pl__free(std);
     pl__free(gathered);

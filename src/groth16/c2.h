@@ -11,6 +11,7 @@
 
 #include "proofline_c2.h"
 #include "backend/backend.h" /* pl__prove_plan */
+#include "backend/c2_device.h"
 
 pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
                                    bool check_points, unsigned threads,
@@ -33,8 +34,10 @@ pl_status pl__c2_check_one(const pl_c2_srs *srs, size_t index,
  * coset, freed before the sums; msm_scratch: gathered scalars and the
  * sums' scratch; pending: the state between start and finish) and the
  * SRS's resident bytes: what the engine reserves, as pl__prover_plan for a
- * zkey.  pl_c2_prove_bytes is their sum. */
-void pl__c2_plan(const pl_c2_srs *srs, pl__prove_plan *out);
+ * zkey.  on_device: the G1 sums' scratch is a device's (class device, not
+ * host memory) and the G2 sum has the pool.  pl_c2_prove_bytes is their
+ * sum on the CPU. */
+void pl__c2_plan(const pl_c2_srs *srs, bool on_device, pl__prove_plan *out);
 /* The public inputs a proof has, ONE not counted. */
 uint32_t pl__c2_srs_n_public(const pl_c2_srs *srs);
 
@@ -42,20 +45,31 @@ uint32_t pl__c2_srs_n_public(const pl_c2_srs *srs);
  * start computes h's coefficients (the coset vectors, class abc, freed
  * before the sums), calls abc_read(ctx) once the caller's a, b and c have
  * been read for good (NULL: none), starts the G2 sum on its own thread and
- * runs the G1 sums over the SRS's pool; finish joins the G2 sum, assembles
+ * runs the G1 sums over the SRS's pool, or on device (NULL: the CPU's;
+ * pl__c2_srs_open_device), H's transforms with them; finish joins the G2
+ * sum, assembles
  * with r and s and frees the pending state.  montgomery: every scalar of as,
  * r and s is blstrs's in-memory form (proofline_c2.h), the input and
  * auxiliary assignments converted once into msm_scratch.  The assignment's
  * densities and variables must outlive start; nothing of it is read after.
  * Within pl__c2_plan's bytes. */
 typedef struct pl__c2_pending pl__c2_pending;
-pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_pending **out,
+pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_device *device,
+                             pl__c2_pending **out,
                              const pl_c2_assignment *as, const pl_scalar *r,
                              const pl_scalar *s, bool montgomery,
                              void (*abc_read)(void *ctx), void *ctx,
                              pl_error *err);
 pl_status pl__c2_prove_finish(pl__c2_pending *pending, pl_proof *out,
                               pl_error *err);
+/* The SRS's G1 bases and domain on backend's device, for its proofs (NULL
+ * and PL_OK for the CPU backend): the CUDA backend's real device, or its
+ * emulation (pl__backend_cuda_emulated).  Close with pl__c2_device_close
+ * before the SRS is destroyed. */
+pl_status pl__c2_srs_open_device(const pl_c2_srs *srs,
+                                 const pl__backend_ops *backend,
+                                 pl__c2_device **out, pl_error *err);
+
 /* Drops a started proof: joins its G2 sum and frees it (NULL: no-op). */
 void pl__c2_pending_abort(pl__c2_pending *pending);
 
