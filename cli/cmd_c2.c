@@ -35,7 +35,7 @@ static const cli_command c2_cmd = {
     NULL, 24};
 
 typedef struct {
-    const char *params, *r1cs, *proofs, *inputs;
+    const char *params, *r1cs, *proofs, *inputs, *backend;
     bool check_params, timings, log;
     uint64_t budget;
     unsigned threads;
@@ -61,6 +61,8 @@ static const cli_opt c2_opts[] = {
      .help = "the byte budget (default: the SRS and one proof)"},
     {"--log", NULL, CLI_FLAG, O(log),
      .help = "the ledger's line per event to stderr"},
+    {"--backend", "B", CLI_STRING, O(backend),
+     .help = "cpu (default), cuda, or auto: H and the G1 sums\non a GPU"},
     {NULL},
 };
 
@@ -127,6 +129,7 @@ static int c2_run(const c2_options *o, char **wtns_paths, size_t n)
     pl_c2_stats stats = {0};
     pl_c2_config cfg = {.abc_done = release_abc, .abc_done_user = as,
                         .budget_bytes = o->budget, .stats = &stats,
+                        .backend = o->backend,
                         .log_level = o->log ? PL_LOG_INFO : PL_LOG_QUIET};
     if ((st = pl_c2_prove(proofs, as, n, rs, rs + n, srs, &cfg, &err)))
         goto done;

@@ -219,6 +219,10 @@ typedef struct pl_c2_config {
      * engine.  A budget that cannot hold the SRS and one proof is refused
      * (PL_EBUDGET) before any work. */
     uint64_t budget_bytes;
+    /* The own engine's backend, as pl_engine_config's ("cpu" when NULL;
+     * "cuda"; "auto"): on CUDA, H's transforms and the G1 sums run on the
+     * device; not read with an engine. */
+    const char *backend;
     pl_c2_abc_done_fn abc_done; /* optional; on one of the engine's threads */
     void *abc_done_user;
     int priority;           /* the job's, as pl_job_spec's (PL_PRIORITY_*) */

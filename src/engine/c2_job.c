@@ -39,7 +39,7 @@ static pl_status own_engine(pl_engine **out, const pl_c2_srs *srs,
     ec.budget_bytes = limit;
     ec.synth_workers = 1;
     ec.prover_workers = 1;
-    ec.backend = "cpu";
+    ec.backend = cfg && cfg->backend ? cfg->backend : "cpu";
     if (cfg) {
         ec.log_level = cfg->log_level;
         ec.log_stream = cfg->log_stream;
