@@ -17,6 +17,7 @@
 
 #include "field/field.h"
 #include "formats/formats.h"
+#include "util/alloc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,6 +17,7 @@
 #include "proofline_c2.h"
 #include "field/field.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 #include <inttypes.h>
@@ -297,17 +298,6 @@ uint64_t pl_cs_assignment_other_bytes(size_t n_public, size_t n_wires)
            3 * words * sizeof(uint64_t) + COEFF_TABLE_BYTES;
 }
 
-static size_t popcount_words(const uint64_t *words, uint64_t bits)
-{
-    size_t n = 0;
-    for (uint64_t i = 0; i < bits / 64; i++)
-        n += (size_t)__builtin_popcountll(words[i]);
-    if (bits % 64)
-        n += (size_t)__builtin_popcountll(words[bits / 64] &
-                                          ((UINT64_C(1) << (bits % 64)) - 1));
-    return n;
-}
-
 pl_status pl_cs_take_assignment(pl_cs *cs, pl_c2_assignment *out,
                                 pl_error *err)
 {
@@ -337,13 +327,13 @@ pl_status pl_cs_take_assignment(pl_cs *cs, pl_c2_assignment *out,
     const uint64_t *b_aux = b_inp + cs->density_words;
     out->a_aux_density = a_aux;
     out->a_aux_bit_len = n_aux;
-    out->a_aux_popcount = popcount_words(a_aux, n_aux);
+    out->a_aux_popcount = pl__popcount_bits(a_aux, n_aux);
     out->b_inp_density = b_inp;
     out->b_inp_bit_len = n_inp;
-    out->b_inp_popcount = popcount_words(b_inp, n_inp);
+    out->b_inp_popcount = pl__popcount_bits(b_inp, n_inp);
     out->b_aux_density = b_aux;
     out->b_aux_bit_len = n_aux;
-    out->b_aux_popcount = popcount_words(b_aux, n_aux);
+    out->b_aux_popcount = pl__popcount_bits(b_aux, n_aux);
     out->a = a;
     out->b = a + rows;
     out->c = a + 2 * rows;

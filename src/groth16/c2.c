@@ -38,6 +38,7 @@
 #include "ntt/ntt.h"
 #include "util/alloc.h"
 #include "util/beside.h"
+#include "util/bits.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/pool.h"
@@ -306,17 +307,6 @@ uint32_t pl__c2_srs_n_public(const pl_c2_srs *srs)
 
 /* ---- checking an assignment --------------------------------------------- */
 
-static size_t popcount_bits(const uint64_t *words, size_t bits)
-{
-    size_t c = 0;
-    for (size_t w = 0; w < bits / 64; w++)
-        c += (size_t)__builtin_popcountll(words[w]);
-    if (bits % 64)
-        c += (size_t)__builtin_popcountll(words[bits / 64] &
-                                          ((UINT64_C(1) << (bits % 64)) - 1));
-    return c;
-}
-
 static bool bit_at(const uint64_t *words, size_t i)
 {
     return (words[i / 64] >> (i % 64)) & 1;
@@ -334,7 +324,7 @@ static pl_status check_density(size_t k, const char *name,
     if (bit_len && !words)
         return pl__error_set(err, PL_EUSAGE, "assignment %zu: %s_density "
                              "is NULL", k, name);
-    size_t bits = bit_len ? popcount_bits(words, bit_len) : 0;
+    size_t bits = pl__popcount_bits(words, bit_len);
     if (bits != popcount)
         return pl__error_set(err, PL_EFORMAT, "assignment %zu: %s_popcount "
                              "%zu, its bits hold %zu", k, name, popcount,
@@ -403,24 +393,33 @@ static pl_status check_assignment(const pl_c2_srs *srs, size_t k,
 
 /* ---- one proof ----------------------------------------------------------- */
 
-/* h's coefficients, as scalars, into gather[0 .. n-2]; v: 3 n scratch. */
+/* The caller's a, b, c into v0 (3 n, Montgomery), each zero past
+ * abc_size up to the domain. */
+static void load_abc(const pl_c2_srs *srs, blst_fr *v0,
+                     const pl_c2_assignment *as, bool montgomery)
+{
+    const size_t n = srs->n;
+    const pl_scalar *in[3] = {as->a, as->b, as->c};
+    for (unsigned m = 0; m < 3; m++) {
+        blst_fr *v = v0 + m * n;
+        if (montgomery) /* blstrs's Scalar is blst_fr's limbs */
+            memcpy(v, in[m], as->abc_size * sizeof(blst_fr));
+        else
+            for (size_t i = 0; i < as->abc_size; i++)
+                pl__fr_from_le(&v[i], in[m][i].b);
+        memset(&v[as->abc_size], 0, (n - as->abc_size) * sizeof(blst_fr));
+    }
+}
+
+/* h's coefficients, as scalars, into gather[0 .. n-2], from a, b, c
+ * loaded in v0 (3 n, overwritten) over the SRS's pool. */
 static void h_coefficients(const pl_c2_srs *srs, blst_fr *v0,
-                           pl_scalar *gather, const pl_c2_assignment *as,
-                           bool montgomery)
+                           pl_scalar *gather)
 {
     const size_t n = srs->n;
     blst_fr *v[3] = {v0, v0 + n, v0 + 2 * n};
-    const pl_scalar *in[3] = {as->a, as->b, as->c};
-    for (unsigned m = 0; m < 3; m++) {
-        if (montgomery) /* blstrs's Scalar is blst_fr's limbs */
-            memcpy(v[m], in[m], as->abc_size * sizeof(blst_fr));
-        else
-            for (size_t i = 0; i < as->abc_size; i++)
-                pl__fr_from_le(&v[m][i], in[m][i].b);
-        memset(&v[m][as->abc_size], 0,
-               (n - as->abc_size) * sizeof(blst_fr));
+    for (unsigned m = 0; m < 3; m++)
         pl__ntt_to_odd_coset(srs->plan, v[m], srs->pool);
-    }
     /* t(g w^i) = g^n - 1 = -2 on the odd coset */
     blst_fr minus_half, two;
     const uint64_t two_limbs[4] = {2, 0, 0, 0};
@@ -498,22 +497,12 @@ static pl_status h_of(const pl_c2_srs *srs, pl__c2_device *device,
                       const pl_c2_assignment *as, bool montgomery,
                       pl_error *err)
 {
-    if (!device) {
-        h_coefficients(srs, v, gathered, as, montgomery);
-        return PL_OK;
-    }
     const size_t n = srs->n;
-    const pl_scalar *in[3] = {as->a, as->b, as->c};
-    for (unsigned m = 0; m < 3; m++) {
-        blst_fr *dst = v + m * n;
-        if (montgomery)
-            memcpy(dst, in[m], as->abc_size * sizeof(blst_fr));
-        else
-            for (size_t i = 0; i < as->abc_size; i++)
-                pl__fr_from_le(&dst[i], in[m][i].b);
-        memset(&dst[as->abc_size], 0, (n - as->abc_size) * sizeof(blst_fr));
-    }
-    return pl__c2_device_h(device, v, v + n, v + 2 * n, gathered, err);
+    load_abc(srs, v, as, montgomery);
+    if (device)
+        return pl__c2_device_h(device, v, v + n, v + 2 * n, gathered, err);
+    h_coefficients(srs, v, gathered);
+    return PL_OK;
 }
 
 /* sum scalars[i] bases[i]: one of the SRS's G1 sets, on the device or on
@@ -718,11 +707,6 @@ static void lc_eval(pl_scalar *out, const pl__r1cs_lc *lc, const pl_scalar *w)
     pl__fr_to_le(out->b, &acc);
 }
 
-static size_t count_bits(const uint64_t *words, size_t n)
-{
-    return n ? popcount_bits(words, n) : 0;
-}
-
 pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
                                      const pl_r1cs *r1cs, const pl_wtns *wtns,
                                      pl_error *err)
@@ -790,13 +774,13 @@ pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
         a[r1cs->info.n_constraints + i] = w[i]; /* input_i * 0 = 0 */
     out->a_aux_density = a_aux;
     out->a_aux_bit_len = n_aux;
-    out->a_aux_popcount = count_bits(a_aux, n_aux);
+    out->a_aux_popcount = pl__popcount_bits(a_aux, n_aux);
     out->b_inp_density = b_inp;
     out->b_inp_bit_len = n_inp;
-    out->b_inp_popcount = count_bits(b_inp, n_inp);
+    out->b_inp_popcount = pl__popcount_bits(b_inp, n_inp);
     out->b_aux_density = b_aux;
     out->b_aux_bit_len = n_aux;
-    out->b_aux_popcount = count_bits(b_aux, n_aux);
+    out->b_aux_popcount = pl__popcount_bits(b_aux, n_aux);
     out->a = a;
     out->b = b;
     out->c = c;
