@@ -15,9 +15,9 @@
  */
 #include "circuit/cs.h"
 #include "proofline_c2.h"
+#include "formats/bellperson.h"
 #include "field/field.h"
 #include "util/alloc.h"
-#include "util/bits.h"
 #include "util/error.h"
 
 #include <inttypes.h>
@@ -265,7 +265,7 @@ pl_status pl_cs_create_assignment(pl_cs **out, size_t n_public,
     cs->assign = true;
     cs->shape_constraints = n_constraints;
     cs->abc_rows = n_constraints + n_inp;
-    cs->density_words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    cs->density_words = pl__c2_density_words(n_inp, n_aux);
     /* a, b, c apart from the densities, so that the early free (abc_done)
      * lets go of them alone */
     if (!(cs->abc = pl__calloc(PL_BUF_ABC, 3 * cs->abc_rows *
@@ -293,7 +293,7 @@ uint64_t pl_cs_assignment_other_bytes(size_t n_public, size_t n_wires)
 {
     const uint64_t n_inp = 1 + (uint64_t)n_public;
     const uint64_t n_aux = n_wires > n_inp ? n_wires - n_inp : 0;
-    const uint64_t words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    const uint64_t words = pl__c2_density_words(n_inp, n_aux);
     return (uint64_t)n_wires * sizeof(pl_scalar) +
            3 * words * sizeof(uint64_t) + COEFF_TABLE_BYTES;
 }
@@ -317,31 +317,8 @@ pl_status pl_cs_take_assignment(pl_cs *cs, pl_c2_assignment *out,
                              cs->n_constraints, cs->shape_constraints);
     const uint64_t n_inp = 1 + cs->shape_public;
     const uint64_t n_aux = cs->shape_wires - n_inp;
-    const uint64_t rows = cs->abc_rows;
-    pl_scalar *a = cs->abc;
-    /* bellperson's input constraints: input_i * 0 = 0, after the others */
-    for (uint64_t i = 0; i < n_inp; i++)
-        a[cs->shape_constraints + i] = cs->values[i];
-    const uint64_t *a_aux = cs->density;
-    const uint64_t *b_inp = a_aux + cs->density_words;
-    const uint64_t *b_aux = b_inp + cs->density_words;
-    out->a_aux_density = a_aux;
-    out->a_aux_bit_len = n_aux;
-    out->a_aux_popcount = pl__popcount_bits(a_aux, n_aux);
-    out->b_inp_density = b_inp;
-    out->b_inp_bit_len = n_inp;
-    out->b_inp_popcount = pl__popcount_bits(b_inp, n_inp);
-    out->b_aux_density = b_aux;
-    out->b_aux_bit_len = n_aux;
-    out->b_aux_popcount = pl__popcount_bits(b_aux, n_aux);
-    out->a = a;
-    out->b = a + rows;
-    out->c = a + 2 * rows;
-    out->abc_size = rows;
-    out->inp_assignment = cs->values;
-    out->inp_assignment_size = n_inp;
-    out->aux_assignment = cs->values + n_inp;
-    out->aux_assignment_size = n_aux;
+    pl__c2_assignment_over(out, cs->abc, cs->abc_rows, cs->density,
+                           cs->values, n_inp, n_aux);
     cs->abc = NULL; /* the assignment's now */
     cs->density = NULL;
     return PL_OK;

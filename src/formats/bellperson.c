@@ -22,6 +22,7 @@
  * (--check-params), as pl_zkey_check_points does for a zkey.
  */
 #include "formats/bellperson.h"
+#include "util/bits.h"
 #include "formats/formats.h"
 #include "field/field.h"
 #include "util/alloc.h"
@@ -677,4 +678,40 @@ pl_status pl_bp_vk_write_from_zkey(const pl_zkey *zk, const char *vk_path,
 fail:
     pl__output_abort(&out);
     return st;
+}
+
+/* ---- the proving assignment's buffers ------------------------------------ */
+
+size_t pl__c2_density_words(size_t n_inp, size_t n_aux)
+{
+    return (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+}
+
+void pl__c2_assignment_over(pl_c2_assignment *out, pl_scalar *abc,
+                            size_t rows, const uint64_t *density,
+                            const pl_scalar *values, size_t n_inp,
+                            size_t n_aux)
+{
+    const size_t words = pl__c2_density_words(n_inp, n_aux);
+    for (size_t i = 0; i < n_inp; i++) /* input_i * 0 = 0 */
+        abc[rows - n_inp + i] = values[i];
+    const uint64_t *a_aux = density, *b_inp = density + words,
+                   *b_aux = density + 2 * words;
+    out->a_aux_density = a_aux;
+    out->a_aux_bit_len = n_aux;
+    out->a_aux_popcount = pl__popcount_bits(a_aux, n_aux);
+    out->b_inp_density = b_inp;
+    out->b_inp_bit_len = n_inp;
+    out->b_inp_popcount = pl__popcount_bits(b_inp, n_inp);
+    out->b_aux_density = b_aux;
+    out->b_aux_bit_len = n_aux;
+    out->b_aux_popcount = pl__popcount_bits(b_aux, n_aux);
+    out->a = abc;
+    out->b = abc + rows;
+    out->c = abc + 2 * rows;
+    out->abc_size = rows;
+    out->inp_assignment = values;
+    out->inp_assignment_size = n_inp;
+    out->aux_assignment = values + n_inp;
+    out->aux_assignment_size = n_aux;
 }

@@ -101,4 +101,23 @@ pl_status pl__bp_put_points(pl__bp_writer *w, const uint8_t *points, size_t n,
 pl_status pl__bp_section_end(pl__bp_writer *w, pl_error *err);
 pl_status pl__bp_write_end(pl__bp_writer *w, pl_error *err);
 
+/* ---- the proving assignment's buffers ------------------------------------ */
+/*
+ * How proofline lays out a pl_c2_assignment it builds (from an r1cs and a
+ * witness, or from a circuit in assignment mode): a, b and c in one buffer
+ * of 3 rows scalars (the constraints, then one input constraint per input:
+ * input_i * 0 = 0, as bellperson appends them), which the early free lets
+ * go of alone; the densities a over aux, b over the inputs, b over aux in
+ * another, pl__c2_density_words each; the inputs (ONE first) and the
+ * auxiliary variables one array of values in wire order.
+ */
+size_t pl__c2_density_words(size_t n_inp, size_t n_aux);
+/* Fills *out over those buffers, writes the input constraints' a (the
+ * inputs' values after the first rows - n_inp rows) and counts the
+ * densities' bits. */
+void pl__c2_assignment_over(pl_c2_assignment *out, pl_scalar *abc,
+                            size_t rows, const uint64_t *density,
+                            const pl_scalar *values, size_t n_inp,
+                            size_t n_aux);
+
 #endif /* PL_FORMATS_BELLPERSON_H */

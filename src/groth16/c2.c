@@ -740,7 +740,7 @@ pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
                                  "below r", name ? name : "witness", i);
     const size_t n_aux = r1cs->info.n_wires - n_inp;
     const size_t rows = (size_t)r1cs->info.n_constraints + n_inp;
-    const size_t words = (n_aux > n_inp ? n_aux : n_inp) / 64 + 1;
+    const size_t words = pl__c2_density_words(n_inp, n_aux);
     /* a, b, c apart from the densities: abc_done frees them first */
     pl_scalar *abc = pl__calloc(PL_BUF_ABC, 3 * rows * sizeof(pl_scalar),
                                 err);
@@ -770,25 +770,7 @@ pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
                     bits[i / 64] |= UINT64_C(1) << (i % 64);
             }
     }
-    for (size_t i = 0; i < n_inp; i++)
-        a[r1cs->info.n_constraints + i] = w[i]; /* input_i * 0 = 0 */
-    out->a_aux_density = a_aux;
-    out->a_aux_bit_len = n_aux;
-    out->a_aux_popcount = pl__popcount_bits(a_aux, n_aux);
-    out->b_inp_density = b_inp;
-    out->b_inp_bit_len = n_inp;
-    out->b_inp_popcount = pl__popcount_bits(b_inp, n_inp);
-    out->b_aux_density = b_aux;
-    out->b_aux_bit_len = n_aux;
-    out->b_aux_popcount = pl__popcount_bits(b_aux, n_aux);
-    out->a = a;
-    out->b = b;
-    out->c = c;
-    out->abc_size = rows;
-    out->inp_assignment = w;
-    out->inp_assignment_size = n_inp;
-    out->aux_assignment = w + n_inp;
-    out->aux_assignment_size = n_aux;
+    pl__c2_assignment_over(out, abc, rows, a_aux, w, n_inp, n_aux);
     return PL_OK;
 }
 
