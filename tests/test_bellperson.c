@@ -97,6 +97,55 @@ static void setup(const char *circuit, char *params, char *vk, size_t cap)
              &err);
 }
 
+/* A circuit of the vectors with its dev parameter file and .vk, its
+ * witness, the assignment built from them and the SRS read. */
+typedef struct {
+    char params[512], vk[512];
+    pl_r1cs *r1cs;
+    pl_wtns *wtns;
+    built bt;
+    pl_c2_srs *srs;
+} c2_fixture;
+
+static void fixture_open(c2_fixture *f, const char *circuit)
+{
+    pl_error err = {0};
+    char rel[256];
+    memset(f, 0, sizeof(*f));
+    setup(circuit, f->params, f->vk, sizeof(f->params));
+    snprintf(rel, sizeof(rel), "%s/circuit.r1cs", circuit);
+    CHECK_OK(pl_r1cs_open(&f->r1cs, pl_test_vector(rel), &err), &err);
+    snprintf(rel, sizeof(rel), "%s/witness.wtns", circuit);
+    CHECK_OK(pl_wtns_open(&f->wtns, pl_test_vector(rel), &err), &err);
+    build_assignment(&f->bt, f->r1cs, f->wtns);
+    CHECK_OK(pl_c2_srs_create(&f->srs, f->params, false, 2, &err), &err);
+}
+
+/* Every proof verifies with the fixture's .vk and its witness's inputs. */
+static void fixture_verify(const c2_fixture *f, const pl_proof *proofs,
+                           size_t n)
+{
+    pl_error err = {0};
+    pl_bp_params *v = NULL;
+    pl_vkey *vkey = NULL;
+    CHECK_OK(pl_bp_params_open(&v, f->vk, &err), &err);
+    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
+    for (size_t i = 0; i < n; i++)
+        CHECK_OK(pl_verify(vkey, &proofs[i], pl_wtns_values(f->wtns) + 1,
+                           vkey->n_public, &err),
+                 &err);
+    pl_vkey_destroy(vkey);
+    pl_bp_params_close(v);
+}
+
+static void fixture_close(c2_fixture *f)
+{
+    pl_c2_srs_destroy(f->srs);
+    built_free(&f->bt);
+    pl_wtns_close(f->wtns);
+    pl_r1cs_close(f->r1cs);
+}
+
 static bool msg_has(const pl_error *err, const char *what)
 {
     if (strstr(err->msg, what))
@@ -842,20 +891,9 @@ static void count_proof(void *user, uint64_t job, size_t partition,
 PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
 {
     pl_error err = {0};
-    char params[512], vk[512];
-    setup("multiplier", params, vk, sizeof(params));
-    pl_r1cs *r1cs = NULL;
-    pl_wtns *wtns = NULL;
-    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("multiplier/circuit.r1cs"),
-                          &err),
-             &err);
-    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
-                          &err),
-             &err);
-    built bt;
-    build_assignment(&bt, r1cs, wtns);
-    pl_c2_srs *srs = NULL;
-    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    c2_fixture f;
+    fixture_open(&f, "multiplier");
+    pl_c2_srs *srs = f.srs;
 
     shared_seen seen = {.lock = PTHREAD_MUTEX_INITIALIZER};
     pl_engine_config ec;
@@ -877,7 +915,7 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
     uint64_t resident;
     pl_circuit_plan(c2_circuit, 0, NULL, &resident);
     CHECK_EQ(resident, pl_c2_srs_bytes(srs));
-    CHECK_EQ(pl_circuit_n_public(c2_circuit), bt.as.inp_assignment_size - 1);
+    CHECK_EQ(pl_circuit_n_public(c2_circuit), f.bt.as.inp_assignment_size - 1);
 
     /* a C2 circuit takes no witnesses */
     const char *paths[1] = {pl_test_vector("multiplier/witness.wtns")};
@@ -904,7 +942,7 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
     pl_proof proofs[N];
     uint64_t state = 11;
     for (int i = 0; i < N; i++) {
-        as[i] = bt.as;
+        as[i] = f.bt.as;
         random_scalar(&state, &r[i]);
         random_scalar(&state, &s[i]);
     }
@@ -921,24 +959,11 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
     CHECK_EQ(stats.budget_bytes, ec.budget_bytes);
     CHECK(stats.peak_reserved_bytes <= ec.budget_bytes);
 
-    pl_bp_params *v = NULL;
-    pl_vkey *vkey = NULL;
-    CHECK_OK(pl_bp_params_open(&v, vk, &err), &err);
-    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
-    for (int i = 0; i < N; i++)
-        CHECK_OK(pl_verify(vkey, &proofs[i], pl_wtns_values(wtns) + 1,
-                           vkey->n_public, &err),
-                 &err);
-    pl_vkey_destroy(vkey);
-    pl_bp_params_close(v);
-
+    fixture_verify(&f, proofs, N);
     pl_circuit_release(c2_circuit);
     pl_circuit_release(zkey_circuit);
     CHECK_OK(pl_engine_destroy(engine, &err), &err);
-    pl_c2_srs_destroy(srs);
-    built_free(&bt);
-    pl_wtns_close(wtns);
-    pl_r1cs_close(r1cs);
+    fixture_close(&f);
 }
 
 /* The same assignments and blinding on an engine over the CUDA backend's
@@ -948,20 +973,11 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
 PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
 {
     pl_error err = {0};
-    char params[512], vk[512];
-    setup("noB", params, vk, sizeof(params));
-    pl_r1cs *r1cs = NULL;
-    pl_wtns *wtns = NULL;
-    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("noB/circuit.r1cs"), &err),
-             &err);
-    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("noB/witness.wtns"), &err),
-             &err);
-    built bt;
-    build_assignment(&bt, r1cs, wtns);
-    pl_c2_srs *srs = NULL;
-    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    c2_fixture f;
+    fixture_open(&f, "noB");
+    pl_c2_srs *srs = f.srs;
     enum { N = 2 };
-    pl_c2_assignment as[N] = {bt.as, bt.as};
+    pl_c2_assignment as[N] = {f.bt.as, f.bt.as};
     pl_scalar r[N], s[N];
     uint64_t state = 5;
     for (int i = 0; i < N; i++) {
@@ -990,20 +1006,8 @@ PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
         CHECK_OK(pl_engine_destroy(engine, &err), &err);
     }
     CHECK_MEM(proofs[0], proofs[1], sizeof(proofs[0]));
-    pl_bp_params *v = NULL;
-    pl_vkey *vkey = NULL;
-    CHECK_OK(pl_bp_params_open(&v, vk, &err), &err);
-    CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
-    for (int i = 0; i < N; i++)
-        CHECK_OK(pl_verify(vkey, &proofs[1][i], pl_wtns_values(wtns) + 1,
-                           vkey->n_public, &err),
-                 &err);
-    pl_vkey_destroy(vkey);
-    pl_bp_params_close(v);
-    pl_c2_srs_destroy(srs);
-    built_free(&bt);
-    pl_wtns_close(wtns);
-    pl_r1cs_close(r1cs);
+    fixture_verify(&f, proofs[1], N);
+    fixture_close(&f);
 }
 
 /* A budget that cannot hold the SRS beside what is open: refused when the
@@ -1012,20 +1016,9 @@ PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
 PL_TEST(c2_budget_refused_on_an_engine)
 {
     pl_error err = {0};
-    char params[512], vk[512];
-    setup("multiplier", params, vk, sizeof(params));
-    pl_r1cs *r1cs = NULL;
-    pl_wtns *wtns = NULL;
-    CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector("multiplier/circuit.r1cs"),
-                          &err),
-             &err);
-    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
-                          &err),
-             &err);
-    built bt;
-    build_assignment(&bt, r1cs, wtns);
-    pl_c2_srs *srs = NULL;
-    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    c2_fixture f;
+    fixture_open(&f, "multiplier");
+    pl_c2_srs *srs = f.srs;
     const uint64_t need = pl_c2_srs_bytes(srs) + pl_c2_prove_bytes(srs);
     const uint64_t budgets[] = {pl_c2_srs_bytes(srs) - 1, need - 1, need};
     for (int k = 0; k < 3; k++) {
@@ -1039,7 +1032,7 @@ PL_TEST(c2_budget_refused_on_an_engine)
         pl_proof proof;
         memset(&proof, 0, sizeof(proof));
         pl_c2_config cfg = {.engine = engine};
-        pl_status st = pl_c2_prove(&proof, &bt.as, 1, &zero, &zero, srs,
+        pl_status st = pl_c2_prove(&proof, &f.bt.as, 1, &zero, &zero, srs,
                                    &cfg, &err);
         if (k == 0) {
             CHECK_EQ(st, PL_EBUDGET);
@@ -1055,10 +1048,7 @@ PL_TEST(c2_budget_refused_on_an_engine)
         }
         CHECK_OK(pl_engine_destroy(engine, &err), &err);
     }
-    pl_c2_srs_destroy(srs);
-    built_free(&bt);
-    pl_wtns_close(wtns);
-    pl_r1cs_close(r1cs);
+    fixture_close(&f);
 }
 
 /* No file of the test's scratch folder starts with name. */
