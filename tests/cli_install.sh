@@ -21,8 +21,9 @@
 #    naming the installed binary;
 #  - `make package` makes a .deb with those files, the post-install
 #    script (the system user, the service enabled), the pre-removal one
-#    (the service stopped) and dependencies from dpkg-shlibdeps (and, with PL_TEST_DPKG=1
-#    as root, installs and purges for real).
+#    (the service stopped) and dependencies from dpkg-shlibdeps; as root
+#    (CI runs so) it is installed, run, removed and purged for real
+#    (PL_TEST_DPKG=0 turns that off).
 # The install manifest of an earlier `make install` from this build is
 # kept as it was.  Skipped in sanitizer builds (a program built without the
 # sanitizer cannot load their library).
@@ -186,14 +187,16 @@ else
     grep -q "deb-systemd-invoke stop proofline.service" "$work/control/prerm" || fail "no prerm stopping the service"
 fi
 
-# The package installed and removed for real: only when asked
-# (PL_TEST_DPKG=1, as root, on a machine without proofline installed), as
-# it writes to /usr and adds the proofline user, which removal leaves; and
-# two test runs at once on one machine would contend for dpkg's lock.
-if [ "${PL_TEST_DPKG:-0}" != 1 ]; then
-    echo "note: dpkg -i/-r of the .deb not run (set PL_TEST_DPKG=1, as root, to run it)"
+# The package installed and removed for real when the tests run as root
+# on a machine without proofline installed (it writes to /usr and adds the
+# proofline user, which removal leaves, as Debian's removal does); skipped
+# with the reason otherwise, or with PL_TEST_DPKG=0 (two test runs at once
+# on one machine would contend for dpkg's lock).
+dpkg_done=
+if [ "${PL_TEST_DPKG:-1}" = 0 ]; then
+    echo "note: dpkg -i/-r of the .deb not run (PL_TEST_DPKG=0)"
 elif [ "$(id -u)" != 0 ]; then
-    echo "note: dpkg -i/-r of the .deb not run (PL_TEST_DPKG=1 needs root)"
+    echo "note: dpkg -i/-r of the .deb not run (it needs root)"
 elif dpkg -s proofline >/dev/null 2>&1; then
     echo "note: dpkg -i/-r of the .deb not run (proofline is already installed here)"
 elif [ -n "$deb" ]; then
@@ -212,6 +215,7 @@ elif [ -n "$deb" ]; then
         fail "dpkg -r left the binary, the library or the man page"
     dpkg --purge proofline >"$work/dpkg.log" 2>&1 || fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
     ! dpkg -s proofline >/dev/null 2>&1 || fail "dpkg --purge left proofline known to dpkg"
+    dpkg_done=", installed, run and removed with dpkg"
 fi
 
-finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}"))"
+finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}")${dpkg_done:-})"
