@@ -426,6 +426,8 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     if (p->c2_synthesized && j->c2.release) /* the assignment's owner */
         j->c2.release(j->c2.synthesize_user, p->index);
     p->c2_synthesized = false;
+    memset(&p->c2_r, 0, sizeof(p->c2_r)); /* the blinding */
+    memset(&p->c2_s, 0, sizeof(p->c2_s));
     pl__free(p->abc);
     p->abc = NULL;
     pl_wtns_close(p->wtns);
