@@ -64,7 +64,7 @@ u="$root/usr"
 expected="bin/proofline bin/prover lib/libproofline.so.$version
 lib/libproofline.so.$major lib/libproofline.so lib/libproofline.a
 include/proofline.h include/proofline_circuit.h include/proofline_c2.h lib/pkgconfig/proofline.pc
-share/man/man1/proofline.1 share/doc/proofline/README.md
+share/man/man1/proofline.1.gz share/doc/proofline/README.md
 lib/systemd/system/proofline.service share/doc/proofline/serve.md"
 for f in $expected; do
     [ -e "$u/$f" ] || fail "make install: no $f"
@@ -131,8 +131,12 @@ expect_exit 0 "$u/bin/prover" "$m/circuit.zkey" "$m/witness.wtns" "$work/p.json"
 expect_exit 0 "$u/bin/proofline" verify "$m/verification_key.json" "$work/pub.json" "$work/p.json"
 
 # the man page: no warnings, and the installed binary's --help texts
-page="$u/share/man/man1/proofline.1"
-MANWIDTH=80 man --warnings -l "$page" >"$work/man.txt" 2>"$work/man.err" || fail "man -l failed"
+# (installed gzipped, as Debian's policy asks)
+gzip -t "$u/share/man/man1/proofline.1.gz" || fail "the installed man page is not gzip"
+page="$work/proofline.1"
+gzip -dc "$u/share/man/man1/proofline.1.gz" >"$page"
+MANWIDTH=80 man --warnings -l "$u/share/man/man1/proofline.1.gz" >"$work/man.txt" \
+    2>"$work/man.err" || fail "man -l failed"
 [ ! -s "$work/man.err" ] || fail "man -l warns: $(head -5 "$work/man.err")"
 for c in prove batch verify vkey inspect setup circuit demo; do
     grep -q "^\.SS $c$" "$page" || fail "the man page has no section for $c"
@@ -205,13 +209,13 @@ elif [ -n "$deb" ]; then
     [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:750 ] ||
         fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
     [ "$(/usr/bin/proofline --version)" = "proofline $version" ] || fail "the installed proofline"
-    [ "$(man -w proofline 2>&1)" = /usr/share/man/man1/proofline.1 ] ||
+    [ "$(man -w proofline 2>&1)" = /usr/share/man/man1/proofline.1.gz ] ||
         fail "man -w proofline: $(man -w proofline 2>&1)"
     shown=$(MANWIDTH=80 man proofline 2>&1)   # held: see ldd above
     grep -q "^COMMANDS" <<<"$shown" || fail "man proofline: $(head -3 <<<"$shown")"
     dpkg -r proofline >"$work/dpkg.log" 2>&1 || fail "dpkg -r: $(tail -5 "$work/dpkg.log")"
     [ ! -e /usr/bin/proofline ] && [ ! -e "/usr/lib/libproofline.so.$major" ] &&
-        [ ! -e /usr/share/man/man1/proofline.1 ] ||
+        [ ! -e /usr/share/man/man1/proofline.1.gz ] ||
         fail "dpkg -r left the binary, the library or the man page"
     dpkg --purge proofline >"$work/dpkg.log" 2>&1 || fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
     ! dpkg -s proofline >/dev/null 2>&1 || fail "dpkg --purge left proofline known to dpkg"
