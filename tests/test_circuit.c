@@ -558,11 +558,13 @@ typedef struct {
     porep_params params;
     size_t np, nw, nc;
     pthread_mutex_t lock;
-    pl_cs *cs[4];
-    pl_c2_assignment as[4];
-    int abc_freed, released;
-    pl_proof proofs[4];
-    pl_scalar publics[4][8];
+    pl_cs *cs[8];
+    pl_c2_assignment as[8];
+    int corrupt;              /* a partition whose assignment is made wrong
+                                 (its a density's count off by one), or -1 */
+    int synthesized, abc_freed, released;
+    pl_proof proofs[8];
+    pl_scalar publics[8][8];
     size_t n_publics;
 } synth_ctx;
 
@@ -583,9 +585,12 @@ static pl_status synth_partition(void *user, size_t partition,
         pl_cs_destroy(cs);
         return st;
     }
+    if ((int)partition == c->corrupt)
+        out->a_aux_popcount++;
     pthread_mutex_lock(&c->lock);
     c->cs[partition] = cs;
     c->as[partition] = *out;
+    c->synthesized++;
     pthread_mutex_unlock(&c->lock);
     return PL_OK;
 }
@@ -624,19 +629,21 @@ static void synth_proof(void *user, uint64_t job, size_t partition,
     pthread_mutex_unlock(&c->lock);
 }
 
-PL_TEST(c2_job_synthesized_by_the_circuit)
+/* The demo circuit at 2^12 recorded, its shape in ctx, its dev parameter
+ * file and .vk written (params and vk: 4096 bytes each). */
+static void synth_setup(synth_ctx *ctx, char *params, char *vk)
 {
     pl_error err = {0};
-    synth_ctx ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    CHECK_OK(porep_params_for(&ctx.params, 1u << 12, 0, &err), &err);
-    pl_cs *rec = record_porep(&ctx.params, 0, -1);
-    ctx.nw = pl_cs_n_wires(rec);
-    ctx.nc = pl_cs_n_constraints(rec);
-    ctx.np = pl_cs_n_public(rec);
-    char r1cs_path[4096], params[4096], vk[4096];
+    ctx->corrupt = -1;
+    CHECK_OK(porep_params_for(&ctx->params, 1u << 12, 0, &err), &err);
+    pl_cs *rec = record_porep(&ctx->params, 0, -1);
+    ctx->nw = pl_cs_n_wires(rec);
+    ctx->nc = pl_cs_n_constraints(rec);
+    ctx->np = pl_cs_n_public(rec);
+    char r1cs_path[4096];
     snprintf(r1cs_path, sizeof(r1cs_path), "%s", pl_test_tmp("synth.r1cs"));
-    snprintf(params, sizeof(params), "%s", pl_test_tmp("synth.params"));
-    snprintf(vk, sizeof(vk), "%s", pl_test_tmp("synth.vk"));
+    snprintf(params, 4096, "%s", pl_test_tmp("synth.params"));
+    snprintf(vk, 4096, "%s", pl_test_tmp("synth.vk"));
     CHECK_OK(pl_cs_write_r1cs(rec, r1cs_path, &err), &err);
     pl_cs_destroy(rec);
     pl_setup_config scfg;
@@ -644,6 +651,14 @@ PL_TEST(c2_job_synthesized_by_the_circuit)
     scfg.threads = 2;
     CHECK_OK(pl_setup_dev_bellperson(r1cs_path, params, vk, &scfg, &err),
              &err);
+}
+
+PL_TEST(c2_job_synthesized_by_the_circuit)
+{
+    pl_error err = {0};
+    synth_ctx ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    char params[4096], vk[4096];
+    synth_setup(&ctx, params, vk);
     pl_c2_srs *srs;
     CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
 
@@ -698,6 +713,61 @@ PL_TEST(c2_job_synthesized_by_the_circuit)
     pl_bp_params_close(v);
     pl_circuit_release(spec.circuit);
     CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    pl_c2_srs_destroy(srs);
+}
+
+/* A synthesized assignment that the SRS refuses fails its partition,
+ * naming the field, and its job; a job cancelled at once skips what it
+ * had not admitted.  Either way every assignment the engine made is
+ * released, once, and the engine's buffers are all freed. */
+PL_TEST(c2_job_failures_release_every_assignment)
+{
+    pl_error err = {0};
+    synth_ctx ctx = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    char params[4096], vk[4096];
+    synth_setup(&ctx, params, vk);
+    pl_c2_srs *srs;
+    CHECK_OK(pl_c2_srs_create(&srs, params, false, 2, &err), &err);
+    for (int round = 0; round < 2; round++) {
+        ctx.corrupt = round == 0 ? 1 : -1;
+        ctx.synthesized = ctx.abc_freed = ctx.released = 0;
+        pl_engine_config ec;
+        pl_engine_config_init(&ec);
+        ec.budget_bytes = 256ull << 20;
+        ec.synth_workers = 1;
+        ec.threads = 2;
+        pl_engine *engine;
+        CHECK_OK(pl_engine_create(&engine, &ec, &err), &err);
+        pl_c2_job_spec spec = {
+            .n_partitions = 8, .synthesize = synth_partition,
+            .synthesize_user = &ctx,
+            .abc_bytes = pl_cs_assignment_abc_bytes(ctx.np, ctx.nc),
+            .other_bytes = pl_cs_assignment_other_bytes(ctx.np, ctx.nw),
+            .abc_done = synth_abc_done, .release = synth_release,
+            .on_proof = synth_proof, .on_proof_user = &ctx};
+        CHECK_OK(pl_engine_open_c2_circuit(engine, &spec.circuit, srs, &err),
+                 &err);
+        uint64_t job;
+        pl_job_status js;
+        CHECK_OK(pl_engine_submit_c2(engine, &job, &spec, &err), &err);
+        if (round == 1)
+            CHECK_OK(pl_engine_cancel(engine, job, &err), &err);
+        CHECK_OK(pl_engine_wait(engine, job, &js, &err), &err);
+        if (round == 0) {
+            CHECK_EQ(js.status, PL_EFORMAT);
+            CHECK(strstr(js.error.msg, "a_aux") != NULL);
+            CHECK(js.failed >= 1);
+        } else {
+            CHECK_EQ(js.status, PL_ECANCELLED);
+        }
+        CHECK_EQ(js.proved + js.failed + js.skipped, 8);
+        printf("round %d: proved %zu failed %zu skipped %zu, synthesized "
+               "%d released %d\n", round, js.proved, js.failed, js.skipped,
+               ctx.synthesized, ctx.released);
+        CHECK_EQ(ctx.released, ctx.synthesized);
+        pl_circuit_release(spec.circuit);
+        CHECK_OK(pl_engine_destroy(engine, &err), &err);
+    }
     pl_c2_srs_destroy(srs);
 }
 
