@@ -19,11 +19,12 @@
 #  - `make uninstall` removes every file;
 #  - the systemd unit of `proofline serve` is installed with ExecStart
 #    naming the installed binary;
-#  - `make package` makes a .deb with those files, the post-install
-#    script (the system user, the service enabled), the pre-removal one
-#    (the service stopped) and dependencies from dpkg-shlibdeps; as root
-#    (CI runs so) it is installed, run, removed and purged for real
-#    (PL_TEST_DPKG=0 turns that off).
+#  - `make package` makes two .debs with those files (proofline, and
+#    proofline-dev depending on it), the post-install script (the system
+#    user, the service enabled), the pre-removal one (the service stopped)
+#    and dependencies from dpkg-shlibdeps; as root (CI runs so) both are
+#    installed, run, removed and purged for real (PL_TEST_DPKG=0 turns
+#    that off).
 # The install manifest of an earlier `make install` from this build is
 # kept as it was.  Skipped in sanitizer builds (a program built without the
 # sanitizer cannot load their library).
@@ -155,20 +156,38 @@ make -s -C "$src" uninstall BUILD="$build" >"$work/uninstall.log" 2>&1 ||
 left=$(find "$root" ! -type d | sed "s|^$root||" | tr '\n' ' ')
 [ -z "$left" ] || fail "make uninstall left: $left"
 
-# the Debian package
-rm -f "$build"/proofline_*.deb
+# the Debian packages: proofline (the command, the shared library, the
+# man page, the docs, the service) and proofline-dev (the headers, the
+# static library, the .so link, the pkg-config file), which depends on it
+rm -f "$build"/proofline_*.deb "$build"/proofline-dev_*.deb
 make -s -C "$src" package BUILD="$build" >"$work/package.log" 2>&1 ||
     fail "make package: $(tail -20 "$work/package.log")"
 debs=("$build"/proofline_"$version"_*.deb)
 deb=${debs[0]}
 [ -e "$deb" ] || deb=
-if [ -z "$deb" ]; then
-    fail "make package made no .deb"
+devs=("$build"/proofline-dev_"$version"_*.deb)
+dev=${devs[0]}
+[ -e "$dev" ] || dev=
+if [ -z "$deb" ] || [ -z "$dev" ]; then
+    fail "make package made no proofline or no proofline-dev .deb: $(ls "$build"/*.deb 2>&1)"
+    deb=
 else
     dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||' >"$work/deb.list"
+    dpkg-deb -c "$dev" | awk '{print $6}' | sed 's|^\./||' >"$work/dev.list"
     for f in $expected; do
-        grep -qx "usr/$f" "$work/deb.list" || fail "the .deb has no /usr/$f"
+        case $f in
+        include/*|lib/libproofline.a|lib/libproofline.so|lib/pkgconfig/*) list=dev ;;
+        *) list=deb ;;
+        esac
+        grep -qx "usr/$f" "$work/$list.list" ||
+            fail "$(basename "${!list}") has no /usr/$f"
     done
+    ! grep -q "^usr/include/\|\.a$\|\.pc$" "$work/deb.list" ||
+        fail "proofline carries development files: $(grep "^usr/include/\|\.a$\|\.pc$" "$work/deb.list" | head -3)"
+    grep -qx "usr/share/doc/proofline-dev/copyright" "$work/dev.list" ||
+        fail "proofline-dev has no copyright file"
+    [ "$(dpkg-deb -f "$dev" Depends)" = "proofline (= $version)" ] ||
+        fail "proofline-dev's Depends: $(dpkg-deb -f "$dev" Depends)"
     dpkg-deb -f "$deb" Depends >"$work/depends"
     grep -q "libc6" "$work/depends" || fail "the .deb's Depends has no libc6: $(cat "$work/depends")"
     grep -q "adduser" "$work/depends" || fail "the .deb's Depends has no adduser: $(cat "$work/depends")"
@@ -201,10 +220,12 @@ if [ "${PL_TEST_DPKG:-1}" = 0 ]; then
     echo "note: dpkg -i/-r of the .deb not run (PL_TEST_DPKG=0)"
 elif [ "$(id -u)" != 0 ]; then
     echo "note: dpkg -i/-r of the .deb not run (it needs root)"
-elif dpkg -s proofline >/dev/null 2>&1; then
+elif dpkg -s proofline >/dev/null 2>&1 || dpkg -s proofline-dev >/dev/null 2>&1; then
     echo "note: dpkg -i/-r of the .deb not run (proofline is already installed here)"
 elif [ -n "$deb" ]; then
-    dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$work/dpkg.log")"
+    dpkg -i "$deb" "$dev" >"$work/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$work/dpkg.log")"
+    [ -e /usr/include/proofline.h ] && [ -e /usr/lib/pkgconfig/proofline.pc ] ||
+        fail "dpkg -i of proofline-dev installed no header or no proofline.pc"
     getent passwd proofline >/dev/null || fail "dpkg -i made no proofline user"
     [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:750 ] ||
         fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
@@ -213,13 +234,17 @@ elif [ -n "$deb" ]; then
         fail "man -w proofline: $(man -w proofline 2>&1)"
     shown=$(MANWIDTH=80 man proofline 2>&1)   # held: see ldd above
     grep -q "^COMMANDS" <<<"$shown" || fail "man proofline: $(head -3 <<<"$shown")"
-    dpkg -r proofline >"$work/dpkg.log" 2>&1 || fail "dpkg -r: $(tail -5 "$work/dpkg.log")"
+    dpkg -r proofline-dev proofline >"$work/dpkg.log" 2>&1 ||
+        fail "dpkg -r: $(tail -5 "$work/dpkg.log")"
     [ ! -e /usr/bin/proofline ] && [ ! -e "/usr/lib/libproofline.so.$major" ] &&
-        [ ! -e /usr/share/man/man1/proofline.1.gz ] ||
-        fail "dpkg -r left the binary, the library or the man page"
-    dpkg --purge proofline >"$work/dpkg.log" 2>&1 || fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
-    ! dpkg -s proofline >/dev/null 2>&1 || fail "dpkg --purge left proofline known to dpkg"
+        [ ! -e /usr/share/man/man1/proofline.1.gz ] &&
+        [ ! -e /usr/include/proofline.h ] ||
+        fail "dpkg -r left the binary, the library, the man page or a header"
+    dpkg --purge proofline-dev proofline >"$work/dpkg.log" 2>&1 ||
+        fail "dpkg --purge: $(tail -5 "$work/dpkg.log")"
+    ! dpkg -s proofline >/dev/null 2>&1 && ! dpkg -s proofline-dev >/dev/null 2>&1 ||
+        fail "dpkg --purge left proofline or proofline-dev known to dpkg"
     dpkg_done=", installed, run and removed with dpkg"
 fi
 
-finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}")${dpkg_done:-})"
+finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}") and $(basename "${dev:-no -dev .deb}")${dpkg_done:-})"
