@@ -107,6 +107,7 @@ est() { # est <step> [log]: seconds on an H200 (emulated: 0)
     [ "$emulated" = 1 ] && { echo 0; return; }
     case $1-${2:-} in
         tests-cuda) echo 40 ;; tests-c2_device) echo 20 ;;
+        tests-bellperson) echo 10 ;;
         ntt-24) echo 8 ;; ntt-*) echo 4 ;;
         msm-24) echo 35 ;; msm-22) echo 15 ;; msm-*) echo 8 ;;
         proof-22) echo 30 ;; proof-*) echo 20 ;;
@@ -241,12 +242,14 @@ make_key() {
 
 # ---- the rows ---------------------------------------------------------------
 
-# tests <label> <build>: every on-device case of tests/test_cuda.c and
-# tests/test_c2_device.c (in the emulation, those with an emulated twin; at
-# tiny sizes only each file's first: make test runs them all anyway)
+# tests <label> <build>: every on-device case of tests/test_cuda.c,
+# tests/test_c2_device.c and tests/test_bellperson.c (C2 proofs through an
+# engine on the device against the CPU's) (in the emulation, those with an
+# emulated twin; at tiny sizes only each file's first: make test runs them
+# all anyway)
 tests() {
     local label=$1 dir=$2 t rc t0 cases src bin name
-    for src in tests/test_cuda.c tests/test_c2_device.c; do
+    for src in tests/test_cuda.c tests/test_c2_device.c tests/test_bellperson.c; do
         bin=$(basename "$src" .c)
         fits "$label tests ${bin#test_}" "$(est "tests" "${bin#test_}")" || return
         cases=$(sed -n 's/^PL_TEST(\([a-z0-9_]*\)_on_device)$/\1/p' "$src")

@@ -36,6 +36,7 @@ check || fail "the check exits $?: $(tail -n 30 "$work/stdout")"
 grep -qE '^(FAIL|SKIP) ' "$work/table" && fail "rows failed or skipped: $(cat "$work/table")"
 has '^PASS portable: test [a-z_]+ '
 has '^PASS portable: test c2_device\.[a-z_]+ '
+has '^PASS portable: test bellperson\.c2_proofs_equal_cpu '
 for lg in 6 8; do
     has "^PASS portable: NTT 2\\^$lg .* = CPU NTT; upload [0-9.]+ ms"
     has "^PASS portable: MSM 2\\^$lg random .* = CPU MSM .* and dlog; profiled: sort [0-9.]+ \\| accumulate [0-9.]+ \\| reduce [0-9.]+ \\| combine [0-9.]+ ms"

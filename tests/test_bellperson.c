@@ -966,11 +966,13 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
     fixture_close(&f);
 }
 
-/* The same assignments and blinding on an engine over the CUDA backend's
- * emulation (H's transforms and the G1 sums on the "device", class
- * device) give the CPU engine's proofs byte for byte; the device's bytes
- * come back when the circuit is released. */
-PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
+/* The same assignments and blinding on an engine over the CUDA backend
+ * (H's transforms and the G1 sums on the device, class device), on its
+ * emulation or on device 0, give the CPU engine's proofs byte for byte;
+ * the device's bytes come back when the circuit is released.  The
+ * on-device case skips (77) where no device answers; bench/gpu_check.sh
+ * runs it where one does. */
+static void c2_proofs_equal_cpu(bool on_device)
 {
     pl_error err = {0};
     c2_fixture f;
@@ -987,6 +989,15 @@ PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
     pl_proof proofs[2][N];
     const pl__backend_ops *backends[2] = {&pl__backend_cpu,
                                           &pl__backend_cuda_emulated};
+    if (on_device) {
+        char why[320] = "";
+        if (!pl__backend_cuda_usable(why, sizeof(why))) {
+            printf("skipped: no usable CUDA device (%s)\n", why);
+            fixture_close(&f);
+            exit(77);
+        }
+        backends[1] = pl__backend_cuda;
+    }
     for (int b = 0; b < 2; b++) {
         pl_engine_config ec;
         pl_engine_config_init(&ec);
@@ -1008,6 +1019,16 @@ PL_TEST(c2_on_the_cuda_emulation_equals_the_cpu)
     CHECK_MEM(proofs[0], proofs[1], sizeof(proofs[0]));
     fixture_verify(&f, proofs[1], N);
     fixture_close(&f);
+}
+
+PL_TEST(c2_proofs_equal_cpu_emulated)
+{
+    c2_proofs_equal_cpu(false);
+}
+
+PL_TEST(c2_proofs_equal_cpu_on_device)
+{
+    c2_proofs_equal_cpu(true);
 }
 
 /* A budget that cannot hold the SRS beside what is open: refused when the
