@@ -8,7 +8,9 @@
 #include "residency.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/lock.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,7 +38,7 @@ typedef struct entry {
 struct pl__residency {
     pl_engine *engine;
     uint64_t budget;
-    pthread_mutex_t lock;
+    pl__lock lock;
     pthread_cond_t opened; /* an open finished */
     entry *entries;
     size_t n, cap;
@@ -57,7 +59,7 @@ pl_status pl__residency_create(pl__residency **out, pl_engine *engine,
         return pl__error_set(err, PL_ENOMEM, "residency: out of memory");
     r->engine = engine;
     r->budget = budget_bytes;
-    pthread_mutex_init(&r->lock, NULL);
+    pl__lock_init(&r->lock);
     pthread_cond_init(&r->opened, NULL);
     *out = r;
     return PL_OK;
@@ -74,7 +76,7 @@ void pl__residency_destroy(pl__residency *r)
     }
     free(r->entries);
     pthread_cond_destroy(&r->opened);
-    pthread_mutex_destroy(&r->lock);
+    pl__lock_destroy(&r->lock);
     free(r);
 }
 
@@ -85,6 +87,7 @@ uint64_t pl__residency_budget(const pl__residency *r)
 
 static entry *find_locked(pl__residency *r, const char *id)
 {
+    assert(pl__lock_mine(&r->lock));
     for (size_t i = 0; i < r->n; i++)
         if (strcmp(r->entries[i].id, id) == 0)
             return &r->entries[i];
@@ -96,6 +99,7 @@ static entry *find_locked(pl__residency *r, const char *id)
 static entry *find_or_add_locked(pl__residency *r, const char *id,
                                  const char *zkey_path, pl_error *err)
 {
+    assert(pl__lock_mine(&r->lock));
     entry *e = find_locked(r, id);
     if (e)
         return e;
@@ -123,6 +127,7 @@ static entry *find_or_add_locked(pl__residency *r, const char *id,
 /* The least recently used hot circuit that nothing uses, but `keep`. */
 static entry *victim_locked(pl__residency *r, const entry *keep)
 {
+    assert(pl__lock_mine(&r->lock));
     entry *best = NULL;
     for (size_t i = 0; i < r->n; i++) {
         entry *e = &r->entries[i];
@@ -138,6 +143,7 @@ static entry *victim_locked(pl__residency *r, const entry *keep)
  * without the lock: closing frees its buffers). */
 static pl_circuit *demote_locked(pl__residency *r, entry *e)
 {
+    assert(pl__lock_mine(&r->lock));
     pl_circuit *c = e->circuit;
     e->circuit = NULL;
     r->hot_bytes -= e->resident_bytes;
@@ -166,21 +172,21 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
     if (promote_s)
         *promote_s = 0;
     uint64_t need = 0;
-    pthread_mutex_lock(&r->lock);
+    pl__lock_acquire(&r->lock);
     entry *e = find_or_add_locked(r, id, zkey_path, err);
     if (!e) {
-        pthread_mutex_unlock(&r->lock);
+        pl__lock_release(&r->lock);
         return PL_ENOMEM;
     }
     for (;;) {
         if (e->circuit) {
             e->refs++;
             *out = e->circuit;
-            pthread_mutex_unlock(&r->lock);
+            pl__lock_release(&r->lock);
             return PL_OK;
         }
         if (e->opening) {
-            pthread_cond_wait(&r->opened, &r->lock);
+            pl__lock_wait(&r->lock, &r->opened);
             e = find_locked(r, id); /* the array may have moved */
             continue;
         }
@@ -191,7 +197,7 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
         }
         if (r->budget && need > r->budget) {
             pl_status st = too_big(e, need, r->budget, err);
-            pthread_mutex_unlock(&r->lock);
+            pl__lock_release(&r->lock);
             return st;
         }
         if (r->budget &&
@@ -206,13 +212,13 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
                     e->id, pl_format_bytes(b1, sizeof(b1), need),
                     pl_format_bytes(b2, sizeof(b2),
                                     r->hot_bytes + r->opening_bytes));
-                pthread_mutex_unlock(&r->lock);
+                pl__lock_release(&r->lock);
                 return st;
             }
             pl_circuit *drop = demote_locked(r, v);
-            pthread_mutex_unlock(&r->lock);
+            pl__lock_release(&r->lock);
             pl_circuit_release(drop);
-            pthread_mutex_lock(&r->lock);
+            pl__lock_acquire(&r->lock);
             e = find_locked(r, id);
             continue;
         }
@@ -222,7 +228,7 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
     e->opening_bytes = need;
     r->opening_bytes += need;
     char *path = strdup(e->zkey_path);
-    pthread_mutex_unlock(&r->lock);
+    pl__lock_release(&r->lock);
 
     double t0 = pl__now_seconds();
     pl_circuit *c = NULL;
@@ -235,7 +241,7 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
         pl_circuit_plan(c, 0, NULL, &resident);
 
     pl_circuit *drop = NULL;
-    pthread_mutex_lock(&r->lock);
+    pl__lock_acquire(&r->lock);
     e = find_locked(r, id);
     e->opening = false;
     r->opening_bytes -= e->opening_bytes;
@@ -251,9 +257,9 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
             while (r->hot_bytes + resident > r->budget &&
                    (v = victim_locked(r, e))) {
                 pl_circuit *old = demote_locked(r, v);
-                pthread_mutex_unlock(&r->lock);
+                pl__lock_release(&r->lock);
                 pl_circuit_release(old);
-                pthread_mutex_lock(&r->lock);
+                pl__lock_acquire(&r->lock);
                 e = find_locked(r, id);
             }
             if (r->hot_bytes + resident > r->budget) {
@@ -280,7 +286,7 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
         *busy = true; /* the engine's budget is held by work in flight */
     }
     pthread_cond_broadcast(&r->opened);
-    pthread_mutex_unlock(&r->lock);
+    pl__lock_release(&r->lock);
     if (drop)
         pl_circuit_release(drop);
     return st;
@@ -288,13 +294,13 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
 
 void pl__residency_release(pl__residency *r, const char *id)
 {
-    pthread_mutex_lock(&r->lock);
+    pl__lock_acquire(&r->lock);
     entry *e = find_locked(r, id);
     if (e && e->refs) {
         e->refs--;
         e->last_used = pl__now_seconds();
     }
-    pthread_mutex_unlock(&r->lock);
+    pl__lock_release(&r->lock);
 }
 
 pl_status pl__residency_preload(pl__residency *r, const char *id,
@@ -314,16 +320,16 @@ pl_status pl__residency_evict(pl__residency *r, const char *id, bool *changed,
                               pl_error *err)
 {
     *changed = false;
-    pthread_mutex_lock(&r->lock);
+    pl__lock_acquire(&r->lock);
     entry *e = find_locked(r, id);
     if (e && (e->refs || e->opening)) {
-        pthread_mutex_unlock(&r->lock);
+        pl__lock_release(&r->lock);
         return pl__error_set(err, PL_EUSAGE, "circuit %.16s... is in use by "
                              "%u proof(s): it cannot be evicted now", id,
                              e->refs);
     }
     pl_circuit *drop = e && e->circuit ? demote_locked(r, e) : NULL;
-    pthread_mutex_unlock(&r->lock);
+    pl__lock_release(&r->lock);
     if (drop) {
         pl_circuit_release(drop);
         *changed = true;
@@ -337,14 +343,14 @@ unsigned pl__residency_demote_idle(pl__residency *r, double idle_s)
     for (;;) {
         double now = pl__now_seconds();
         pl_circuit *drop = NULL;
-        pthread_mutex_lock(&r->lock);
+        pl__lock_acquire(&r->lock);
         for (size_t i = 0; i < r->n && !drop; i++) {
             entry *e = &r->entries[i];
             if (e->circuit && !e->refs && !e->opening &&
                 now - e->last_used >= idle_s)
                 drop = demote_locked(r, e);
         }
-        pthread_mutex_unlock(&r->lock);
+        pl__lock_release(&r->lock);
         if (!drop)
             return n;
         pl_circuit_release(drop);
@@ -355,7 +361,7 @@ unsigned pl__residency_demote_idle(pl__residency *r, double idle_s)
 void pl__residency_bytes(pl__residency *r, uint64_t *hot, uint64_t *in_use,
                          uint64_t *peak)
 {
-    pthread_mutex_lock(&r->lock);
+    pl__lock_acquire(&r->lock);
     if (hot)
         *hot = r->hot_bytes;
     if (in_use) {
@@ -367,7 +373,7 @@ void pl__residency_bytes(pl__residency *r, uint64_t *hot, uint64_t *in_use,
     }
     if (peak)
         *peak = r->peak_hot_bytes;
-    pthread_mutex_unlock(&r->lock);
+    pl__lock_release(&r->lock);
 }
 
 uint64_t pl__residency_shrink(pl__residency *r, uint64_t max_hot,
@@ -375,7 +381,7 @@ uint64_t pl__residency_shrink(pl__residency *r, uint64_t max_hot,
 {
     for (;;) {
         pl_circuit *drop = NULL;
-        pthread_mutex_lock(&r->lock);
+        pl__lock_acquire(&r->lock);
         uint64_t hot = r->hot_bytes;
         if (hot > max_hot) {
             entry *v = victim_locked(r, keep_id ? find_locked(r, keep_id)
@@ -383,7 +389,7 @@ uint64_t pl__residency_shrink(pl__residency *r, uint64_t max_hot,
             if (v)
                 drop = demote_locked(r, v);
         }
-        pthread_mutex_unlock(&r->lock);
+        pl__lock_release(&r->lock);
         if (!drop)
             return hot;
         pl_circuit_release(drop);
@@ -424,7 +430,7 @@ size_t pl__residency_list(pl__residency *r, pl__residency_entry *out,
                           size_t cap)
 {
     /* copy under the lock, count pages without it */
-    pthread_mutex_lock(&r->lock);
+    pl__lock_acquire(&r->lock);
     size_t n = r->n;
     double now = pl__now_seconds();
     char **paths = calloc(n ? n : 1, sizeof(char *));
@@ -444,7 +450,7 @@ size_t pl__residency_list(pl__residency *r, pl__residency_entry *out,
         if (paths && !e->circuit)
             paths[i] = strdup(e->zkey_path);
     }
-    pthread_mutex_unlock(&r->lock);
+    pl__lock_release(&r->lock);
     for (size_t i = 0; i < n && i < cap; i++) {
         if (!paths || !paths[i])
             continue;

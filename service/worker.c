@@ -20,7 +20,9 @@
 #include "residency.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/lock.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -54,7 +56,7 @@ struct pl__worker {
     pl__service *svc;
     pthread_t thread;
     bool thread_started;
-    pthread_mutex_t lock;
+    pl__lock lock;
     pthread_cond_t cond;      /* the loop's wake-up */
     pthread_cond_t changed;   /* a flight ended (the drain waits on it) */
     bool kicked, stop_claiming, stop;
@@ -102,7 +104,7 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     (void)partition;
     pl__worker *w = user;
     char proof_path[PL__STORE_PATH_MAX], public_path[PL__STORE_PATH_MAX];
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     flight *f = NULL;
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
         if (w->flights[i].used && w->flights[i].engine_job == job)
@@ -110,7 +112,7 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     if (f)
         pl__worker_proof_paths(w->svc, f->claim.job.id, f->claim.part.index,
                                proof_path, public_path, sizeof(proof_path));
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     if (!f)
         return;
     /* the pair is whole on disk (temporary, fsync, rename) before the
@@ -118,18 +120,19 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     pl_error err = {0};
     pl_status st = pl_proof_write_json(proof, proof_path, publics, n_public,
                                        public_path, &err);
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     f->written = st == PL_OK;
     f->write_status = st;
     snprintf(f->write_msg, sizeof(f->write_msg), "%s", err.msg);
     pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
 }
 
 /* ---- room ---------------------------------------------------------------- */
 
 static uint64_t inflight_sum_locked(const pl__worker *w)
 {
+    assert(pl__lock_mine(&w->lock));
     uint64_t sum = 0;
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
         if (w->flights[i].used)
@@ -156,9 +159,9 @@ static void worker_row(pl__worker *w, pl__store_worker *row)
     row->reserved_bytes = st.reserved_bytes;
     uint64_t hot = 0;
     pl__residency_bytes(svc->residency, &hot, NULL, NULL);
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     size_t in_flight = w->n_flights;
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     pl__strbuf sb = {0};
     pl__strbuf_printf(&sb, "{\"in_flight\": %zu, \"hot_params_bytes\": %llu, "
                       "\"stages\": {", in_flight, (unsigned long long)hot);
@@ -176,18 +179,18 @@ static void worker_row(pl__worker *w, pl__store_worker *row)
 
 static void note_error(pl__worker *w, const char *what, const pl_error *err)
 {
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     snprintf(w->last_error, sizeof(w->last_error), "%s: %.200s", what, err->msg);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     fprintf(stderr, "proofline serve: %s: %s\n", what, err->msg);
 }
 
 /* The counters are read by the status under the lock. */
 static void count(pl__worker *w, uint64_t *counter)
 {
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     (*counter)++;
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
 }
 
 /* Ends a claim with a failure whose message names the partition and the
@@ -235,10 +238,10 @@ static void give_back(pl__worker *w, const pl__store_claim *claim)
 static bool claim_one(pl__worker *w, pl__store_claim *claim)
 {
     pl__service *svc = w->svc;
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     bool can = !w->stop_claiming && w->n_flights < MAX_FLIGHTS;
     uint64_t inflight = inflight_sum_locked(w);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     uint64_t in_use = 0;
     pl__residency_bytes(svc->residency, NULL, &in_use, NULL);
     uint64_t used = inflight + in_use;
@@ -283,9 +286,9 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     pl_circuit_plan(circuit, claim->circuit.witness_bytes, &part_bytes, NULL);
     /* room for this partition beside everything in flight: idle circuits
      * other than this one are demoted if they hold it */
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     inflight = inflight_sum_locked(w);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     uint64_t allowed_hot = svc->budget_bytes > inflight + part_bytes
                                ? svc->budget_bytes - inflight - part_bytes
                                : 0;
@@ -304,7 +307,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
     spec.verify = true;
     spec.on_proof = on_proof;
     spec.on_proof_user = w;
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     flight *f = NULL;
     for (size_t i = 0; i < MAX_FLIGHTS && !f; i++)
         if (!w->flights[i].used)
@@ -328,7 +331,7 @@ static bool claim_one(pl__worker *w, pl__store_claim *claim)
         w->n_flights++;
         w->claimed++;
     }
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     if (st != PL_OK) {
         pl__residency_release(svc->residency, circuit_id);
         fail_claim(w, job_id, index, claim->part.fence, st, err.msg);
@@ -370,24 +373,24 @@ static void reap(pl__worker *w)
 {
     pl__service *svc = w->svc;
     for (size_t i = 0; i < MAX_FLIGHTS; i++) {
-        pthread_mutex_lock(&w->lock);
+        pl__lock_acquire(&w->lock);
         flight *f = &w->flights[i];
         if (!f->used) {
-            pthread_mutex_unlock(&w->lock);
+            pl__lock_release(&w->lock);
             continue;
         }
         pl_job_status js;
         pl_error err = {0};
         if (pl_engine_poll(svc->engine, f->engine_job, &js, &err) != PL_OK ||
             !js.done) {
-            pthread_mutex_unlock(&w->lock);
+            pl__lock_release(&w->lock);
             continue;
         }
         pl_engine_wait(svc->engine, f->engine_job, &js, &err); /* forgets it */
         flight done = *f;
         f->used = false;
         w->n_flights--;
-        pthread_mutex_unlock(&w->lock);
+        pl__lock_release(&w->lock);
         pl__residency_release(svc->residency, done.claim.circuit.id);
 
         const char *job_id = done.claim.job.id;
@@ -426,9 +429,9 @@ static void reap(pl__worker *w)
                        js.status != PL_OK ? js.error.msg : done.write_msg);
             pl__metrics_proof_done(svc->metrics, seconds, false);
         }
-        pthread_mutex_lock(&w->lock);
+        pl__lock_acquire(&w->lock);
         pthread_cond_broadcast(&w->changed);
-        pthread_mutex_unlock(&w->lock);
+        pl__lock_release(&w->lock);
     }
 }
 
@@ -438,9 +441,9 @@ static void check_live(pl__worker *w)
 {
     pl__service *svc = w->svc;
     for (size_t i = 0; i < MAX_FLIGHTS; i++) {
-        pthread_mutex_lock(&w->lock);
+        pl__lock_acquire(&w->lock);
         flight f = w->flights[i];
-        pthread_mutex_unlock(&w->lock);
+        pl__lock_release(&w->lock);
         if (!f.used)
             continue;
         bool live = true;
@@ -449,10 +452,10 @@ static void check_live(pl__worker *w)
                                  f.claim.part.index, svc->owner,
                                  f.claim.part.fence, &live, &err) == PL_OK &&
             !live) {
-            pthread_mutex_lock(&w->lock);
+            pl__lock_acquire(&w->lock);
             if (w->flights[i].used && w->flights[i].engine_job == f.engine_job)
                 pl_engine_cancel(svc->engine, f.engine_job, &err);
-            pthread_mutex_unlock(&w->lock);
+            pl__lock_release(&w->lock);
         }
     }
 }
@@ -475,9 +478,9 @@ static void *loop(void *arg)
     double last_beat = pl__now_seconds(), last_live = 0, last_purge = 0;
     double last_recover = pl__now_seconds();
     for (;;) {
-        pthread_mutex_lock(&w->lock);
+        pl__lock_acquire(&w->lock);
         bool stop = w->stop;
-        pthread_mutex_unlock(&w->lock);
+        pl__lock_release(&w->lock);
         if (stop)
             break;
         reap(w);
@@ -514,7 +517,7 @@ static void *loop(void *arg)
         if (svc->params_idle_s > 0)
             pl__residency_demote_idle(svc->residency, svc->params_idle_s);
 
-        pthread_mutex_lock(&w->lock);
+        pl__lock_acquire(&w->lock);
         if (!w->kicked && !w->stop) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
@@ -523,10 +526,10 @@ static void *loop(void *arg)
                 ts.tv_sec++;
                 ts.tv_nsec -= 1000000000L;
             }
-            pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+            pl__lock_timedwait(&w->lock, &w->cond, &ts);
         }
         w->kicked = false;
-        pthread_mutex_unlock(&w->lock);
+        pl__lock_release(&w->lock);
     }
     return NULL;
 }
@@ -538,7 +541,7 @@ pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err)
     if (!w)
         return pl__error_set(err, PL_ENOMEM, "the worker: out of memory");
     w->svc = svc;
-    pthread_mutex_init(&w->lock, NULL);
+    pl__lock_init(&w->lock);
     pthread_cond_init(&w->cond, NULL);
     pthread_cond_init(&w->changed, NULL);
     uint64_t requeued = 0;
@@ -583,23 +586,23 @@ void pl__worker_kick(pl__worker *w)
 {
     if (!w)
         return;
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     w->kicked = true;
     pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
 }
 
 void pl__worker_cancel_job(pl__worker *w, const char *job_id)
 {
     if (!w)
         return;
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
         if (w->flights[i].used && strcmp(w->flights[i].claim.job.id, job_id) == 0)
             pl_engine_cancel(w->svc->engine, w->flights[i].engine_job, NULL);
     w->kicked = true;
     pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
 }
 
 static void deadline_after(struct timespec *ts, double seconds)
@@ -614,13 +617,13 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s)
 {
     if (!w || !w->thread_started)
         return 0;
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     w->stop_claiming = true;
     uint64_t released_before = w->released;
     struct timespec deadline;
     deadline_after(&deadline, timeout_s);
     while (w->n_flights > 0)
-        if (pthread_cond_timedwait(&w->changed, &w->lock, &deadline) ==
+        if (pl__lock_timedwait(&w->lock, &w->changed, &deadline) ==
             ETIMEDOUT)
             break;
     /* what did not finish in time goes back to the queue */
@@ -630,11 +633,11 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s)
             pl_engine_cancel(w->svc->engine, w->flights[i].engine_job, NULL);
         }
     while (w->n_flights > 0)
-        pthread_cond_wait(&w->changed, &w->lock);
+        pl__lock_wait(&w->lock, &w->changed);
     w->stop = true;
     pthread_cond_signal(&w->cond);
     size_t released = (size_t)(w->released - released_before);
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
     pthread_join(w->thread, NULL);
     w->thread_started = false;
     pl_error err = {0};
@@ -651,7 +654,7 @@ void pl__worker_destroy(pl__worker *w)
         pl__worker_drain(w, 0);
     pthread_cond_destroy(&w->changed);
     pthread_cond_destroy(&w->cond);
-    pthread_mutex_destroy(&w->lock);
+    pl__lock_destroy(&w->lock);
     free(w);
 }
 
@@ -659,7 +662,7 @@ void pl__worker_status_json(pl__worker *w, pl__strbuf *sb)
 {
     uint64_t hot = 0;
     pl__residency_bytes(w->svc->residency, &hot, NULL, NULL);
-    pthread_mutex_lock(&w->lock);
+    pl__lock_acquire(&w->lock);
     const char *state = w->stop_claiming ? "draining"
                         : w->n_flights   ? "busy"
                                          : "idle";
@@ -686,5 +689,5 @@ void pl__worker_status_json(pl__worker *w, pl__strbuf *sb)
     pl__strbuf_printf(sb, "], \"last_error\": ");
     pl__json_put_string(sb, w->last_error);
     pl__strbuf_printf(sb, "}]");
-    pthread_mutex_unlock(&w->lock);
+    pl__lock_release(&w->lock);
 }

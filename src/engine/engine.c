@@ -57,6 +57,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/lock.h"
 #include "util/pool.h"
 
 #include <assert.h>
@@ -169,7 +170,7 @@ struct pl_engine {
     uint64_t trimmed_bytes;
 
     pthread_mutex_t admission_lock;
-    pthread_mutex_t lock;
+    pl__lock lock;  /* engine_lock(): the jobs, queues and counters */
     pthread_cond_t work_changed;   /* a job arrived or stopped */
     pthread_cond_t handoff_changed;
     pthread_cond_t finish_changed;
@@ -197,60 +198,37 @@ struct pl_engine {
     pthread_t *synth_threads, *prover_threads, finisher_thread, sampler_thread;
     unsigned n_synth_started, n_prover_started;
     bool finisher_started, sampler_started;
-#ifndef NDEBUG
-    /* who holds `lock`, for the asserts of the *_locked functions; written
-     * and read only by the thread that holds it */
-    bool lock_held;
-    pthread_t lock_owner;
-#endif
 };
 
 /* ---- the engine's lock ---------------------------------------------------- */
 
-/* Every use of e->lock goes through these, so that a function named
- * *_locked can assert that its caller holds the lock (debug builds keep the
- * owner; release builds compile the bookkeeping away). */
-static void note_lock_owner(pl_engine *e, bool held)
-{
-#ifndef NDEBUG
-    e->lock_held = held;
-    e->lock_owner = pthread_self();
-#endif
-}
-
+/* Every use of e->lock goes through these (util/lock.h), so that a
+ * function named *_locked can assert that its caller holds the lock. */
 static void engine_lock(pl_engine *e)
 {
-    pthread_mutex_lock(&e->lock);
-    note_lock_owner(e, true);
+    pl__lock_acquire(&e->lock);
 }
 
 static void engine_unlock(pl_engine *e)
 {
-    note_lock_owner(e, false);
-    pthread_mutex_unlock(&e->lock);
+    pl__lock_release(&e->lock);
 }
 
 static void engine_wait(pl_engine *e, pthread_cond_t *cond)
 {
-    note_lock_owner(e, false);
-    pthread_cond_wait(cond, &e->lock);
-    note_lock_owner(e, true);
+    pl__lock_wait(&e->lock, cond);
 }
 
 static void engine_timedwait(pl_engine *e, pthread_cond_t *cond,
                              const struct timespec *until)
 {
-    note_lock_owner(e, false);
-    pthread_cond_timedwait(cond, &e->lock, until);
-    note_lock_owner(e, true);
+    (void)pl__lock_timedwait(&e->lock, cond, until);
 }
 
-#ifndef NDEBUG
-static bool engine_lock_held(const pl_engine *e)
+static inline bool engine_lock_held(const pl_engine *e)
 {
-    return e->lock_held && pthread_equal(e->lock_owner, pthread_self());
+    return pl__lock_mine(&e->lock);
 }
-#endif
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -1084,7 +1062,7 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     pl__budget_init(&e->budget, e->cfg.budget_bytes);
     pthread_mutex_init(&e->admission_lock, NULL);
     e->admitting_priority = INT_MIN;
-    pthread_mutex_init(&e->lock, NULL);
+    pl__lock_init(&e->lock);
     pthread_cond_init(&e->work_changed, NULL);
     pthread_cond_init(&e->handoff_changed, NULL);
     pthread_cond_init(&e->finish_changed, NULL);
@@ -1263,7 +1241,7 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
     pthread_cond_destroy(&e->finish_changed);
     pthread_cond_destroy(&e->handoff_changed);
     pthread_cond_destroy(&e->work_changed);
-    pthread_mutex_destroy(&e->lock);
+    pl__lock_destroy(&e->lock);
     pthread_mutex_destroy(&e->admission_lock);
     pl__ledger_destroy(e->ledger);
     free(e->thread_args);

@@ -13,6 +13,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/lock.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -41,7 +42,7 @@ typedef struct {
 } chunk_list;
 
 struct pl__ledger {
-    pthread_mutex_t lock;
+    pl__lock lock;
     pthread_mutex_t log_lock; /* taken while holding lock, held to write */
     pl_log_level level;
     FILE *log;
@@ -58,40 +59,24 @@ struct pl__ledger {
     unsigned n_tracks;
     char span_names[MAX_SPAN_NAMES][SPAN_NAME_BYTES]; /* [0]: "other" */
     unsigned n_span_names;
-#ifndef NDEBUG
-    /* who holds `lock`, for the asserts of the functions that need it;
-     * written and read only by the thread that holds it */
-    bool lock_held;
-    pthread_t lock_owner;
-#endif
 };
 
-/* Every use of l->lock goes through these, so that a function that needs
- * the lock can assert that its caller holds it (debug builds keep the
- * owner; release builds compile the bookkeeping away). */
+/* Every use of l->lock goes through these (util/lock.h), so that a
+ * function that needs the lock can assert that its caller holds it. */
 static void ledger_lock(pl__ledger *l)
 {
-    pthread_mutex_lock(&l->lock);
-#ifndef NDEBUG
-    l->lock_held = true;
-    l->lock_owner = pthread_self();
-#endif
+    pl__lock_acquire(&l->lock);
 }
 
 static void ledger_unlock(pl__ledger *l)
 {
-#ifndef NDEBUG
-    l->lock_held = false;
-#endif
-    pthread_mutex_unlock(&l->lock);
+    pl__lock_release(&l->lock);
 }
 
-#ifndef NDEBUG
-static bool ledger_lock_held(const pl__ledger *l)
+static inline bool ledger_lock_held(const pl__ledger *l)
 {
-    return l->lock_held && pthread_equal(l->lock_owner, pthread_self());
+    return pl__lock_mine(&l->lock);
 }
-#endif
 
 static void list_init(chunk_list *list, size_t item_size)
 {
@@ -223,7 +208,7 @@ pl_status pl__ledger_create(pl__ledger **out, const pl__ledger_config *cfg,
     pl__ledger *l = calloc(1, sizeof(*l));
     if (!l)
         return pl__error_set(err, PL_ENOMEM, "ledger: out of memory");
-    pthread_mutex_init(&l->lock, NULL);
+    pl__lock_init(&l->lock);
     pthread_mutex_init(&l->log_lock, NULL);
     l->level = cfg->level;
     l->log = cfg->log ? cfg->log : stderr;
@@ -253,7 +238,7 @@ void pl__ledger_destroy(pl__ledger *l)
     for (unsigned i = 0; i < MAX_TRACKS; i++)
         free(l->track_names[i]);
     pthread_mutex_destroy(&l->log_lock);
-    pthread_mutex_destroy(&l->lock);
+    pl__lock_destroy(&l->lock);
     free(l);
 }
 

@@ -31,6 +31,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
+#include "util/lock.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -41,41 +42,26 @@
 
 /* ---- the device object, one per process (per GPU) ----------------------- */
 
-static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
+static pl__lock device_lock = PL__LOCK_INITIALIZER;
 static pl__gpu *device;
 static unsigned device_users;
-#ifndef NDEBUG
-/* who holds device_lock, for the asserts of the *_locked functions;
- * written and read only by the thread that holds it */
-static bool device_lock_held;
-static pthread_t device_lock_owner;
-#endif
 
-/* Every use of device_lock goes through these (debug builds keep the
- * owner; release builds compile the bookkeeping away). */
+/* Every use of device_lock goes through these (util/lock.h), so that the
+ * *_locked functions can assert that their caller holds it. */
 static void lock_device(void)
 {
-    pthread_mutex_lock(&device_lock);
-#ifndef NDEBUG
-    device_lock_held = true;
-    device_lock_owner = pthread_self();
-#endif
+    pl__lock_acquire(&device_lock);
 }
 
 static void unlock_device(void)
 {
-#ifndef NDEBUG
-    device_lock_held = false;
-#endif
-    pthread_mutex_unlock(&device_lock);
+    pl__lock_release(&device_lock);
 }
 
-#ifndef NDEBUG
-static bool device_lock_mine(void)
+static inline bool device_lock_mine(void)
 {
-    return device_lock_held && pthread_equal(device_lock_owner, pthread_self());
+    return pl__lock_mine(&device_lock);
 }
-#endif
 
 /* A device that met a sticky fault is not used again by this process (CUDA
  * documents those faults as unrecoverable in the process that met them):
