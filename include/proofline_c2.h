@@ -248,13 +248,14 @@ typedef struct pl_c2_config {
 
 /* Proves n assignments, proofs[i] from assignments[i] with blinding r[i]
  * and s[i] (r = s = 0 gives the unblinded proof, as bellperson does
- * without randomization), as one job of the engine under its budget, each
- * proof's NTTs and MSMs over the SRS's pool (the CPU).  It returns when
- * every proof is made, or with the first failure (the job's).  Every assignment is
- * checked against the SRS first (its lengths, its densities' lengths and
- * popcounts against their bits and the queries' counts, its scalars < r):
- * PL_EFORMAT naming the assignment and the field, and no proof is
- * written.  cfg may be NULL. */
+ * without randomization), as one job of an engine (cfg->engine, or the
+ * call's own) under its budget: H's transforms and the G1 sums on its
+ * backend (the SRS's pool on the CPU, the device on CUDA), the G2 sum on
+ * the CPU.  It returns when every proof is made, or with the job's first
+ * failure.  Every assignment is checked against the SRS first (its
+ * lengths, its densities' lengths and popcounts against their bits and
+ * the queries' counts, its scalars < r): PL_EFORMAT naming the assignment
+ * and the field, and no proof is written.  cfg may be NULL. */
 PL_API pl_status pl_c2_prove(pl_proof *proofs,
                              const pl_c2_assignment *assignments, size_t n,
                              const pl_scalar *r, const pl_scalar *s,
@@ -286,8 +287,8 @@ PL_API pl_status pl_engine_open_c2_circuit(pl_engine *engine,
  * left once partition i is done with it (proved, failed or cancelled; a,
  * b and c too when abc_done was not called).  A synthesize that fails
  * frees what it made itself: release is not called for it.  Every
- * callback runs on one of the engine's threads.  Its bytes
- * are reserved with the proof's: abc_bytes (a, b, c: given back at
+ * callback runs on one of the engine's threads.  An assignment's bytes
+ * are reserved with its proof's: abc_bytes (a, b, c: given back at
  * abc_freed) and other_bytes (its variables and densities: given back
  * when the partition is retired); a synthesize that allocates more breaks
  * the budget's promise.
