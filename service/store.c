@@ -350,10 +350,33 @@ pl_status pl__store_circuit_get(pl__store *store, const char *id,
     return store->ops->circuit_get(store, id, out, err);
 }
 
+/* The listings walk their pages here, for both stores: a page read under
+ * the store's lock, then the callbacks with no lock held (so they may call
+ * the store), until one returns false or a page comes back short. */
 pl_status pl__store_circuit_list(pl__store *store, pl__store_circuit_fn fn,
                                  void *user, pl_error *err)
 {
-    return store->ops->circuit_list(store, fn, user, err);
+    pl__store_circuit *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "store: listing circuits: out "
+                             "of memory");
+    char after[PL__STORE_ID_LEN + 1] = "";
+    pl_status st = PL_OK;
+    for (bool more = true; more;) {
+        size_t n = 0;
+        if ((st = store->ops->circuit_page(store, after, page, &n, err)))
+            break;
+        more = n == PL__STORE_LIST_PAGE;
+        if (n)
+            pl__store_copy(after, sizeof(after), page[n - 1].id);
+        for (size_t i = 0; i < n; i++)
+            if (!fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+    }
+    free(page);
+    return st;
 }
 
 pl_status pl__store_job_create(pl__store *store, const char *circuit_id,
@@ -455,8 +478,33 @@ pl_status pl__store_job_list(pl__store *store, int state, size_t limit,
 {
     if (state >= PL__JOB_STATE_COUNT)
         return pl__error_set(err, PL_EUSAGE, "store: job state %d", state);
-    return store->ops->job_list(store, state < 0 ? -1 : state, limit, fn,
-                                user, err);
+    pl__store_job *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "store: listing jobs: out of "
+                             "memory");
+    int64_t before = INT64_MAX;
+    size_t told = 0;
+    pl_status st = PL_OK;
+    for (bool more = true; more;) {
+        size_t n = 0;
+        if ((st = store->ops->job_page(store, state < 0 ? -1 : state, before,
+                                       page, &n, err)))
+            break;
+        more = n == PL__STORE_LIST_PAGE;
+        if (n)
+            before = (int64_t)page[n - 1].seq;
+        for (size_t i = 0; i < n; i++) {
+            if ((limit && told == limit) || !fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+            told++;
+        }
+        if (limit && told == limit)
+            more = false;
+    }
+    free(page);
+    return st;
 }
 
 /* Replaces every byte that does not begin a valid UTF-8 sequence (or
@@ -667,7 +715,27 @@ pl_status pl__store_worker_gone(pl__store *store, const char *id,
 pl_status pl__store_worker_list(pl__store *store, pl__store_worker_fn fn,
                                 void *user, pl_error *err)
 {
-    return store->ops->worker_list(store, fn, user, err);
+    pl__store_worker *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
+    if (!page)
+        return pl__error_set(err, PL_ENOMEM, "store: listing workers: out of "
+                             "memory");
+    char after[PL__STORE_OWNER_MAX] = "";
+    pl_status st = PL_OK;
+    for (bool more = true; more;) {
+        size_t n = 0;
+        if ((st = store->ops->worker_page(store, after, page, &n, err)))
+            break;
+        more = n == PL__STORE_LIST_PAGE;
+        if (n)
+            pl__store_copy(after, sizeof(after), page[n - 1].id);
+        for (size_t i = 0; i < n; i++)
+            if (!fn(user, &page[i])) {
+                more = false;
+                break;
+            }
+    }
+    free(page);
+    return st;
 }
 
 pl_status pl__store_release(pl__store *store, const char *job_id,

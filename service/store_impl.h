@@ -33,8 +33,13 @@ typedef struct pl__store_ops {
                              pl_error *err);
     pl_status (*circuit_get)(pl__store *store, const char *id,
                              pl__store_circuit *out, pl_error *err);
-    pl_status (*circuit_list)(pl__store *store, pl__store_circuit_fn fn,
-                              void *user, pl_error *err);
+    /* Listings, a page at a time: at most PL__STORE_LIST_PAGE rows after
+     * the cursor, in the listing's order, read under the store's lock (or
+     * in one transaction) into rows, *n of them.  store.c walks the pages
+     * and calls the caller back between them, with no lock held. */
+    pl_status (*circuit_page)(pl__store *store, const char *after_id,
+                              pl__store_circuit *rows, size_t *n,
+                              pl_error *err);
     pl_status (*job_create)(pl__store *store, const char *circuit_id,
                             pl__priority priority, uint32_t n_partitions,
                             pl__store_job *out, pl_error *err);
@@ -53,8 +58,10 @@ typedef struct pl__store_ops {
     pl_status (*partitions)(pl__store *store, const char *job_id,
                             pl__store_partition *out, size_t cap,
                             size_t *count, pl_error *err);
-    pl_status (*job_list)(pl__store *store, int state, size_t limit,
-                          pl__store_job_fn fn, void *user, pl_error *err);
+    /* newest first: the jobs whose seq is below before_seq; state < 0:
+     * every state */
+    pl_status (*job_page)(pl__store *store, int state, int64_t before_seq,
+                          pl__store_job *rows, size_t *n, pl_error *err);
     /* Cancels (fail_msg NULL) or fails the job. */
     pl_status (*job_end)(pl__store *store, const char *job_id,
                          const char *fail_msg, bool *changed, pl_error *err);
@@ -90,8 +97,9 @@ typedef struct pl__store_ops {
                             bool fresh, int64_t lease_ms, pl_error *err);
     pl_status (*worker_gone)(pl__store *store, const char *id,
                              pl_error *err);
-    pl_status (*worker_list)(pl__store *store, pl__store_worker_fn fn,
-                             void *user, pl_error *err);
+    pl_status (*worker_page)(pl__store *store, const char *after_id,
+                             pl__store_worker *rows, size_t *n,
+                             pl_error *err);
     pl_status (*release)(pl__store *store, const char *job_id, uint32_t index,
                          const char *owner, uint64_t fence, pl_error *err);
     /* Each claim taken back is a failed attempt (see fail). */

@@ -850,31 +850,14 @@ static pl_status body_page(pg_store *s, void *arg, pl_error *err)
     return PL_OK;
 }
 
-static pl_status pg_circuit_list(pl__store *store, pl__store_circuit_fn fn,
-                                 void *user, pl_error *err)
+static pl_status pg_circuit_page(pl__store *store, const char *after,
+                                 pl__store_circuit *rows, size_t *n,
+                                 pl_error *err)
 {
-    pg_store *s = pg(store);
-    pl__store_circuit *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
-    if (!page)
-        return pl__error_set(err, PL_ENOMEM, "%s: listing circuits", s->name);
-    char after[PL__STORE_ID_LEN + 1] = "";
-    pl_status status = PL_OK;
-    for (bool more = true; more && status == PL_OK;) {
-        page_args a = {.stmt = PS_CIRCUIT_PAGE, .after = after, .rows = page};
-        status = txn(s, TXN_NONE, body_page, &a, err);
-        if (status != PL_OK)
-            break;
-        more = a.n == PL__STORE_LIST_PAGE;
-        if (a.n)
-            pl__store_copy(after, sizeof(after), page[a.n - 1].id);
-        for (size_t i = 0; i < a.n; i++)
-            if (!fn(user, &page[i])) {
-                more = false;
-                break;
-            }
-    }
-    free(page);
-    return status;
+    page_args a = {.stmt = PS_CIRCUIT_PAGE, .after = after, .rows = rows};
+    pl_status st = txn(pg(store), TXN_NONE, body_page, &a, err);
+    *n = a.n;
+    return st;
 }
 
 /* ---- jobs -------------------------------------------------------------------------- */
@@ -1062,41 +1045,17 @@ static pl_status pg_partitions(pl__store *store, const char *job_id,
     return txn(pg(store), TXN_READ, body_partitions, &a, err);
 }
 
-static pl_status pg_job_list(pl__store *store, int state, size_t limit,
-                             pl__store_job_fn fn, void *user, pl_error *err)
+static pl_status pg_job_page(pl__store *store, int state, int64_t before,
+                             pl__store_job *rows, size_t *n, pl_error *err)
 {
-    pg_store *s = pg(store);
-    pl__store_job *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
-    if (!page)
-        return pl__error_set(err, PL_ENOMEM, "%s: listing jobs", s->name);
-    int64_t before = INT64_MAX;
-    size_t told = 0;
-    pl_status status = PL_OK;
-    for (bool more = true; more && status == PL_OK;) {
-        page_args a = {
-            .stmt = state < 0 ? PS_JOB_PAGE : PS_JOB_PAGE_STATE,
-            .before = before,
-            .state = state < 0 ? NULL
-                               : pl__job_state_name((pl__job_state)state),
-            .rows = page};
-        status = txn(s, TXN_NONE, body_page, &a, err);
-        if (status != PL_OK)
-            break;
-        more = a.n == PL__STORE_LIST_PAGE;
-        if (a.n)
-            before = (int64_t)page[a.n - 1].seq;
-        for (size_t i = 0; i < a.n; i++) {
-            if ((limit && told == limit) || !fn(user, &page[i])) {
-                more = false;
-                break;
-            }
-            told++;
-        }
-        if (limit && told == limit)
-            more = false;
-    }
-    free(page);
-    return status;
+    page_args a = {
+        .stmt = state < 0 ? PS_JOB_PAGE : PS_JOB_PAGE_STATE,
+        .before = before,
+        .state = state < 0 ? NULL : pl__job_state_name((pl__job_state)state),
+        .rows = rows};
+    pl_status st = txn(pg(store), TXN_NONE, body_page, &a, err);
+    *n = a.n;
+    return st;
 }
 
 static pl_status body_job_end(pg_store *s, void *arg, pl_error *err)
@@ -1605,31 +1564,14 @@ static pl_status body_worker_page(pg_store *s, void *arg, pl_error *err)
     return PL_OK;
 }
 
-static pl_status pg_worker_list(pl__store *store, pl__store_worker_fn fn,
-                                void *user, pl_error *err)
+static pl_status pg_worker_page(pl__store *store, const char *after,
+                                pl__store_worker *rows, size_t *n,
+                                pl_error *err)
 {
-    pg_store *s = pg(store);
-    pl__store_worker *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
-    if (!page)
-        return pl__error_set(err, PL_ENOMEM, "%s: listing workers", s->name);
-    char after[PL__STORE_OWNER_MAX] = "";
-    pl_status status = PL_OK;
-    for (bool more = true; more && status == PL_OK;) {
-        wpage_args a = {.after = after, .rows = page};
-        status = txn(s, TXN_NONE, body_worker_page, &a, err);
-        if (status != PL_OK)
-            break;
-        more = a.n == PL__STORE_LIST_PAGE;
-        if (a.n)
-            pl__store_copy(after, sizeof(after), page[a.n - 1].id);
-        for (size_t i = 0; i < a.n; i++)
-            if (!fn(user, &page[i])) {
-                more = false;
-                break;
-            }
-    }
-    free(page);
-    return status;
+    wpage_args a = {.after = after, .rows = rows};
+    pl_status st = txn(pg(store), TXN_NONE, body_worker_page, &a, err);
+    *n = a.n;
+    return st;
 }
 
 static pl_status pg_release(pl__store *store, const char *job_id,
@@ -1860,13 +1802,13 @@ static const pl__store_ops pg_ops = {
     .close = pg_close,
     .circuit_put = pg_circuit_put,
     .circuit_get = pg_circuit_get,
-    .circuit_list = pg_circuit_list,
+    .circuit_page = pg_circuit_page,
     .job_create = pg_job_create,
     .job_create_with_id = pg_job_create_with_id,
     .witness_stored = pg_witness_stored,
     .job_get = pg_job_get,
     .partitions = pg_partitions,
-    .job_list = pg_job_list,
+    .job_page = pg_job_page,
     .job_end = pg_job_end,
     .job_set_deadline = pg_job_set_deadline,
     .claim_next = pg_claim_next,
@@ -1879,7 +1821,7 @@ static const pl__store_ops pg_ops = {
     .attempts = pg_attempts,
     .worker_put = pg_worker_put,
     .worker_gone = pg_worker_gone,
-    .worker_list = pg_worker_list,
+    .worker_page = pg_worker_page,
     .counts_read = pg_counts_read,
     .purge = pg_purge,
 };

@@ -637,43 +637,26 @@ static pl_status sq_circuit_get(pl__store *store, const char *id,
     return status;
 }
 
-static pl_status sq_circuit_list(pl__store *store, pl__store_circuit_fn fn,
-                                 void *user, pl_error *err)
+static pl_status sq_circuit_page(pl__store *store, const char *after,
+                                 pl__store_circuit *rows, size_t *n,
+                                 pl_error *err)
 {
     sq_store *s = sq(store);
-    pl__store_circuit *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
-    if (!page)
-        return pl__error_set(err, PL_ENOMEM, "%s: listing circuits", s->path);
-    char after[PL__STORE_ID_LEN + 1] = "";
     pl_status status = PL_OK;
-    for (bool more = true; more && status == PL_OK;) {
-        size_t n = 0;
-        lock(s);
-        sqlite3_stmt *st = stmt(s, ST_CIRCUIT_PAGE, err);
-        if (!st) {
+    lock(s);
+    sqlite3_stmt *st = stmt(s, ST_CIRCUIT_PAGE, err);
+    if (!st) {
+        status = err->code;
+    } else {
+        bind_text(st, 1, after);
+        bind_i64(st, 2, PL__STORE_LIST_PAGE);
+        int rc;
+        while ((rc = step(s, st, "listing circuits", err)) == SQLITE_ROW)
+            read_circuit(st, &rows[(*n)++]);
+        if (rc < 0)
             status = err->code;
-        } else {
-            bind_text(st, 1, after);
-            bind_i64(st, 2, PL__STORE_LIST_PAGE);
-            int rc;
-            while ((rc = step(s, st, "listing circuits", err)) == SQLITE_ROW)
-                read_circuit(st, &page[n++]);
-            if (rc < 0)
-                status = err->code;
-        }
-        unlock(s);
-        if (status != PL_OK)
-            break;
-        more = n == PL__STORE_LIST_PAGE;
-        if (n)
-            pl__store_copy(after, sizeof(after), page[n - 1].id);
-        for (size_t i = 0; i < n; i++)
-            if (!fn(user, &page[i])) {
-                more = false;
-                break;
-            }
     }
-    free(page);
+    unlock(s);
     return status;
 }
 
@@ -856,51 +839,28 @@ out:
     return status;
 }
 
-static pl_status sq_job_list(pl__store *store, int state, size_t limit,
-                             pl__store_job_fn fn, void *user, pl_error *err)
+static pl_status sq_job_page(pl__store *store, int state, int64_t before,
+                             pl__store_job *rows, size_t *n, pl_error *err)
 {
     sq_store *s = sq(store);
-    pl__store_job *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
-    if (!page)
-        return pl__error_set(err, PL_ENOMEM, "%s: listing jobs", s->path);
-    int64_t before = INT64_MAX;
-    size_t told = 0;
     pl_status status = PL_OK;
-    for (bool more = true; more && status == PL_OK;) {
-        size_t n = 0;
-        lock(s);
-        sqlite3_stmt *st =
-            stmt(s, state < 0 ? ST_JOB_PAGE : ST_JOB_PAGE_STATE, err);
-        if (!st) {
+    lock(s);
+    sqlite3_stmt *st = stmt(s, state < 0 ? ST_JOB_PAGE : ST_JOB_PAGE_STATE,
+                            err);
+    if (!st) {
+        status = err->code;
+    } else {
+        bind_i64(st, 1, before);
+        bind_i64(st, 2, PL__STORE_LIST_PAGE);
+        if (state >= 0)
+            bind_text(st, 3, pl__job_state_name((pl__job_state)state));
+        int rc;
+        while ((rc = step(s, st, "listing jobs", err)) == SQLITE_ROW)
+            read_job(st, &rows[(*n)++]);
+        if (rc < 0)
             status = err->code;
-        } else {
-            bind_i64(st, 1, before);
-            bind_i64(st, 2, PL__STORE_LIST_PAGE);
-            if (state >= 0)
-                bind_text(st, 3, pl__job_state_name((pl__job_state)state));
-            int rc;
-            while ((rc = step(s, st, "listing jobs", err)) == SQLITE_ROW)
-                read_job(st, &page[n++]);
-            if (rc < 0)
-                status = err->code;
-        }
-        unlock(s);
-        if (status != PL_OK)
-            break;
-        more = n == PL__STORE_LIST_PAGE;
-        if (n)
-            before = (int64_t)page[n - 1].seq;
-        for (size_t i = 0; i < n; i++) {
-            if ((limit && told == limit) || !fn(user, &page[i])) {
-                more = false;
-                break;
-            }
-            told++;
-        }
-        if (limit && told == limit)
-            more = false;
     }
-    free(page);
+    unlock(s);
     return status;
 }
 
@@ -1379,60 +1339,42 @@ static pl_status sq_worker_gone(pl__store *store, const char *id,
     return status;
 }
 
-static pl_status sq_worker_list(pl__store *store, pl__store_worker_fn fn,
-                                void *user, pl_error *err)
+static pl_status sq_worker_page(pl__store *store, const char *after,
+                                pl__store_worker *rows, size_t *n,
+                                pl_error *err)
 {
     sq_store *s = sq(store);
-    pl__store_worker *page = malloc(PL__STORE_LIST_PAGE * sizeof(*page));
-    if (!page)
-        return pl__error_set(err, PL_ENOMEM, "%s: listing workers", s->path);
-    char after[PL__STORE_OWNER_MAX] = "";
     pl_status status = PL_OK;
-    for (bool more = true; more && status == PL_OK;) {
-        size_t n = 0;
-        int64_t now = pl__store_now_ms();
-        lock(s);
-        sqlite3_stmt *st = stmt(s, ST_WORKER_PAGE, err);
-        if (!st) {
-            status = err->code;
-        } else {
-            bind_text(st, 1, after);
-            bind_i64(st, 2, PL__STORE_LIST_PAGE);
-            int rc;
-            while ((rc = step(s, st, "listing workers", err)) == SQLITE_ROW) {
-                pl__store_worker *w = &page[n++];
-                memset(w, 0, sizeof(*w));
-                pl__store_copy(w->id, sizeof(w->id), col_text(st, 0));
-                pl__store_copy(w->host, sizeof(w->host), col_text(st, 1));
-                w->pid = sqlite3_column_int64(st, 2);
-                pl__store_copy(w->backend, sizeof(w->backend),
-                               col_text(st, 3));
-                pl__store_copy(w->gpus, sizeof(w->gpus), col_text(st, 4));
-                w->budget_bytes = col_u64(st, 5);
-                w->reserved_bytes = col_u64(st, 6);
-                pl__store_copy(w->status_json, sizeof(w->status_json),
-                               col_text(st, 7));
-                w->gone = sqlite3_column_int64(st, 8) != 0;
-                w->started_unix_ms = sqlite3_column_int64(st, 9);
-                w->heartbeat_unix_ms = sqlite3_column_int64(st, 10);
-                w->age_ms = now - w->heartbeat_unix_ms;
-            }
-            if (rc < 0)
-                status = err->code;
+    int64_t now = pl__store_now_ms();
+    lock(s);
+    sqlite3_stmt *st = stmt(s, ST_WORKER_PAGE, err);
+    if (!st) {
+        status = err->code;
+    } else {
+        bind_text(st, 1, after);
+        bind_i64(st, 2, PL__STORE_LIST_PAGE);
+        int rc;
+        while ((rc = step(s, st, "listing workers", err)) == SQLITE_ROW) {
+            pl__store_worker *w = &rows[(*n)++];
+            memset(w, 0, sizeof(*w));
+            pl__store_copy(w->id, sizeof(w->id), col_text(st, 0));
+            pl__store_copy(w->host, sizeof(w->host), col_text(st, 1));
+            w->pid = sqlite3_column_int64(st, 2);
+            pl__store_copy(w->backend, sizeof(w->backend), col_text(st, 3));
+            pl__store_copy(w->gpus, sizeof(w->gpus), col_text(st, 4));
+            w->budget_bytes = col_u64(st, 5);
+            w->reserved_bytes = col_u64(st, 6);
+            pl__store_copy(w->status_json, sizeof(w->status_json),
+                           col_text(st, 7));
+            w->gone = sqlite3_column_int64(st, 8) != 0;
+            w->started_unix_ms = sqlite3_column_int64(st, 9);
+            w->heartbeat_unix_ms = sqlite3_column_int64(st, 10);
+            w->age_ms = now - w->heartbeat_unix_ms;
         }
-        unlock(s);
-        if (status != PL_OK)
-            break;
-        more = n == PL__STORE_LIST_PAGE;
-        if (n)
-            pl__store_copy(after, sizeof(after), page[n - 1].id);
-        for (size_t i = 0; i < n; i++)
-            if (!fn(user, &page[i])) {
-                more = false;
-                break;
-            }
+        if (rc < 0)
+            status = err->code;
     }
-    free(page);
+    unlock(s);
     return status;
 }
 
@@ -1724,13 +1666,13 @@ static const pl__store_ops sq_ops = {
     .close = sq_close,
     .circuit_put = sq_circuit_put,
     .circuit_get = sq_circuit_get,
-    .circuit_list = sq_circuit_list,
+    .circuit_page = sq_circuit_page,
     .job_create = sq_job_create,
     .job_create_with_id = sq_job_create_with_id,
     .witness_stored = sq_witness_stored,
     .job_get = sq_job_get,
     .partitions = sq_partitions,
-    .job_list = sq_job_list,
+    .job_page = sq_job_page,
     .job_end = sq_job_end,
     .job_set_deadline = sq_job_set_deadline,
     .claim_next = sq_claim_next,
@@ -1743,7 +1685,7 @@ static const pl__store_ops sq_ops = {
     .attempts = sq_attempts,
     .worker_put = sq_worker_put,
     .worker_gone = sq_worker_gone,
-    .worker_list = sq_worker_list,
+    .worker_page = sq_worker_page,
     .counts_read = sq_counts_read,
     .purge = sq_purge,
 };
