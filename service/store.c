@@ -350,6 +350,35 @@ pl_status pl__store_circuit_get(pl__store *store, const char *id,
     return store->ops->circuit_get(store, id, out, err);
 }
 
+bool pl__store_paths_add(pl__store_paths *l, const char *path)
+{
+    if (!path[0])
+        return true;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return false;
+        l->v = v;
+        l->cap = cap;
+    }
+    return (l->v[l->n++] = strdup(path)) != NULL;
+}
+
+void pl__store_paths_truncate(pl__store_paths *l, size_t keep)
+{
+    while (l->n > keep)
+        free(l->v[--l->n]);
+}
+
+void pl__store_paths_free(pl__store_paths *l)
+{
+    pl__store_paths_truncate(l, 0);
+    free(l->v);
+    l->v = NULL;
+    l->cap = 0;
+}
+
 /* The listings walk their pages here, for both stores: a page read under
  * the store's lock, then the callbacks with no lock held (so they may call
  * the store), until one returns false or a page comes back short. */

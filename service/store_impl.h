@@ -146,6 +146,18 @@ bool pl__part_state_parse(pl__part_state *out, const char *label);
 /* Copies text (NULL: "") into a fixed array, cut to fit. */
 void pl__store_copy(char *dst, size_t cap, const char *text);
 
+/* The files a purge forgets, gathered in its transaction and told to the
+ * caller only after the commit (so a record never names a missing file). */
+typedef struct pl__store_paths {
+    char **v;
+    size_t n, cap;
+} pl__store_paths;
+/* Adds a copy of path ("" is skipped); false when out of memory. */
+bool pl__store_paths_add(pl__store_paths *l, const char *path);
+/* Drops the paths after the first keep (a retried transaction: 0). */
+void pl__store_paths_truncate(pl__store_paths *l, size_t keep);
+void pl__store_paths_free(pl__store_paths *l);
+
 /* How many rows a listing reads per lock (the callbacks run between
  * pages, with no lock held, so they may call the store). */
 #define PL__STORE_LIST_PAGE 32

@@ -1685,36 +1685,14 @@ static pl_status pg_counts_read(pl__store *store, pl__store_counts *out,
 typedef struct purge_args {
     int64_t cutoff;
     size_t picked, n; /* jobs chosen, jobs removed */
-    char **paths;
-    size_t n_paths, cap_paths;
+    pl__store_paths paths;
 } purge_args;
-
-static bool path_add(purge_args *a, const char *path)
-{
-    if (!path[0])
-        return true;
-    if (a->n_paths == a->cap_paths) {
-        size_t cap = a->cap_paths ? 2 * a->cap_paths : 64;
-        char **v = realloc(a->paths, cap * sizeof(*v));
-        if (!v)
-            return false;
-        a->paths = v;
-        a->cap_paths = cap;
-    }
-    return (a->paths[a->n_paths++] = strdup(path)) != NULL;
-}
-
-static void path_clear(purge_args *a)
-{
-    for (size_t i = 0; i < a->n_paths; i++)
-        free(a->paths[i]);
-    a->n_paths = 0;
-}
 
 static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
 {
     purge_args *a = arg;
-    path_clear(a); /* a retried transaction starts over */
+    /* a retried transaction starts over */
+    pl__store_paths_truncate(&a->paths, 0);
     a->n = 0;
     num cutoff = i64(a->cutoff), lim = i64(PURGE_BATCH);
     const char *p[] = {cutoff.s, lim.s};
@@ -1728,15 +1706,15 @@ static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
         status = lock_parts(s, pj[0], err);
         if (status != PL_OK)
             break;
-        size_t mark = a->n_paths;
+        size_t mark = a->paths.n;
         PGresult *r = q(s, PS_PURGE_PATHS, 1, pj, "purging", err);
         if (!r) {
             status = err->code;
             break;
         }
         for (int row = 0; row < PQntuples(r) && status == PL_OK; row++)
-            if (!path_add(a, PQgetvalue(r, row, 0)) ||
-                !path_add(a, PQgetvalue(r, row, 1)))
+            if (!pl__store_paths_add(&a->paths, PQgetvalue(r, row, 0)) ||
+                !pl__store_paths_add(&a->paths, PQgetvalue(r, row, 1)))
                 status = pl__error_set(err, PL_ENOMEM, "%s: purging",
                                        s->name);
         PQclear(r);
@@ -1747,8 +1725,8 @@ static pl_status body_purge(pg_store *s, void *arg, pl_error *err)
             status = q_run(s, PS_PURGE_JOB, 1, pj, &gone, "purging", err);
         if (status == PL_OK && gone)
             a->n++;
-        while (status == PL_OK && !gone && a->n_paths > mark)
-            free(a->paths[--a->n_paths]);
+        if (status == PL_OK && !gone)
+            pl__store_paths_truncate(&a->paths, mark);
     }
     PQclear(ids);
     a->picked = (size_t)n;
@@ -1773,12 +1751,11 @@ static pl_status pg_purge(pl__store *store, int64_t cutoff_unix_ms,
             break;
         /* After the commit: a record never names a file already gone. */
         *removed += a.n;
-        for (size_t i = 0; fn && i < a.n_paths; i++)
-            fn(user, a.paths[i]);
+        for (size_t i = 0; fn && i < a.paths.n; i++)
+            fn(user, a.paths.v[i]);
         more = a.picked == PURGE_BATCH;
     }
-    path_clear(&a);
-    free(a.paths);
+    pl__store_paths_free(&a.paths);
     /* Workers silent since before the cutoff (gone, or dead long ago). */
     if (status == PL_OK) {
         num cutoff = i64(cutoff_unix_ms);

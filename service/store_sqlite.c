@@ -1505,35 +1505,6 @@ out:
     return status;
 }
 
-/* The paths one purge transaction forgets, told to the caller after the
- * commit (and never if it fails: a record never names a missing file). */
-typedef struct path_list {
-    char **v;
-    size_t n, cap;
-} path_list;
-
-static bool path_add(path_list *l, const char *path)
-{
-    if (!path[0])
-        return true;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        char **v = realloc(l->v, cap * sizeof(*v));
-        if (!v)
-            return false;
-        l->v = v;
-        l->cap = cap;
-    }
-    return (l->v[l->n++] = strdup(path)) != NULL;
-}
-
-static void path_clear(path_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i]);
-    l->n = 0;
-}
-
 /* Jobs purged per transaction. */
 #define PURGE_BATCH 32
 
@@ -1542,7 +1513,7 @@ static pl_status sq_purge(pl__store *store, int64_t cutoff_unix_ms,
                           pl_error *err)
 {
     sq_store *s = sq(store);
-    path_list paths = {0};
+    pl__store_paths paths = {0};
     pl_status status = PL_OK;
     for (bool more = true; more && status == PL_OK;) {
         char ids[PURGE_BATCH][PL__STORE_JOB_ID_LEN + 1];
@@ -1575,8 +1546,8 @@ static pl_status sq_purge(pl__store *store, int64_t cutoff_unix_ms,
             bind_text(st, 1, ids[i]);
             int rc;
             while ((rc = step(s, st, "purging", err)) == SQLITE_ROW)
-                if (!path_add(&paths, col_text(st, 0)) ||
-                    !path_add(&paths, col_text(st, 1))) {
+                if (!pl__store_paths_add(&paths, col_text(st, 0)) ||
+                    !pl__store_paths_add(&paths, col_text(st, 1))) {
                     status = pl__error_set(err, PL_ENOMEM, "%s: purging",
                                            s->path);
                     break;
@@ -1601,10 +1572,10 @@ static pl_status sq_purge(pl__store *store, int64_t cutoff_unix_ms,
             for (size_t i = 0; fn && i < paths.n; i++)
                 fn(user, paths.v[i]);
         }
-        path_clear(&paths);
+        pl__store_paths_truncate(&paths, 0);
         more = n == PURGE_BATCH;
     }
-    free(paths.v);
+    pl__store_paths_free(&paths);
     /* Workers silent since before the cutoff (gone, or dead long ago). */
     if (status == PL_OK) {
         lock(s);
