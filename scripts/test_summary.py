@@ -3,13 +3,17 @@
 """The short report of `make test`: reads the JUnit file ctest wrote
 (--output-junit) and prints the skipped tests grouped by the reason they
 printed (a test that exits 77 says why on stdout: "SKIP: ..." or "skipped:
-..."), each failure with the end of its output, and last one line of counts.
+..."), each failure with the end of its output, then ctest's own closing
+line copied from its log as ctest wrote it ("100% tests passed, 0 tests
+failed out of N"), and last the bare counts: "N passed, N failed, N
+skipped".
 
     test_summary.py JUNIT.xml [LOG]
 
 LOG is ctest's own output, named at the end for the whole story.  Exits 0;
 the caller keeps ctest's exit code.
 """
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -23,6 +27,19 @@ def reason(out):
         if l.lower().startswith(("skip:", "skipped:", "skip ")):
             return l.split(":", 1)[1].strip() if ":" in l else l
     return lines[-1] if lines else "no reason printed"
+
+
+CTEST_CLOSING = re.compile(r"^\d+% tests passed, \d+ tests? failed out of \d+$")
+
+
+def ctest_closing_line(log_path):
+    """ctest's verdict line from its log, as it wrote it; None without one."""
+    try:
+        with open(log_path, errors="replace") as f:
+            found = [l.strip() for l in f if CTEST_CLOSING.match(l.strip())]
+    except OSError:
+        return None
+    return found[-1] if found else None
 
 
 def main():
@@ -55,10 +72,12 @@ def main():
             print(f"    {l}")
     if failed and len(sys.argv) > 2:
         print(f"ctest's full output: {sys.argv[2]}")
-    # The counts come last, alone on their line: CI's reader takes a run's
-    # closing line as its verdict, and a line after it would hide it.
-    print(f"tests: {len(passed)} passed, {len(failed)} failed, "
-          f"{n_skip} skipped")
+    if len(sys.argv) > 2:
+        closing = ctest_closing_line(sys.argv[2])
+        print(closing or f"ctest wrote no closing line in {sys.argv[2]}")
+    # The counts come last, bare and alone on their line: CI's reader takes
+    # a run's closing line as its verdict, and a line after it would hide it.
+    print(f"{len(passed)} passed, {len(failed)} failed, {n_skip} skipped")
     return 0
 
 

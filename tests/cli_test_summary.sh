@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The short report `make test` prints (scripts/test_summary.py over the
-# JUnit file ctest writes): one line of counts, skipped tests grouped by the
-# reason they printed, each failure with the end of its output.  Before,
-# `make test` printed every build line and every test line.
+# JUnit file ctest writes): skipped tests grouped by the reason they
+# printed, each failure with the end of its output, ctest's own closing line
+# copied from its log, and last the bare counts (CI's reader takes the
+# closing line as the run's verdict).  Before, `make test` printed every
+# build line and every test line.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 summary="$(dirname "$0")/../scripts/test_summary.py"
@@ -20,7 +22,14 @@ FAIL: the second check</system-out></testcase>
 <testcase name="cli_e" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/><system-out>SKIP: snarkjs missing (run make npm-deps)</system-out></testcase>
 </testsuite>
 XML
-python3 "$summary" "$work/junit.xml" build/ctest.log >"$work/out" || fail "exit $?"
+cat >"$work/ctest.log" <<'LOG'
+Test project /tmp/build
+1/5 Test #1: util.a ..........   Passed    0.01 sec
+80% tests passed, 1 tests failed out of 5
+
+Total Test time (real) =  12.40 sec
+LOG
+python3 "$summary" "$work/junit.xml" "$work/ctest.log" >"$work/out" || fail "exit $?"
 cat >"$work/want" <<'TXT'
 5 tests in 12 s
   skipped 1: snarkjs missing (run make npm-deps): cli_e
@@ -28,9 +37,19 @@ cat >"$work/want" <<'TXT'
 FAILED cli_b:
     ok first
     FAIL: the second check
-ctest's full output: build/ctest.log
-tests: 1 passed, 1 failed, 3 skipped
+ctest's full output: WORK/ctest.log
+80% tests passed, 1 tests failed out of 5
+1 passed, 1 failed, 3 skipped
 TXT
+sed -i "s|WORK|$work|" "$work/want"
 diff "$work/want" "$work/out" >"$work/diff" || fail "summary differs: $(cat "$work/diff")"
+
+# a log without ctest's line (ctest killed, say) is said so, never made up
+: >"$work/empty.log"
+python3 "$summary" "$work/junit.xml" "$work/empty.log" >"$work/out2" || fail "exit $?"
+grep -qx "ctest wrote no closing line in $work/empty.log" "$work/out2" ||
+    fail "no note of the missing closing line: $(cat "$work/out2")"
+[ "$(tail -n 1 "$work/out2")" = "1 passed, 1 failed, 3 skipped" ] ||
+    fail "the counts are not last: $(tail -n 1 "$work/out2")"
 
 finish "test summary: ok"
