@@ -53,7 +53,7 @@
  * one, except where it meets itself in a bucket (the repeated case).
  */
 #define _GNU_SOURCE
-#include "groth16/prover.h"
+#include "groth16/zkey_prover.h"
 #include "backend/cuda/gpu.h"
 #include "field/field.h"
 #include "msm/msm.h"
@@ -688,7 +688,7 @@ static void prove_once(pl_prover *prover, stage_times *sink, pl_wtns *wtns,
     }
     double t1 = pl__now_seconds();
     sink->count = 0;
-    if (pl__prove_start_abc(prover, &pending, abc, wtns, &err)) {
+    if (pl__prove_start_abc(prover, &pending, abc, wtns, NULL, NULL, &err)) {
         fail(v, "%s: start: %s", which, err.msg);
         return;
     }

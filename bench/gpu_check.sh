@@ -11,7 +11,7 @@
 #      not errors: PL_CUDA_WERROR=OFF), and then, in the background, the
 #      PTX form (build-gpu-ptx/, PL_CUDA_PTX=ON) and the proof rows' keys
 #      (the PoRep-like circuit, `setup --dev`) while the GPU works;
-#   2. the GPU tests of tests/test_cuda.c and tests/test_c2_device.c
+#   2. the GPU tests of tests/test_cuda.c and tests/test_backend.c
 #      (every *_on_device case);
 #   3. NTT rows at 2^20, 2^22, 2^24: upload, transform, download timed
 #      apart, results equal to the CPU's NTT;
@@ -106,7 +106,7 @@ fi
 est() { # est <step> [log]: seconds on an H200 (emulated: 0)
     [ "$emulated" = 1 ] && { echo 0; return; }
     case $1-${2:-} in
-        tests-cuda) echo 40 ;; tests-c2_device) echo 20 ;;
+        tests-cuda) echo 40 ;; tests-backend) echo 20 ;;
         tests-bellperson) echo 10 ;;
         ntt-24) echo 8 ;; ntt-*) echo 4 ;;
         msm-24) echo 35 ;; msm-22) echo 15 ;; msm-*) echo 8 ;;
@@ -243,13 +243,13 @@ make_key() {
 # ---- the rows ---------------------------------------------------------------
 
 # tests <label> <build>: every on-device case of tests/test_cuda.c,
-# tests/test_c2_device.c and tests/test_bellperson.c (C2 proofs through an
-# engine on the device against the CPU's) (in the emulation, those with an
-# emulated twin; at tiny sizes only each file's first: make test runs them
-# all anyway)
+# tests/test_backend.c (the backend interface over both key shapes) and
+# tests/test_bellperson.c (C2 proofs through an engine on the device
+# against the CPU's) (in the emulation, those with an emulated twin; at
+# tiny sizes only each file's first: make test runs them all anyway)
 tests() {
     local label=$1 dir=$2 t rc t0 cases src bin name
-    for src in tests/test_cuda.c tests/test_c2_device.c tests/test_bellperson.c; do
+    for src in tests/test_cuda.c tests/test_backend.c tests/test_bellperson.c; do
         bin=$(basename "$src" .c)
         fits "$label tests ${bin#test_}" "$(est "tests" "${bin#test_}")" || return
         cases=$(sed -n 's/^PL_TEST(\([a-z0-9_]*\)_on_device)$/\1/p' "$src")
@@ -408,8 +408,8 @@ note "gpu_check: plan: NTT ${ntt_logs}; MSM ${msm_logs}; proofs ${proofs}; PTX: 
 t0=$(now)
 if [ $nobuild = 1 ]; then
     if [ ! -x "$build/bench_gpu" ] || [ ! -x "$build/tests/test_cuda" ] ||
-        [ ! -x "$build/tests/test_c2_device" ] || [ ! -x "$build/proofline" ]; then
-        row FAIL "binaries in $build" 0 "bench_gpu, tests/test_cuda, tests/test_c2_device or proofline missing"
+        [ ! -x "$build/tests/test_backend" ] || [ ! -x "$build/proofline" ]; then
+        row FAIL "binaries in $build" 0 "bench_gpu, tests/test_cuda, tests/test_backend or proofline missing"
         finish
     fi
     row INFO "binaries of $build" "" "not rebuilt (--no-build)"
@@ -442,7 +442,7 @@ ptx_pid=
 if [ -n "$ptx_ntt$ptx_msm$ptx_proof" ]; then
     (
         renice -n 10 -p "$BASHPID" >/dev/null 2>&1
-        build_tree "$ptx_build" ON bench_gpu test_cuda test_c2_device
+        build_tree "$ptx_build" ON bench_gpu test_cuda test_backend
     ) >"$work/ptx_build.log" 2>&1 &
     ptx_pid=$!
     bg_pids+=("$ptx_pid")

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `proofline c2`: proofs in bellperson's bytes through the SupraSeal-C2-
- * shaped API (proofline_c2.h), for circuits given as an r1cs and
- * witnesses: each witness becomes the assignment bellperson's synthesis
- * would leave (pl_c2_assignment_from_r1cs), all of them are proved in one
- * pl_c2_prove call against a bellperson parameter file, and the proofs
- * (192 bytes each, concatenated) and their public inputs (32-byte
- * little-endian values) are written for `verify --format bellperson`.
- * Each assignment's a, b, c are freed as soon as the prover has read them.
+ * `proofline c2`: proofs in bellperson's bytes through the C2 proof kind
+ * (proofline_c2.h), for circuits given as an r1cs and witnesses: one job of
+ * an engine (its budget, its ledger, its backend) over the parameter
+ * file's SRS, one partition per witness.  Each partition's assignment --
+ * what bellperson's synthesis would leave: a, b, c per constraint,
+ * densities -- is made on a synthesis worker once its bytes are reserved
+ * (pl_c2_assignment_from_r1cs), so no more exist at once than the pipeline
+ * holds, and its a, b, c are freed as soon as the prover has read them.
+ * Every input is read whole into accounted memory before it is used (the
+ * parameters, the r1cs, each witness), every proof is verified before it
+ * is written (unless --no-verify), and the proofs (192 bytes each,
+ * concatenated) and their public inputs (32-byte little-endian values)
+ * are written as a pair, for `verify --format bellperson`.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -18,7 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 
 static const cli_command c2_cmd = {
     "c2",
@@ -26,19 +32,20 @@ static const cli_command c2_cmd = {
     "                    --proofs <out.proofs> [--inputs <out.inputs>]\n"
     "                    <w1.wtns> [w2.wtns ...]\n"
     "\n"
-    "Proves witnesses of a circuit through the SupraSeal-C2-shaped C API\n"
-    "(include/proofline_c2.h, docs/filecoin.md): each witness is turned into\n"
-    "a bellperson proving assignment (a, b, c per constraint, densities),\n"
-    "and all are proved in one call against a bellperson parameter file\n"
-    "(from `setup --dev --format bellperson`).  Writes the proofs as 192-byte\n"
-    "records, concatenated, and with --inputs their public inputs.\n",
+    "Proves witnesses of a circuit as bellperson proofs (docs/filecoin.md):\n"
+    "each witness is turned into a bellperson proving assignment (a, b, c\n"
+    "per constraint, densities) and proved against a bellperson parameter\n"
+    "file (from `setup --dev --format bellperson`), as one job of the\n"
+    "engine under its budget.  Each proof is verified with the parameters'\n"
+    "verifying key before it is written.  Writes the proofs as 192-byte\n"
+    "records, concatenated, and with --inputs their public inputs; the two\n"
+    "files are renamed into place together, only when both are complete.\n",
     NULL, 24};
 
 typedef struct {
-    const char *params, *r1cs, *proofs, *inputs, *backend;
+    const char *params, *r1cs, *proofs, *inputs;
     bool check_params, timings, log;
-    uint64_t budget;
-    unsigned threads;
+    cli_engine_options engine;
 } c2_options;
 
 #define O(field) offsetof(c2_options, field)
@@ -53,120 +60,223 @@ static const cli_opt c2_opts[] = {
      .help = "where their public inputs go"},
     {"--check-params", NULL, CLI_FLAG, O(check_params),
      .help = "check every point of the parameter file first"},
-    {"--threads", "N", CLI_COUNT, O(threads),
-     .help = "worker threads (default: one per core)"},
     {"--timings", NULL, CLI_FLAG, O(timings),
      .help = "print the stages' times to stderr"},
-    {"--budget", "SIZE", CLI_SIZE, O(budget),
-     .help = "the byte budget (default: the SRS and one proof)"},
     {"--log", NULL, CLI_FLAG, O(log),
-     .help = "the ledger's line per event to stderr"},
-    {"--backend", "B", CLI_STRING, O(backend),
-     .help = "cpu (default), cuda, or auto: H and the G1 sums\non a GPU"},
+     .help = "the ledger's line per event to stderr\n"
+             "(--log-level info)"},
     {NULL},
 };
 
-/* Uniform below r by rejection: 255 random bits, kept when < r. */
-static pl_status random_below_r(pl_scalar *out, pl_error *err)
+/* The job's state, shared with the engine's threads: the witnesses a
+ * partition's assignment is made from, the assignments alive, the proofs
+ * and public inputs as they come. */
+typedef struct {
+    const pl_r1cs *r1cs;
+    char **paths;
+    size_t n, n_public;
+    pl_wtns **w;
+    bool *changed; /* witness i's file changed after it was read */
+    pl_c2_assignment *as;
+    pl_proof *proofs;
+    pl_scalar *publics;
+} c2_job;
+
+/* Partition i's assignment: its witness read whole, then a, b, c and the
+ * densities (on a synthesis worker, its bytes reserved). */
+static pl_status synthesize(void *user, size_t i, pl_c2_assignment *out,
+                            pl_error *err)
 {
-    static const uint8_t r_le[32] = {
-        0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
-        0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
-        0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+    c2_job *j = user;
+    pl_status st = pl_wtns_open(&j->w[i], j->paths[i], err);
+    if (st == PL_OK &&
+        (st = pl_c2_assignment_from_r1cs(&j->as[i], j->r1cs, j->w[i],
+                                         err)) == PL_OK) {
+        *out = j->as[i];
+        return PL_OK;
+    }
+    pl_wtns_close(j->w[i]); /* a synthesize that fails frees its own */
+    j->w[i] = NULL;
+    return st;
+}
+
+static void abc_done(void *user, size_t i)
+{
+    c2_job *j = user;
+    pl_c2_assignment_release_abc(&j->as[i]);
+}
+
+static void release(void *user, size_t i)
+{
+    c2_job *j = user;
+    /* asked now, while its bytes are kept: a proof that did not verify is
+     * then blamed on the file, not the witness */
+    j->changed[i] = pl_wtns_file_changed(j->w[i]);
+    pl_c2_assignment_release(&j->as[i]);
+    pl_wtns_close(j->w[i]);
+    j->w[i] = NULL;
+}
+
+static void on_proof(void *user, uint64_t job, size_t i, const pl_proof *proof,
+                     const pl_scalar *publics, size_t n_public)
+{
+    (void)job;
+    c2_job *j = user;
+    j->proofs[i] = *proof;
+    if (n_public)
+        memcpy(j->publics + i * j->n_public, publics,
+               n_public * sizeof(*publics));
+}
+
+/* The bytes an assignment takes beside its proof's, for the reservation:
+ * a, b, c (given back when they are read) and the rest (the witness file,
+ * read whole; the densities). */
+static void assignment_bytes(const pl_r1cs *r1cs, char **paths, size_t n,
+                             uint64_t *abc, uint64_t *other)
+{
+    pl_r1cs_info info;
+    pl_r1cs_get_info(r1cs, &info);
+    const uint64_t n_inp = (uint64_t)info.n_pub_out + info.n_pub_in + 1;
+    const uint64_t rows = (uint64_t)info.n_constraints + n_inp;
+    const uint64_t words = (info.n_wires + 63) / 64 + 1;
+    uint64_t largest = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat sb;
+        if (stat(paths[i], &sb) == 0 && (uint64_t)sb.st_size > largest)
+            largest = (uint64_t)sb.st_size;
+    }
+    *abc = 3 * rows * sizeof(pl_scalar);
+    *other = 3 * words * sizeof(uint64_t) + largest;
+}
+
+/* A proof that did not verify, from a witness whose file changed after it
+ * was read (a copy read while a writer paused mid-file): the file's fault
+ * (exit 2), not the witness's. */
+static pl_status witness_changed(pl_error *err, const char *path)
+{
+    snprintf(err->msg, sizeof(err->msg), "%s: the witness changed on disk "
+             "after it was read: its proof, made with the bytes read, does "
+             "not verify and is not written; run again once the file is "
+             "complete", path);
+    err->code = PL_EIO;
+    return PL_EIO;
+}
+
+/* Waits for the job; SIGINT or SIGTERM cancel it (and the wait goes on:
+ * the engine gives every byte back). */
+static pl_status wait_job(pl_engine *engine, uint64_t id, pl_job_status *js,
+                          pl_error *err)
+{
+    bool cancelled = false;
     for (;;) {
-        if (getrandom(out->b, sizeof(out->b), 0) != (ssize_t)sizeof(out->b)) {
-            snprintf(err->msg, sizeof(err->msg), "getrandom failed");
-            return PL_EIO;
+        if (!cancelled && cli_signal_caught()) {
+            pl_engine_cancel(engine, id, NULL);
+            cancelled = true;
         }
-        out->b[31] &= 0x7f;
-        int i = 31;
-        while (i >= 0 && out->b[i] == r_le[i])
-            i--;
-        if (i >= 0 && out->b[i] < r_le[i])
-            return PL_OK;
+        pl_status st = pl_engine_poll(engine, id, js, err);
+        if (st != PL_OK || js->done)
+            return st != PL_OK ? st : pl_engine_wait(engine, id, js, err);
+        struct timespec tick = {0, 50 * 1000000L};
+        nanosleep(&tick, NULL);
     }
 }
 
-static void release_abc(void *user, size_t proof)
-{
-    pl_c2_assignment *as = user;
-    pl_c2_assignment_release_abc(&as[proof]);
-}
-
-static int c2_run(const c2_options *o, char **wtns_paths, size_t n)
+static int c2_run(c2_options *o, char **wtns_paths, size_t n)
 {
     pl_error err = {0};
     pl_status st = PL_OK;
+    pl_engine *engine = NULL;
+    pl_circuit *circuit = NULL;
     pl_r1cs *r1cs = NULL;
-    pl_c2_srs *srs = NULL;
-    pl_wtns **w = calloc(n, sizeof(*w));
-    pl_c2_assignment *as = calloc(n, sizeof(*as));
-    pl_scalar *rs = calloc(2 * n, sizeof(*rs));
-    pl_proof *proofs = calloc(n, sizeof(*proofs));
-    pl_scalar *publics = NULL;
-    size_t n_public = 0;
-    double t0 = cli_now();
-    if (!w || !as || !rs || !proofs) {
+    c2_job j = {.paths = wtns_paths, .n = n};
+    double t0 = cli_now(), t1 = t0, t2 = t0;
+    j.w = calloc(n, sizeof(*j.w));
+    j.changed = calloc(n, sizeof(*j.changed));
+    j.as = calloc(n, sizeof(*j.as));
+    j.proofs = calloc(n, sizeof(*j.proofs));
+    if (!j.w || !j.changed || !j.as || !j.proofs) {
         st = PL_ENOMEM;
         goto done;
     }
+    /* every output checked before any work: not an input, not named twice */
     const char *outs[2] = {o->proofs, o->inputs};
-    const char *ins[3] = {o->params, o->r1cs, NULL};
-    if ((st = pl_output_check(outs, 2, ins, 2, &err)) ||
-        (st = pl_r1cs_open(&r1cs, o->r1cs, &err)) ||
-        (st = pl_c2_srs_create(&srs, o->params, o->check_params, o->threads,
-                               &err)))
+    const char **ins = calloc(n + 2, sizeof(*ins));
+    if (!ins) {
+        st = PL_ENOMEM;
         goto done;
-    double t1 = cli_now();
-    for (size_t i = 0; i < n && st == PL_OK; i++)
-        if ((st = pl_wtns_open(&w[i], wtns_paths[i], &err)) == PL_OK)
-            st = pl_c2_assignment_from_r1cs(&as[i], r1cs, w[i], &err);
-    for (size_t i = 0; i < 2 * n && st == PL_OK; i++)
-        st = random_below_r(&rs[i], &err);
-    if (st)
-        goto done;
-    double t2 = cli_now();
-    pl_c2_stats stats = {0};
-    pl_c2_config cfg = {.abc_done = release_abc, .abc_done_user = as,
-                        .budget_bytes = o->budget, .stats = &stats,
-                        .backend = o->backend,
-                        .log_level = o->log ? PL_LOG_INFO : PL_LOG_QUIET};
-    if ((st = pl_c2_prove(proofs, as, n, rs, rs + n, srs, &cfg, &err)))
-        goto done;
-    double t3 = cli_now();
-    n_public = as[0].inp_assignment_size - 1;
-    if (o->inputs) {
-        if (!(publics = calloc(n * n_public + 1, sizeof(*publics)))) {
-            st = PL_ENOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < n; i++)
-            memcpy(publics + i * n_public, as[i].inp_assignment + 1,
-                   n_public * sizeof(*publics));
     }
-    if ((st = pl_bp_proofs_write(o->proofs, proofs, n, &err)) ||
-        (o->inputs &&
-         (st = pl_bp_inputs_write(o->inputs, publics, n * n_public, &err))))
+    ins[0] = o->params;
+    ins[1] = o->r1cs;
+    for (size_t i = 0; i < n; i++)
+        ins[2 + i] = wtns_paths[i];
+    st = pl_output_check(outs, 2, ins, n + 2, &err);
+    free(ins);
+    /* the parameters read whole into the engine's budget (reserved
+     * first), the r1cs whole too */
+    if (st != PL_OK ||
+        (st = pl_engine_create(&engine, &o->engine.cfg, &err)) ||
+        (st = pl_r1cs_open(&r1cs, o->r1cs, &err)) ||
+        (st = pl_engine_open_c2_params(engine, &circuit, o->params,
+                                       o->check_params, &err)))
         goto done;
-    if (o->timings)
-        fprintf(stderr, "  srs        %8.3f s\n  assign     %8.3f s\n"
-                        "  prove      %8.3f s (%zu proofs)\n"
+    t1 = cli_now();
+    j.r1cs = r1cs;
+    j.n_public = pl_circuit_n_public(circuit);
+    if (!(j.publics = calloc(n * j.n_public + 1, sizeof(*j.publics)))) {
+        st = PL_ENOMEM;
+        goto done;
+    }
+    pl_c2_job_spec spec = {
+        .circuit = circuit, .n_partitions = n, .synthesize = synthesize,
+        .synthesize_user = &j, .abc_done = abc_done, .release = release,
+        .verify = !o->engine.no_verify, .on_proof = on_proof,
+        .on_proof_user = &j};
+    assignment_bytes(r1cs, wtns_paths, n, &spec.abc_bytes, &spec.other_bytes);
+    uint64_t id;
+    pl_job_status js;
+    if ((st = pl_engine_submit_c2(engine, &id, &spec, &err)) ||
+        (st = wait_job(engine, id, &js, &err)))
+        goto done;
+    if ((st = js.status) != PL_OK) {
+        err = js.error;
+        for (size_t i = 0; st == PL_EINVALID && i < n; i++)
+            if (j.changed[i])
+                st = witness_changed(&err, wtns_paths[i]);
+        goto done;
+    }
+    t2 = cli_now();
+    if ((st = pl_bp_proofs_write_with_inputs(o->proofs, j.proofs, n,
+                                             o->inputs, j.publics,
+                                             n * j.n_public, &err)))
+        goto done;
+    if (o->timings) {
+        pl_engine_stats es;
+        pl_engine_stats_read(engine, &es);
+        fprintf(stderr, "  srs        %8.3f s\n"
+                        "  prove      %8.3f s (%zu proofs, %zu verified)\n"
                         "  budget     %" PRIu64 " B, peak reserved %" PRIu64
                         " B\n",
-                t1 - t0, t2 - t1, t3 - t2, n, stats.budget_bytes,
-                stats.peak_reserved_bytes);
+                t1 - t0, t2 - t1, n, js.verified, es.budget_bytes,
+                es.peak_reserved_bytes);
+    }
 done:
-    memset(rs, 0, rs ? 2 * n * sizeof(*rs) : 0);
-    for (size_t i = 0; as && i < n; i++)
-        pl_c2_assignment_release(&as[i]);
-    for (size_t i = 0; w && i < n; i++)
-        pl_wtns_close(w[i]);
-    free(publics);
-    free(proofs);
-    free(rs);
-    free(as);
-    free(w);
-    pl_c2_srs_destroy(srs);
+    pl_circuit_release(circuit);
+    if (engine) {
+        pl_error leak = {0};
+        if (pl_engine_destroy(engine, &leak) != PL_OK && st == PL_OK) {
+            st = PL_EINTERNAL;
+            err = leak;
+        }
+    }
+    for (size_t i = 0; j.as && i < n; i++) /* the engine released them */
+        pl_c2_assignment_release(&j.as[i]);
+    for (size_t i = 0; j.w && i < n; i++)
+        pl_wtns_close(j.w[i]);
+    free(j.publics);
+    free(j.proofs);
+    free(j.as);
+    free(j.changed);
+    free(j.w);
     pl_r1cs_close(r1cs);
     return cli_exit("c2", st, &err);
 }
@@ -174,12 +284,25 @@ done:
 int cli_c2(int argc, char **argv)
 {
     c2_options o = {0};
-    const cli_table tables[] = {{c2_opts, &o}};
+    /* one worker of each kind by default: the proofs of one call share
+     * the machine's threads */
+    cli_engine_options_init(&o.engine, 1, PL_LOG_QUIET);
+    const cli_table tables[] = {{c2_opts, &o},
+                                {cli_engine_opts, &o.engine},
+                                {cli_pipeline_opts, &o.engine},
+                                {cli_verify_opts, &o.engine}};
     int npos = 0;
-    int rc = cli_parse(&c2_cmd, tables, 1, argc, argv, &npos);
+    int rc = cli_parse(&c2_cmd, tables, sizeof(tables) / sizeof(tables[0]),
+                       argc, argv, &npos);
     if (rc == CLI_RUN && (!o.params || !o.r1cs || !o.proofs))
         rc = cli_usage_error("c2", "needs --params, --r1cs and --proofs");
     else if (rc == CLI_RUN && npos < 1)
         rc = cli_usage_error("c2", "needs at least one witness");
-    return rc == CLI_RUN ? c2_run(&o, argv, (size_t)npos) : rc;
+    if (rc != CLI_RUN)
+        return rc;
+    if (o.log)
+        o.engine.log_level = PL_LOG_INFO;
+    cli_engine_options_finish(&o.engine, "c2");
+    cli_signals_install();
+    return c2_run(&o, argv, (size_t)npos);
 }

@@ -189,12 +189,24 @@ PL_API void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out);
  * naming the section, the point and its byte offset. */
 PL_API pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err);
 
+/* Reads a witness whole into accounted memory (class witness) and
+ * validates it; a file that changes while it is read is refused, and
+ * nothing it does afterwards reaches the values. */
 PL_API pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err);
 PL_API void pl_wtns_close(pl_wtns *wtns);
 PL_API size_t pl_wtns_count(const pl_wtns *wtns);
-/* The witness values, n = pl_wtns_count, in place in the mapped file. */
+/* The witness values, n = pl_wtns_count, in place in its copy. */
 PL_API const pl_scalar *pl_wtns_values(const pl_wtns *wtns);
+/* Whether the witness's file was written to, replaced or removed since it
+ * was read (its inode, size, modification or change time differ; false for
+ * a witness that is not a file's): a proof from it that does not verify is
+ * then blamed on the file (a copy read while a writer paused mid-file),
+ * not on the witness.  A stat, not a read. */
+PL_API bool pl_wtns_file_changed(const pl_wtns *wtns);
 
+/* Reads an r1cs whole into accounted memory (class csr) and validates
+ * every term (wires below nWires, coefficients below r), as pl_wtns_open
+ * reads a witness. */
 PL_API pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err);
 PL_API void pl_r1cs_close(pl_r1cs *r1cs);
 PL_API void pl_r1cs_get_info(const pl_r1cs *r1cs, pl_r1cs_info *out);

@@ -102,6 +102,20 @@ PL_API void pl_bp_proofs_free(pl_proof *proofs);
 /* Writes count proofs, concatenated, complete or not at all. */
 PL_API pl_status pl_bp_proofs_write(const char *path, const pl_proof *proofs,
                                     size_t count, pl_error *err);
+/* Writes count proofs and their public inputs (n_inputs values, each < r:
+ * n_public per proof, proof after proof) as a pair, as
+ * pl_proof_write_json writes proof.json and public.json: both complete
+ * before either is renamed into place, renamed together, and on failure
+ * the previous pair left as it was; two paths naming one file are refused
+ * (PL_EUSAGE) unless it is a device or a pipe.  inputs_path NULL: the
+ * proofs alone. */
+PL_API pl_status pl_bp_proofs_write_with_inputs(const char *proofs_path,
+                                                const pl_proof *proofs,
+                                                size_t count,
+                                                const char *inputs_path,
+                                                const pl_scalar *inputs,
+                                                size_t n_inputs,
+                                                pl_error *err);
 
 /* A file of public inputs: 32-byte little-endian values, each < r, at most
  * max_count of them (0: 2^21, 64 MiB); an empty file is no inputs.  *out
@@ -144,15 +158,17 @@ PL_API pl_status pl_setup_dev_bellperson(const char *r1cs_path,
  *
  * Buffer ownership: every pointer in an assignment is the caller's, read
  * only, and must stay valid until pl_c2_prove returns -- except a, b and c,
- * which proofline reads once, at the start of that proof's H computation,
- * and then reports through `abc_done`: from that call on the caller may
- * free that assignment's a, b and c (bellperson drops them there; they are
- * the largest per-proof buffers, 3 x 32 bytes per constraint), while the
- * MSMs still run.  The densities and the input and auxiliary assignments
- * are read until the proof's MSMs end.  proofline frees nothing of the
- * caller's; its own buffers (the SRS's points: class params; the NTT's
- * vectors: class h; gathered scalars and MSM scratch: class msm_scratch)
- * go through the accounted allocator and are freed before it returns.
+ * which proofline reads once, when that proof is prepared (copied into
+ * its own a/b/c, class abc, before the proof starts), and then reports
+ * through `abc_done`: from that call on the caller may free that
+ * assignment's a, b and c (bellperson drops them there; they are the
+ * largest per-proof buffers, 3 x 32 bytes per constraint), while the proof
+ * runs.  The densities and the input assignment are read then too; the
+ * auxiliary assignment until the proof's MSMs end.  proofline frees
+ * nothing of the caller's; its own buffers (the parameter file: class
+ * params; a/b/c: class abc; the NTT's vectors: class h; gathered scalars
+ * and MSM scratch: class msm_scratch) go through the accounted allocator
+ * and are freed before it returns.
  */
 typedef struct pl_c2_assignment {
     /* density bit vectors: bit i is word i / 64, bit i % 64 (bitvec's Lsb0
@@ -176,19 +192,25 @@ typedef struct pl_c2_assignment {
 
 typedef struct pl_c2_srs pl_c2_srs;
 
-/* Reads a bellperson parameter file into memory for proving: every query
- * point decoded into accounted buffers (class params, the SRS's bytes in
- * the ledger as a zkey's are), the NTT's tables for its domain.  With
- * check_points, each point is also checked for its subgroup (--check-params).
- * threads: 0 is one per online core. */
+/* Reads a bellperson parameter file for proving: read whole into one
+ * accounted buffer (class params, the SRS's bytes in the ledger as a
+ * zkey's are; a file that changes while it is read is refused, and
+ * nothing it does after reaches a proof), validated, and every query point
+ * decoded there in place (a point at infinity or off its curve is refused,
+ * naming the section and the point).  With check_points, each point is
+ * also checked for its subgroup first (--check-params).  threads: the
+ * decoding's, and what pl_c2_prove's own engine uses; 0 is one per online
+ * core. */
 PL_API pl_status pl_c2_srs_create(pl_c2_srs **out, const char *params_path,
                                   bool check_points, unsigned threads,
                                   pl_error *err);
 PL_API void pl_c2_srs_destroy(pl_c2_srs *srs);
-/* Bytes pl_c2_prove takes beyond the SRS for one proof at a time (the
- * NTT's vectors and the MSMs' scratch): what a budget reserves. */
+/* Bytes pl_c2_prove takes beyond the SRS on the CPU for one proof at a
+ * time (a/b/c, the NTT's vectors, the gathered scalars, the MSMs' scratch)
+ * and for the prover's tables (the NTT's): what a budget reserves beside
+ * pl_c2_srs_bytes. */
 PL_API uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs);
-/* The SRS's own bytes (class params). */
+/* The SRS's own bytes (class params: the file's, its verifying key's). */
 PL_API uint64_t pl_c2_srs_bytes(const pl_c2_srs *srs);
 
 /* Called once per proof when its a, b and c have been read (see above). */
@@ -227,9 +249,11 @@ typedef struct pl_c2_config {
     void *abc_done_user;
     int priority;           /* the job's, as pl_job_spec's (PL_PRIORITY_*) */
     /* The own engine's ledger (pl_engine_config): one record per event of
-     * each proof -- admitted, synth_start and synth_done (nothing to do:
-     * bellperson synthesized), handed_off, prove_start, abc_freed (after
-     * abc_done), prove_done, finalize_done, dealloc_done, or failed -- with
+     * each proof -- admitted, synth_start and synth_done (bellperson
+     * synthesized: the assignment is read into the proof's input, and
+     * abc_done called), handed_off, prove_start, abc_freed (proofline's
+     * copy of a, b, c freed), prove_done, finalize_done, dealloc_done, or
+     * failed -- with
      * the job's id and partition = the proof's index; a line per event at
      * PL_LOG_INFO.  With an engine, its own settings hold. */
     pl_log_level log_level;
@@ -237,12 +261,19 @@ typedef struct pl_c2_config {
     pl_event_fn on_event;   /* optional, on the thread of the event */
     void *on_event_user;
     pl_c2_stats *stats;     /* optional: filled before return */
+    /* Every proof is verified with the parameter file's verifying key
+     * before it is handed back (a proof that does not verify fails the
+     * call, PL_EINVALID naming it: its assignment does not satisfy the
+     * circuit, or the parameters are damaged); true skips that (one
+     * pairing check per proof). */
+    bool no_verify;
     /* The assignments' scalars (a, b, c, the input and auxiliary
      * assignments) and r and s as blstrs's Scalar lies in memory --
      * Montgomery form, four little-endian 64-bit limbs, each value < r --
      * which is what bellperson hands SupraSeal C2: its vectors can be
      * passed as they are, with no conversion on the Rust side.  false:
-     * pl_scalar's standard form. */
+     * pl_scalar's standard form.  (r and s drawn by proofline when none
+     * are given are uniform below r either way.) */
     bool montgomery;
 } pl_c2_config;
 
@@ -271,6 +302,17 @@ PL_API pl_status pl_engine_open_c2_circuit(pl_engine *engine,
                                            pl_circuit **out,
                                            const pl_c2_srs *srs,
                                            pl_error *err);
+
+/* Opens a bellperson parameter file on an engine as a circuit that owns
+ * its SRS, as pl_engine_open_circuit opens a zkey: its bytes reserved from
+ * the budget before the file is read whole (pl_c2_srs_create's reading;
+ * check_points: --check-params), resident for as long as the circuit is
+ * open; a second open of the same path shares it (one with check_points
+ * shares only one opened so).  Release with pl_circuit_release. */
+PL_API pl_status pl_engine_open_c2_params(pl_engine *engine,
+                                          pl_circuit **out,
+                                          const char *params_path,
+                                          bool check_points, pl_error *err);
 
 /* A job of C2 proofs on an engine, for callers that keep one: the SRS's
  * circuit (pl_engine_open_c2_circuit), one partition per proof.  The
@@ -312,7 +354,8 @@ typedef struct pl_c2_job_spec {
     pl_c2_abc_done_fn abc_done;
     pl_c2_release_fn release;
     const pl_scalar *r, *s;
-    bool montgomery;         /* as pl_c2_config's */
+    bool montgomery;         /* as pl_c2_config's (r and s too) */
+    bool verify;             /* as pl_job_spec's */
     int priority;            /* as pl_job_spec's */
     pl_proof_fn on_proof;
     void *on_proof_user;
@@ -334,8 +377,8 @@ PL_API pl_status pl_engine_submit_c2(pl_engine *engine, uint64_t *job_id,
  * input and auxiliary assignments point into the witness, which must
  * outlive *out; a, b, c are one accounted buffer (class abc) and the
  * density words another: pl_c2_assignment_release_abc frees the first (the
- * early free a caller does from abc_done, while the MSMs still read the
- * densities), pl_c2_assignment_release both. */
+ * early free a caller does from abc_done), pl_c2_assignment_release
+ * both. */
 PL_API pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
                                             const pl_r1cs *r1cs,
                                             const pl_wtns *wtns,

@@ -53,9 +53,11 @@ def span_of(name, job):
              and e["args"]["job"] == job and e["args"]["part"] == 0]
     assert len(found) == 1, (name, job, found)
     return found[0]
+# (ends compared as the file's sums: a stage that ends its span, as the
+# last G1 sum ends proving, is inside it to within a float's rounding)
 def inside(inner, outer):
     return (outer["ts"] <= inner["ts"] and
-            inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"])
+            inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"] + 1e-6)
 for job in range(1, 6):
     proving = span_of("proving", job)
     for stage in ("ntt", "h", "msm_h", "msm_a", "msm_b1", "msm_c"):

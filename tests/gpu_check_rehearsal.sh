@@ -35,7 +35,7 @@ has() { grep -qE "$1" "$work/table" || fail "no row matching '$1'"; }
 check || fail "the check exits $?: $(tail -n 30 "$work/stdout")"
 grep -qE '^(FAIL|SKIP) ' "$work/table" && fail "rows failed or skipped: $(cat "$work/table")"
 has '^PASS portable: test [a-z_]+ '
-has '^PASS portable: test c2_device\.[a-z_]+ '
+has '^PASS portable: test backend\.[a-z_]+ '
 has '^PASS portable: test bellperson\.c2_proofs_equal_cpu '
 for lg in 6 8; do
     has "^PASS portable: NTT 2\\^$lg .* = CPU NTT; upload [0-9.]+ ms"

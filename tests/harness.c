@@ -50,6 +50,42 @@ const char *pl_test_tmp(const char *name)
     return path;
 }
 
+void pl_test_live_read(pl_test_live *out)
+{
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
+        pl_alloc_stats st;
+        pl_alloc_stats_read(&st, (pl_buffer_class)c, false);
+        out->bytes[c] = st.live_bytes;
+        out->count[c] = st.live_count;
+    }
+}
+
+bool pl_test_live_as_before(const pl_test_live *before, pl_error *err)
+{
+    pl_test_live now;
+    pl_test_live_read(&now);
+    size_t used = 0;
+    err->msg[0] = '\0';
+    bool same = true;
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++) {
+        if (now.bytes[c] == before->bytes[c] &&
+            now.count[c] == before->count[c])
+            continue;
+        same = false;
+        if (used + 1 >= sizeof(err->msg))
+            continue;
+        used += (size_t)snprintf(err->msg + used, sizeof(err->msg) - used,
+                                 "%s%s: %llu bytes in %llu, were %llu in "
+                                 "%llu", used ? "; " : "",
+                                 pl_buffer_class_name((pl_buffer_class)c),
+                                 (unsigned long long)now.bytes[c],
+                                 (unsigned long long)now.count[c],
+                                 (unsigned long long)before->bytes[c],
+                                 (unsigned long long)before->count[c]);
+    }
+    return same;
+}
+
 void pl_test_random_bytes(uint64_t *state, void *out, size_t n)
 {
     uint8_t *p = out;

@@ -88,6 +88,17 @@ size_t pl_test_find_section(const uint8_t *b, size_t len, uint32_t id,
                             uint64_t *size);
 size_t pl_test_section_payload(const uint8_t *b, size_t len, uint32_t id);
 
+/* Every class's live bytes and buffers now (process-wide), so a test that
+ * holds buffers of its own (an open witness, read whole) can check that a
+ * run gave back everything it took: as pl_alloc_all_freed, relative. */
+typedef struct pl_test_live {
+    uint64_t bytes[PL_BUF_CLASS_COUNT], count[PL_BUF_CLASS_COUNT];
+} pl_test_live;
+void pl_test_live_read(pl_test_live *out);
+/* True when every class holds what it did at `before`; else false, with
+ * the classes that differ in err. */
+bool pl_test_live_as_before(const pl_test_live *before, pl_error *err);
+
 /* Deterministic pseudo-random bytes (xorshift), for reproducible inputs. */
 void pl_test_random_bytes(uint64_t *state, void *out, size_t n);
 

@@ -37,7 +37,7 @@
 #include "formats/bellperson.h"
 #include "formats/formats.h"
 #include "groth16/c2.h"
-#include "groth16/prover.h"
+#include "groth16/zkey_prover.h"
 #include "groth16/vkey.h"
 #include "setup/dev_setup.h"
 #include "util/alloc.h"
@@ -638,7 +638,9 @@ PL_TEST(proof_bytes_and_inputs_files)
 }
 
 /* The zkey path's prover and the C API, unblinded, from one seed and one
- * domain: A, B, C equal point for point. */
+ * domain, on the CPU and on the CUDA backend's emulation: the same
+ * witness through both key decoders and both backends gives the same A,
+ * B, C, point for point (one skeleton). */
 static void same_points(const char *circuit)
 {
     pl_error err = {0};
@@ -661,18 +663,9 @@ static void same_points(const char *circuit)
     pl_zkey *zk = NULL;
     pl_wtns *wtns = NULL;
     pl_r1cs *r1cs = NULL;
-    pl_prover *prover = NULL;
     CHECK_OK(pl_zkey_open(&zk, zkey, &err), &err);
     CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(wtns_rel), &err), &err);
     CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector(r1cs_rel), &err), &err);
-    pl_prover_config pc;
-    pl_prover_config_init(&pc);
-    pc.threads = 2;
-    CHECK_OK(pl_prover_create(&prover, zk, &pc, &err), &err);
-    pl__prover_set_zero_blinding(prover, true);
-    pl_proof via_zkey, via_c2;
-    CHECK_OK(pl_prove(prover, &via_zkey, wtns, &err), &err);
-
     built bt;
     build_assignment(&bt, r1cs, wtns);
     pl_c2_srs *srs = NULL;
@@ -680,15 +673,35 @@ static void same_points(const char *circuit)
              &err);
     pl_scalar zero;
     memset(&zero, 0, sizeof(zero));
-    CHECK_OK(pl_c2_prove(&via_c2, &bt.as, 1, &zero, &zero, srs, NULL, &err),
-             &err);
-    CHECK_MEM(via_c2.a.b, via_zkey.a.b, sizeof(via_c2.a.b));
-    CHECK_MEM(via_c2.b.b, via_zkey.b.b, sizeof(via_c2.b.b));
-    CHECK_MEM(via_c2.c.b, via_zkey.c.b, sizeof(via_c2.c.b));
+
+    static const char *const backends[2] = {"cpu", "cuda-emulated"};
+    pl_proof first;
+    for (int k = 0; k < 2; k++) {
+        pl_prover_config pc;
+        pl_prover_config_init(&pc);
+        pc.threads = 2;
+        pc.backend = backends[k];
+        pl_prover *prover = NULL;
+        CHECK_OK(pl_prover_create(&prover, zk, &pc, &err), &err);
+        pl__prover_set_zero_blinding(prover, true);
+        pl_proof via_zkey, via_c2;
+        CHECK_OK(pl_prove(prover, &via_zkey, wtns, &err), &err);
+        pl_prover_destroy(prover);
+        pl_c2_config c2cfg = {.backend = backends[k]};
+        CHECK_OK(pl_c2_prove(&via_c2, &bt.as, 1, &zero, &zero, srs, &c2cfg,
+                             &err), &err);
+        if (k == 0)
+            first = via_zkey;
+        printf("%s: %s, the zkey's and the parameters' proofs\n", circuit,
+               backends[k]);
+        CHECK_MEM(via_c2.a.b, via_zkey.a.b, sizeof(via_c2.a.b));
+        CHECK_MEM(via_c2.b.b, via_zkey.b.b, sizeof(via_c2.b.b));
+        CHECK_MEM(via_c2.c.b, via_zkey.c.b, sizeof(via_c2.c.b));
+        CHECK_MEM(&via_zkey, &first, sizeof(first));
+    }
 
     pl_c2_srs_destroy(srs);
     built_free(&bt);
-    pl_prover_destroy(prover);
     pl_r1cs_close(r1cs);
     pl_wtns_close(wtns);
     pl_zkey_close(zk);
@@ -824,9 +837,9 @@ PL_TEST(memory_four_proofs_in_one_call)
                     pl_c2_prove_bytes(srs));
         CHECK(st.high_water_bytes <= pl_c2_prove_bytes(srs));
     }
-    /* each proof's a, b, c freed (abc_freed) before its sums ended
-     * (prove_done: the G2 sum is the last, and it starts after the free),
-     * its buffers back after */
+    /* each proof's a, b, c freed (abc_freed, at the free: after H's
+     * transforms, before the G1 sums) before its proof was done
+     * (prove_done), its buffers back after */
     CHECK_EQ(seen.n, 36);
     CHECK_EQ(seen.failed, 0);
     for (int i = 0; i < 4; i++) {
@@ -849,12 +862,12 @@ PL_TEST(memory_four_proofs_in_one_call)
     pl_bp_params_close(v);
     pl_c2_srs_destroy(srs);
     built_free(&bt);
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
     /* the ledger is zero: nothing is left (the harness checks it too) */
     uint64_t live, hw;
     pl_alloc_total(&live, &hw);
     CHECK_EQ(live, 0);
-    pl_wtns_close(wtns);
-    pl_r1cs_close(r1cs);
 }
 
 /* A zkey job and pl_c2_prove's job on one engine: one budget, one ledger,
@@ -912,9 +925,12 @@ PL_TEST(c2_job_beside_a_zkey_job_on_one_engine)
     /* opened by the caller: the SRS stays resident between calls, and
      * pl_c2_prove shares this circuit */
     CHECK_OK(pl_engine_open_c2_circuit(engine, &c2_circuit, srs, &err), &err);
+    /* resident: the SRS and the prover's tables (the CPU's NTT plan) */
     uint64_t resident;
+    pl__prove_plan cpu_plan;
+    pl__c2_plan(srs, pl__backend_find("cpu", NULL, 0), ec.threads, &cpu_plan);
     pl_circuit_plan(c2_circuit, 0, NULL, &resident);
-    CHECK_EQ(resident, pl_c2_srs_bytes(srs));
+    CHECK_EQ(resident, pl_c2_srs_bytes(srs) + cpu_plan.resident_bytes);
     CHECK_EQ(pl_circuit_n_public(c2_circuit), f.bt.as.inp_assignment_size - 1);
 
     /* a C2 circuit takes no witnesses */
@@ -1087,14 +1103,16 @@ static void check_no_file(const char *name)
     closedir(d);
 }
 
-static void expect_enomem(pl_status st, uint64_t k, uint64_t total)
+/* held: what the test itself holds (its open files, read whole). */
+static void expect_enomem(pl_status st, uint64_t k, uint64_t total,
+                          const pl_test_live *held)
 {
     pl_error err = {0};
     if (st != PL_ENOMEM)
         pl_test_fail(__FILE__, __LINE__, "failing allocation %llu of %llu "
                      "gave %s", (unsigned long long)k,
                      (unsigned long long)total, pl_strerror(st));
-    if (!pl_alloc_all_freed(&err))
+    if (!pl_test_live_as_before(held, &err))
         pl_test_fail(__FILE__, __LINE__, "failing allocation %llu: %s",
                      (unsigned long long)k, err.msg);
 }
@@ -1115,18 +1133,21 @@ PL_TEST(setup_every_allocation_failing)
     CHECK(total >= 3);
     unlink(params);
     unlink(vk);
+    pl_test_live held;
+    pl_test_live_read(&held);
     for (uint64_t k = 1; k <= total; k++) {
         pl__alloc_fail_at(k);
         pl_status st = pl_setup_dev_bellperson(r1cs, params, vk, &cfg, &err);
         pl__alloc_fail_at(0);
-        expect_enomem(st, k, total);
+        expect_enomem(st, k, total, &held);
         check_no_file("bpfault.");
     }
 }
 
 /* Builds the assignment, opens the SRS and proves one proof, in each
  * scalar form (0 is 0 in both, and the witness is read as Montgomery form
- * as it is: another valid witness for the sums, enough for the paths). */
+ * as it is: other values for the sums, enough for the paths, but not a
+ * satisfying assignment, so that proof is not verified). */
 static pl_status c2_once(const char *params, const pl_r1cs *r1cs,
                          const pl_wtns *wtns, pl_error *err)
 {
@@ -1138,7 +1159,7 @@ static pl_status c2_once(const char *params, const pl_r1cs *r1cs,
     pl_status st = pl_c2_assignment_from_r1cs(&as, r1cs, wtns, err);
     if (st)
         return st;
-    pl_c2_config mont = {.montgomery = true};
+    pl_c2_config mont = {.montgomery = true, .no_verify = true};
     if ((st = pl_c2_srs_create(&srs, params, false, 2, err)) == PL_OK &&
         (st = pl_c2_prove(&proof, &as, 1, &zero, &zero, srs, NULL, err)) ==
             PL_OK)
@@ -1163,12 +1184,168 @@ PL_TEST(c2_every_allocation_failing)
     CHECK_OK(c2_once(params, r1cs, wtns, &err), &err);
     const uint64_t total = pl__alloc_fail_at(0);
     CHECK(total >= 5);
+    pl_test_live held; /* the r1cs and the witness, read whole */
+    pl_test_live_read(&held);
     for (uint64_t k = 1; k <= total; k++) {
         pl__alloc_fail_at(k);
         pl_status st = c2_once(params, r1cs, wtns, &err);
         pl__alloc_fail_at(0);
-        expect_enomem(st, k, total);
+        expect_enomem(st, k, total, &held);
     }
     pl_wtns_close(wtns);
     pl_r1cs_close(r1cs);
+}
+
+/* ---- the safeguards every path has (issue 26) ----------------------------- */
+
+/* A file rewritten with other bytes, or cut short, while the SRS is read:
+ * refused, naming the file (before: read through a map, a torn file gave
+ * proofs valid under neither key, a truncated one SIGBUS).  Once read, the
+ * file can change as it likes: the proofs are the SRS's. */
+typedef struct {
+    const char *path, *other;
+    bool truncate;
+} tear;
+
+static void tear_now(void *user)
+{
+    const tear *t = user;
+    if (t->truncate) {
+        CHECK(truncate(t->path, 100) == 0);
+        return;
+    }
+    size_t len = 0;
+    uint8_t *bytes = pl_test_read_file(t->other, &len);
+    pl_test_write_file(t->path, bytes, len);
+    free(bytes);
+}
+
+PL_TEST(c2_params_changed_while_read_refused)
+{
+    pl_error err = {0};
+    c2_fixture f;
+    fixture_open(&f, "multiplier");
+    char other[512], other_vk[512], copy[512];
+    paths(other, other_vk, sizeof(other), "multiplier_seed_b");
+    pl_setup_config cfg;
+    pl_setup_config_init(&cfg);
+    cfg.threads = 2;
+    cfg.seed = "b";
+    CHECK_OK(pl_setup_dev_bellperson(pl_test_vector("multiplier/circuit.r1cs"),
+                                     other, other_vk, &cfg, &err), &err);
+    snprintf(copy, sizeof(copy), "%s", pl_test_tmp("bp_torn.params"));
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        uint8_t *bytes = pl_test_read_file(f.params, &len);
+        pl_test_write_file(copy, bytes, len);
+        free(bytes);
+        tear t = {copy, other, k == 1};
+        pl__file_load_after_read_hook(tear_now, &t);
+        pl_c2_srs *srs = (pl_c2_srs *)&err;
+        CHECK_STATUS(pl_c2_srs_create(&srs, copy, false, 2, &err), PL_EIO,
+                     &err);
+        pl__file_load_after_read_hook(NULL, NULL);
+        CHECK(srs == NULL);
+        CHECK(msg_has(&err, copy));
+        printf("%s: %s\n", k ? "truncated" : "rewritten", err.msg);
+    }
+    /* read whole: later changes do not reach the proofs */
+    pl_c2_srs *srs = NULL;
+    size_t len = 0;
+    uint8_t *bytes = pl_test_read_file(f.params, &len);
+    pl_test_write_file(copy, bytes, len);
+    free(bytes);
+    CHECK_OK(pl_c2_srs_create(&srs, copy, false, 2, &err), &err);
+    CHECK(truncate(copy, 10) == 0);
+    pl_proof proof;
+    pl_scalar r, s;
+    uint64_t state = 3;
+    random_scalar(&state, &r);
+    random_scalar(&state, &s);
+    CHECK_OK(pl_c2_prove(&proof, &f.bt.as, 1, &r, &s, srs, NULL, &err), &err);
+    fixture_verify(&f, &proof, 1);
+    pl_c2_srs_destroy(srs);
+    fixture_close(&f);
+}
+
+/* An assignment that does not satisfy the circuit (a private value
+ * changed, ONE = 2, a public input changed) is never turned into a
+ * proof: PL_EINVALID naming the partition (before: a proof that does not
+ * verify).  With no_verify the proof is made, and does not verify. */
+PL_TEST(c2_unsatisfied_assignment_refused)
+{
+    pl_error err = {0};
+    c2_fixture f;
+    fixture_open(&f, "multiplier");
+    pl_scalar zero;
+    memset(&zero, 0, sizeof(zero));
+    const size_t n_inp = f.bt.as.inp_assignment_size;
+    const size_t n_aux = f.bt.as.aux_assignment_size;
+    pl_scalar *inp = malloc(n_inp * sizeof(*inp));
+    pl_scalar *aux = malloc(n_aux * sizeof(*aux));
+    CHECK(inp && aux);
+    for (int k = 0; k < 3; k++) {
+        memcpy(inp, f.bt.as.inp_assignment, n_inp * sizeof(*inp));
+        memcpy(aux, f.bt.as.aux_assignment, n_aux * sizeof(*aux));
+        if (k == 0)
+            aux[n_aux - 1].b[0] ^= 1;
+        else if (k == 1)
+            inp[0].b[0] = 2; /* ONE */
+        else
+            inp[1].b[0] ^= 1;
+        pl_c2_assignment as = f.bt.as;
+        as.inp_assignment = inp;
+        as.aux_assignment = aux;
+        pl_proof proof;
+        CHECK_STATUS(pl_c2_prove(&proof, &as, 1, &zero, &zero, f.srs, NULL,
+                                 &err), PL_EINVALID, &err);
+        CHECK(msg_has(&err, "partition 0"));
+        pl_c2_config unverified = {.no_verify = true};
+        CHECK_OK(pl_c2_prove(&proof, &as, 1, &zero, &zero, f.srs, &unverified,
+                             &err), &err);
+        pl_bp_params *v = NULL;
+        pl_vkey *vkey = NULL;
+        CHECK_OK(pl_bp_params_open(&v, f.vk, &err), &err);
+        CHECK_OK(pl_vkey_from_bp_params(&vkey, v, &err), &err);
+        CHECK_EQ(pl_verify(vkey, &proof, pl_wtns_values(f.wtns) + 1,
+                           vkey->n_public, &err), PL_EINVALID);
+        pl_vkey_destroy(vkey);
+        pl_bp_params_close(v);
+    }
+    free(inp);
+    free(aux);
+    fixture_close(&f);
+}
+
+/* A wire index that is not below nWires, in an r1cs whose bytes changed
+ * after they were validated (a caller's buffer: files are read whole, so
+ * theirs cannot): refused naming the constraint and the wire, never read
+ * or written out of bounds (before: an invalid proof, or SIGSEGV for
+ * 2^32 - 1, also through the density bitmap). */
+PL_TEST(c2_wire_index_checked)
+{
+    pl_error err = {0};
+    size_t len = 0;
+    uint8_t *bytes = pl_test_read_file(pl_test_vector("multiplier/circuit.r1cs"),
+                                       &len);
+    pl_r1cs *r1cs = NULL;
+    CHECK_OK(pl__r1cs_parse(&r1cs, bytes, len, "poked.r1cs", &err), &err);
+    pl_wtns *wtns = NULL;
+    CHECK_OK(pl_wtns_open(&wtns, pl_test_vector("multiplier/witness.wtns"),
+                          &err), &err);
+    /* the first term of the first constraint's A: after its nTerms */
+    uint8_t *wire = (uint8_t *)r1cs->constraints + 4;
+    const uint32_t bad[2] = {r1cs->info.n_wires, UINT32_MAX};
+    for (int k = 0; k < 2; k++) {
+        pl_test_put_le32(wire, bad[k]);
+        pl_c2_assignment as;
+        CHECK_STATUS(pl_c2_assignment_from_r1cs(&as, r1cs, wtns, &err),
+                     PL_EFORMAT, &err);
+        CHECK(msg_has(&err, "constraint 0"));
+        CHECK(msg_has(&err, "nWires"));
+        printf("refused: %s\n", err.msg);
+    }
+    pl_wtns_close(wtns);
+    pl_r1cs_close(r1cs);
+    free(bytes);
 }

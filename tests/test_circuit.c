@@ -22,7 +22,7 @@
 #include "formats/bellperson.h"
 #include "formats/formats.h"
 #include "groth16/vkey.h"
-#include "groth16/prover.h"
+#include "groth16/zkey_prover.h"
 #include "util/alloc.h"
 #include "util/error.h"
 

@@ -538,7 +538,7 @@ PL_TEST(container_parse_direct)
     pl_test_put_le64(f + 16, 0);
     pl_test_put_le32(f + 24, 2);
     pl_test_put_le64(f + 28, ~0ull - 10);
-    pl__mapped m = {f, sizeof(f)};
+    pl__mapped m = {.data = f, .size = sizeof(f)};
     pl__container c;
     pl_error err = {0};
     CHECK_STATUS(pl__container_parse(&c, &m, "x.wtns", "wtns", &err),

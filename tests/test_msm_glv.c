@@ -23,7 +23,7 @@
  */
 #include "harness.h"
 #include "field/field.h"
-#include "groth16/prover.h"
+#include "groth16/zkey_prover.h"
 #include "msm/msm.h"
 #include "util/alloc.h"
 

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The proving engine: jobs of N partitions of one circuit, proved under a
- * byte budget by a pipeline of threads.
+ * byte budget by a pipeline of threads, the same for every proof kind (a
+ * snarkjs zkey's witnesses, engine/kind_zkey.c; bellperson's parameters
+ * and assignments, engine/kind_c2.c; engine/kinds.h says what differs):
  *
  *   synthesis workers (pw, "pl-synth-i"): admit the next partition in order
  *     (highest priority, oldest job, lowest partition), reserving its bytes
- *     from the budget first; load its witness; a, b, c from the circuit's
- *     CSR matrices; push it into the hand-off.
+ *     from the budget first; the kind's synthesis makes its proof input
+ *     (a, b, c and the sums' scalars: from a witness through the zkey's
+ *     matrices, or from bellperson's assignment); push it into the
+ *     hand-off.
  *   the hand-off: one bounded FIFO (handoff_slots), the only place a
  *     synthesized partition is handed on.
- *   prover workers ("pl-prove-w-i"): the prover's start (the G2 MSM on its
- *     own thread; H and the G1 MSMs on the circuit's backend); a/b/c are
- *     freed inside start, and their share of the reservation is released
- *     right after; the pending state goes to the finisher.
- *   the finisher ("pl-finish"): the prover's finish, verification if asked,
- *     delivery, witness freed, the rest of the reservation released.
+ *   prover workers ("pl-prove-w-i"): the skeleton's start (the G2 sum on
+ *     its own thread; H and the G1 sums on the circuit's backend); a/b/c
+ *     are freed inside start, and their share of the reservation is
+ *     released right after (abc_freed); the pending state goes to the
+ *     finisher.
+ *   the finisher ("pl-finish"): the skeleton's finish, verification if
+ *     asked, delivery, the rest freed and the rest of the reservation
+ *     released.
  *   the sampler ("pl-rss"): a ledger sample (RSS, classes) every sample_ms.
  *
  * The engine calls the prover (src/groth16/) only; the backend it was
@@ -47,11 +53,10 @@
 #include "engine/budget.h"
 #include "engine/engine.h"
 #include "engine/sched.h"
+#include "engine/kinds.h"
 #include "field/field.h"
 #include "formats/formats.h"
 #include "groth16/prover.h"
-#include "groth16/vkey.h"
-#include "groth16/c2.h"
 #include "ledger/ledger.h"
 #include "ledger/report.h"
 #include "util/alloc.h"
@@ -77,72 +82,6 @@
 /* ledger tracks: 0 the caller, then synthesis workers, prover workers, the
  * finisher */
 #define TRACK_CALLER 0u
-
-typedef struct job job;
-
-struct pl_circuit {
-    pl_engine *engine;
-    char *zkey_path;
-    pl_zkey *zkey;
-    pl_r1cs *r1cs;
-    const pl__backend_ops *backend; /* its prover's */
-    pl_prover *prover;
-    pl_vkey *vkey;
-    /* a C2 circuit (pl_engine_open_c2_circuit): the caller's SRS, which
-     * outlives it, in place of the zkey, prover and verification key */
-    const pl_c2_srs *srs;
-    pl__c2_device *c2_device; /* its G1 bases on the backend's device */
-    pl__prove_plan plan;
-    uint64_t resident_reserved;
-    /* under engine->lock: */
-    int refs;
-    bool wants_r1cs;         /* opened with an r1cs (for witness checks) */
-    bool opening;            /* being built by the thread that published it */
-    pl_status open_status;   /* its outcome, for opens that waited on it */
-    pl_error open_error;
-    pl_circuit *next;
-};
-
-typedef struct partition {
-    job *job;
-    size_t index;
-    uint64_t reserved;  /* bytes of the budget this partition still holds */
-    pl__sched_reservation res; /* what it reserved, and the abc share */
-    uint64_t witness_reserved; /* a witness file's share: its size then */
-    pl_wtns *wtns;
-    blst_fr *abc;
-    pl_pending *pending;
-    pl__c2_pending *c2_pending;
-    /* a C2 partition's: its assignment when synthesized here (and whether
-     * it was, so release is owed), its blinding */
-    pl_c2_assignment c2_as;
-    bool c2_synthesized;
-    pl_scalar c2_r, c2_s;
-    pl_stage stage;
-    struct partition *next;
-} partition;
-
-struct job {
-    uint64_t id;
-    pl_job_spec spec;
-    char **paths;          /* our copies of spec.witness_paths */
-    pl_circuit *circuit;
-    pl_c2_job_spec c2;     /* a C2 job's: c2.circuit set */
-    /* what each partition reserves: its circuit's plan, plus for a C2 job
-     * that synthesizes its assignments, their bytes */
-    pl__prove_plan plan;
-    size_t next_to_admit;  /* under engine->lock */
-    atomic_bool stopped;   /* failed or cancelled: drop what is in flight */
-    pl_status status;      /* first failure; under engine->lock */
-    pl_error error;
-    size_t proved, verified, failed, skipped;
-    /* partitions counted above whose last event is not yet recorded: the
-     * job is not done before they are, so that a waiter finds every event
-     * of the job in the ledger */
-    unsigned retiring;
-    bool done;
-    job *next;
-};
 
 typedef struct {
     partition *head, *tail;
@@ -270,18 +209,18 @@ static void emit_ids(pl_engine *e, pl_event event, uint64_t job_id,
 }
 
 /* The bytes a partition's buffers hold now, as far as the engine sees
- * them: its witness when this engine allocated it, a/b/c until start takes
- * them, the pending state after start.  Its reservation never falls below
- * them (the buffers inside start and finish, planned too, come and go
- * within those calls). */
+ * them: what its kind says of its extra bytes (a witness file read into
+ * memory), a/b/c until start takes them, the pending state after start.
+ * Its reservation never falls below them (the buffers inside start and
+ * finish, planned too, come and go within those calls). */
 #ifndef NDEBUG
 static uint64_t partition_live_bytes(const partition *p)
 {
     const pl__prove_plan *plan = &p->job->plan;
-    uint64_t live = p->wtns && p->wtns->heap ? p->wtns->map.size : 0;
-    if (p->abc)
+    uint64_t live = p->extra_live;
+    if (p->input && p->input->abc)
         live += plan->bytes[PL_BUF_ABC];
-    if (p->pending || p->c2_pending)
+    if (p->pending)
         live += plan->bytes[PL_BUF_PENDING];
     return live;
 }
@@ -297,7 +236,7 @@ static void emit(pl_engine *e, pl_event event, const partition *p)
 /* Until the next call, the stages the prover reports on this thread (and
  * on the G2 thread it starts meanwhile) are spans of partition p in the
  * ledger's timeline; NULL: of none. */
-static void stage_spans_of(pl_engine *e, const partition *p)
+void pl__engine_stage_spans_of(pl_engine *e, const partition *p)
 {
     pl__stage_sink sink;
     memset(&sink, 0, sizeof(sink));
@@ -361,7 +300,7 @@ static void check_done_locked(pl_engine *e, job *j)
 {
     assert(engine_lock_held(e));
     if (!j->done && j->retiring == 0 &&
-        j->proved + j->failed + j->skipped == j->spec.n_partitions) {
+        j->proved + j->failed + j->skipped == j->n_partitions) {
         j->done = true;
         pthread_cond_broadcast(&e->job_done);
     }
@@ -380,10 +319,10 @@ static void stop_job_locked(pl_engine *e, job *j, pl_status st,
             j->error = *err;
         j->error.code = st;
     }
-    size_t unadmitted = j->spec.n_partitions - j->next_to_admit;
+    size_t unadmitted = j->n_partitions - j->next_to_admit;
     j->skipped += unadmitted;
     e->skipped += unadmitted;
-    j->next_to_admit = j->spec.n_partitions;
+    j->next_to_admit = j->n_partitions;
     check_done_locked(e, j);
     pthread_cond_broadcast(&e->work_changed);
     pl__budget_wake(&e->budget);
@@ -399,17 +338,8 @@ static void retire(pl_engine *e, partition *p, enum outcome outcome,
     job *j = p->job;
     pl__pending_abort(p->pending); /* the proof is not wanted */
     p->pending = NULL;
-    pl__c2_pending_abort(p->c2_pending);
-    p->c2_pending = NULL;
-    if (p->c2_synthesized && j->c2.release) /* the assignment's owner */
-        j->c2.release(j->c2.synthesize_user, p->index);
-    p->c2_synthesized = false;
-    memset(&p->c2_r, 0, sizeof(p->c2_r)); /* the blinding */
-    memset(&p->c2_s, 0, sizeof(p->c2_s));
-    pl__free(p->abc);
-    p->abc = NULL;
-    pl_wtns_close(p->wtns);
-    p->wtns = NULL;
+    j->circuit->kind->release(p); /* its input, witness or assignment */
+    p->input = NULL;
     /* after every free above: everything it still holds */
     release(e, p, pl__sched_release_after(&p->res,
                                           outcome == OUTCOME_PROVED
@@ -476,9 +406,9 @@ static job *pick_next_locked(pl_engine *e, size_t *index)
     pl__sched_key best_key = {0, 0, 0};
     for (job *j = e->jobs; j; j = j->next) {
         if (j->done || atomic_load(&j->stopped) ||
-            j->next_to_admit >= j->spec.n_partitions)
+            j->next_to_admit >= j->n_partitions)
             continue;
-        pl__sched_key key = {j->spec.priority, j->id, j->next_to_admit};
+        pl__sched_key key = {j->priority, j->id, j->next_to_admit};
         if (!best || pl__sched_before(&key, &best_key)) {
             best = j;
             best_key = key;
@@ -486,7 +416,7 @@ static job *pick_next_locked(pl_engine *e, size_t *index)
     }
     if (best) {
         *index = best->next_to_admit++;
-        e->admitting_priority = best->spec.priority;
+        e->admitting_priority = best->priority;
         atomic_store(&e->admission_yield, false);
     }
     return best;
@@ -526,8 +456,8 @@ static void unpick_locked(pl_engine *e, job *j, size_t index)
 
 /* PL_EBUDGET for a partition that can never be admitted, with the three
  * numbers and the smallest budget that would do. */
-static pl_status never_fits(pl_engine *e, uint64_t job_id, size_t index,
-                            uint64_t bytes, pl_error *err)
+pl_status pl__engine_never_fits(pl_engine *e, uint64_t job_id, size_t index,
+                                uint64_t bytes, pl_error *err)
 {
     uint64_t resident = atomic_load(&e->resident_total);
     char b1[24], b2[24], b3[24], b4[24], which[64] = "";
@@ -546,25 +476,6 @@ static pl_status never_fits(pl_engine *e, uint64_t job_id, size_t index,
         pl_format_bytes(b4, sizeof(b4),
                         pl__sched_smallest_budget(resident, bytes)),
         (unsigned long long)pl__sched_smallest_budget(resident, bytes));
-}
-
-/* The bytes partition `index`'s witness takes: a generated one the
- * circuit's nVars scalars (an accounted buffer), a file its size now (it is
- * read whole), an in-memory one nothing (the caller's). */
-static pl_status witness_bytes(const pl_job_spec *spec, size_t index,
-                               uint64_t *out, pl_error *err)
-{
-    struct stat sb;
-    *out = 0;
-    if (spec->generate)
-        *out = (uint64_t)spec->circuit->zkey->n_vars * PL__FR_BYTES;
-    else if (spec->witness_paths) {
-        if (stat(spec->witness_paths[index], &sb) != 0)
-            return pl__error_errno(err, PL_EIO, errno, "%s: cannot stat",
-                                   spec->witness_paths[index]);
-        *out = (uint64_t)sb.st_size;
-    }
-    return PL_OK;
 }
 
 /* Admits one partition: returns it with its bytes reserved, or NULL when
@@ -599,7 +510,7 @@ static partition *admit_next(pl_engine *e)
         p->stage = PL_STAGE_COUNT;
         const pl__prove_plan *plan = &j->plan;
         uint64_t wb;
-        pl_status st = witness_bytes(&j->spec, index, &wb, &err);
+        pl_status st = j->circuit->kind->extra_bytes(j, index, &wb, &err);
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
             p = NULL;
@@ -608,7 +519,7 @@ static partition *admit_next(pl_engine *e)
         pl__sched_reservation r;
         pl__sched_reservation_for(&r, plan, wb);
         p->res = r;
-        p->witness_reserved = j->paths ? wb : 0;
+        p->extra_reserved = wb;
         uint64_t want = r.total;
         give_up_ctx ctx = {e, j, want};
         if (!pl__budget_reserve(&e->budget, want, admission_give_up, &ctx)) {
@@ -629,7 +540,7 @@ static partition *admit_next(pl_engine *e)
             if (atomic_load(&e->stopping) || atomic_load(&j->stopped)) {
                 retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
             } else {
-                never_fits(e, j->id, index, want, &err);
+                pl__engine_never_fits(e, j->id, index, want, &err);
                 retire(e, p, OUTCOME_FAILED, PL_EBUDGET, &err);
             }
             p = NULL;
@@ -647,83 +558,6 @@ static partition *admit_next(pl_engine *e)
     return p;
 }
 
-/* A C2 partition's assignment (given, or made now by the job's
- * synthesize) and its blinding, checked against the SRS. */
-static pl_status synthesize_c2(pl_engine *e, partition *p, pl_error *err)
-{
-    job *j = p->job;
-    const pl_c2_job_spec *c2 = &j->c2;
-    pl_status st;
-    if (c2->r) {
-        p->c2_r = c2->r[p->index];
-        p->c2_s = c2->s[p->index];
-    } else if ((st = pl__fr_random_scalar((blst_scalar *)&p->c2_r, err)) ||
-               (st = pl__fr_random_scalar((blst_scalar *)&p->c2_s, err))) {
-        return st;
-    }
-    if (!c2->synthesize) { /* bellperson synthesized it: checked at submit */
-        p->c2_as = c2->assignments[p->index];
-        return PL_OK;
-    }
-    pl__stage_timer timer;
-    stage_spans_of(e, p);
-    pl__stage_timer_start(&timer, e->cfg.on_stage, e->cfg.on_stage_user);
-    st = c2->synthesize(c2->synthesize_user, p->index, &p->c2_as, err);
-    if (st == PL_OK) {
-        p->c2_synthesized = true;
-        pl__stage_lap(&timer, "synthesize");
-        st = pl__c2_check_one(j->circuit->srs, p->index, &p->c2_as,
-                              &p->c2_r, &p->c2_s, err);
-    }
-    stage_spans_of(e, NULL);
-    return st;
-}
-
-static pl_status synthesize(pl_engine *e, partition *p, pl_error *err)
-{
-    job *j = p->job;
-    pl_circuit *c = j->circuit;
-    pl_status st;
-    if (j->c2.circuit)
-        return synthesize_c2(e, p, err);
-    char name[64];
-    snprintf(name, sizeof(name), "witness %zu of job %llu", p->index,
-             (unsigned long long)j->id);
-    if (j->paths) {
-        st = pl__wtns_load(&p->wtns, j->paths[p->index], p->witness_reserved,
-                           err);
-    } else if (j->spec.generate) {
-        size_t n = c->zkey->n_vars;
-        pl_scalar *values = pl__alloc(PL_BUF_WITNESS, (uint64_t)n * PL__FR_BYTES,
-                                      err);
-        if (!values)
-            return PL_ENOMEM;
-        st = j->spec.generate(j->spec.generate_user, p->index, values, n, err);
-        if (st == PL_OK)
-            st = pl__wtns_adopt(&p->wtns, values, n, name, err);
-        if (st != PL_OK) {
-            pl__free(values);
-            return st;
-        }
-    } else {
-        st = pl__wtns_wrap(&p->wtns, j->spec.witnesses[p->index],
-                           c->zkey->n_vars, name, err);
-    }
-    if (st != PL_OK)
-        return st;
-    if (j->spec.check_witness &&
-        (st = pl_witness_check(c->r1cs, p->wtns, err)) != PL_OK)
-        return st;
-    pl__stage_timer timer;
-    stage_spans_of(e, p);
-    pl__stage_timer_start(&timer, e->cfg.on_stage, e->cfg.on_stage_user);
-    st = pl__prover_synthesize(c->prover, &p->abc, p->wtns, NULL, err);
-    if (st == PL_OK)
-        pl__stage_lap(&timer, "synthesize");
-    stage_spans_of(e, NULL);
-    return st;
-}
-
 static void *synth_main(void *arg)
 {
     pl_engine *e = enter_thread(arg);
@@ -734,7 +568,7 @@ static void *synth_main(void *arg)
         pl_error err = {0};
         pl_status st = atomic_load(&p->job->stopped)
                            ? PL_ECANCELLED
-                           : synthesize(e, p, &err);
+                           : p->job->circuit->kind->synthesize(e, p, &err);
         if (st != PL_OK) {
             retire(e, p, atomic_load(&p->job->stopped) ? OUTCOME_SKIPPED
                                                        : OUTCOME_FAILED,
@@ -776,52 +610,32 @@ static void *synth_main(void *arg)
 typedef struct {
     pl_engine *engine;
     partition *partition;
-} abc_read_ctx;
+} abc_freed_ctx;
 
-/* A C2 proof has read the caller's a, b, c and freed its coset copies:
- * the caller may free theirs (abc_done), and the a/b/c share of the
- * reservation goes back now, as the event says, while the sums run. */
-static void c2_abc_read(void *arg)
+/* The skeleton freed a/b/c: their share of the reservation goes back now,
+ * as the event says, while the sums run. */
+static void abc_freed(void *arg)
 {
-    abc_read_ctx *ctx = arg;
+    abc_freed_ctx *ctx = arg;
     pl_engine *e = ctx->engine;
     partition *p = ctx->partition;
-    const pl_c2_job_spec *c2 = &p->job->c2;
-    if (c2->abc_done)
-        c2->abc_done(c2->synthesize_user, p->index);
     release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
                                           p->reserved));
     emit(e, PL_EV_ABC_FREED, p);
 }
 
-/* Starts partition p's proof: its a/b/c consumed and their share of the
- * reservation released (abc_freed), the G2 sum on its way beside, the G1
- * sums done; p->pending (or p->c2_pending) holds the rest for the
- * finisher.  On failure the partition still holds what it reserved. */
+/* Starts partition p's proof on its circuit's skeleton: its a/b/c
+ * consumed and their share of the reservation released (abc_freed), the
+ * G2 sum on its way beside, the G1 sums done; p->pending holds the rest
+ * for the finisher.  On failure the partition still holds what it
+ * reserved but a/b/c's share. */
 static pl_status start_proof(pl_engine *e, partition *p, pl_error *err)
 {
-    job *j = p->job;
-    pl_status st;
-    stage_spans_of(e, p);
-    if (j->c2.circuit) {
-        abc_read_ctx ctx = {e, p};
-        st = pl__c2_prove_start(j->circuit->srs, j->circuit->c2_device,
-                                &p->c2_pending, &p->c2_as,
-                                &p->c2_r, &p->c2_s, j->c2.montgomery,
-                                c2_abc_read, &ctx, err);
-        stage_spans_of(e, NULL);
-        return st;
-    }
-    blst_fr *abc = p->abc;
-    p->abc = NULL; /* start consumes it */
-    st = pl__prove_start_abc(j->circuit->prover, &p->pending, abc, p->wtns,
-                             err);
-    stage_spans_of(e, NULL);
-    /* a/b/c are freed by now */
-    release(e, p, pl__sched_release_after(&p->res, PL_EV_ABC_FREED,
-                                          p->reserved));
-    if (st == PL_OK)
-        emit(e, PL_EV_ABC_FREED, p);
+    abc_freed_ctx ctx = {e, p};
+    pl__engine_stage_spans_of(e, p);
+    pl_status st = pl__groth16_start(p->job->circuit->skeleton, &p->pending,
+                                     p->input, abc_freed, &ctx, err);
+    pl__engine_stage_spans_of(e, NULL);
     return st;
 }
 
@@ -870,56 +684,20 @@ static void *prover_main(void *arg)
 
 /* ---- the finisher ------------------------------------------------------ */
 
-/* A C2 proof is out: to the job's on_proof with its public inputs, in
- * standard form (converted when the assignment's are Montgomery). */
-static void finish_c2(pl_engine *e, partition *p, const pl_proof *proof)
-{
-    const pl_c2_job_spec *c2 = &p->job->c2;
-    const pl_c2_assignment *as = &p->c2_as;
-    const size_t n_public = as->inp_assignment_size - 1;
-    if (c2->on_proof) {
-        pl_scalar *converted = NULL;
-        const pl_scalar *publics = as->inp_assignment + 1;
-        if (c2->montgomery && n_public) {
-            if (!(converted = malloc(n_public * sizeof(pl_scalar)))) {
-                pl_error err;
-                pl__error_set(&err, PL_ENOMEM, "engine: out of memory");
-                retire(e, p, OUTCOME_FAILED, PL_ENOMEM, &err);
-                return;
-            }
-            for (size_t i = 0; i < n_public; i++) {
-                blst_fr f;
-                memcpy(&f, publics[i].b, sizeof(f));
-                pl__fr_to_le(converted[i].b, &f);
-            }
-            publics = converted;
-        }
-        c2->on_proof(c2->on_proof_user, p->job->id, p->index, proof,
-                     publics, n_public);
-        free(converted);
-    }
-    emit(e, PL_EV_FINALIZE_DONE, p);
-    retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
-}
-
+/* The skeleton's finish, the proof verified when the job asks (an invalid
+ * proof is never delivered: the kind says whom to blame), delivered with
+ * its public inputs. */
 static void finish_one(pl_engine *e, partition *p)
 {
     job *j = p->job;
     pl_circuit *c = j->circuit;
     pl_error err = {0};
     pl_proof proof;
-    pl_status st;
-    stage_spans_of(e, p);
-    if (j->c2.circuit) {
-        pl__c2_pending *pending = p->c2_pending;
-        p->c2_pending = NULL; /* finish consumes it */
-        st = pl__c2_prove_finish(pending, &proof, &err);
-    } else {
-        pl_pending *pending = p->pending;
-        p->pending = NULL;
-        st = pl_prove_finish(pending, &proof, &err);
-    }
-    stage_spans_of(e, NULL);
+    pl_pending *pending = p->pending;
+    p->pending = NULL; /* finish consumes it */
+    pl__engine_stage_spans_of(e, p);
+    pl_status st = pl_prove_finish(pending, &proof, &err);
+    pl__engine_stage_spans_of(e, NULL);
     if (st != PL_OK) {
         retire(e, p, OUTCOME_FAILED, st, &err);
         return;
@@ -929,38 +707,10 @@ static void finish_one(pl_engine *e, partition *p)
         retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
         return;
     }
-    if (j->c2.circuit) {
-        finish_c2(e, p, &proof);
-        return;
-    }
-    const pl_scalar *publics = pl_wtns_values(p->wtns) + 1;
-    size_t n_public = c->zkey->n_public;
-    if (j->spec.verify) {
-        /* an invalid proof is never delivered: the witness does not
-         * satisfy the circuit, or the key is damaged */
-        st = pl_verify(c->vkey, &proof, publics, n_public, &err);
-        if (st == PL_EINVALID && c->zkey->heap &&
-            !pl__file_still_holds(c->zkey_path, &c->zkey->map)) {
-            /* not the witness: the key was read while it was being
-             * rewritten (a mix of two keys), or changed since */
-            st = pl__error_set(&err, PL_EIO, "%s: the key changed on disk "
-                               "after it was read: the proof of partition "
-                               "%zu of job %llu, made with the bytes read, "
-                               "does not verify and is not written; run "
-                               "again once the file is complete",
-                               c->zkey_path, p->index,
-                               (unsigned long long)j->id);
-        } else if (st == PL_EINVALID) {
-            pl__error_set(&err, PL_EINVALID,
-                          "%s%sthe proof does not verify with the key's "
-                          "verification key (partition %zu of job %llu): "
-                          "the witness does not satisfy the circuit "
-                          "(--check-witness names the constraint) or the "
-                          "key is damaged (--check-params)",
-                          j->paths ? j->paths[p->index] : "",
-                          j->paths ? ": " : "", p->index,
-                          (unsigned long long)j->id);
-        }
+    if (j->verify) {
+        st = pl_verify(c->vkey, &proof, p->publics, p->n_public, &err);
+        if (st == PL_EINVALID)
+            c->kind->blame(p, &st, &err);
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
             return;
@@ -970,9 +720,9 @@ static void finish_one(pl_engine *e, partition *p)
         e->verified++;
         engine_unlock(e);
     }
-    if (j->spec.on_proof)
-        j->spec.on_proof(j->spec.on_proof_user, j->id, p->index, &proof,
-                         publics, n_public);
+    if (j->on_proof)
+        j->on_proof(j->on_proof_user, j->id, p->index, &proof, p->publics,
+                    p->n_public);
     emit(e, PL_EV_FINALIZE_DONE, p);
     retire(e, p, OUTCOME_PROVED, PL_OK, NULL);
 }
@@ -1162,26 +912,22 @@ pl_status pl_engine_create(pl_engine **out, const pl_engine_config *cfg,
     return pl__engine_create_with_backend(out, cfg, backend, fallback, err);
 }
 
+/* What the kind built (after every free: its resident bytes back). */
 static void circuit_free(pl_engine *e, pl_circuit *c)
 {
-    /* a C2 circuit's SRS is its caller's; its device state ours */
-    pl__c2_device_close(c->c2_device);
-    pl_vkey_destroy(c->vkey);
-    pl_prover_destroy(c->prover);
-    pl_r1cs_close(c->r1cs);
-    pl_zkey_close(c->zkey);
+    c->kind->close(c);
     if (c->resident_reserved) {
         atomic_fetch_sub(&e->resident_total, c->resident_reserved);
         pl__budget_release(&e->budget, c->resident_reserved);
     }
-    free(c->zkey_path);
+    free(c->name);
     free(c);
 }
 
-static void job_free(job *j)
+void pl__engine_job_free(job *j)
 {
     if (j->paths)
-        for (size_t i = 0; i < j->spec.n_partitions; i++)
+        for (size_t i = 0; i < j->n_partitions; i++)
             free(j->paths[i]);
     free(j->paths);
     free(j);
@@ -1219,7 +965,7 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
     while (e->jobs) {
         job *j = e->jobs;
         e->jobs = j->next;
-        job_free(j);
+        pl__engine_job_free(j);
     }
     while (e->circuits) {
         pl_circuit *c = e->circuits;
@@ -1274,11 +1020,10 @@ static const pl__backend_ops *choose_backend(pl_engine *e)
     return e->fallback;
 }
 
-/* Opens what a circuit holds: the zkey (and r1cs), its resident bytes
- * reserved first, the prover, the verification key.  No lock held. */
 /* Reserves bytes a circuit keeps resident (before they are allocated). */
-static pl_status reserve_resident(pl_engine *e, pl_circuit *c, uint64_t bytes,
-                                  const char *what, pl_error *err)
+pl_status pl__engine_reserve_resident(pl_engine *e, pl_circuit *c,
+                                      uint64_t bytes, const char *what,
+                                      pl_error *err)
 {
     if (!pl__budget_try_reserve(&e->budget, bytes)) {
         uint64_t reserved;
@@ -1286,7 +1031,7 @@ static pl_status reserve_resident(pl_engine *e, pl_circuit *c, uint64_t bytes,
         pl__budget_read(&e->budget, &reserved, NULL);
         return pl__error_set(err, PL_EBUDGET,
                              "%s: the circuit's %s needs %s but only %s of the "
-                             "budget's %s are free", c->zkey_path, what,
+                             "budget's %s are free", c->name, what,
                              pl_format_bytes(b1, sizeof(b1), bytes),
                              pl_format_bytes(b2, sizeof(b2),
                                              e->budget.limit - reserved),
@@ -1298,43 +1043,68 @@ static pl_status reserve_resident(pl_engine *e, pl_circuit *c, uint64_t bytes,
     return PL_OK;
 }
 
-/* Opens what a circuit holds, each part's resident bytes reserved before
- * it is allocated: the key, read whole into memory (class params: in the
- * budget and the ledger, and immune to later changes of the file), the
- * r1cs when witnesses are checked, the prover (its matrices and its
- * backend's tables), the verification key.  No lock held. */
-static pl_status circuit_build(pl_engine *e, pl_circuit *c,
-                               const char *r1cs_path, pl_error *err)
+/* Gives back bytes reserve_resident took, once what they stood for is
+ * freed. */
+static void release_resident(pl_engine *e, pl_circuit *c, uint64_t bytes)
 {
-    pl_status st;
-    struct stat sb;
-    if (stat(c->zkey_path, &sb) != 0)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open",
-                               c->zkey_path);
-    uint64_t key_bytes = (uint64_t)sb.st_size;
-    if ((st = reserve_resident(e, c, key_bytes, "key", err)) ||
-        (st = pl__zkey_load(&c->zkey, c->zkey_path, key_bytes, err)))
-        return st;
-    if (r1cs_path && ((st = pl_r1cs_open(&c->r1cs, r1cs_path, err)) ||
-                      (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
-        return st;
-    c->backend = choose_backend(e);
-    pl__prover_plan(c->zkey, c->backend, e->cfg.threads, &c->plan);
-    if ((st = reserve_resident(e, c,
-                               c->plan.resident_bytes +
-                                   pl__vkey_bytes(c->zkey->n_public),
-                               "prover's tables", err)))
-        return st;
+    c->resident_reserved -= bytes;
+    atomic_fetch_sub(&e->resident_total, bytes);
+    pl__budget_release(&e->budget, bytes);
+}
+
+const pl_engine_config *pl__engine_config(const pl_engine *e)
+{
+    return &e->cfg;
+}
+
+bool pl__engine_can_fit(pl_engine *e, uint64_t bytes)
+{
+    return pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
+                             bytes);
+}
+
+pl_status pl__engine_open_prover(
+    pl_engine *e, pl_circuit *c,
+    void (*plan)(const pl_circuit *c, const pl__backend_ops *backend,
+                 unsigned threads, pl__prove_plan *out),
+    pl_status (*create)(pl_circuit *c, const pl__backend_ops *backend,
+                        const pl_prover_config *cfg, pl_error *err),
+    pl_error *err)
+{
     pl_prover_config pc;
     pl_prover_config_init(&pc);
     pc.threads = e->cfg.threads;
     pc.plain_msm = e->cfg.plain_msm;
     pc.on_stage = e->cfg.on_stage;
     pc.on_stage_user = e->cfg.on_stage_user;
-    if ((st = pl__prover_create_with_backend(&c->prover, c->zkey, c->backend,
-                                             &pc, err)))
-        return st;
-    return pl_vkey_from_zkey(&c->vkey, c->zkey, err);
+    const pl__backend_ops *backend = choose_backend(e);
+    for (;;) {
+        pl_error why = {0};
+        plan(c, backend, e->cfg.threads, &c->plan);
+        pl_status st = pl__engine_reserve_resident(
+            e, c, c->plan.resident_bytes, "prover's tables", err);
+        if (st != PL_OK)
+            return st;
+        st = create(c, backend, &pc, &why);
+        if (st == PL_OK) {
+            c->backend = backend;
+            return PL_OK;
+        }
+        release_resident(e, c, c->plan.resident_bytes);
+        /* a device that cannot take the key (its memory, a fault) leaves
+         * an engine with a fallback on it */
+        if (!e->fallback || backend == e->fallback || st == PL_EBUDGET) {
+            if (err)
+                *err = why;
+            return st;
+        }
+        if (e->cfg.log_level >= PL_LOG_INFO)
+            fprintf(e->cfg.log_stream ? e->cfg.log_stream : stderr,
+                    "engine: backend %s: %s: %s; this circuit opens on %s\n",
+                    pl__prover_backend_name(backend), c->name, why.msg,
+                    pl__prover_backend_name(e->fallback));
+        backend = e->fallback;
+    }
 }
 
 static void unlink_circuit_locked(pl_engine *e, pl_circuit *c)
@@ -1346,20 +1116,20 @@ static void unlink_circuit_locked(pl_engine *e, pl_circuit *c)
     *link = c->next;
 }
 
-/* Opening is published before it is done: a second open of the same
- * circuit finds it and waits for the first instead of building it again
- * (and reserving its resident bytes twice). */
+/* The one open protocol, for every kind.  Opening is published before it
+ * is done: a second open of the same circuit finds it and waits for the
+ * first instead of building it again (and reserving its resident bytes
+ * twice).  A circuit whose device faulted is left to its users: a new open
+ * builds afresh. */
 static pl_status open_circuit(pl_engine *e, pl_circuit **out,
-                              const char *zkey_path, const char *r1cs_path,
+                              const pl__kind_ops *kind, const void *args,
                               pl_error *err)
 {
     *out = NULL;
     engine_lock(e);
     for (pl_circuit *c = e->circuits; c; c = c->next) {
-        if (c->srs || strcmp(c->zkey_path, zkey_path) != 0 ||
-            (r1cs_path && !c->wants_r1cs))
+        if (c->kind != kind || !kind->matches(c, args))
             continue;
-        /* one whose device faulted is left to its users: open afresh */
         if (!c->opening && c->open_status == PL_OK &&
             pl__prover_backend_faulted(c->backend, NULL, 0))
             continue;
@@ -1382,21 +1152,20 @@ static pl_status open_circuit(pl_engine *e, pl_circuit **out,
         return st;
     }
     pl_circuit *c = calloc(1, sizeof(*c));
-    if (!c || !(c->zkey_path = strdup(zkey_path))) {
+    if (!c) {
         engine_unlock(e);
-        free(c);
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     }
     c->engine = e;
+    c->kind = kind;
     c->refs = 1;
     c->opening = true;
-    c->wants_r1cs = r1cs_path != NULL;
     c->next = e->circuits;
     e->circuits = c;
     engine_unlock(e);
 
     pl_error local = {0};
-    pl_status st = circuit_build(e, c, r1cs_path, &local);
+    pl_status st = kind->build(e, c, args, &local);
 
     engine_lock(e);
     c->opening = false;
@@ -1418,12 +1187,12 @@ static pl_status open_circuit(pl_engine *e, pl_circuit **out,
     return st;
 }
 
-pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
-                                 const char *zkey_path, const char *r1cs_path,
-                                 pl_error *err)
+pl_status pl__engine_open(pl_engine *e, pl_circuit **out,
+                          const pl__kind_ops *kind, const void *args,
+                          pl_error *err)
 {
     pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
-    pl_status st = open_circuit(e, out, zkey_path, r1cs_path, err);
+    pl_status st = open_circuit(e, out, kind, args, err);
     pl__alloc_scope_enter(outer);
     return st;
 }
@@ -1464,101 +1233,18 @@ void pl_circuit_plan(const pl_circuit *c, uint64_t witness_file_bytes,
 
 size_t pl_circuit_n_public(const pl_circuit *c)
 {
-    return c->srs ? pl__c2_srs_n_public(c->srs) : c->zkey->n_public;
-}
-
-static pl_circuit *find_c2_circuit_locked(pl_engine *e, const pl_c2_srs *srs)
-{
-    assert(engine_lock_held(e));
-    for (pl_circuit *c = e->circuits; c; c = c->next)
-        if (c->srs == srs)
-            return c;
-    return NULL;
-}
-
-/* Nothing to build: the SRS is open.  Its bytes are reserved outside the
- * lock (the budget's waits take the engine's lock); a second open that
- * raced this one keeps the first circuit and gives its bytes back. */
-pl_status pl_engine_open_c2_circuit(pl_engine *e, pl_circuit **out,
-                                    const pl_c2_srs *srs, pl_error *err)
-{
-    *out = NULL;
-    engine_lock(e);
-    pl_circuit *c = find_c2_circuit_locked(e, srs);
-    if (c)
-        c->refs++;
-    engine_unlock(e);
-    if (c) {
-        *out = c;
-        return PL_OK;
-    }
-    if (!(c = calloc(1, sizeof(*c))) ||
-        !(c->zkey_path = strdup("the C2 parameters"))) {
-        free(c);
-        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-    }
-    c->engine = e;
-    c->srs = srs;
-    pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
-    /* the backend's device takes the SRS's G1 bases; one that cannot (its
-     * memory, a fault) leaves an engine with a fallback on the CPU */
-    c->backend = choose_backend(e);
-    pl_error dev_err = {0};
-    pl_status st = pl__c2_srs_open_device(srs, c->backend, &c->c2_device,
-                                          &dev_err);
-    if (st != PL_OK && e->fallback) {
-        if (e->cfg.log_level >= PL_LOG_INFO)
-            fprintf(e->cfg.log_stream ? e->cfg.log_stream : stderr,
-                    "engine: backend %s: the C2 parameters stay on the "
-                    "CPU: %s\n", pl__prover_backend_name(c->backend),
-                    dev_err.msg);
-        c->backend = e->fallback;
-        st = PL_OK;
-    } else if (st != PL_OK) {
-        if (err)
-            *err = dev_err;
-    }
-    if (st == PL_OK) {
-        if (!c->c2_device)
-            c->backend = &pl__backend_cpu;
-        pl__c2_plan(srs, c->c2_device != NULL, &c->plan);
-        st = reserve_resident(e, c, c->plan.resident_bytes, "SRS", err);
-    }
-    if (st != PL_OK) {
-        circuit_free(e, c);
-        pl__alloc_scope_enter(outer);
-        return st;
-    }
-    engine_lock(e);
-    pl_circuit *raced = find_c2_circuit_locked(e, srs);
-    if (raced) {
-        raced->refs++;
-    } else {
-        c->refs = 1;
-        c->next = e->circuits;
-        e->circuits = c;
-    }
-    engine_unlock(e);
-    if (raced) {
-        circuit_free(e, c);
-        c = raced;
-    }
-    pl__alloc_scope_enter(outer);
-    *out = c;
-    return PL_OK;
+    return pl__groth16_prover_key(c->skeleton)->n_public;
 }
 
 /* ---- jobs -------------------------------------------------------------- */
 
-/* Queues job j (its spec filled, its circuit's reference not yet taken)
- * and wakes admission; frees j when the engine is shutting down. */
-static pl_status enqueue(pl_engine *e, job *j, uint64_t *job_id,
-                         pl_error *err)
+pl_status pl__engine_enqueue(pl_engine *e, job *j, uint64_t *job_id,
+                             pl_error *err)
 {
     engine_lock(e);
     if (atomic_load(&e->stopping)) {
         engine_unlock(e);
-        job_free(j);
+        pl__engine_job_free(j);
         return pl__error_set(err, PL_ECANCELLED, "engine: shutting down");
     }
     j->circuit->refs++;
@@ -1568,7 +1254,7 @@ static pl_status enqueue(pl_engine *e, job *j, uint64_t *job_id,
         link = &(*link)->next;
     *link = j;
     *job_id = j->id;
-    bool yield = pl__sched_preempts(e->admitting_priority, j->spec.priority);
+    bool yield = pl__sched_preempts(e->admitting_priority, j->priority);
     if (yield)
         atomic_store(&e->admission_yield, true);
     pthread_cond_broadcast(&e->work_changed);
@@ -1576,104 +1262,6 @@ static pl_status enqueue(pl_engine *e, job *j, uint64_t *job_id,
     if (yield)
         pl__budget_wake(&e->budget);
     return PL_OK;
-}
-
-pl_status pl_engine_submit_c2(pl_engine *e, uint64_t *job_id,
-                              const pl_c2_job_spec *spec, pl_error *err)
-{
-    *job_id = 0;
-    pl_status st;
-    if (!spec->circuit || !spec->circuit->srs || spec->n_partitions == 0 ||
-        !spec->assignments == !spec->synthesize || !spec->r != !spec->s)
-        return pl__error_set(err, PL_EUSAGE, "engine: a C2 job needs a "
-                             "circuit of C2 parameters, its assignments "
-                             "(given or synthesized: exactly one), and r "
-                             "and s both or neither");
-    if (spec->assignments && spec->r &&
-        (st = pl__c2_check(spec->circuit->srs, spec->assignments,
-                           spec->n_partitions, spec->r, spec->s, err)))
-        return st;
-    if (spec->assignments && !spec->r)
-        for (size_t i = 0; i < spec->n_partitions; i++)
-            if ((st = pl__c2_check_one(spec->circuit->srs, i,
-                                       &spec->assignments[i],
-                                       &(pl_scalar){{0}}, &(pl_scalar){{0}},
-                                       err)))
-                return st;
-    pl__prove_plan plan = spec->circuit->plan;
-    if (spec->synthesize) {
-        plan.bytes[PL_BUF_ABC] += spec->abc_bytes;
-        plan.bytes[PL_BUF_WITNESS] += spec->other_bytes;
-    }
-    pl__sched_reservation r;
-    pl__sched_reservation_for(&r, &plan, 0);
-    if (!pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
-                           r.total))
-        return never_fits(e, 0, 0, r.total, err);
-    job *j = calloc(1, sizeof(*j));
-    if (!j)
-        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-    j->spec.circuit = spec->circuit;
-    j->spec.n_partitions = spec->n_partitions;
-    j->spec.priority = spec->priority;
-    j->circuit = spec->circuit;
-    j->c2 = *spec;
-    j->plan = plan;
-    return enqueue(e, j, job_id, err);
-}
-
-pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
-                           const pl_job_spec *spec, pl_error *err)
-{
-    *job_id = 0;
-    int sources = !!spec->witness_paths + !!spec->witnesses + !!spec->generate;
-    if (!spec->circuit || spec->n_partitions == 0 || sources != 1)
-        return pl__error_set(err, PL_EUSAGE, "engine: a job needs a circuit "
-                             "and its witnesses: as files, in memory or "
-                             "generated (exactly one of them)");
-    if (spec->circuit->srs)
-        return pl__error_set(err, PL_EUSAGE, "engine: a circuit of C2 "
-                             "parameters proves bellperson's assignments: "
-                             "submit them with pl_engine_submit_c2");
-    if (spec->check_witness && !spec->circuit->r1cs)
-        return pl__error_set(err, PL_EUSAGE, "engine: checking witnesses "
-                             "needs the circuit opened with its .r1cs");
-    /* A partition that can never be admitted fails the job here, not in a
-     * wait: each one's reservation against the budget less what the open
-     * circuits hold (a witness file that cannot be read fails its
-     * partition at admission, as before). */
-    for (size_t i = 0; i < spec->n_partitions; i++) {
-        pl__sched_reservation r;
-        uint64_t wb;
-        if (witness_bytes(spec, i, &wb, NULL) != PL_OK)
-            continue;
-        pl__sched_reservation_for(&r, &spec->circuit->plan, wb);
-        if (!pl__sched_can_fit(e->budget.limit, atomic_load(&e->resident_total),
-                               r.total))
-            return never_fits(e, 0, i, r.total, err);
-        if (!spec->witness_paths)
-            break; /* the others are the same size */
-    }
-    job *j = calloc(1, sizeof(*j));
-    if (!j)
-        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-    j->spec = *spec;
-    j->circuit = spec->circuit;
-    j->plan = spec->circuit->plan;
-    if (spec->witness_paths) {
-        j->paths = calloc(spec->n_partitions, sizeof(char *));
-        for (size_t i = 0; j->paths && i < spec->n_partitions; i++)
-            if (!(j->paths[i] = strdup(spec->witness_paths[i]))) {
-                job_free(j);
-                return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-            }
-        if (!j->paths) {
-            job_free(j);
-            return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-        }
-        j->spec.witness_paths = (const char *const *)j->paths;
-    }
-    return enqueue(e, j, job_id, err);
 }
 
 static job *find_job_locked(pl_engine *e, uint64_t id)
@@ -1691,7 +1279,7 @@ static void fill_status(pl_job_status *out, const job *j)
     out->done = j->done;
     out->status = j->status;
     out->error = j->error;
-    out->n_partitions = j->spec.n_partitions;
+    out->n_partitions = j->n_partitions;
     out->proved = j->proved;
     out->verified = j->verified;
     out->failed = j->failed;
@@ -1731,7 +1319,7 @@ pl_status pl_engine_wait(pl_engine *e, uint64_t job_id, pl_job_status *out,
     pl__alloc_scope *outer = pl__alloc_scope_enter(e->scope);
     circuit_release(e, j->circuit);
     pl__alloc_scope_enter(outer);
-    job_free(j);
+    pl__engine_job_free(j);
     return PL_OK;
 }
 

@@ -547,23 +547,58 @@ void pl_bp_proofs_free(pl_proof *proofs)
     free(proofs);
 }
 
+/* count proofs in 192 bytes each, concatenated, in a malloc'd buffer. */
+static pl_status proofs_bytes(uint8_t **out, const char *path,
+                              const pl_proof *proofs, size_t count,
+                              pl_error *err)
+{
+    *out = NULL;
+    if (count && !proofs)
+        return pl__error_set(err, PL_EUSAGE, "%s: no proofs to write", path);
+    if (count > SIZE_MAX / PL_BP_PROOF_BYTES ||
+        !(*out = malloc(count ? count * PL_BP_PROOF_BYTES : 1)))
+        return pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; i < count; i++)
+        pl_proof_to_bp_bytes(*out + i * PL_BP_PROOF_BYTES, &proofs[i]);
+    return PL_OK;
+}
+
+static pl_status check_inputs(const char *path, const pl_scalar *inputs,
+                              size_t count, pl_error *err)
+{
+    if (count && !inputs)
+        return pl__error_set(err, PL_EUSAGE, "%s: no inputs to write", path);
+    for (size_t i = 0; i < count; i++)
+        if (!pl__scalar_is_canonical(inputs[i].b))
+            return pl__error_set(err, PL_EFORMAT, "%s: input %zu is not below "
+                                 "the scalar field modulus r", path, i);
+    return PL_OK;
+}
+
 pl_status pl_bp_proofs_write(const char *path, const pl_proof *proofs,
                              size_t count, pl_error *err)
 {
-    pl__output out;
-    uint8_t buf[PL_BP_PROOF_BYTES];
-    pl_status st = PL_OK;
-    memset(&out, 0, sizeof(out));
-    if ((st = pl__output_open(&out, path, err)))
-        goto fail;
-    for (size_t i = 0; i < count; i++) {
-        pl_proof_to_bp_bytes(buf, &proofs[i]);
-        if ((st = pl__output_write(&out, buf, sizeof(buf), err)))
-            goto fail;
-    }
-    st = pl__output_commit(&out, err);
-fail:
-    pl__output_abort(&out);
+    return pl_bp_proofs_write_with_inputs(path, proofs, count, NULL, NULL, 0,
+                                          err);
+}
+
+pl_status pl_bp_proofs_write_with_inputs(const char *proofs_path,
+                                         const pl_proof *proofs, size_t count,
+                                         const char *inputs_path,
+                                         const pl_scalar *inputs,
+                                         size_t n_inputs, pl_error *err)
+{
+    uint8_t *bytes = NULL;
+    pl_status st;
+    if ((inputs_path && (st = check_inputs(inputs_path, inputs, n_inputs,
+                                           err))) ||
+        (st = proofs_bytes(&bytes, proofs_path, proofs, count, err)))
+        goto done;
+    st = pl__file_write_pair(proofs_path, bytes, count * PL_BP_PROOF_BYTES,
+                             inputs_path, inputs, n_inputs * PL__FR_BYTES,
+                             err);
+done:
+    free(bytes);
     return st;
 }
 
@@ -628,21 +663,10 @@ fail:
 pl_status pl_bp_inputs_write(const char *path, const pl_scalar *inputs,
                              size_t count, pl_error *err)
 {
-    pl__output out;
-    pl_status st = PL_OK;
-    memset(&out, 0, sizeof(out));
-    for (size_t i = 0; i < count; i++)
-        if (!pl__scalar_is_canonical(inputs[i].b))
-            return pl__error_set(err, PL_EFORMAT, "%s: input %zu is not below "
-                                 "the scalar field modulus r", path, i);
-    if ((st = pl__output_open(&out, path, err)) ||
-        (count && (st = pl__output_write(&out, inputs, count * PL__FR_BYTES,
-                                         err))) ||
-        (st = pl__output_commit(&out, err)))
-        goto fail;
-fail:
-    pl__output_abort(&out);
-    return st;
+    pl_status st = check_inputs(path, inputs, count, err);
+    return st != PL_OK ? st : pl__file_write_atomic(path, inputs,
+                                                    count * PL__FR_BYTES,
+                                                    err);
 }
 
 /* ---- a zkey's key as a .vk ----------------------------------------------- */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The parsed, validated views of the snarkjs binary files.  Each holds the
- * file's read-only memory map; the pointers below point into it (sections
+ * file's bytes: a read-only memory map (a zkey opened for its header), or
+ * an accounted copy read whole (every witness and r1cs, and the engine's
+ * zkeys: what a proof is made from never changes under it); the pointers
+ * below point into them (sections
  * may start at any byte offset, so they are byte pointers: read fields with
  * memcpy, pass point arrays to blst, which tolerates unaligned limbs on the
  * platforms we build for).
@@ -56,7 +59,7 @@ static inline uint32_t pl__zkey_n_private(const pl_zkey *zk)
 
 struct pl_wtns {
     char *path;
-    pl__mapped map; /* the file's bytes: mapped, or (heap) an accounted copy */
+    pl__mapped map; /* the file's bytes: (heap) an accounted copy */
     bool heap;
     bool borrowed;  /* values or map are the caller's memory (pl__wtns_wrap,
                        pl__wtns_parse) */
@@ -68,6 +71,7 @@ struct pl_r1cs {
     char *path;
     pl__mapped map;
     bool borrowed;  /* map is the caller's memory (pl__r1cs_parse) */
+    bool heap;      /* map is an accounted copy of the file (class csr) */
     pl_r1cs_info info;
     const uint8_t *constraints; /* section 2 payload */
     uint64_t constraints_bytes;
@@ -82,6 +86,9 @@ struct pl_r1cs {
 pl_status pl__wtns_load(pl_wtns **out, const char *path, uint64_t max_bytes,
                         pl_error *err);
 pl_status pl__zkey_load(pl_zkey **out, const char *path, uint64_t max_bytes,
+                        pl_error *err);
+/* The same for an r1cs (class csr): what pl_r1cs_open does with no limit. */
+pl_status pl__r1cs_load(pl_r1cs **out, const char *path, uint64_t max_bytes,
                         pl_error *err);
 
 /* A pl_wtns over n caller-owned values (32-byte LE scalars, each < r,

@@ -492,10 +492,7 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
 {
     pl_status st = PL_OK;
     pl__strbuf ptext = {0}, qtext = {0};
-    pl__output pf, qf;
 
-    memset(&pf, 0, sizeof(pf));
-    memset(&qf, 0, sizeof(qf));
     if (!proof || !proof_path || (count && !publics)) {
         st = pl__error_set(err, PL_EUSAGE, "pl_proof_write_json: missing "
                            "proof, path or public inputs");
@@ -514,33 +511,9 @@ pl_status pl_proof_write_json(const pl_proof *proof, const char *proof_path,
         st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", proof_path);
         goto fail;
     }
-    /* Two names for one file would lose the proof to the public inputs
-     * (a device such as /dev/stdout, written in place, may take both). */
-    const char *paths[2] = {proof_path, public_path};
-    if ((st = pl_output_check(paths, 2, NULL, 0, err)) ||
-        (st = pl__output_open(&pf, proof_path, err)) ||
-        (public_path && (st = pl__output_open(&qf, public_path, err))))
-        goto fail;
-    /* The files that a rename publishes are written first, those written
-     * in place (a device, a pipe) last: a failure to write a file then
-     * leaves the stream untouched.  Both are complete before either is
-     * renamed, and the pair is renamed together (pl__output_commit_pair):
-     * a failure leaves the previous pair. */
-    pl__output *order[2] = {&pf, &qf};
-    const pl__strbuf *text[2] = {&ptext, &qtext};
-    bool swap = public_path && pf.in_place && !qf.in_place;
-    for (int k = 0; k < (public_path ? 2 : 1); k++) {
-        int i = swap ? 1 - k : k;
-        if ((st = pl__output_write(order[i], text[i]->data, text[i]->len,
-                                   err)) ||
-            (st = pl__output_finish(order[i], err)))
-            goto fail;
-    }
-    st = public_path ? pl__output_commit_pair(&pf, &qf, err)
-                     : pl__output_commit(&pf, err);
+    st = pl__file_write_pair(proof_path, ptext.data, ptext.len, public_path,
+                             qtext.data, qtext.len, err);
 fail:
-    pl__output_abort(&pf);
-    pl__output_abort(&qf);
     pl__strbuf_free(&ptext);
     pl__strbuf_free(&qtext);
     return st;

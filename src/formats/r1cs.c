@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The .r1cs reader (version 1, as written by circom): maps the file, checks
- * the header (field BLS12-381's r, wire counts consistent), and walks the
- * constraints section once so that later readers (pl_witness_check) can
+ * The .r1cs reader (version 1, as written by circom): reads the file whole
+ * into accounted memory (class csr, never mapped), checks the header (field
+ * BLS12-381's r, wire counts consistent), and walks the constraints
+ * section once so that later readers (pl_witness_check) can
  * trust every term: a wire index below nWires and a coefficient below r,
  * and exactly nConstraints constraints filling the section.  The section 3
  * label map is only size-checked; circom's custom-gate sections (4, 5) are
@@ -11,6 +12,7 @@
  * (circuit/export.c).
  */
 #include "formats/formats.h"
+#include "util/alloc.h"
 #include "field/field.h"
 #include "util/error.h"
 
@@ -206,7 +208,8 @@ static pl_status parse_map(pl_r1cs *r, pl_error *err)
     return PL_OK;
 }
 
-pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
+pl_status pl__r1cs_load(pl_r1cs **out, const char *path, uint64_t max_bytes,
+                        pl_error *err)
 {
     pl_status st;
     pl_r1cs *r = calloc(1, sizeof(*r));
@@ -215,7 +218,12 @@ pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
         st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);
         goto fail;
     }
-    if ((st = pl__file_map(&r->map, path, err)) != PL_OK ||
+    /* read whole (class csr: the constraints), never mapped: the terms
+     * validated here are the terms every later walk reads, whatever the
+     * file does meanwhile */
+    r->heap = true;
+    if ((st = pl__file_load(&r->map, path, PL_BUF_CSR, max_bytes, err)) !=
+            PL_OK ||
         (st = parse_map(r, err)) != PL_OK)
         goto fail;
     *out = r;
@@ -224,6 +232,11 @@ pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
 fail:
     pl_r1cs_close(r);
     return st;
+}
+
+pl_status pl_r1cs_open(pl_r1cs **out, const char *path, pl_error *err)
+{
+    return pl__r1cs_load(out, path, 0, err);
 }
 
 pl_status pl__r1cs_parse(pl_r1cs **out, const uint8_t *data, size_t len,
@@ -253,7 +266,9 @@ void pl_r1cs_close(pl_r1cs *r1cs)
 {
     if (!r1cs)
         return;
-    if (!r1cs->borrowed)
+    if (r1cs->heap)
+        pl__free((void *)r1cs->map.data);
+    else if (!r1cs->borrowed)
         pl__file_unmap(&r1cs->map);
     free(r1cs->path);
     free(r1cs);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The .wtns reader (version 2, as written by circom's witness calculators
- * and snarkjs wtns calculate): maps the file, checks the field is
- * BLS12-381's r, that section 2 holds exactly nWitness 32-byte values and
- * that each value is below r, then hands out the values in place.  The
+ * and snarkjs wtns calculate): reads the file whole into accounted memory
+ * (class witness, never mapped), checks the field is BLS12-381's r, that
+ * section 2 holds exactly nWitness 32-byte values and that each value is
+ * below r, then hands out the values in place.  The
  * prover and the witness check read them without copying.  It does not check
  * the values against a circuit: that is pl_witness_check.  pl__wtns_write
  * writes the same layout (for the circuit export).
@@ -121,9 +122,10 @@ static pl_status parse_mapped(pl_wtns *w, const char *path, pl_error *err)
     return read_values(w, &c, n_witness, err);
 }
 
-/* A witness from a file: mapped, or (heap) read into class witness after
- * a check that it is at most max_bytes. */
-static pl_status wtns_from_file(pl_wtns **out, const char *path, bool heap,
+/* A witness from a file, read whole into class witness after a check
+ * that it is at most max_bytes (0: no limit): never mapped, so nothing the
+ * file does after the read (rewritten, truncated) reaches its values. */
+static pl_status wtns_from_file(pl_wtns **out, const char *path,
                                 uint64_t max_bytes, pl_error *err)
 {
     pl_status st;
@@ -133,9 +135,8 @@ static pl_status wtns_from_file(pl_wtns **out, const char *path, bool heap,
         st = PL_ENOMEM;
         goto fail;
     }
-    w->heap = heap;
-    st = heap ? pl__file_load(&w->map, path, PL_BUF_WITNESS, max_bytes, err)
-              : pl__file_map(&w->map, path, err);
+    w->heap = true;
+    st = pl__file_load(&w->map, path, PL_BUF_WITNESS, max_bytes, err);
     if (st != PL_OK || (st = parse_mapped(w, path, err)) != PL_OK)
         goto fail;
     *out = w;
@@ -148,13 +149,13 @@ fail:
 
 pl_status pl_wtns_open(pl_wtns **out, const char *path, pl_error *err)
 {
-    return wtns_from_file(out, path, false, 0, err);
+    return wtns_from_file(out, path, 0, err);
 }
 
 pl_status pl__wtns_load(pl_wtns **out, const char *path, uint64_t max_bytes,
                         pl_error *err)
 {
-    return wtns_from_file(out, path, true, max_bytes, err);
+    return wtns_from_file(out, path, max_bytes, err);
 }
 
 pl_status pl__wtns_parse(pl_wtns **out, const uint8_t *data, size_t len,
@@ -264,4 +265,11 @@ const pl_scalar *pl_wtns_values(const pl_wtns *wtns)
     /* pl_scalar is 32 bytes with byte alignment, so the map's bytes are an
      * array of them at any offset. */
     return (const pl_scalar *)(const void *)wtns->values;
+}
+
+bool pl_wtns_file_changed(const pl_wtns *wtns)
+{
+    /* a look at the file's inode, size and times, not its bytes: cheap
+     * enough to ask of every witness */
+    return wtns && wtns->heap && !pl__file_unchanged(wtns->path, &wtns->map.id);
 }

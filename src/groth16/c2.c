@@ -1,46 +1,40 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The SupraSeal-C2-shaped prover (include/proofline_c2.h): bellperson's
- * proving assignments and a bellperson parameter file in, Groth16 proofs
- * out, as bellperson's own prover makes them:
+ * The C2 kind (include/proofline_c2.h): bellperson's parameter files and
+ * proving assignments in, Groth16 proofs out through the one skeleton
+ * (groth16/prover.c), as bellperson's own prover makes them:
  *
  *   h      = (a b - c) / t over bellperson's domain (blstrs's omega), in
- *            the monomial basis: a, b, c to the odd coset (iNTT, x g^j,
- *            NTT), divided there by t = g^n - 1 = -2, back by an iNTT and
- *            x g^-j; h's n - 1 coefficients against the h query;
+ *            the monomial basis: the backend's PL__H_COEFFICIENTS, against
+ *            the h query;
  *   A      = alpha_g1 + <inputs ++ aux[a density], a query> + r delta_g1
  *   B      = beta_g2 + <inputs[b_inp density] ++ aux[b_aux density],
  *            b_g2 query> + s delta_g2   (and B1 the same in G1)
  *   C      = <aux, l query> + <h, h query> + s A + r B1 - r s delta_g1
  *
  * The a and b_g1/b_g2 queries hold only the variables that occur (the
- * density bits), so the A and B sums gather their scalars through the
- * bits first: the MSMs run over the popcounts, not over every variable,
- * where the snarkjs-style path sums every variable's point (points at
- * infinity included) and skips zero scalars on the way.
+ * density bits), so the A and B scalars are gathered through the bits
+ * first: the MSMs run over the popcounts, not over every variable.
  *
- * This file is the arithmetic: the SRS, the checks, one proof in two steps
- * (start: H and the G1 sums, with the G2 sum started beside them; finish:
- * the G2 sum joined and the proof assembled; groth16/c2.h).  pl_c2_prove
+ * This file is the kind's own part: the key decoder (a parameter file read
+ * whole into accounted memory, so nothing the file does later reaches a
+ * proof, and its queries decoded there in place: bellperson's uncompressed
+ * points and blst's affine ones are the same size), the checks of an
+ * assignment, and its preparation into the skeleton's input.  pl_c2_prove
  * runs the proofs as a job of the engine (engine/c2_job.c), which reserves
- * their bytes, records the ledger's events and overlaps one proof's finish
- * with the next one's start.  It runs on the CPU (the pool's NTTs and
- * MSMs).
+ * their bytes, records the ledger's events, verifies each proof and
+ * overlaps one proof's finish with the next one's start.
  */
 #include "proofline_c2.h"
 #include "groth16/c2.h"
-#include "groth16/assemble.h"
-#include "backend/c2_device.h"
+#include "groth16/vkey.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
-#include "msm/msm.h"
-#include "ntt/ntt.h"
 #include "util/alloc.h"
-#include "util/beside.h"
 #include "util/bits.h"
-#include "util/clock.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/pool.h"
 
 #include <inttypes.h>
@@ -48,18 +42,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FR_BYTES ((uint64_t)sizeof(blst_fr))
+
 struct pl_c2_srs {
-    uint32_t log2n, n;          /* the domain: count(h) + 1 */
+    pl__groth16_key key;
+    uint32_t n;                 /* the domain: count(h) + 1 */
     uint32_t n_inp, n_aux;      /* ic's count; l's count */
     uint32_t n_a, n_b;          /* the a query's; b_g1's (= b_g2's) */
-    blst_p1_affine alpha_g1, beta_g1, delta_g1;
-    blst_p2_affine beta_g2, delta_g2;
-    /* one allocation (class params): h, l, a, b_g1 points, then b_g2 */
-    uint8_t *points;
-    const uint8_t *h, *l, *a, *b_g1, *b_g2;
-    uint64_t points_bytes;
-    pl__ntt_plan *plan;
-    pl__pool *pool;
+    unsigned threads;
+    /* the parameter file's bytes (class params), its queries decoded in
+     * place into blst's affine points */
+    pl__mapped file;
+    pl_vkey *vkey;
+    char *path;
 };
 
 /* Points per decoding task: 4096 G1 points are ~2-4 ms of work, enough
@@ -73,6 +68,8 @@ typedef struct {
     _Atomic uint64_t first_bad; /* the lowest index that failed, or ~0 */
 } decode_job;
 
+/* Point i is read (zcash encoding) before it is written (blst's layout,
+ * the same size) at the same place: a task's points are its own. */
 static void decode_task(void *ctx, size_t task, unsigned worker)
 {
     decode_job *j = ctx;
@@ -101,13 +98,17 @@ static void decode_task(void *ctx, size_t task, unsigned worker)
     }
 }
 
-/* A section's points decoded (on the curve; the subgroups are
- * pl_bp_params_check_points's) into dst as blst affine points, over the
- * pool: a real PoRep file holds ~10^8 of them. */
-static pl_status decode_section(uint8_t *dst, const pl_bp_params *p,
-                                unsigned s, pl__pool *pool, pl_error *err)
+/* A section's points decoded in place (on the curve, not at infinity; the
+ * subgroups are pl_bp_params_check_points's), over the pool: a real PoRep
+ * file holds ~10^8 of them. */
+static pl_status decode_section(const pl_bp_params *p, unsigned s,
+                                pl__pool *pool, pl_error *err)
 {
-    decode_job j = {dst, p, s, UINT64_MAX};
+    _Static_assert(sizeof(blst_p1_affine) == PL__BP_G1_BYTES &&
+                       sizeof(blst_p2_affine) == PL__BP_G2_BYTES,
+                   "decoding in place needs blst's points to be as large as "
+                   "bellperson's uncompressed ones");
+    decode_job j = {(uint8_t *)p->points[s], p, s, UINT64_MAX};
     const size_t tasks = ((size_t)p->count[s] + DECODE_GRAIN - 1) /
                          DECODE_GRAIN;
     if (tasks)
@@ -124,22 +125,83 @@ static pl_status decode_section(uint8_t *dst, const pl_bp_params *p,
     return PL_OK;
 }
 
+static pl_status srs_read(pl_c2_srs **out, const char *params_path,
+                          bool check_points, unsigned threads,
+                          bool snarkjs_domain, uint64_t max_bytes,
+                          pl_error *err);
+
 pl_status pl_c2_srs_create(pl_c2_srs **out, const char *params_path,
                            bool check_points, unsigned threads, pl_error *err)
 {
-    return pl__c2_srs_create_domain(out, params_path, check_points, threads,
-                                    false, err);
+    return srs_read(out, params_path, check_points, threads, false, 0, err);
 }
 
 pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
                                    bool check_points, unsigned threads,
                                    bool snarkjs_domain, pl_error *err)
 {
+    return srs_read(out, params_path, check_points, threads, snarkjs_domain,
+                    0, err);
+}
+
+pl_status pl__c2_srs_load(pl_c2_srs **out, const char *params_path,
+                          bool check_points, unsigned threads,
+                          uint64_t max_bytes, pl_error *err)
+{
+    return srs_read(out, params_path, check_points, threads, false, max_bytes,
+                    err);
+}
+
+/* The key over the decoded queries: blstrs's domain (or snarkjs's, for
+ * the test hook), h's n - 1 coefficients, the sets' counts. */
+static void fill_key(pl_c2_srs *srs, const pl_bp_params *p, unsigned log2n,
+                     bool snarkjs_domain)
+{
+    pl__groth16_key *key = &srs->key;
+    key->path = srs->path;
+    key->shape.log2n = log2n;
+    key->shape.roots = snarkjs_domain ? PL__ROOTS_SNARKJS : PL__ROOTS_BLSTRS;
+    key->shape.h_form = PL__H_COEFFICIENTS;
+    key->shape.montgomery_scalars = true; /* pl_c2_config.montgomery */
+    key->shape.counts[PL__SUM_H] = p->count[PL__BP_H];
+    key->shape.counts[PL__SUM_A] = p->count[PL__BP_A];
+    key->shape.counts[PL__SUM_B1] = p->count[PL__BP_B_G1];
+    key->shape.counts[PL__SUM_C] = p->count[PL__BP_L];
+    key->g1[PL__SUM_H] = p->points[PL__BP_H];
+    key->g1[PL__SUM_A] = p->points[PL__BP_A];
+    key->g1[PL__SUM_B1] = p->points[PL__BP_B_G1];
+    key->g1[PL__SUM_C] = p->points[PL__BP_L];
+    key->b2 = p->points[PL__BP_B_G2];
+    key->alpha1 = p->alpha_g1;
+    key->beta1 = p->beta_g1;
+    key->delta1 = p->delta_g1;
+    key->beta2 = p->beta_g2;
+    key->delta2 = p->delta_g2;
+    key->n_public = p->count[PL__BP_IC] ? p->count[PL__BP_IC] - 1 : 0;
+}
+
+static pl_status srs_read(pl_c2_srs **out, const char *params_path,
+                          bool check_points, unsigned threads,
+                          bool snarkjs_domain, uint64_t max_bytes,
+                          pl_error *err)
+{
     pl_status st = PL_OK;
     pl_bp_params *p = NULL;
+    pl__pool *pool = NULL;
     pl_c2_srs *srs = NULL;
     *out = NULL;
-    if ((st = pl_bp_params_open(&p, params_path, err)))
+    if (!(srs = calloc(1, sizeof(*srs))) ||
+        !(srs->path = pl__path_dup(params_path))) {
+        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", params_path);
+        goto fail;
+    }
+    /* read whole, then parsed and decoded there: the bytes proved with
+     * are one version of the file (pl__file_load refuses one that changed
+     * while it was read), whatever happens to it later */
+    if ((st = pl__file_load(&srs->file, params_path, PL_BUF_PARAMS, max_bytes,
+                            err)) ||
+        (st = pl__bp_parse(&p, srs->file.data, srs->file.size, params_path,
+                           err)))
         goto fail;
     if (p->vk_only) {
         st = pl__error_set(err, PL_EUSAGE, "%s: a verifying key (.vk), not a "
@@ -160,53 +222,36 @@ pl_status pl__c2_srs_create_domain(pl_c2_srs **out, const char *params_path,
                            p->count[PL__BP_H]);
         goto fail;
     }
-    if (!(srs = calloc(1, sizeof(*srs)))) {
-        st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", params_path);
+    if (p->count[PL__BP_A] < p->count[PL__BP_IC]) {
+        st = pl__error_set(err, PL_EFORMAT, "%s: section a: %" PRIu32
+                           " points, fewer than the %" PRIu32 " inputs (ic), "
+                           "which every proof's A sums", params_path,
+                           p->count[PL__BP_A], p->count[PL__BP_IC]);
         goto fail;
     }
-    srs->log2n = log2n;
     srs->n = (uint32_t)n;
     srs->n_inp = p->count[PL__BP_IC];
     srs->n_aux = p->count[PL__BP_L];
     srs->n_a = p->count[PL__BP_A];
     srs->n_b = p->count[PL__BP_B_G1];
-    srs->alpha_g1 = p->alpha_g1;
-    srs->beta_g1 = p->beta_g1;
-    srs->delta_g1 = p->delta_g1;
-    srs->beta_g2 = p->beta_g2;
-    srs->delta_g2 = p->delta_g2;
-    const uint64_t g1 = sizeof(blst_p1_affine), g2 = sizeof(blst_p2_affine);
-    const uint64_t n_g1 = (uint64_t)p->count[PL__BP_H] + srs->n_aux +
-                          srs->n_a + srs->n_b;
-    srs->points_bytes = n_g1 * g1 + (uint64_t)srs->n_b * g2;
-    if (!(srs->points = pl__alloc(PL_BUF_PARAMS, srs->points_bytes, err))) {
-        st = PL_ENOMEM;
+    srs->threads = pl__pool_threads_for(threads);
+    /* the verifying key from the ic points, which stay as the file has
+     * them; then every query decoded in place */
+    if ((st = pl_vkey_from_bp_params(&srs->vkey, p, err)) ||
+        (st = pl__pool_create(&pool, threads, "pl-c2", err)))
         goto fail;
-    }
-    if ((st = pl__pool_create(&srs->pool, threads, "pl-c2", err)))
-        goto fail;
-    uint8_t *at = srs->points;
-    const unsigned order[5] = {PL__BP_H, PL__BP_L, PL__BP_A, PL__BP_B_G1,
-                               PL__BP_B_G2};
-    const uint8_t **dst[5] = {&srs->h, &srs->l, &srs->a, &srs->b_g1,
-                              &srs->b_g2};
-    for (unsigned k = 0; k < 5; k++) {
-        *dst[k] = at;
-        if ((st = decode_section(at, p, order[k], srs->pool, err)))
+    const unsigned queries[5] = {PL__BP_H, PL__BP_L, PL__BP_A, PL__BP_B_G1,
+                                 PL__BP_B_G2};
+    for (unsigned k = 0; k < 5; k++)
+        if ((st = decode_section(p, queries[k], pool, err)))
             goto fail;
-        at += (uint64_t)p->count[order[k]] *
-              (pl__bp_section_is_g2(order[k]) ? g2 : g1);
-    }
-    if ((st = snarkjs_domain
-                  ? pl__ntt_plan_create(&srs->plan, log2n, srs->pool, err)
-                  : pl__ntt_plan_create_blstrs(&srs->plan, log2n, srs->pool,
-                                               err)))
-        goto fail;
+    fill_key(srs, p, log2n, snarkjs_domain);
     *out = srs;
     srs = NULL;
 fail:
+    pl__pool_destroy(pool);
+    pl_bp_params_close(p); /* its view of the queries is stale now */
     pl_c2_srs_destroy(srs);
-    pl_bp_params_close(p);
     return st;
 }
 
@@ -214,95 +259,71 @@ void pl_c2_srs_destroy(pl_c2_srs *srs)
 {
     if (!srs)
         return;
-    pl__ntt_plan_destroy(srs->plan);
-    pl__pool_destroy(srs->pool);
-    pl__free(srs->points);
+    pl_vkey_destroy(srs->vkey);
+    pl__free((void *)srs->file.data);
+    free(srs->path);
     free(srs);
 }
 
 uint64_t pl_c2_srs_bytes(const pl_c2_srs *srs)
 {
-    return srs->points_bytes + pl__ntt_plan_bytes(srs->log2n);
+    return srs->file.size + pl__vkey_bytes(srs->n_inp ? srs->n_inp - 1 : 0);
 }
 
-/* The largest MSM a proof runs, for its scratch. */
-static size_t largest_msm(const pl_c2_srs *srs)
+const pl__groth16_key *pl__c2_srs_key(const pl_c2_srs *srs)
 {
-    size_t m = srs->n - 1;
-    if (srs->n_aux > m)
-        m = srs->n_aux;
-    if (srs->n_a > m)
-        m = srs->n_a;
-    if (srs->n_b > m)
-        m = srs->n_b;
-    return m;
+    return &srs->key;
 }
 
-/* A proof between start and finish: the G1 sums are in, the G2 sum is on
- * its way (over gathered_b, the B-dense scalars, which it alone still
- * reads). */
-struct pl__c2_pending {
-    const pl_c2_srs *srs;
-    pl_scalar *gathered_b;   /* class msm_scratch, n_b + 1 */
-    size_t n_gathered_b;
-    blst_scalar r, s;        /* standard form */
-    blst_p1 h_sum, l_sum, a_sum, b1_sum;
-    blst_p2 b2_sum;
-    pl__beside g2;
-    pl__pool *g2_pool;       /* the SRS's when G1 is on a device */
-    pl_status g2_status;
-    pl_error g2_err;
-};
-
-/* On the CPU the G1 sums' threads are the SRS's pool and the G2 sum runs
- * beside them on its own thread (the cores are busy with G1), as the zkey
- * prover does; with the G1 work on a device, the G2 sum has the pool. */
-#define G2_THREADS 1u
-
-void pl__c2_plan(const pl_c2_srs *srs, bool on_device, pl__prove_plan *out)
+const pl_vkey *pl__c2_srs_vkey(const pl_c2_srs *srs)
 {
-    memset(out, 0, sizeof(*out));
-    const unsigned t = pl__pool_size(srs->pool);
-    const size_t m = largest_msm(srs);
-    /* on a device the G1 sums' scratch is the device's (class device),
-     * and the G2 sum has the pool */
-    uint64_t g1 = 0;
-    if (!on_device) {
-        g1 = pl__msm_g1_witness_scratch_bytes(m, t);
-        if (pl__msm_g1_scratch_bytes(m, t) > g1)
-            g1 = pl__msm_g1_scratch_bytes(m, t);
-    }
-    /* a, b, c on the odd coset: bellperson's a/b/c, copied in; freed once
-     * h's coefficients are out, before any sum (the early free) */
-    out->bytes[PL_BUF_ABC] = 3 * (uint64_t)srs->n * sizeof(blst_fr);
-    /* h's coefficients, then each sum's gathered scalars; the B-dense
-     * scalars, which the G2 sum reads until finish; for Montgomery-form
-     * input (pl_c2_config.montgomery) every variable's scalar converted
-     * once (counted either way: a bound); the G1 sums' scratch and the G2
-     * sum's, which run at once */
-    out->bytes[PL_BUF_MSM_SCRATCH] =
-        ((uint64_t)m + 1) * sizeof(pl_scalar) +
-        ((uint64_t)srs->n_b + 1) * sizeof(pl_scalar) +
-        ((uint64_t)srs->n_inp + srs->n_aux + 1) * sizeof(pl_scalar) + g1 +
-        pl__msm_g2_witness_scratch_bytes(srs->n_b, on_device ? t
-                                                             : G2_THREADS);
-    out->bytes[PL_BUF_PENDING] = sizeof(struct pl__c2_pending);
-    out->resident_bytes = pl_c2_srs_bytes(srs);
+    return srs->vkey;
 }
 
-uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
+const char *pl__c2_srs_path(const pl_c2_srs *srs)
 {
-    pl__prove_plan plan;
-    pl__c2_plan(srs, false, &plan);
-    uint64_t total = 0;
-    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
-        total += plan.bytes[c];
-    return total;
+    return srs->path;
+}
+
+unsigned pl__c2_srs_threads(const pl_c2_srs *srs)
+{
+    return srs->threads;
+}
+
+bool pl__c2_srs_file_changed(const pl_c2_srs *srs)
+{
+    return !pl__file_unchanged(srs->path, &srs->file.id);
 }
 
 uint32_t pl__c2_srs_n_public(const pl_c2_srs *srs)
 {
-    return srs->n_inp ? srs->n_inp - 1 : 0;
+    return srs->key.n_public;
+}
+
+/* The gathered scalars' buffer: A's (at most n_a), B's (at most n_b), the
+ * public inputs (n_inp - 1); one allocation. */
+static uint64_t gathered_bytes(const pl_c2_srs *srs)
+{
+    return ((uint64_t)srs->n_a + srs->n_b + srs->n_inp) * FR_BYTES;
+}
+
+void pl__c2_plan(const pl_c2_srs *srs, const pl__backend_ops *backend,
+                 unsigned threads, pl__prove_plan *out)
+{
+    pl__groth16_plan(&srs->key.shape, backend, threads, out);
+    out->bytes[PL_BUF_MSM_SCRATCH] += gathered_bytes(srs);
+}
+
+uint64_t pl_c2_prove_bytes(const pl_c2_srs *srs)
+{
+    char note[8];
+    const pl__backend_ops *cpu = pl__backend_find("cpu", note, sizeof(note));
+    pl__prove_plan plan;
+    pl__c2_plan(srs, cpu, srs->threads, &plan);
+    uint64_t total = plan.resident_bytes;
+    for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
+        total += plan.bytes[c];
+    return total;
 }
 
 /* ---- checking an assignment --------------------------------------------- */
@@ -391,7 +412,7 @@ static pl_status check_assignment(const pl_c2_srs *srs, size_t k,
     return PL_OK;
 }
 
-/* ---- one proof ----------------------------------------------------------- */
+/* ---- one proof's input ---------------------------------------------------- */
 
 /* The caller's a, b, c into v0 (3 n, Montgomery), each zero past
  * abc_size up to the domain. */
@@ -411,252 +432,81 @@ static void load_abc(const pl_c2_srs *srs, blst_fr *v0,
     }
 }
 
-/* h's coefficients, as scalars, into gather[0 .. n-2], from a, b, c
- * loaded in v0 (3 n, overwritten) over the SRS's pool. */
-static void h_coefficients(const pl_c2_srs *srs, blst_fr *v0,
-                           pl_scalar *gather)
+/* Standard form of a scalar, from blstrs's in-memory bytes when
+ * montgomery. */
+static void standard(pl_scalar *out, const pl_scalar *in, bool montgomery)
 {
-    const size_t n = srs->n;
-    blst_fr *v[3] = {v0, v0 + n, v0 + 2 * n};
-    for (unsigned m = 0; m < 3; m++)
-        pl__ntt_to_odd_coset(srs->plan, v[m], srs->pool);
-    /* t(g w^i) = g^n - 1 = -2 on the odd coset */
-    blst_fr minus_half, two;
-    const uint64_t two_limbs[4] = {2, 0, 0, 0};
-    blst_fr_from_uint64(&two, two_limbs);
-    blst_fr_inverse(&minus_half, &two);
-    blst_fr_cneg(&minus_half, &minus_half, true);
-    for (size_t i = 0; i < n; i++) {
-        blst_fr_mul(&v[0][i], &v[0][i], &v[1][i]);
-        blst_fr_sub(&v[0][i], &v[0][i], &v[2][i]);
-        blst_fr_mul(&v[0][i], &v[0][i], &minus_half);
+    if (!montgomery) {
+        *out = *in;
+        return;
     }
-    /* coefficients of h(g x), then of h */
-    pl__ntt_inverse(srs->plan, v[0], srs->pool);
-    const blst_fr *tw;
-    blst_fr n_inv, g, g_inv, pw;
-    pl__ntt_plan_constants(srs->plan, &tw, &n_inv, &g);
-    blst_fr_inverse(&g_inv, &g);
-    const uint64_t one_limbs[4] = {1, 0, 0, 0};
-    blst_fr_from_uint64(&pw, one_limbs);
-    for (size_t j = 0; j + 1 < n; j++) {
-        blst_fr_mul(&v[0][j], &v[0][j], &pw);
-        pl__fr_to_le(gather[j].b, &v[0][j]);
-        blst_fr_mul(&pw, &pw, &g_inv);
-    }
-}
-
-/* Scalars of the variables a density selects: inputs (all of them when
- * inp_bits is NULL) then the aux ones whose bit is set. */
-static size_t gather(pl_scalar *out, const pl_c2_assignment *as,
-                     const uint64_t *inp_bits, const uint64_t *aux_bits)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < as->inp_assignment_size; i++)
-        if (!inp_bits || bit_at(inp_bits, i))
-            out[k++] = as->inp_assignment[i];
-    for (size_t i = 0; i < as->aux_assignment_size; i++)
-        if (bit_at(aux_bits, i))
-            out[k++] = as->aux_assignment[i];
-    return k;
-}
-
-/* Standard form of a Montgomery-form scalar (blstrs's in-memory bytes). */
-static void from_montgomery(pl_scalar *out, const pl_scalar *in)
-{
     blst_fr f;
     memcpy(&f, in->b, sizeof(f));
     pl__fr_to_le(out->b, &f);
 }
 
-static void g2_main(void *arg)
+/* Scalars of the variables a density selects, in standard form: inputs
+ * (all of them when inp_bits is NULL) then the aux ones whose bit is set. */
+static size_t gather(pl_scalar *out, const pl_c2_assignment *as,
+                     const uint64_t *inp_bits, const uint64_t *aux_bits,
+                     bool montgomery)
 {
-    pl__c2_pending *pd = arg;
-    double t0 = pl__now_seconds();
-    pd->g2_status = pl__msm_g2_witness(&pd->b2_sum, pd->srs->b_g2,
-                                       (const uint8_t *)pd->gathered_b,
-                                       pd->n_gathered_b, pd->g2_pool,
-                                       &pd->g2_err);
-    pl__stage_span("g2_msm", t0, pl__now_seconds());
+    size_t k = 0;
+    for (size_t i = 0; i < as->inp_assignment_size; i++)
+        if (!inp_bits || bit_at(inp_bits, i))
+            standard(&out[k++], &as->inp_assignment[i], montgomery);
+    for (size_t i = 0; i < as->aux_assignment_size; i++)
+        if (bit_at(aux_bits, i))
+            standard(&out[k++], &as->aux_assignment[i], montgomery);
+    return k;
 }
 
-void pl__c2_pending_abort(pl__c2_pending *pd)
+pl_status pl__c2_input_prepare(pl__c2_input *out, const pl_c2_srs *srs,
+                               const pl_c2_assignment *as,
+                               const pl_scalar *r, const pl_scalar *s,
+                               bool montgomery, bool rs_montgomery,
+                               pl_error *err)
 {
-    if (!pd)
+    memset(out, 0, sizeof(*out));
+    blst_fr *abc = pl__alloc(PL_BUF_ABC, 3 * (uint64_t)srs->n * FR_BYTES,
+                             err);
+    pl_scalar *g = abc ? pl__alloc(PL_BUF_MSM_SCRATCH, gathered_bytes(srs),
+                                   err)
+                       : NULL;
+    if (!g) {
+        pl__free(abc);
+        return PL_ENOMEM;
+    }
+    load_abc(srs, abc, as, montgomery);
+    pl_scalar *a = g, *b = a + srs->n_a, *publics = b + srs->n_b;
+    const size_t n_a = gather(a, as, NULL, as->a_aux_density, montgomery);
+    const size_t n_b = gather(b, as, as->b_inp_density, as->b_aux_density,
+                              montgomery);
+    out->n_public = srs->n_inp ? srs->n_inp - 1 : 0;
+    for (size_t i = 0; i < out->n_public; i++)
+        standard(&publics[i], &as->inp_assignment[i + 1], montgomery);
+    out->gathered = g;
+    out->publics = publics;
+    standard((pl_scalar *)&out->r, r, rs_montgomery);
+    standard((pl_scalar *)&out->s, s, rs_montgomery);
+    out->in.abc = abc;
+    out->in.scalars[PL__SUM_A] = (pl__scalars){a, n_a, false};
+    out->in.scalars[PL__SUM_B1] = (pl__scalars){b, n_b, false};
+    out->in.scalars[PL__SUM_C] = (pl__scalars){as->aux_assignment,
+                                               as->aux_assignment_size,
+                                               montgomery};
+    out->in.r = &out->r;
+    out->in.s = &out->s;
+    return PL_OK;
+}
+
+void pl__c2_input_release(pl__c2_input *x)
+{
+    if (!x)
         return;
-    pl__beside_join(&pd->g2);
-    pl__free(pd->gathered_b);
-    memset(pd, 0, sizeof(*pd));
-    pl__free(pd);
-}
-
-/* H's coefficients into gathered[0 .. n-2] from the caller's a, b, c,
- * through v (3 n, class abc): on the device when there is one. */
-static pl_status h_of(const pl_c2_srs *srs, pl__c2_device *device,
-                      blst_fr *v, pl_scalar *gathered,
-                      const pl_c2_assignment *as, bool montgomery,
-                      pl_error *err)
-{
-    const size_t n = srs->n;
-    load_abc(srs, v, as, montgomery);
-    if (device)
-        return pl__c2_device_h(device, v, v + n, v + 2 * n, gathered, err);
-    h_coefficients(srs, v, gathered);
-    return PL_OK;
-}
-
-/* sum scalars[i] bases[i]: one of the SRS's G1 sets, on the device or on
- * the SRS's pool. */
-static pl_status g1_sum(const pl_c2_srs *srs, pl__c2_device *device,
-                        unsigned which, const pl_scalar *scalars, size_t n,
-                        blst_p1 *out, pl_error *err)
-{
-    if (device)
-        return pl__c2_device_msm(device, which, scalars, n, out, err);
-    const uint8_t *bases[PL__C2_BASES_COUNT] = {srs->h, srs->l, srs->a,
-                                                srs->b_g1};
-    /* h's coefficients are dense; the variables' scalars often zero */
-    if (which == PL__C2_BASES_H)
-        return pl__msm_g1(out, bases[which], (const uint8_t *)scalars, n,
-                          srs->pool, err);
-    return pl__msm_g1_witness(out, bases[which], (const uint8_t *)scalars, n,
-                              srs->pool, err);
-}
-
-pl_status pl__c2_srs_open_device(const pl_c2_srs *srs,
-                                 const pl__backend_ops *backend,
-                                 pl__c2_device **out, pl_error *err)
-{
-    *out = NULL;
-    const bool emulated = backend == &pl__backend_cuda_emulated;
-    if (!emulated && (!pl__backend_cuda || backend != pl__backend_cuda))
-        return PL_OK; /* the CPU's */
-    const blst_p1_affine *const bases[PL__C2_BASES_COUNT] = {
-        (const blst_p1_affine *)srs->h, (const blst_p1_affine *)srs->l,
-        (const blst_p1_affine *)srs->a, (const blst_p1_affine *)srs->b_g1};
-    const size_t counts[PL__C2_BASES_COUNT] = {srs->n - 1, srs->n_aux,
-                                               srs->n_a, srs->n_b};
-    return pl__c2_device_open(out, emulated, srs->plan, srs->log2n, bases,
-                              counts, err);
-}
-
-pl_status pl__c2_prove_start(const pl_c2_srs *srs, pl__c2_device *device,
-                             pl__c2_pending **out,
-                             const pl_c2_assignment *as_in,
-                             const pl_scalar *r, const pl_scalar *s,
-                             bool montgomery, void (*abc_read)(void *ctx),
-                             void *ctx, pl_error *err)
-{
-    pl_status st = PL_OK;
-    const uint64_t vec = 3 * (uint64_t)srs->n * sizeof(blst_fr);
-    pl_scalar *gathered = NULL, *std = NULL;
-    pl_c2_assignment conv = *as_in;
-    const pl_c2_assignment *as = as_in;
-    blst_fr *v = NULL;
-    *out = NULL;
-    pl__c2_pending *pd = pl__calloc(PL_BUF_PENDING, sizeof(*pd), err);
-    if (!pd || !(v = pl__alloc(PL_BUF_ABC, vec, err)) ||
-        !(gathered = pl__alloc(PL_BUF_MSM_SCRATCH,
-                               ((uint64_t)largest_msm(srs) + 1) *
-                                   sizeof(pl_scalar),
-                               err)) ||
-        !(pd->gathered_b = pl__alloc(PL_BUF_MSM_SCRATCH,
-                                     ((uint64_t)srs->n_b + 1) *
-                                         sizeof(pl_scalar),
-                                     err))) {
-        st = PL_ENOMEM;
-        goto fail;
-    }
-    pd->srs = srs;
-    if (montgomery) {
-        /* the sums take standard form: the inputs and auxiliary variables
-         * converted once, r and s here */
-        const size_t n_vars = as_in->inp_assignment_size +
-                              as_in->aux_assignment_size;
-        if (!(std = pl__alloc(PL_BUF_MSM_SCRATCH,
-                              ((uint64_t)n_vars + 1) * sizeof(pl_scalar),
-                              err))) {
-            st = PL_ENOMEM;
-            goto fail;
-        }
-        for (size_t i = 0; i < as_in->inp_assignment_size; i++)
-            from_montgomery(&std[i], &as_in->inp_assignment[i]);
-        for (size_t i = 0; i < as_in->aux_assignment_size; i++)
-            from_montgomery(&std[as_in->inp_assignment_size + i],
-                            &as_in->aux_assignment[i]);
-        conv.inp_assignment = std;
-        conv.aux_assignment = std + as_in->inp_assignment_size;
-        as = &conv;
-        from_montgomery((pl_scalar *)&pd->r, r);
-        from_montgomery((pl_scalar *)&pd->s, s);
-    } else {
-        memcpy(pd->r.b, r->b, sizeof(pd->r.b));
-        memcpy(pd->s.b, s->b, sizeof(pd->s.b));
-    }
-    if ((st = h_of(srs, device, v, gathered, as_in, montgomery, err)))
-        goto fail;
-    /* h is in `gathered` now: the coset vectors go before the sums, and
-     * the caller's a, b, c are read for good */
-    memset(v, 0, vec);
-    pl__free(v);
-    v = NULL;
-    if (abc_read)
-        abc_read(ctx);
-
-    /* B's scalars first, so the G2 sum can start beside the G1 ones */
-    pd->n_gathered_b = gather(pd->gathered_b, as, as->b_inp_density,
-                              as->b_aux_density);
-    pd->g2_pool = device ? srs->pool : NULL;
-    if ((st = pl__beside_start(&pd->g2, "pl-c2-g2msm", g2_main, pd, err)))
-        goto fail;
-    if ((st = g1_sum(srs, device, PL__C2_BASES_H, gathered, srs->n - 1,
-                     &pd->h_sum, err)) ||
-        (st = g1_sum(srs, device, PL__C2_BASES_L, as->aux_assignment,
-                     srs->n_aux, &pd->l_sum, err)))
-        goto fail;
-    size_t m = gather(gathered, as, NULL, as->a_aux_density);
-    if ((st = g1_sum(srs, device, PL__C2_BASES_A, gathered, m, &pd->a_sum,
-                     err)) ||
-        (st = g1_sum(srs, device, PL__C2_BASES_B_G1, pd->gathered_b,
-                     pd->n_gathered_b, &pd->b1_sum, err)))
-        goto fail;
-    pl__free(std);
-    pl__free(gathered);
-    *out = pd;
-    return PL_OK;
-
-fail:
-    pl__free(std);
-    pl__free(v);
-    pl__free(gathered);
-    pl__c2_pending_abort(pd);
-    return st;
-}
-
-pl_status pl__c2_prove_finish(pl__c2_pending *pd, pl_proof *out,
-                              pl_error *err)
-{
-    pl__beside_join(&pd->g2);
-    pl_status st = pd->g2_status;
-    if (st != PL_OK) {
-        if (err)
-            *err = pd->g2_err;
-    } else {
-        const pl_c2_srs *srs = pd->srs;
-        pl__groth16_fixed key;
-        blst_p1_from_affine(&key.alpha1, &srs->alpha_g1);
-        blst_p1_from_affine(&key.beta1, &srs->beta_g1);
-        blst_p1_from_affine(&key.delta1, &srs->delta_g1);
-        blst_p2_from_affine(&key.beta2, &srs->beta_g2);
-        blst_p2_from_affine(&key.delta2, &srs->delta_g2);
-        blst_p1 c_sum;
-        blst_p1_add_or_double(&c_sum, &pd->l_sum, &pd->h_sum);
-        pl__groth16_assemble(out, &key, &pd->a_sum, &pd->b1_sum,
-                             &pd->b2_sum, &c_sum, &pd->r, &pd->s);
-        memset(&c_sum, 0, sizeof(c_sum));
-    }
-    pl__c2_pending_abort(pd); /* joined: frees and scrubs */
-    return st;
+    pl__free(x->in.abc); /* when start did not take it */
+    pl__free(x->gathered);
+    memset(x, 0, sizeof(*x)); /* the blinding */
 }
 
 pl_status pl__c2_check_one(const pl_c2_srs *srs, size_t index,
@@ -693,18 +543,28 @@ pl_status pl__c2_check(const pl_c2_srs *srs,
 
 /* ---- an assignment from an r1cs and a witness ---------------------------- */
 
-static void lc_eval(pl_scalar *out, const pl__r1cs_lc *lc, const pl_scalar *w)
+/* sum coef * w[wire] over a linear combination; false at a wire not
+ * below n_wires (the reader validated every term when it read the file,
+ * and a loaded file cannot change since: this is the last line, for an
+ * r1cs mapped by a caller). */
+static bool lc_eval(pl_scalar *out, const pl__r1cs_lc *lc, const pl_scalar *w,
+                    size_t n_wires, uint32_t *bad_wire)
 {
     blst_fr acc, c, v;
     memset(&acc, 0, sizeof(acc));
     for (uint32_t t = 0; t < lc->n_terms; t++) {
         pl__r1cs_term term = pl__r1cs_lc_term(lc, t);
+        if (term.wire >= n_wires) {
+            *bad_wire = term.wire;
+            return false;
+        }
         pl__fr_from_le(&c, term.coef);
         pl__fr_from_le(&v, w[term.wire].b);
         blst_fr_mul(&c, &c, &v);
         blst_fr_add(&acc, &acc, &c);
     }
     pl__fr_to_le(out->b, &acc);
+    return true;
 }
 
 pl_status pl_c2_assignment_from_r1cs(pl_c2_assignment *out,
@@ -751,16 +611,25 @@ pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
         pl__free(abc);
         return PL_ENOMEM;
     }
-    pl_scalar *a = abc, *b = a + rows, *c = b + rows;
     uint64_t *b_inp = a_aux + words, *b_aux = b_inp + words;
     pl__r1cs_iter it;
     pl__r1cs_lc lc[3];
     uint32_t k;
     for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);) {
-        lc_eval(&a[k], &lc[0], w);
-        lc_eval(&b[k], &lc[1], w);
-        lc_eval(&c[k], &lc[2], w);
-        for (unsigned m = 0; m < 2; m++)
+        uint32_t bad = 0;
+        unsigned m;
+        for (m = 0; m < 3; m++)
+            if (!lc_eval(&abc[m * rows + k], &lc[m], w, n, &bad))
+                break;
+        if (m < 3) {
+            pl__free(a_aux);
+            pl__free(abc);
+            return pl__error_set(err, PL_EFORMAT, "%s: section 2 "
+                                 "(constraints): constraint %" PRIu32 ", %c: "
+                                 "wire %" PRIu32 " is not below nWires %zu",
+                                 r1cs->path, k, "ABC"[m], bad, n);
+        }
+        for (m = 0; m < 2; m++)
             for (uint32_t t = 0; t < lc[m].n_terms; t++) {
                 uint32_t wire = pl__r1cs_lc_term(&lc[m], t).wire;
                 uint64_t *bits = wire >= n_inp ? (m ? b_aux : a_aux)

@@ -27,6 +27,10 @@ typedef struct {
     bool seen[PL_EV_COUNT];
     double t[PL_EV_COUNT];
     unsigned track[PL_EV_COUNT];
+    /* the end of the prover's last stage of the proof's start (its G1
+     * sums), on the thread that started it: where proving ends (a/b/c are
+     * freed, abc_freed, inside it) */
+    double start_end;
 } partition_times;
 
 typedef struct {
@@ -200,6 +204,43 @@ static void async_span(trace_ctx *ctx, const partition_times *p,
     }
 }
 
+/* The start's stages end where the proof's proving ends: a stage on the
+ * track of its prove_start, after it, before prove_done. */
+static bool note_start_stage(void *arg, const pl__ledger_span *s)
+{
+    trace_ctx *ctx = arg;
+    if (s->helper)
+        return true;
+    for (size_t i = ctx->times.n; i-- > 0;) {
+        partition_times *p = &ctx->times.items[i];
+        if (p->job != s->job || p->part != s->partition)
+            continue;
+        double start = to_us(s->start), end = to_us(s->end);
+        if (p->seen[PL_EV_PROVE_START] &&
+            s->track == p->track[PL_EV_PROVE_START] &&
+            start >= p->t[PL_EV_PROVE_START] &&
+            (!p->seen[PL_EV_PROVE_DONE] || end <= p->t[PL_EV_PROVE_DONE]) &&
+            end > p->start_end)
+            p->start_end = end;
+        break;
+    }
+    return true;
+}
+
+/* Proving: from prove_start to the end of the start's stages (or its
+ * abc_freed, if later); then finishing, to prove_done. */
+static void proving_spans(trace_ctx *ctx, const partition_times *p)
+{
+    if (!p->seen[PL_EV_PROVE_START] || !p->seen[PL_EV_ABC_FREED])
+        return;
+    partition_times q = *p;
+    if (q.start_end > q.t[PL_EV_ABC_FREED])
+        q.t[PL_EV_ABC_FREED] = q.start_end;
+    q.track[PL_EV_ABC_FREED] = q.track[PL_EV_PROVE_START];
+    span(ctx, &q, "proving", PL_EV_PROVE_START, PL_EV_ABC_FREED);
+    async_span(ctx, &q, "finishing", PL_EV_ABC_FREED, PL_EV_PROVE_DONE);
+}
+
 /* A stage on its engine thread's track; a helper thread's (the G2 MSM's)
  * is kept for the pl-g2msm tracks. */
 static bool emit_stage(void *arg, const pl__ledger_span *s)
@@ -286,12 +327,12 @@ pl_status pl__ledger_write_trace(pl__ledger *l, const char *path,
                 "\"args\":{\"name\":\"%s\"}}", t, pl__ledger_track_name(l, t));
     }
     pl__ledger_each(l, n_records, emit_record, &ctx);
+    pl__ledger_each_span(l, n_spans, note_start_stage, &ctx);
     for (size_t i = 0; i < ctx.times.n; i++) {
         const partition_times *p = &ctx.times.items[i];
         span(&ctx, p, "synth", PL_EV_SYNTH_START, PL_EV_SYNTH_DONE);
         async_span(&ctx, p, "waiting", PL_EV_SYNTH_DONE, PL_EV_PROVE_START);
-        span(&ctx, p, "proving", PL_EV_PROVE_START, PL_EV_ABC_FREED);
-        async_span(&ctx, p, "finishing", PL_EV_ABC_FREED, PL_EV_PROVE_DONE);
+        proving_spans(&ctx, p);
         span(&ctx, p, "deliver", PL_EV_PROVE_DONE, PL_EV_DEALLOC_DONE);
     }
     pl__ledger_each_span(l, n_spans, emit_stage, &ctx);

@@ -19,6 +19,7 @@
 #include "plan/plan.h"
 #include "formats/formats.h"
 #include "groth16/vkey.h"
+#include "groth16/zkey_prover.h"
 #include "util/error.h"
 
 #include <math.h>
@@ -105,11 +106,13 @@ void pl__plan_bytes_for(pl__plan_bytes *out, const pl__plan_shape *shape,
     pl_zkey zk;
     shape_zkey(&zk, shape);
     memset(out, 0, sizeof(*out));
+    pl__groth16_key key;
+    pl__zkey_key(&key, &zk);
     pl__prover_plan(&zk, backend, threads, &out->prove);
     pl__prove_plan backend_only;
-    backend->plan(&zk, pl__pool_threads_for(threads), &backend_only);
+    pl__prover_backend_plan(backend, &key.shape, threads, &backend_only);
     out->msm_g1_scratch = backend_only.bytes[PL_BUF_MSM_SCRATCH];
-    out->device = backend->g1_on_host ? 0 : pl__backend_cuda_device_bytes(&zk);
+    out->device = pl__prover_device_bytes(backend, &key.shape);
     out->csr = pl__prover_csr_bytes(&zk);
     out->witness = witness_bytes ? witness_bytes
                                  : (uint64_t)shape->n_vars * PL__FR_BYTES;

@@ -58,7 +58,7 @@ typedef struct pl__plan_bytes {
      * a/b/c are freed); the rest is the G2 sum's, from the start on */
     uint64_t msm_g1_scratch;
     /* per GPU, with a backend that proves on one: its buffers less the
-     * MSM's sort scratch (pl__backend_cuda_device_bytes); 0 on the CPU */
+     * MSM's sort scratch (the backend's device_bytes); 0 on the CPU */
     uint64_t device;
 } pl__plan_bytes;
 

@@ -139,12 +139,18 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
 
     pl__plan_config pc;
     memset(&pc, 0, sizeof(pc));
-    /* the bytes of the backend that would run: a GPU's host share, or the
-     * CPU's, with the machine's cores as the prover's threads */
-    pl__plan_bytes_for(&pc.bytes, &shape,
-                       cfg->gpus ? &pl__backend_cuda_emulated
-                                 : &pl__backend_cpu,
-                       cores, key_bytes, cfg->witness_bytes);
+    /* the bytes of the backend that would run: a GPU's host share (the
+     * CUDA backend's plan, which its emulation shares), or the CPU's, with
+     * the machine's cores as the prover's threads */
+    const pl__backend_ops *backend;
+    if ((st = pl__prover_backend(&backend, cfg->gpus ? "cuda-emulated"
+                                                     : "cpu",
+                                 NULL, 0, err)) != PL_OK) {
+        free(p);
+        return st;
+    }
+    pl__plan_bytes_for(&pc.bytes, &shape, backend, cores, key_bytes,
+                       cfg->witness_bytes);
     pc.engine.synth_workers = cfg->synth_workers;
     pc.engine.prover_workers = cfg->prover_workers ? cfg->prover_workers
                                : cfg->gpus          ? cfg->gpus

@@ -49,6 +49,17 @@ static pl_status open_input(int *fd, struct stat *st, const char *path,
     return status;
 }
 
+static void id_of(pl__file_id *out, const struct stat *sb)
+{
+    out->dev = (uint64_t)sb->st_dev;
+    out->ino = (uint64_t)sb->st_ino;
+    out->size = (uint64_t)sb->st_size;
+    out->mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 +
+                    sb->st_mtim.tv_nsec;
+    out->ctime_ns = (int64_t)sb->st_ctim.tv_sec * 1000000000 +
+                    sb->st_ctim.tv_nsec;
+}
+
 pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err)
 {
     out->data = NULL;
@@ -69,6 +80,7 @@ pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err)
                                (unsigned long long)st.st_size);
     out->data = p;
     out->size = (uint64_t)st.st_size;
+    id_of(&out->id, &st);
     return PL_OK;
 }
 
@@ -79,6 +91,16 @@ void pl__file_unmap(pl__mapped *m)
         m->data = NULL;
         m->size = 0;
     }
+}
+
+bool pl__file_unchanged(const char *path, const pl__file_id *id)
+{
+    struct stat sb;
+    pl__file_id now;
+    if (stat(path, &sb) != 0)
+        return false;
+    id_of(&now, &sb);
+    return memcmp(&now, id, sizeof(now)) == 0;
 }
 
 /* Whether a file is still the one first seen: same inode, size and
@@ -219,6 +241,7 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
     close(fd);
     out->data = buf;
     out->size = got;
+    id_of(&out->id, &after);
     return PL_OK;
 fail:
     pl__free(buf);
@@ -810,6 +833,45 @@ pl_status pl__file_write_atomic(const char *path, const void *data,
     pl_status st = pl__output_stage(&o, path, data, len, err);
     if (st == PL_OK)
         st = pl__output_commit(&o, err);
+    return st;
+}
+
+pl_status pl__file_write_pair(const char *path_a, const void *a, size_t len_a,
+                              const char *path_b, const void *b, size_t len_b,
+                              pl_error *err)
+{
+    pl__output oa, ob;
+    pl_status st;
+    memset(&oa, 0, sizeof(oa));
+    memset(&ob, 0, sizeof(ob));
+    /* Two names for one file would lose the first to the second (a device
+     * such as /dev/stdout, written in place, may take both). */
+    const char *paths[2] = {path_a, path_b};
+    if ((st = pl_output_check(paths, 2, NULL, 0, err)) ||
+        (st = pl__output_open(&oa, path_a, err)) ||
+        (path_b && (st = pl__output_open(&ob, path_b, err))))
+        goto fail;
+    /* The files that a rename publishes are written first, those written
+     * in place (a device, a pipe) last: a failure to write a file then
+     * leaves the stream untouched.  Both are complete before either is
+     * renamed, and the pair is renamed together (pl__output_commit_pair):
+     * a failure leaves the previous pair. */
+    pl__output *order[2] = {&oa, &ob};
+    const void *data[2] = {a, b};
+    const size_t len[2] = {len_a, len_b};
+    const bool swap = path_b && oa.in_place && !ob.in_place;
+    for (int k = 0; k < (path_b ? 2 : 1); k++) {
+        int i = swap ? 1 - k : k;
+        if ((len[i] && (st = pl__output_write(order[i], data[i], len[i],
+                                              err))) ||
+            (st = pl__output_finish(order[i], err)))
+            goto fail;
+    }
+    st = path_b ? pl__output_commit_pair(&oa, &ob, err)
+                : pl__output_commit(&oa, err);
+fail:
+    pl__output_abort(&oa);
+    pl__output_abort(&ob);
     return st;
 }
 

@@ -13,9 +13,16 @@
 
 #include <stdio.h>
 
+/* What a file was when it was read: to tell later whether it changed. */
+typedef struct pl__file_id {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns, ctime_ns;
+} pl__file_id;
+
 typedef struct pl__mapped {
     const uint8_t *data;
     uint64_t size;
+    pl__file_id id; /* the file's, as it was read (map and load) */
 } pl__mapped;
 
 pl_status pl__file_map(pl__mapped *out, const char *path, pl_error *err);
@@ -38,6 +45,13 @@ pl_status pl__file_load(pl__mapped *out, const char *path,
  * telling, when a proof made with a loaded key does not verify, whether
  * the key changed on disk since it was read. */
 bool pl__file_still_holds(const char *path, const pl__mapped *m);
+/* Whether the file at path is still the one id describes (the same inode,
+ * size, modification and change times): false once anything wrote to it,
+ * replaced or removed it.  A cheap look, for files too large to read
+ * again (a parameter file decoded in place): a proof made from a copy that
+ * does not verify is blamed on the file when it changed since the read (a
+ * writer paused mid-file left a torn copy that looked at rest). */
+bool pl__file_unchanged(const char *path, const pl__file_id *id);
 /* Test hook: fn(user) runs in pl__file_load after the bytes are read and
  * before they are checked, so a test can change the file at the moment a
  * writer would tear it (NULL: none).  Not for concurrent loads. */
@@ -114,6 +128,15 @@ pl_status pl__output_stage(pl__output *o, const char *path, const void *data,
 /* Stage and commit: path holds data, or (on failure) what it held before. */
 pl_status pl__file_write_atomic(const char *path, const void *data,
                                 size_t len, pl_error *err);
+/* Two files that must agree (a proof and its public inputs), written as a
+ * pair: the two paths checked against each other (pl_output_check), each
+ * written to its temporary, those written in place (a device, a pipe)
+ * after those renamed, then committed together (pl__output_commit_pair):
+ * both are the new ones, or both the previous ones.  path_b may be NULL
+ * (a alone, committed as pl__file_write_atomic does). */
+pl_status pl__file_write_pair(const char *path_a, const void *a, size_t len_a,
+                              const char *path_b, const void *b, size_t len_b,
+                              pl_error *err);
 
 /* Growable text buffer for writers. */
 typedef struct pl__strbuf {

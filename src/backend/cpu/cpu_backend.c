@@ -3,20 +3,22 @@
  * The CPU backend: the backend primitives (backend.h) on the prover's
  * worker pool.
  *
- *   open:    the circuit's NTT plan (twiddles, coset constants: class
- *            params, resident);
+ *   open:    the NTT plan of the shape's domain and roots (twiddles, coset
+ *            constants: class params, resident); the bases stay where the
+ *            key decoder put them (read in place);
  *   h:       a, b, c to the odd coset in place (inverse NTT, shift, NTT),
- *            then h = a b - c as canonical scalars (class h);
+ *            then a b - c there, as canonical scalars (class h): n of them
+ *            for PL__H_ODD_COSET; for PL__H_COEFFICIENTS divided by t
+ *            (t = g^n - 1 = -2 on the odd coset), back through an inverse
+ *            NTT and times g^-j, h's n - 1 coefficients;
  *   msm_g1:  H over h (dense scalars: the batch-affine Pippenger), then h
- *            is freed; A, B1 and C over the witness (mostly 0 and 1 in
- *            circuits built from bits: the witness-aware MSM unless the
- *            prover was configured with plain_msm).
- *
- * The zkey's points are read in place from its memory map.
+ *            is freed; A, B1 and C over the scalars named at begin (mostly
+ *            0 and 1 in circuits built from bits: the witness-aware MSM
+ *            unless the prover was configured with plain_msm), converted
+ *            first into scratch when they are Montgomery-form.
  */
 #include "backend/backend.h"
 #include "field/field.h"
-#include "formats/formats.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
@@ -25,26 +27,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FR_BYTES ((uint64_t)sizeof(blst_fr))
+
 typedef struct {
-    const pl_zkey *zkey;
+    pl__backend_shape shape;
+    const uint8_t *bases[PL__SUM_COUNT];
     pl__pool *pool;
     pl__ntt_plan *ntt;
     bool plain_msm;
 } cpu_instance;
 
-static void cpu_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
+/* A proof's state: its h scalars, from h until the H sum. */
+typedef struct {
+    pl_scalar *h;
+} cpu_proof;
+
+static size_t largest_variable_set(const pl__backend_shape *shape)
 {
-    uint64_t n = zk->domain_size;
+    size_t most = 0;
+    for (int k = PL__SUM_A; k < PL__SUM_COUNT; k++)
+        if (shape->counts[k] > most)
+            most = shape->counts[k];
+    return most;
+}
+
+static void cpu_plan(const pl__backend_shape *shape, unsigned threads,
+                     pl__prove_plan *out)
+{
+    uint64_t n = (uint64_t)1 << shape->log2n;
     threads = pl__pool_threads_for(threads);
     memset(out, 0, sizeof(*out));
-    out->bytes[PL_BUF_H] = n * PL__FR_BYTES;
-    /* the G1 MSMs run one after another on the pool: the largest of them */
-    uint64_t h = pl__msm_g1_scratch_bytes(n, threads);
-    uint64_t ab = pl__msm_g1_of_witness_scratch_bytes(zk->n_vars, threads);
-    uint64_t c = pl__msm_g1_of_witness_scratch_bytes(pl__zkey_n_private(zk), threads);
-    uint64_t most = h > ab ? h : ab;
-    out->bytes[PL_BUF_MSM_SCRATCH] = most > c ? most : c;
-    out->resident_bytes = pl__ntt_plan_bytes(zk->log2_domain);
+    out->bytes[PL_BUF_H] = n * FR_BYTES;
+    /* the G1 MSMs run one after another on the pool: the largest of them
+     * (H's dense, the others' witness-aware or plain: the bound covers
+     * both); Montgomery-form scalars converted first, beside it */
+    uint64_t most = pl__msm_g1_scratch_bytes(pl__shape_h_count(shape),
+                                             threads);
+    for (int k = PL__SUM_A; k < PL__SUM_COUNT; k++) {
+        uint64_t b = pl__msm_g1_of_witness_scratch_bytes(shape->counts[k],
+                                                         threads);
+        if (b > most)
+            most = b;
+    }
+    if (shape->montgomery_scalars)
+        most += (uint64_t)largest_variable_set(shape) * FR_BYTES;
+    out->bytes[PL_BUF_MSM_SCRATCH] = most;
+    out->resident_bytes = pl__ntt_plan_bytes(shape->log2n);
 }
 
 static void cpu_close(void *instance)
@@ -63,11 +91,15 @@ static pl_status cpu_open(void **instance, const pl__backend_config *cfg,
     cpu_instance *ci = calloc(1, sizeof(*ci));
     if (!ci)
         return pl__error_set(err, PL_ENOMEM, "cpu backend: out of memory");
-    ci->zkey = cfg->zkey;
+    ci->shape = cfg->shape;
+    memcpy(ci->bases, cfg->bases, sizeof(ci->bases));
     ci->pool = cfg->pool;
     ci->plain_msm = cfg->plain_msm;
-    pl_status st = pl__ntt_plan_create(&ci->ntt, cfg->zkey->log2_domain,
-                                       cfg->pool, err);
+    pl_status st = cfg->shape.roots == PL__ROOTS_BLSTRS
+                       ? pl__ntt_plan_create_blstrs(&ci->ntt, cfg->shape.log2n,
+                                                    cfg->pool, err)
+                       : pl__ntt_plan_create(&ci->ntt, cfg->shape.log2n,
+                                             cfg->pool, err);
     if (st != PL_OK) {
         cpu_close(ci);
         return st;
@@ -76,29 +108,39 @@ static pl_status cpu_open(void **instance, const pl__backend_config *cfg,
     return PL_OK;
 }
 
-/* A proof's state is its h scalars (NULL outside h .. msm_g1(H)). */
 static pl_status cpu_begin(pl__backend_proof *proof, pl_error *err)
 {
-    proof->state = NULL;
+    cpu_proof *cp = calloc(1, sizeof(*cp));
+    if (!cp)
+        return pl__error_set(err, PL_ENOMEM, "cpu backend: out of memory");
+    proof->state = cp;
     return PL_OK;
 }
 
 static void cpu_end(pl__backend_proof *proof)
 {
-    pl__free(proof->state);
+    cpu_proof *cp = proof->state;
+    if (cp)
+        pl__free(cp->h);
+    free(cp);
     proof->state = NULL;
 }
 
 typedef struct {
-    const blst_fr *a, *b, *c;
-    uint8_t *h;
+    blst_fr *a;
+    const blst_fr *b, *c;
+    pl_scalar *h;
+    blst_fr factor;  /* what a b - c is multiplied by (1, or 1/t) */
+    bool scale;
     size_t n, per_task;
 } h_ctx;
 
-/* h = a b - c on the coset, written as standard-form scalars for the MSM. */
+/* (a b - c) x factor on the coset: as standard-form scalars for the MSM
+ * (odd coset), or kept Montgomery in a's place for the way back. */
 static void compute_h(void *arg, size_t task, unsigned worker)
 {
     h_ctx *ctx = arg;
+    (void)worker;
     size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
     if (hi > ctx->n)
         hi = ctx->n;
@@ -106,64 +148,125 @@ static void compute_h(void *arg, size_t task, unsigned worker)
         blst_fr t;
         blst_fr_mul(&t, &ctx->a[i], &ctx->b[i]);
         blst_fr_sub(&t, &t, &ctx->c[i]);
-        pl__fr_to_le(ctx->h + i * PL__FR_BYTES, &t);
+        if (ctx->scale)
+            blst_fr_mul(&ctx->a[i], &t, &ctx->factor);
+        else
+            pl__fr_to_le(ctx->h[i].b, &t);
+    }
+}
+
+static void run_h(cpu_instance *ci, h_ctx *ctx)
+{
+    size_t tasks = 4 * (size_t)pl__pool_size(ci->pool);
+    ctx->per_task = (ctx->n + tasks - 1) / tasks;
+    if (ctx->per_task < 1024)
+        ctx->per_task = 1024;
+    pl__pool_run(ci->pool, (ctx->n + ctx->per_task - 1) / ctx->per_task,
+                 compute_h, ctx);
+}
+
+/* h's n - 1 coefficients from (a b - c) / t on the odd coset, in a's
+ * place: the inverse NTT gives the coefficients of h(g x), so coefficient
+ * j is divided by g^j. */
+static void coefficients_back(cpu_instance *ci, blst_fr *v, pl_scalar *h,
+                              size_t n)
+{
+    pl__ntt_inverse(ci->ntt, v, ci->pool);
+    const blst_fr *unused_tw;
+    blst_fr unused_n_inv, g, g_inv, pw;
+    pl__ntt_plan_constants(ci->ntt, &unused_tw, &unused_n_inv, &g);
+    blst_fr_inverse(&g_inv, &g);
+    const uint64_t one_limbs[4] = {1, 0, 0, 0};
+    blst_fr_from_uint64(&pw, one_limbs);
+    for (size_t j = 0; j + 1 < n; j++) {
+        blst_fr_mul(&v[j], &v[j], &pw);
+        pl__fr_to_le(h[j].b, &v[j]);
+        blst_fr_mul(&pw, &pw, &g_inv);
     }
 }
 
 static pl_status cpu_h(pl__backend_proof *proof, blst_fr *abc, pl_error *err)
 {
     cpu_instance *ci = proof->instance;
-    size_t n = ci->zkey->domain_size;
+    cpu_proof *cp = proof->state;
+    size_t n = (size_t)1 << ci->shape.log2n;
     blst_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
     pl__ntt_to_odd_coset(ci->ntt, a, ci->pool);
     pl__ntt_to_odd_coset(ci->ntt, b, ci->pool);
     pl__ntt_to_odd_coset(ci->ntt, c, ci->pool);
     pl__stage_lap(proof->timer, "ntt");
 
-    uint8_t *h = pl__alloc(PL_BUF_H, (uint64_t)n * PL__FR_BYTES, err);
+    pl_scalar *h = pl__alloc(PL_BUF_H, (uint64_t)n * FR_BYTES, err);
     if (!h)
         return PL_ENOMEM;
-    h_ctx ctx = {a, b, c, h, n, 0};
-    size_t tasks = 4 * (size_t)pl__pool_size(ci->pool);
-    ctx.per_task = (n + tasks - 1) / tasks;
-    if (ctx.per_task < 1024)
-        ctx.per_task = 1024;
-    pl__pool_run(ci->pool, (n + ctx.per_task - 1) / ctx.per_task, compute_h,
-                 &ctx);
-    proof->state = h;
+    h_ctx ctx = {a, b, c, h, {{0}}, false, n, 0};
+    if (ci->shape.h_form == PL__H_COEFFICIENTS) {
+        /* t(g w^i) = g^n - 1 = -2 on the odd coset: times -1/2 */
+        blst_fr two;
+        const uint64_t two_limbs[4] = {2, 0, 0, 0};
+        blst_fr_from_uint64(&two, two_limbs);
+        blst_fr_inverse(&ctx.factor, &two);
+        blst_fr_cneg(&ctx.factor, &ctx.factor, true);
+        ctx.scale = true;
+    }
+    run_h(ci, &ctx);
+    if (ci->shape.h_form == PL__H_COEFFICIENTS)
+        coefficients_back(ci, a, h, n);
+    cp->h = h;
     return PL_OK;
+}
+
+/* Standard form of n Montgomery-form scalars. */
+static void from_montgomery(pl_scalar *out, const pl_scalar *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        blst_fr f;
+        memcpy(&f, in[i].b, sizeof(f));
+        pl__fr_to_le(out[i].b, &f);
+    }
 }
 
 static pl_status cpu_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
                             blst_p1 *out, pl_error *err)
 {
     cpu_instance *ci = proof->instance;
-    const pl_zkey *zk = ci->zkey;
-    const uint8_t *w = proof->wtns->values;
-    uint64_t first_private = (uint64_t)zk->n_public + 1;
+    cpu_proof *cp = proof->state;
+    const uint8_t *bases = ci->bases[sum];
     pl_status st;
-    switch (sum) {
-    case PL__SUM_H:
-        st = pl__msm_g1(out, zk->h, proof->state, zk->domain_size, ci->pool,
-                        err);
-        pl__free(proof->state); /* H is the only reader of h */
-        proof->state = NULL;
+    if (sum == PL__SUM_H) {
+        if (!cp->h)
+            return pl__error_set(err, PL_EINTERNAL, "cpu backend: the H sum "
+                                 "before h");
+        st = pl__msm_g1(out, bases, (const uint8_t *)cp->h,
+                        pl__shape_h_count(&ci->shape), ci->pool, err);
+        pl__free(cp->h); /* H is the only reader of h */
+        cp->h = NULL;
         return st;
-    case PL__SUM_A:
-        return pl__msm_g1_of_witness(out, zk->a, w, zk->n_vars, ci->plain_msm,
-                                     ci->pool, err);
-    case PL__SUM_B1:
-        return pl__msm_g1_of_witness(out, zk->b1, w, zk->n_vars, ci->plain_msm,
-                                     ci->pool, err);
-    case PL__SUM_C:
-        return pl__msm_g1_of_witness(out, zk->c,
-                                     w + first_private * PL__FR_BYTES,
-                                     pl__zkey_n_private(zk), ci->plain_msm,
-                                     ci->pool, err);
-    default:
+    }
+    if (sum < 0 || sum >= PL__SUM_COUNT)
         return pl__error_set(err, PL_EINTERNAL, "cpu backend: no sum %d",
                              (int)sum);
+    const pl__scalars *s = &proof->scalars[sum];
+    if (s->n > ci->shape.counts[sum])
+        return pl__error_set(err, PL_EINTERNAL, "cpu backend: %zu scalars "
+                             "for a set of %zu points", s->n,
+                             ci->shape.counts[sum]);
+    const pl_scalar *v = s->v;
+    pl_scalar *converted = NULL;
+    if (s->montgomery && s->n) {
+        if (!(converted = pl__alloc(PL_BUF_MSM_SCRATCH,
+                                    (uint64_t)s->n * FR_BYTES, err)))
+            return PL_ENOMEM;
+        from_montgomery(converted, s->v, s->n);
+        v = converted;
     }
+    st = pl__msm_g1_of_witness(out, bases, (const uint8_t *)v, s->n,
+                               ci->plain_msm, ci->pool, err);
+    if (converted) {
+        memset(converted, 0, (uint64_t)s->n * FR_BYTES);
+        pl__free(converted);
+    }
+    return st;
 }
 
 const pl__backend_ops pl__backend_cpu = {

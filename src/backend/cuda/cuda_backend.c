@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CUDA backend: the backend primitives (backend.h) on a GPU.  The
- * prover runs the G2 MSM on its CPU threads beside it (as SupraSeal does;
- * the split prove gives it the time).
+ * The CUDA backend: the backend primitives (backend.h) on a GPU, for every
+ * key format (the shape says the domain, its roots and H's form).  The
+ * skeleton runs the G2 sum on its CPU threads beside it (as SupraSeal
+ * does; the split prove gives it the time).
  *
- *   open:    per circuit, uploads the zkey's G1 point sets (A, B1, C, H) and
- *            the NTT tables, and allocates the device buffers one proof
- *            uses (a/b/c, the witness, MSM scratch).  All of it is
- *            resident: a proof allocates nothing on the device, so device
- *            memory is bounded by construction and checked against the
- *            device's free memory up front.
+ *   open:    per circuit, uploads the four G1 base sets (H, A, B1, C) and
+ *            the NTT tables (to the odd coset and back), and allocates the
+ *            device buffers one proof uses (a/b/c, the scalars, MSM
+ *            scratch).  All of it is resident: a proof allocates nothing on
+ *            the device, so device memory is bounded by construction and
+ *            checked against the device's free memory up front.
  *   begin:   takes the device (its lock) until end.
- *   h:       uploads a, b, c and the witness through the pinned staging
- *            buffers (each transform overlaps the next upload), then
- *            h = a b - c on the device, where h stays.
- *   msm_g1:  the MSMs for H, A, B1 and C over the device's points.
+ *   h:       uploads a, b, c through the pinned staging buffers (each
+ *            transform overlaps the next upload) and the A sum's scalars,
+ *            then a b - c on the odd coset, and for PL__H_COEFFICIENTS the
+ *            way back to h's coefficients; h stays on the device.
+ *   msm_g1:  the MSMs for H (over h where it stayed), A, B1 and C over the
+ *            device's points; a sum's scalars are uploaded unless they lie
+ *            inside the last upload (the zkey's A, B1 and C all read the
+ *            witness: one upload serves them), and Montgomery-form ones
+ *            are converted there by a kernel.
  *   end:     waits for the device's queued work and releases it.
  *
  * One device object per GPU, shared by every circuit's instance (it holds
@@ -26,7 +32,6 @@
 #include "backend/cuda/gpu.h"
 #include "backend/cuda/process_device.h"
 #include "field/field.h"
-#include "formats/formats.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -176,78 +181,148 @@ static bool cuda_device_memory(uint64_t *used, uint64_t *total,
 
 /* ---- plan ---------------------------------------------------------------- */
 
+#define FR_BYTES ((uint64_t)sizeof(blst_fr))
+
 /* The device buffers of an instance, in one table so that open, close and
- * the plan agree on them. */
+ * the plan agree on them; the points' indices are the sums'. */
 enum {
-    BUF_POINTS_A, BUF_POINTS_B1, BUF_POINTS_C, BUF_POINTS_H,
-    BUF_TWIDDLES, BUF_CONSTANTS, BUF_ABC, BUF_WITNESS, BUF_MSM_SCRATCH,
+    BUF_POINTS = 0, /* + PL__SUM_H .. PL__SUM_C */
+    BUF_ABC = PL__SUM_COUNT,
+    BUF_SCALARS,
+    BUF_MSM_SCRATCH,
     BUF_COUNT
 };
 
 typedef struct {
     uint64_t bytes[BUF_COUNT];
+    uint64_t ntt_bytes; /* the NTT set, allocated by gpu.c */
 } device_layout;
 
-/* Everything but the MSM's scratch, whose sort and scan buffers are sized
- * by the device's CUB (layout_for). */
-static void layout_fixed(const pl_zkey *zk, device_layout *out)
+static uint64_t align256(uint64_t x)
 {
-    uint64_t n = zk->domain_size;
-    out->bytes[BUF_POINTS_A] = (uint64_t)zk->n_vars * PL__G1_BYTES;
-    out->bytes[BUF_POINTS_B1] = (uint64_t)zk->n_vars * PL__G1_BYTES;
-    out->bytes[BUF_POINTS_C] = (uint64_t)pl__zkey_n_private(zk) * PL__G1_BYTES;
-    out->bytes[BUF_POINTS_H] = n * PL__G1_BYTES;
-    out->bytes[BUF_TWIDDLES] = (n / 2 ? n / 2 : 1) * sizeof(blst_fr);
-    out->bytes[BUF_CONSTANTS] = pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
-    out->bytes[BUF_ABC] = 3 * n * sizeof(blst_fr);
-    out->bytes[BUF_WITNESS] = ((uint64_t)zk->n_vars + 1) * PL__FR_BYTES;
-    out->bytes[BUF_MSM_SCRATCH] = 0;
+    return (x + 255) & ~(uint64_t)255;
 }
 
-static pl_status layout_for(const pl_zkey *zk, pl__gpu *gpu,
+static size_t largest_set(const pl__backend_shape *shape, int first)
+{
+    size_t most = 0;
+    for (int k = first; k < PL__SUM_COUNT; k++)
+        if (shape->counts[k] > most)
+            most = shape->counts[k];
+    return most;
+}
+
+/* The largest scratch of any MSM of at most max_n points.  The shape
+ * changes with ceil(log2 n) (the window), and within one shape every
+ * buffer grows with n, so the largest is at a power of two or at max_n.
+ * With gpu NULL (planning without a device), less the sort's and scan's
+ * storage, which the device's CUB sizes. */
+static pl_status scratch_bound(pl__gpu *gpu, size_t max_n, uint64_t *bytes,
+                               pl_error *err)
+{
+    *bytes = 0;
+    for (uint64_t m = 1; max_n; m *= 2) {
+        uint32_t size = (uint32_t)(m < max_n ? m : max_n);
+        uint64_t b = 0;
+        if (gpu) {
+            pl_status st = pl__gpu_msm_scratch_bytes(gpu, &b, size, err);
+            if (st != PL_OK)
+                return st;
+        } else {
+            pl__cu_msm_cfg cfg;
+            pl__cu_msm_config(&cfg, size);
+            b = pl__cu_msm_layout(&cfg, 0, NULL, NULL);
+        }
+        if (b > *bytes)
+            *bytes = b;
+        if (size == max_n)
+            break;
+    }
+    return PL_OK;
+}
+
+/* Everything but the MSM's scratch, which layout_for sizes. */
+static void layout_fixed(const pl__backend_shape *shape, device_layout *out)
+{
+    uint64_t n = (uint64_t)1 << shape->log2n;
+    memset(out, 0, sizeof(*out));
+    for (int k = 0; k < PL__SUM_COUNT; k++)
+        out->bytes[BUF_POINTS + k] = (uint64_t)shape->counts[k] *
+                                     sizeof(blst_p1_affine);
+    out->bytes[BUF_ABC] = 3 * n * FR_BYTES;
+    out->bytes[BUF_SCALARS] = align256(largest_set(shape, PL__SUM_A) *
+                                       FR_BYTES);
+    out->ntt_bytes = pl__gpu_ntt_set_bytes(shape->log2n);
+}
+
+/* PL_EUNSUPPORTED for a set beyond the device MSM's 32-bit indices. */
+static pl_status check_counts(const pl__backend_shape *shape,
+                              const char *name, pl_error *err)
+{
+    for (int k = 0; k < PL__SUM_COUNT; k++)
+        if (shape->counts[k] > PL_CU_MSM_MAX_POINTS)
+            return pl__error_set(err, PL_EUNSUPPORTED,
+                                 "%s: a base set of %zu points is more than "
+                                 "the CUDA backend's MSM takes (2^28 - 1)",
+                                 name, shape->counts[k]);
+    return PL_OK;
+}
+
+static pl_status layout_for(const pl__backend_shape *shape, pl__gpu *gpu,
                             device_layout *out, pl_error *err)
 {
-    uint32_t msm_max = zk->domain_size > zk->n_vars ? zk->domain_size
-                                                     : zk->n_vars;
-    layout_fixed(zk, out);
-    return pl__gpu_msm_scratch_bytes(gpu, &out->bytes[BUF_MSM_SCRATCH],
-                                     msm_max, err);
+    layout_fixed(shape, out);
+    return scratch_bound(gpu, largest_set(shape, PL__SUM_H),
+                         &out->bytes[BUF_MSM_SCRATCH], err);
 }
 
-uint64_t pl__backend_cuda_device_bytes(const pl_zkey *zk)
+static uint64_t cuda_device_bytes(const pl__backend_shape *shape)
 {
     device_layout layout;
-    layout_fixed(zk, &layout);
-    uint64_t total = 0;
+    pl_error ignored;
+    /* a set too large for the device MSM: open refuses it; plan the rest */
+    layout_for(shape, NULL, &layout, &ignored);
+    uint64_t total = layout.ntt_bytes;
     for (int i = 0; i < BUF_COUNT; i++)
         total += layout.bytes[i];
     return total;
 }
 
-static void cuda_plan(const pl_zkey *zk, unsigned threads, pl__prove_plan *out)
+static void cuda_plan(const pl__backend_shape *shape, unsigned threads,
+                      pl__prove_plan *out)
 {
+    (void)threads;
     memset(out, 0, sizeof(*out));
-    /* A proof's host bytes are the prover's (a/b/c until uploaded, the
-     * pending state, the G2 MSM); h and the G1 sums live on the device.
-     * Resident: the device object's pinned staging and chunk buffers, and
-     * the NTT plan and constants that open builds, uploads and frees.  The
-     * device buffers are not planned here: they are the device's, and open
-     * checks them against its free memory before allocating. */
+    /* A proof's host bytes are the skeleton's (a/b/c until uploaded, the
+     * pending state, the G2 sum); h and the G1 sums live on the device,
+     * and Montgomery-form scalars are converted there.  Resident: the
+     * device object's pinned staging and chunk buffers, and the NTT plan
+     * and the two constant arrays that open builds, uploads and frees.
+     * The device buffers are not planned here: they are the device's, and
+     * open checks them against its free memory before allocating. */
     out->resident_bytes =
         PL_GPU_STAGING_BYTES + PL_GPU_CHUNK_BYTES +
-        pl__ntt_plan_bytes(zk->log2_domain) +
-        pl__gpu_ntt_constants_count(zk->log2_domain) * sizeof(blst_fr);
+        pl__ntt_plan_bytes(shape->log2n) +
+        2 * pl__gpu_ntt_constants_count(shape->log2n) * FR_BYTES;
 }
 
 /* ---- open and close ------------------------------------------------------ */
 
 typedef struct {
-    const pl_zkey *zk;
+    pl__backend_shape shape;
     pl__gpu *gpu;
     device_layout layout;
     void *buf[BUF_COUNT];
-    pl__gpu_ntt_tables tables;
+    pl__gpu_ntt_set ntt;
 } cuda_instance;
+
+/* A proof's state: which host scalars BUF_SCALARS holds (the last
+ * upload), so that a sum whose scalars lie inside it uploads nothing. */
+typedef struct {
+    const pl_scalar *v;
+    size_t n;
+    bool montgomery;
+} resident_scalars;
 
 static void cuda_close(void *instance)
 {
@@ -256,43 +331,32 @@ static void cuda_close(void *instance)
         return;
     for (int i = 0; i < BUF_COUNT; i++)
         pl__gpu_free(ci->gpu, ci->buf[i], ci->layout.bytes[i]);
+    if (ci->ntt.device)
+        pl__gpu_ntt_set_destroy(ci->gpu, &ci->ntt);
     if (ci->gpu)
         pl__cuda_device_release();
     free(ci);
 }
 
-/* The NTT tables on the device: the CPU plan's twiddles and the coset
- * constants, computed on the host, uploaded, and freed again. */
+/* The NTT tables on the device: the CPU plan of the shape's roots, its
+ * twiddles and both constant arrays computed on the host, uploaded, and
+ * freed again. */
 static pl_status upload_ntt_tables(cuda_instance *ci, pl__pool *pool,
                                    pl_error *err)
 {
-    const pl_zkey *zk = ci->zk;
     pl__ntt_plan *plan = NULL;
-    blst_fr *constants = NULL;
-    pl_status st = pl__ntt_plan_create(&plan, zk->log2_domain, pool, err);
-    if (st == PL_OK &&
-        !(constants = pl__gpu_ntt_constants(plan, zk->log2_domain, err)))
-        st = PL_ENOMEM;
+    const unsigned log2n = ci->shape.log2n;
+    pl_status st = ci->shape.roots == PL__ROOTS_BLSTRS
+                       ? pl__ntt_plan_create_blstrs(&plan, log2n, pool, err)
+                       : pl__ntt_plan_create(&plan, log2n, pool, err);
     if (st == PL_OK) {
-        const blst_fr *twiddles;
-        blst_fr unused_n_inv, unused_g;
-        pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
         pl__gpu_lock(ci->gpu);
-        if (zk->domain_size >= 2)
-            st = pl__gpu_upload(ci->gpu, ci->buf[BUF_TWIDDLES], twiddles,
-                                ci->layout.bytes[BUF_TWIDDLES], err);
-        if (st == PL_OK)
-            st = pl__gpu_upload(ci->gpu, ci->buf[BUF_CONSTANTS], constants,
-                                ci->layout.bytes[BUF_CONSTANTS], err);
+        st = pl__gpu_ntt_set_create(ci->gpu, &ci->ntt, plan, log2n, err);
         if (st == PL_OK) /* the host copies go next */
             st = pl__gpu_sync(ci->gpu, err);
         pl__gpu_unlock(ci->gpu);
     }
-    pl__free(constants);
     pl__ntt_plan_destroy(plan);
-    if (st == PL_OK)
-        pl__gpu_ntt_tables_init(&ci->tables, zk->log2_domain,
-                                ci->buf[BUF_TWIDDLES], ci->buf[BUF_CONSTANTS]);
     return st;
 }
 
@@ -300,21 +364,24 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
                            const pl__gpu_impl *impl, pl_error *err)
 {
     *instance = NULL;
+    const char *name = cfg->name ? cfg->name : "the circuit";
+    pl_status st = check_counts(&cfg->shape, name, err);
+    if (st != PL_OK)
+        return st;
     cuda_instance *ci = calloc(1, sizeof(*ci));
     if (!ci)
         return pl__error_set(err, PL_ENOMEM, "cuda backend: out of memory");
-    ci->zk = cfg->zkey;
-    const pl_zkey *zk = ci->zk;
-    pl_status st = pl__cuda_device_acquire(impl, &ci->gpu, err);
-    if (st != PL_OK) {
+    ci->shape = cfg->shape;
+    if ((st = pl__cuda_device_acquire(impl, &ci->gpu, err)) != PL_OK) {
         free(ci);
         return st;
     }
 
     /* all of it or nothing, checked before the first byte */
     uint64_t need = 0, free_bytes = 0, total_bytes = 0;
-    if ((st = layout_for(zk, ci->gpu, &ci->layout, err)))
+    if ((st = layout_for(&ci->shape, ci->gpu, &ci->layout, err)))
         goto fail;
+    need = ci->layout.ntt_bytes;
     for (int i = 0; i < BUF_COUNT; i++)
         need += ci->layout.bytes[i];
     if ((st = pl__gpu_mem_info(ci->gpu, &free_bytes, &total_bytes, err)))
@@ -326,8 +393,8 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
         st = pl__error_set(
             err, PL_ENOMEM,
             "%s: the CUDA backend needs %s of device memory for this circuit "
-            "(and %s of headroom) but %s has %s free",
-            zk->path, pl_format_bytes(b1, sizeof(b1), need),
+            "(and %s of headroom) but %s has %s free", name,
+            pl_format_bytes(b1, sizeof(b1), need),
             pl_format_bytes(b3, sizeof(b3), PL_GPU_HEADROOM_BYTES),
             pl__gpu_description(ci->gpu),
             pl_format_bytes(b2, sizeof(b2), free_bytes));
@@ -340,13 +407,13 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
             goto fail;
         }
 
-    /* the zkey's points go up as they are (blst's layout, see arith/g1.h) */
-    const uint8_t *sets[4] = {zk->a, zk->b1, zk->c, zk->h};
+    /* the bases go up as they are (blst's layout, see arith/g1.h) */
     pl__gpu_lock(ci->gpu);
-    for (int i = 0; i < 4 && st == PL_OK; i++)
-        if (ci->layout.bytes[BUF_POINTS_A + i])
-            st = pl__gpu_upload(ci->gpu, ci->buf[BUF_POINTS_A + i], sets[i],
-                                ci->layout.bytes[BUF_POINTS_A + i], err);
+    for (int k = 0; k < PL__SUM_COUNT && st == PL_OK; k++)
+        if (ci->layout.bytes[BUF_POINTS + k])
+            st = pl__gpu_upload(ci->gpu, ci->buf[BUF_POINTS + k],
+                                cfg->bases[k],
+                                ci->layout.bytes[BUF_POINTS + k], err);
     pl__gpu_unlock(ci->gpu);
     if (st != PL_OK || (st = upload_ntt_tables(ci, cfg->pool, err)) != PL_OK)
         goto fail;
@@ -366,11 +433,18 @@ fail:
 static pl_status cuda_begin(pl__backend_proof *proof, pl_error *err)
 {
     cuda_instance *ci = proof->instance;
+    resident_scalars *rs = calloc(1, sizeof(*rs));
+    if (!rs)
+        return pl__error_set(err, PL_ENOMEM, "cuda backend: out of memory");
     pl__gpu_lock(ci->gpu);
     pl_status st = pl__gpu_order_uploads(ci->gpu, err);
-    if (st != PL_OK)
+    if (st != PL_OK) {
         pl__gpu_unlock(ci->gpu);
-    return st;
+        free(rs);
+        return st;
+    }
+    proof->state = rs;
+    return PL_OK;
 }
 
 /* Also after a failure: both streams drained before the next proof may
@@ -381,31 +455,78 @@ static void cuda_end(pl__backend_proof *proof)
     pl_error ignored;
     pl__gpu_quiesce(ci->gpu, &ignored);
     pl__gpu_unlock(ci->gpu);
+    free(proof->state);
+    proof->state = NULL;
+}
+
+/* The device copy of a sum's scalars: inside the last upload, or
+ * uploaded now (and converted from Montgomery form on the device). */
+static pl_status device_scalars(cuda_instance *ci, resident_scalars *rs,
+                                const pl__scalars *s, const void **out,
+                                pl_error *err)
+{
+    if (s->n == 0) { /* an empty sum reads nothing */
+        *out = ci->buf[BUF_SCALARS];
+        return PL_OK;
+    }
+    if (rs->v && s->montgomery == rs->montgomery && s->v >= rs->v &&
+        s->v + s->n <= rs->v + rs->n) {
+        *out = (const pl_scalar *)ci->buf[BUF_SCALARS] + (s->v - rs->v);
+        return PL_OK;
+    }
+    rs->v = NULL; /* whatever happens next, the buffer's old contents go */
+    pl_status st = pl__gpu_upload(ci->gpu, ci->buf[BUF_SCALARS], s->v,
+                                  (uint64_t)s->n * FR_BYTES, err);
+    if (st == PL_OK && s->montgomery)
+        st = pl__gpu_from_montgomery(ci->gpu, ci->buf[BUF_SCALARS],
+                                     (uint32_t)s->n, err);
+    if (st != PL_OK)
+        return st;
+    rs->v = s->v;
+    rs->n = s->n;
+    rs->montgomery = s->montgomery;
+    *out = ci->buf[BUF_SCALARS];
+    return PL_OK;
+}
+
+/* Where h's scalars are after h: over c's slot (odd coset), or at a's
+ * (coefficients, written there by the way back). */
+static const blst_fr *h_slot(const cuda_instance *ci)
+{
+    const uint64_t n = (uint64_t)1 << ci->shape.log2n;
+    const blst_fr *abc = ci->buf[BUF_ABC];
+    return ci->shape.h_form == PL__H_ODD_COSET ? abc + 2 * n : abc;
 }
 
 static pl_status cuda_h(pl__backend_proof *proof, blst_fr *abc, pl_error *err)
 {
     cuda_instance *ci = proof->instance;
-    const pl_zkey *zk = ci->zk;
     pl__gpu *gpu = ci->gpu;
-    uint64_t n = zk->domain_size;
+    const uint64_t n = (uint64_t)1 << ci->shape.log2n;
     blst_fr *d_abc = ci->buf[BUF_ABC];
+    const pl__scalars *first = &proof->scalars[PL__SUM_A];
+    const void *unused;
     pl_status st;
     /* a, b, c: each transform queued behind its upload, so it runs while
-     * the next vector is copied */
+     * the next vector is copied; then the A sum's scalars, the same way */
     for (int k = 0; k < 3; k++)
         if ((st = pl__gpu_upload(gpu, d_abc + k * n, abc + k * n,
-                                 n * sizeof(blst_fr), err)) ||
-            (st = pl__gpu_to_odd_coset(gpu, d_abc + k * n, &ci->tables, err)))
+                                 n * FR_BYTES, err)) ||
+            (st = pl__gpu_to_odd_coset(gpu, d_abc + k * n, &ci->ntt.tables,
+                                       err)))
             return st;
-    if ((st = pl__gpu_upload(gpu, ci->buf[BUF_WITNESS], proof->wtns->values,
-                             (uint64_t)zk->n_vars * PL__FR_BYTES, err)))
+    if (first->n && first->n <= ci->shape.counts[PL__SUM_A] &&
+        (st = device_scalars(ci, proof->state, first, &unused, err)))
         return st;
-    /* the wait costs nothing (the MSMs need h) and makes the stage's time
-     * the transforms' rather than their queueing's */
     if ((st = pl__gpu_coset_h(gpu, d_abc, d_abc + n, d_abc + 2 * n,
                               (uint32_t)n, err)))
         return st;
+    if (ci->shape.h_form == PL__H_COEFFICIENTS &&
+        (st = pl__gpu_odd_coset_quotient(gpu, d_abc, d_abc + 2 * n,
+                                         &ci->ntt.quotient, err)))
+        return st;
+    /* the wait costs nothing (the MSMs need h) and makes the stage's time
+     * the transforms' rather than their queueing's */
     return pl__gpu_sync(gpu, err);
 }
 
@@ -413,38 +534,27 @@ static pl_status cuda_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
                              blst_p1 *out, pl_error *err)
 {
     cuda_instance *ci = proof->instance;
-    const pl_zkey *zk = ci->zk;
-    const uint8_t *w = ci->buf[BUF_WITNESS];
-    const blst_fr *d_abc = ci->buf[BUF_ABC];
-    const void *points, *scalars;
-    uint32_t n;
-    switch (sum) {
-    case PL__SUM_H: /* h is over c's slot */
-        points = ci->buf[BUF_POINTS_H];
-        scalars = d_abc + 2 * (uint64_t)zk->domain_size;
-        n = zk->domain_size;
-        break;
-    case PL__SUM_A:
-        points = ci->buf[BUF_POINTS_A];
-        scalars = w;
-        n = zk->n_vars;
-        break;
-    case PL__SUM_B1:
-        points = ci->buf[BUF_POINTS_B1];
-        scalars = w;
-        n = zk->n_vars;
-        break;
-    case PL__SUM_C:
-        points = ci->buf[BUF_POINTS_C];
-        scalars = w + ((uint64_t)zk->n_public + 1) * PL__FR_BYTES;
-        n = pl__zkey_n_private(zk);
-        break;
-    default:
+    const void *scalars;
+    size_t n;
+    pl_status st;
+    if (sum < 0 || sum >= PL__SUM_COUNT)
         return pl__error_set(err, PL_EINTERNAL, "cuda backend: no sum %d",
                              (int)sum);
+    if (sum == PL__SUM_H) {
+        scalars = h_slot(ci);
+        n = pl__shape_h_count(&ci->shape);
+    } else {
+        const pl__scalars *s = &proof->scalars[sum];
+        if (s->n > ci->shape.counts[sum])
+            return pl__error_set(err, PL_EINTERNAL, "cuda backend: %zu "
+                                 "scalars for a set of %zu points", s->n,
+                                 ci->shape.counts[sum]);
+        if ((st = device_scalars(ci, proof->state, s, &scalars, err)))
+            return st;
+        n = s->n;
     }
-    return pl__gpu_msm_g1(ci->gpu, out, points, scalars, n,
-                          ci->buf[BUF_MSM_SCRATCH],
+    return pl__gpu_msm_g1(ci->gpu, out, ci->buf[BUF_POINTS + sum], scalars,
+                          (uint32_t)n, ci->buf[BUF_MSM_SCRATCH],
                           ci->layout.bytes[BUF_MSM_SCRATCH], err);
 }
 
@@ -486,11 +596,12 @@ static bool emulated_usable(char *why, size_t why_len)
 /* ---- the two backends ---------------------------------------------------- */
 
 /* They differ only in their name and in the device they open. */
-#define CUDA_BACKEND_OPS(label, open_fn, faulted_fn, usable_fn)                                      \
+#define CUDA_BACKEND_OPS(label, open_fn, faulted_fn, usable_fn)              \
     {                                                                         \
         .name = label, .g1_on_host = false, .plan = cuda_plan,                \
-        .open = open_fn, .close = cuda_close, .begin = cuda_begin,            \
-        .h = cuda_h, .msm_g1 = cuda_msm_g1, .end = cuda_end,                  \
+        .device_bytes = cuda_device_bytes, .open = open_fn,                   \
+        .close = cuda_close, .begin = cuda_begin, .h = cuda_h,                \
+        .msm_g1 = cuda_msm_g1, .end = cuda_end,                               \
         .device_memory = cuda_device_memory, .faulted = faulted_fn,           \
         .usable = usable_fn,                                                  \
     }

@@ -636,6 +636,19 @@ pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                       err));
 }
 
+pl_status pl__gpu_from_montgomery(pl__gpu *gpu, void *data, uint32_t n,
+                                  pl_error *err)
+{
+    if (n == 0)
+        return PL_OK;
+    phase_clock pc = phase_start(gpu);
+    GUARDED(gpu, err,
+            phase_end(gpu, &pc, PL_GPU_PHASE_COSET_H,
+                      gpu->impl->from_montgomery(gpu->dev, PL_GPU_COMPUTE, n,
+                                                 data, err),
+                      err));
+}
+
 /* ---- the G1 MSM ---------------------------------------------------------- */
 
 /* The shape of an MSM of n points and the bytes of the sort's and the

@@ -194,6 +194,9 @@ typedef struct pl__gpu_impl {
     pl_status (*coset_h)(void *dev, int stream, uint32_t threads,
                          const pl__cu_fr *a, const pl__cu_fr *b, pl__cu_fr *c,
                          pl_error *err);
+    /* pl__cu_from_montgomery_thread */
+    pl_status (*from_montgomery)(void *dev, int stream, uint32_t threads,
+                                 pl__cu_fr *data, pl_error *err);
     /* pl__cu_msm_digits_thread */
     pl_status (*msm_digits)(void *dev, int stream, uint32_t threads,
                             const pl__cu_msm_cfg *cfg, const uint32_t *scalars,
@@ -320,6 +323,11 @@ void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set);
 pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
                           uint32_t n, pl_error *err);
 
+/* n Montgomery-form scalars to canonical integers, in place (compute
+ * stream). */
+pl_status pl__gpu_from_montgomery(pl__gpu *gpu, void *data, uint32_t n,
+                                  pl_error *err);
+
 /* sum s_i P_i over n device-resident points and canonical scalars, with
  * scratch of at least pl__gpu_msm_scratch_bytes(n) bytes (the buffers of
  * kernels/msm.h and the sort's and scan's storage): steps 1-5 on the compute
@@ -374,7 +382,7 @@ unsigned pl__gpu_emu_queued(int stream);
     X(PL_GPU_PHASE_UPLOAD, "upload")          /* pl__gpu_upload */            \
     X(PL_GPU_PHASE_DOWNLOAD, "download")      /* pl__gpu_download */          \
     X(PL_GPU_PHASE_NTT, "ntt")      /* pl__gpu_to_odd_coset, _quotient */    \
-    X(PL_GPU_PHASE_COSET_H, "coset_h")        /* pl__gpu_coset_h */           \
+    X(PL_GPU_PHASE_COSET_H, "coset_h") /* pl__gpu_coset_h, _from_montgomery */\
     X(PL_GPU_PHASE_MSM_SORT, "msm_sort")      /* digits, sort, bounds */      \
     X(PL_GPU_PHASE_MSM_ACCUMULATE, "msm_accumulate") /* the levels */         \
     X(PL_GPU_PHASE_MSM_REDUCE, "msm_reduce")  /* running sums, their copy */  \

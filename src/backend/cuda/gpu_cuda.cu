@@ -163,6 +163,13 @@ __global__ void k_coset_h(uint32_t threads, const pl__cu_fr *a,
         pl__cu_h_thread(a, b, c, i);
 }
 
+__global__ void k_from_montgomery(uint32_t threads, pl__cu_fr *data)
+{
+    uint32_t i = THREAD_INDEX;
+    if (i < threads)
+        pl__cu_from_montgomery_thread(data, i);
+}
+
 __global__ void k_msm_digits(uint32_t threads, pl__cu_msm_cfg cfg,
                              const uint32_t *scalars, uint32_t *keys,
                              uint32_t *values)
@@ -448,6 +455,7 @@ static pl_status cu_kernel_stack_bytes(void *dev, uint64_t *bytes,
         (const void *)k_ntt_shift,
         (const void *)k_ntt_unshift,
         (const void *)k_coset_h,
+        (const void *)k_from_montgomery,
         (const void *)k_msm_digits,
         (const void *)k_msm_bounds,
         (const void *)k_msm_count,
@@ -616,6 +624,14 @@ static pl_status cu_coset_h(void *dev, int stream, uint32_t threads,
     return PL_OK;
 }
 
+static pl_status cu_from_montgomery(void *dev, int stream, uint32_t threads,
+                                   pl__cu_fr *data, pl_error *err)
+{
+    CU_LAUNCH(dev, stream, k_from_montgomery, threads, BLOCK, 0, threads,
+              data);
+    return PL_OK;
+}
+
 static pl_status cu_msm_digits(void *dev, int stream, uint32_t threads,
                                const pl__cu_msm_cfg *cfg,
                                const uint32_t *scalars, uint32_t *keys,
@@ -707,6 +723,7 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_ntt_shift,
     cu_ntt_unshift,
     cu_coset_h,
+    cu_from_montgomery,
     cu_msm_digits,
     cu_msm_bounds,
     cu_msm_count,

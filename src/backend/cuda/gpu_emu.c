@@ -425,6 +425,16 @@ static pl_status emu_coset_h(void *dev, int stream, uint32_t threads,
     return PL_OK;
 }
 
+static pl_status emu_from_montgomery(void *dev, int stream, uint32_t threads,
+                                     pl__cu_fr *data, pl_error *err)
+{
+    EMU_LAUNCH(dev);
+    emu_enqueue(stream);
+    for (uint32_t i = 0; i < threads; i++)
+        pl__cu_from_montgomery_thread(data, i);
+    return PL_OK;
+}
+
 static pl_status emu_msm_digits(void *dev, int stream, uint32_t threads,
                                 const pl__cu_msm_cfg *cfg,
                                 const uint32_t *scalars, uint32_t *keys,
@@ -530,6 +540,7 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .ntt_shift = emu_ntt_shift,
     .ntt_unshift = emu_ntt_unshift,
     .coset_h = emu_coset_h,
+    .from_montgomery = emu_from_montgomery,
     .msm_digits = emu_msm_digits,
     .msm_bounds = emu_msm_bounds,
     .msm_count = emu_msm_count,

@@ -166,4 +166,12 @@ PL_DEVICE_FN void pl__cu_h_thread(const pl__cu_fr *a, const pl__cu_fr *b,
     pl__cu_fr_to_canonical(&c_then_h[i], &t);
 }
 
+/* data[i] from Montgomery form to the canonical integer (the MSM's
+ * scalars): bellperson's in-memory scalars handed as they are. */
+PL_DEVICE_FN void pl__cu_from_montgomery_thread(pl__cu_fr *data, uint32_t i)
+{
+    pl__cu_fr t = data[i];
+    pl__cu_fr_to_canonical(&data[i], &t);
+}
+
 #endif /* PL_CUDA_KERNELS_NTT_H */
