@@ -111,8 +111,18 @@ static int c2_run(const c2_options *o, char **wtns_paths, size_t n)
         goto done;
     }
     const char *outs[2] = {o->proofs, o->inputs};
-    const char *ins[3] = {o->params, o->r1cs, NULL};
-    if ((st = pl_output_check(outs, 2, ins, 2, &err)) ||
+    /* the witnesses are inputs too: --proofs naming one would replace it */
+    const char **ins = calloc(n + 2, sizeof(*ins));
+    if (!ins) {
+        st = PL_ENOMEM;
+        goto done;
+    }
+    ins[0] = o->params;
+    ins[1] = o->r1cs;
+    memcpy(ins + 2, wtns_paths, n * sizeof(*ins));
+    st = pl_output_check(outs, 2, ins, n + 2, &err);
+    free(ins);
+    if (st ||
         (st = pl_r1cs_open(&r1cs, o->r1cs, &err)) ||
         (st = pl_c2_srs_create(&srs, o->params, o->check_params, o->threads,
                                &err)))

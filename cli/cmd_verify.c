@@ -49,6 +49,8 @@ static const cli_opt verify_opts[] = {
      .choices = formats},
     {"--check-params", NULL, CLI_FLAG, O(check_params),
      .help = "bellperson: check every point of the key file first"},
+    /* the key, the inputs and the proof(s), read */
+    {CLI_ARGUMENTS, .files = "iii"},
     {NULL},
 };
 
