@@ -52,7 +52,7 @@ static pl_status check_points(const char *path, FILE *out, pl_error *err)
     } else {
         pl_bp_params *p = NULL;
         if ((st = pl_bp_params_open(&p, path, err)) == PL_OK)
-            st = pl_bp_params_check_points(p, err);
+            st = cli_check_bp_points("inspect", p, err);
         pl_bp_params_close(p);
     }
     if (st == PL_OK)
