@@ -76,6 +76,10 @@ BLST_ERROR pl__bp_g2_at(blst_p2_affine *out, const pl_bp_params *p,
 pl_status pl__bp_params_check_points(const pl_bp_params *p, pl__pool *pool,
                                      const pl_bp_check_config *cfg,
                                      pl_error *err);
+/* The same, every point checked on its own (blst's exact test, no batch):
+ * the baseline of bench/bench_check.c. */
+pl_status pl__bp_params_check_points_alone(const pl_bp_params *p,
+                                           pl__pool *pool, pl_error *err);
 
 /* The error for point i of a section that failed with e: PL_EFORMAT
  * naming the file, the section, the index, what is wrong (the flag bit,
