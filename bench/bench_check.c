@@ -14,7 +14,8 @@
  *
  * Output: key=value lines per file and mode: the points, wall and process
  * CPU seconds (on a shared machine only CPU time means much), CPU
- * nanoseconds a point, and the ratios of CPU time against the one-thread
+ * nanoseconds a point (batched on one thread: also a G1 and a G2 point's,
+ * split where the G1 stage ends), and the ratios of CPU time against the one-thread
  * baseline and of wall time against the point-by-point check on the same
  * pool.  Every mode must pass the file, else it exits 1.
  */
@@ -36,17 +37,32 @@ static double clock_s(clockid_t id)
 
 typedef struct {
     double wall, cpu;
+    double g1_cpu; /* batched: the CPU time when the G1 points were done */
 } timing;
+
+/* The end of the batched G1 stage, in process CPU time since t0. */
+static void on_progress(void *user, const char *stage, uint64_t done,
+                        uint64_t total)
+{
+    timing *t = user;
+    if (done == total && strcmp(stage, "G1 points") == 0)
+        t->g1_cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
 
 /* One mode on p; exits 1 when the file does not pass. */
 static timing run(const pl_bp_params *p, pl__pool *pool, bool batched)
 {
     pl_error err = {0};
-    timing t = {clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_PROCESS_CPUTIME_ID)};
-    pl_status st = batched ? pl__bp_params_check_points(p, pool, NULL, &err)
+    timing t = {clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_PROCESS_CPUTIME_ID),
+                0};
+    const double cpu0 = t.cpu;
+    pl_bp_check_config cfg = {.on_progress = on_progress,
+                              .on_progress_user = &t};
+    pl_status st = batched ? pl__bp_params_check_points(p, pool, &cfg, &err)
                            : pl__bp_params_check_points_alone(p, pool, &err);
     t.wall = clock_s(CLOCK_MONOTONIC) - t.wall;
     t.cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - t.cpu;
+    t.g1_cpu = t.g1_cpu ? t.g1_cpu - cpu0 : 0;
     if (st != PL_OK) {
         fprintf(stderr, "bench_check: %s\n", err.msg);
         exit(1);
@@ -89,7 +105,7 @@ int main(int argc, char **argv)
         /* the file's pages read once before any timing */
         timing warm = run(p, pool, true);
         (void)warm;
-        timing base = {0, 0};
+        timing base = {0, 0, 0};
         if (alone_1) {
             base = run(p, one, false);
             printf("mode=alone threads=1 wall_s=%.2f cpu_s=%.2f "
@@ -99,9 +115,12 @@ int main(int argc, char **argv)
         timing b1 = run(p, one, true);
         timing at = run(p, pool, false);
         timing bt = run(p, pool, true);
+        const double g1 = (double)in.n_h + in.n_l + in.n_a + in.n_b_g1;
         printf("mode=batch threads=1 wall_s=%.2f cpu_s=%.2f "
-               "cpu_ns_per_point=%.0f%s", b1.wall, b1.cpu,
-               b1.cpu / points * 1e9, alone_1 ? "" : "\n");
+               "cpu_ns_per_point=%.0f cpu_ns_per_g1_point=%.0f "
+               "cpu_ns_per_g2_point=%.0f%s", b1.wall, b1.cpu,
+               b1.cpu / points * 1e9, b1.g1_cpu / g1 * 1e9,
+               (b1.cpu - b1.g1_cpu) / in.n_b_g2 * 1e9, alone_1 ? "" : "\n");
         if (alone_1)
             printf(" cpu_speedup_vs_alone_1=%.2f\n", base.cpu / b1.cpu);
         printf("mode=alone threads=%u wall_s=%.2f cpu_s=%.2f "

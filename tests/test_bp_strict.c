@@ -47,6 +47,33 @@ static uint8_t *params_bytes(const char *circuit, size_t *len,
     return b;
 }
 
+/* A dev parameter file to damage: its bytes, a copy to change and its
+ * parsed shape. */
+typedef struct {
+    uint8_t *orig, *c;
+    size_t len;
+    pl_bp_params *shape;
+} crafted;
+
+static void crafted_reset(crafted *f)
+{
+    memcpy(f->c, f->orig, f->len);
+}
+
+static void crafted_open(crafted *f, const char *circuit)
+{
+    f->orig = params_bytes(circuit, &f->len, &f->shape);
+    f->c = malloc(f->len);
+    crafted_reset(f);
+}
+
+static void crafted_close(crafted *f)
+{
+    free(f->c);
+    pl_bp_params_close(f->shape);
+    free(f->orig);
+}
+
 static uint8_t *slot(uint8_t *file, const pl_bp_params *shape, unsigned s,
                      uint32_t i)
 {
@@ -139,14 +166,15 @@ static void refused_by_readers(const uint8_t *c, size_t len, const char *where,
  * unchecked path too: so does every reader of ours, in every section. */
 PL_TEST(query_point_at_infinity_refused)
 {
-    size_t len;
-    pl_bp_params *shape = NULL;
-    uint8_t *b = params_bytes("multiplier", &len, &shape);
-    uint8_t *c = malloc(len);
+    crafted f;
+    crafted_open(&f, "multiplier");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
     for (unsigned s = PL__BP_H; s < PL__BP_SECTIONS; s++) {
         if (!shape->count[s])
             continue;
-        memcpy(c, b, len);
+        crafted_reset(&f);
         uint32_t last = shape->count[s] - 1;
         put_infinity(slot(c, shape, s, last), pl__bp_section_is_g2(s));
         char where[64];
@@ -154,9 +182,7 @@ PL_TEST(query_point_at_infinity_refused)
                  pl__bp_section_name(s), last);
         refused_by_readers(c, len, where, "point at infinity");
     }
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }
 
 /* A slot whose compressed flag is set: blst (and blstrs's
@@ -166,63 +192,63 @@ PL_TEST(query_point_at_infinity_refused)
 PL_TEST(compressed_flag_in_an_uncompressed_slot_refused)
 {
     pl_error err = {0};
-    size_t len;
-    pl_bp_params *shape = NULL, *p = NULL;
-    uint8_t *b = params_bytes("multiplier", &len, &shape);
-    uint8_t *c = malloc(len);
+    crafted f;
+    crafted_open(&f, "multiplier");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
+    pl_bp_params *p = NULL;
     blst_p1_affine q;
     blst_p2_affine q2;
 
     /* h's point 0, compressed into its slot's first half; the second half
      * garbage: today's reader took the point from the first half */
-    memcpy(c, b, len);
+    crafted_reset(&f);
     CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_H, 0), BLST_SUCCESS);
     memset(slot(c, shape, PL__BP_H, 0), 0x5a, PL__BP_G1_BYTES);
     blst_p1_affine_compress(slot(c, shape, PL__BP_H, 0), &q);
     refused_by_readers(c, len, "section h: point 0", "compressed flag");
 
     /* b_g2's point 0 likewise */
-    memcpy(c, b, len);
+    crafted_reset(&f);
     CHECK_EQ(pl__bp_g2_at(&q2, shape, 0), BLST_SUCCESS);
     blst_p2_affine_compress(slot(c, shape, PL__BP_B_G2, 0), &q2);
     refused_by_readers(c, len, "section b_g2: point 0", "compressed flag");
 
     /* the IC and the verifying key: at open */
-    memcpy(c, b, len);
+    crafted_reset(&f);
     CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_IC, 0), BLST_SUCCESS);
     blst_p1_affine_compress(slot(c, shape, PL__BP_IC, 0), &q);
     CHECK_STATUS(pl__bp_parse(&p, c, len, "ic.params", &err), PL_EFORMAT,
                  &err);
     CHECK(msg_has(&err, "section ic: point 0 has the compressed flag"));
-    memcpy(c, b, len);
+    crafted_reset(&f);
     blst_p1_affine_compress(c, &shape->alpha_g1);
     CHECK_STATUS(pl__bp_parse(&p, c, len, "vk.params", &err), PL_EFORMAT,
                  &err);
     CHECK(msg_has(&err, "verifying key: alpha_g1 has the compressed flag"));
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }
 
 /* The sign bit means nothing on an uncompressed point: refused, named. */
 PL_TEST(sign_bit_on_an_uncompressed_point_refused)
 {
     pl_error err = {0};
-    size_t len;
-    pl_bp_params *shape = NULL, *p = NULL;
-    uint8_t *b = params_bytes("multiplier", &len, &shape);
-    uint8_t *c = malloc(len);
-    memcpy(c, b, len);
+    crafted f;
+    crafted_open(&f, "multiplier");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
+    pl_bp_params *p = NULL;
+    crafted_reset(&f);
     slot(c, shape, PL__BP_L, 0)[0] |= 0x20;
     refused_by_readers(c, len, "section l: point 0", "sign bit");
-    memcpy(c, b, len);
+    crafted_reset(&f);
     c[2 * PL__BP_G1_BYTES] |= 0x20; /* beta_g2 */
     CHECK_STATUS(pl__bp_parse(&p, c, len, "vk.params", &err), PL_EFORMAT,
                  &err);
     CHECK(msg_has(&err, "verifying key: beta_g2 has the sign bit"));
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }
 
 /* bellperson reads the verifying key checked (from_uncompressed: the
@@ -232,10 +258,12 @@ PL_TEST(sign_bit_on_an_uncompressed_point_refused)
 PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
 {
     pl_error err = {0};
-    size_t len;
-    pl_bp_params *shape = NULL, *p = NULL;
-    uint8_t *b = params_bytes("multiplier", &len, &shape);
-    uint8_t *c = malloc(len);
+    crafted f;
+    crafted_open(&f, "multiplier");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
+    pl_bp_params *p = NULL;
     blst_p1_affine q1;
     blst_p2_affine q2;
     off_subgroup_g1(&q1);
@@ -251,7 +279,7 @@ PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
                {2 * PL__BP_G1_BYTES + 2 * PL__BP_G2_BYTES, false, "delta_g1"},
                {3 * PL__BP_G1_BYTES + 2 * PL__BP_G2_BYTES, true, "delta_g2"}};
     for (unsigned i = 0; i < 6; i++) {
-        memcpy(c, b, len);
+        crafted_reset(&f);
         if (vk[i].g2)
             blst_p2_affine_serialize(c + vk[i].at, &q2);
         else
@@ -263,7 +291,7 @@ PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
         CHECK(msg_has(&err, "not in the prime-order subgroup"));
     }
     for (uint32_t i = 0; i < shape->count[PL__BP_IC]; i++) {
-        memcpy(c, b, len);
+        crafted_reset(&f);
         put_infinity(slot(c, shape, PL__BP_IC, i), false);
         CHECK_STATUS(pl__bp_parse(&p, c, len, "ic.params", &err), PL_EFORMAT,
                      &err);
@@ -271,7 +299,7 @@ PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
         snprintf(where, sizeof(where), "section ic: point %u is the point at "
                  "infinity", i);
         CHECK(msg_has(&err, where));
-        memcpy(c, b, len);
+        crafted_reset(&f);
         blst_p1_affine_serialize(slot(c, shape, PL__BP_IC, i), &q1);
         CHECK_STATUS(pl__bp_parse(&p, c, len, "ic.params", &err), PL_EFORMAT,
                      &err);
@@ -281,13 +309,11 @@ PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
     }
     /* the .vk itself: the IC is where it ends */
     size_t vk_len = shape->at[PL__BP_H];
-    memcpy(c, b, vk_len);
+    crafted_reset(&f);
     put_infinity(slot(c, shape, PL__BP_IC, 0), false);
     CHECK_STATUS(pl__bp_parse(&p, c, vk_len, "k.vk", &err), PL_EFORMAT, &err);
     CHECK(msg_has(&err, "k.vk: section ic: point 0 is the point at infinity"));
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }
 
 /* A valid proof of the multiplier, as 192 bytes. */
@@ -470,11 +496,13 @@ static void plus_order_three(blst_p1_affine *out, const blst_p1_affine *q)
 PL_TEST(check_catches_a_component_of_order_three)
 {
     pl_error err = {0};
-    size_t len;
-    pl_bp_params *shape = NULL, *p = NULL;
-    uint8_t *b = params_bytes("chain10", &len, &shape);
-    uint8_t *c = malloc(len);
-    memcpy(c, b, len);
+    crafted f;
+    crafted_open(&f, "chain10");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
+    pl_bp_params *p = NULL;
+    crafted_reset(&f);
     const uint32_t at = shape->count[PL__BP_L] / 2;
     blst_p1_affine q, moved;
     CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_L, at), BLST_SUCCESS);
@@ -491,9 +519,7 @@ PL_TEST(check_catches_a_component_of_order_three)
         CHECK(msg_has(&err, where));
     }
     pl_bp_params_close(p);
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }
 
 /* The rounds add the points in pairs (P + Q and P - Q looked up): a pair
@@ -504,12 +530,14 @@ PL_TEST(check_catches_a_component_of_order_three)
 PL_TEST(check_sums_pairs_exactly)
 {
     pl_error err = {0};
-    size_t len;
-    pl_bp_params *shape = NULL, *p = NULL;
-    uint8_t *b = params_bytes("chain10", &len, &shape);
-    uint8_t *c = malloc(len);
+    crafted f;
+    crafted_open(&f, "chain10");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
+    pl_bp_params *p = NULL;
     blst_p1_affine q, moved;
-    memcpy(c, b, len);
+    crafted_reset(&f);
     for (uint32_t i = 0; i + 1 < 64; i += 4) {
         /* l[i+1] = l[i]; l[i+3] = -l[i+2] */
         memcpy(slot(c, shape, PL__BP_L, i + 1), slot(c, shape, PL__BP_L, i),
@@ -535,7 +563,7 @@ PL_TEST(check_sums_pairs_exactly)
     } at[4] = {{PL__BP_A, 10}, {PL__BP_A, 11}, {PL__BP_H, 1022},
                {PL__BP_L, 5}};
     for (unsigned k = 0; k < 4; k++) {
-        memcpy(c, b, len);
+        crafted_reset(&f);
         if (at[k].s == PL__BP_L) /* next to its double */
             memcpy(slot(c, shape, PL__BP_L, 4), slot(c, shape, PL__BP_L, 5),
                    PL__BP_G1_BYTES);
@@ -553,9 +581,7 @@ PL_TEST(check_sums_pairs_exactly)
         }
         pl_bp_params_close(p);
     }
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }
 
 /* Several bad points over several sections and threads: the first in
@@ -564,15 +590,17 @@ PL_TEST(check_sums_pairs_exactly)
 PL_TEST(check_names_the_first_bad_point)
 {
     pl_error err = {0};
-    size_t len;
-    pl_bp_params *shape = NULL, *p = NULL;
-    uint8_t *b = params_bytes("chain10", &len, &shape);
-    uint8_t *c = malloc(len);
+    crafted f;
+    crafted_open(&f, "chain10");
+    uint8_t *c = f.c;
+    const size_t len = f.len;
+    const pl_bp_params *shape = f.shape;
+    pl_bp_params *p = NULL;
     blst_p1_affine q1;
     blst_p2_affine q2;
     off_subgroup_g1(&q1);
     off_subgroup_g2(&q2);
-    memcpy(c, b, len);
+    crafted_reset(&f);
     blst_p1_affine_serialize(slot(c, shape, PL__BP_B_G1, 3), &q1);
     blst_p1_affine_serialize(slot(c, shape, PL__BP_A, 7), &q1);
     blst_p1_affine_serialize(slot(c, shape, PL__BP_A, 9), &q1);
@@ -588,7 +616,7 @@ PL_TEST(check_names_the_first_bad_point)
     }
     pl_bp_params_close(p);
     /* G1 all good: the G2 one is named */
-    memcpy(c, b, len);
+    crafted_reset(&f);
     blst_p2_affine_serialize(slot(c, shape, PL__BP_B_G2, 5), &q2);
     CHECK_OK(pl__bp_parse(&p, c, len, "g2.params", &err), &err);
     CHECK_STATUS(pl_bp_params_check_points(p, &err), PL_EFORMAT, &err);
@@ -597,7 +625,7 @@ PL_TEST(check_names_the_first_bad_point)
     pl_bp_params_close(p);
     /* one that does not decode, after one outside the subgroup and before
      * another: the decoding failure is what the first pass finds */
-    memcpy(c, b, len);
+    crafted_reset(&f);
     blst_p1_affine_serialize(slot(c, shape, PL__BP_H, 1), &q1);
     slot(c, shape, PL__BP_L, 2)[PL__BP_G1_BYTES - 1] ^= 1; /* off the curve */
     blst_p1_affine_serialize(slot(c, shape, PL__BP_A, 0), &q1);
@@ -605,7 +633,5 @@ PL_TEST(check_names_the_first_bad_point)
     CHECK_STATUS(pl_bp_params_check_points(p, &err), PL_EFORMAT, &err);
     CHECK(msg_has(&err, "section l: point 2 is not on the curve"));
     pl_bp_params_close(p);
-    free(c);
-    pl_bp_params_close(shape);
-    free(b);
+    crafted_close(&f);
 }

@@ -90,7 +90,6 @@ static const char *blst_problem(BLST_ERROR e)
 
 /* The zcash encoding's flags, in the first byte of a point. */
 #define ZC_COMPRESSED 0x80u
-#define ZC_INFINITY 0x40u
 #define ZC_SIGN 0x20u
 
 /* An uncompressed point of a parameter or .vk file.  bellperson writes
@@ -101,7 +100,7 @@ static const char *blst_problem(BLST_ERROR e)
  * format was defined with (pairing's into_affine_unchecked) refused the
  * flag (UnexpectedCompressionMode) and a sign bit (UnexpectedInformation),
  * and no writer sets them: a file holding them is damaged, refused here,
- * BLST_BAD_ENCODING (bp_slot_problem says which bit). */
+ * BLST_BAD_ENCODING (slot_problem says which bit). */
 static BLST_ERROR decode_g1(blst_p1_affine *out, const uint8_t *in)
 {
     if (in[0] & (ZC_COMPRESSED | ZC_SIGN))
