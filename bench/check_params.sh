@@ -7,6 +7,7 @@
 # the pool (bench/README.md keeps one run and the extrapolation to the
 # 32 GiB PoRep file).  Files are kept in $BUILD/bench (576 MiB at 2^20).
 #     bench/check_params.sh BUILD [K ...]      (default: 16 18)
+#     BENCH_ALONE=0: the batched check only
 #     BENCH_THREADS=k  BENCH_ALONE_1=0 (skip the slow one-thread baseline)
 set -eu
 build=$1
