@@ -17,9 +17,9 @@
  * Output: key=value lines per file and mode: the points, wall and process
  * CPU seconds (on a shared machine only CPU time means much), CPU
  * nanoseconds a point (batched on one thread: also a G1 and a G2 point's,
- * split where the G1 stage ends), and the ratios of CPU time against the one-thread
- * baseline and of wall time against the point-by-point check on the same
- * pool.  Every mode must pass the file, else it exits 1.
+ * split where the G1 stage ends), and the ratios of CPU time against the
+ * one-thread baseline and of wall time against the point-by-point check
+ * on the same pool.  Every mode must pass the file, else it exits 1.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "formats/bellperson.h"

@@ -75,7 +75,6 @@ typedef struct cli_opt {
  */
 #define CLI_ARGUMENTS ""
 
-
 /* A table (ended by an entry whose name is NULL) and the struct its
  * offsets are into.  A command passes its own table first, then shared
  * fragments: the first table naming an option wins, so a command can
@@ -102,8 +101,9 @@ typedef struct cli_command {
  * they are moved, in order, to the front of argv, and *npos is their
  * count (values stay in place, so option values may point into argv).
  * Then, unless the command derives files, cli_check_files: an output that
- * would replace an input or another output prints the error and answers
- * 2.  Answers CLI_RUN when the command should go on. */
+ * would replace an input or another output, or cannot be written, prints
+ * the error and answers its exit code (2).  Answers CLI_RUN when the
+ * command should go on. */
 int cli_parse(const cli_command *cmd, const cli_table *tables,
               size_t n_tables, int argc, char **argv, int *npos);
 
@@ -114,8 +114,8 @@ int cli_parse(const cli_command *cmd, const cli_table *tables,
  * such as /dev/stdout may take several.  cli_parse calls it for every
  * command that does not derive files (with none more); the others call
  * it themselves.  PL_EUSAGE names both paths. */
-pl_status cli_check_files(const cli_table *tables,
-                          size_t n_tables, char *const *pos, int npos,
+pl_status cli_check_files(const cli_table *tables, size_t n_tables,
+                          char *const *pos, int npos,
                           const char *const *more_out, size_t n_more_out,
                           const char *const *more_in, size_t n_more_in,
                           pl_error *err);

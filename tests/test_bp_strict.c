@@ -47,33 +47,6 @@ static uint8_t *params_bytes(const char *circuit, size_t *len,
     return b;
 }
 
-/* A dev parameter file to damage: its bytes, a copy to change and its
- * parsed shape. */
-typedef struct {
-    uint8_t *orig, *c;
-    size_t len;
-    pl_bp_params *shape;
-} crafted;
-
-static void crafted_reset(crafted *f)
-{
-    memcpy(f->c, f->orig, f->len);
-}
-
-static void crafted_open(crafted *f, const char *circuit)
-{
-    f->orig = params_bytes(circuit, &f->len, &f->shape);
-    f->c = malloc(f->len);
-    crafted_reset(f);
-}
-
-static void crafted_close(crafted *f)
-{
-    free(f->c);
-    pl_bp_params_close(f->shape);
-    free(f->orig);
-}
-
 static uint8_t *slot(uint8_t *file, const pl_bp_params *shape, unsigned s,
                      uint32_t i)
 {
@@ -132,6 +105,37 @@ static void off_subgroup_g2(blst_p2_affine *out)
     }
 }
 
+/* A dev parameter file to damage: its bytes, a copy to change and its
+ * parsed shape. */
+typedef struct {
+    uint8_t *orig, *c;
+    size_t len;
+    pl_bp_params *shape;
+    blst_p1_affine off1; /* on the curves, outside the subgroups */
+    blst_p2_affine off2;
+} crafted;
+
+static void crafted_reset(crafted *f)
+{
+    memcpy(f->c, f->orig, f->len);
+}
+
+static void crafted_open(crafted *f, const char *circuit)
+{
+    f->orig = params_bytes(circuit, &f->len, &f->shape);
+    f->c = malloc(f->len);
+    crafted_reset(f);
+    off_subgroup_g1(&f->off1);
+    off_subgroup_g2(&f->off2);
+}
+
+static void crafted_close(crafted *f)
+{
+    free(f->c);
+    pl_bp_params_close(f->shape);
+    free(f->orig);
+}
+
 /* c's bytes as a parameter file on disk, for the C2 SRS's decoder. */
 static const char *on_disk(const uint8_t *c, size_t len)
 {
@@ -168,19 +172,16 @@ PL_TEST(query_point_at_infinity_refused)
 {
     crafted f;
     crafted_open(&f, "multiplier");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     for (unsigned s = PL__BP_H; s < PL__BP_SECTIONS; s++) {
-        if (!shape->count[s])
+        if (!f.shape->count[s])
             continue;
         crafted_reset(&f);
-        uint32_t last = shape->count[s] - 1;
-        put_infinity(slot(c, shape, s, last), pl__bp_section_is_g2(s));
+        uint32_t last = f.shape->count[s] - 1;
+        put_infinity(slot(f.c, f.shape, s, last), pl__bp_section_is_g2(s));
         char where[64];
         snprintf(where, sizeof(where), "section %s: point %u",
                  pl__bp_section_name(s), last);
-        refused_by_readers(c, len, where, "point at infinity");
+        refused_by_readers(f.c, f.len, where, "point at infinity");
     }
     crafted_close(&f);
 }
@@ -194,9 +195,6 @@ PL_TEST(compressed_flag_in_an_uncompressed_slot_refused)
     pl_error err = {0};
     crafted f;
     crafted_open(&f, "multiplier");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     pl_bp_params *p = NULL;
     blst_p1_affine q;
     blst_p2_affine q2;
@@ -204,27 +202,27 @@ PL_TEST(compressed_flag_in_an_uncompressed_slot_refused)
     /* h's point 0, compressed into its slot's first half; the second half
      * garbage: today's reader took the point from the first half */
     crafted_reset(&f);
-    CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_H, 0), BLST_SUCCESS);
-    memset(slot(c, shape, PL__BP_H, 0), 0x5a, PL__BP_G1_BYTES);
-    blst_p1_affine_compress(slot(c, shape, PL__BP_H, 0), &q);
-    refused_by_readers(c, len, "section h: point 0", "compressed flag");
+    CHECK_EQ(pl__bp_g1_at(&q, f.shape, PL__BP_H, 0), BLST_SUCCESS);
+    memset(slot(f.c, f.shape, PL__BP_H, 0), 0x5a, PL__BP_G1_BYTES);
+    blst_p1_affine_compress(slot(f.c, f.shape, PL__BP_H, 0), &q);
+    refused_by_readers(f.c, f.len, "section h: point 0", "compressed flag");
 
     /* b_g2's point 0 likewise */
     crafted_reset(&f);
-    CHECK_EQ(pl__bp_g2_at(&q2, shape, 0), BLST_SUCCESS);
-    blst_p2_affine_compress(slot(c, shape, PL__BP_B_G2, 0), &q2);
-    refused_by_readers(c, len, "section b_g2: point 0", "compressed flag");
+    CHECK_EQ(pl__bp_g2_at(&q2, f.shape, 0), BLST_SUCCESS);
+    blst_p2_affine_compress(slot(f.c, f.shape, PL__BP_B_G2, 0), &q2);
+    refused_by_readers(f.c, f.len, "section b_g2: point 0", "compressed flag");
 
     /* the IC and the verifying key: at open */
     crafted_reset(&f);
-    CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_IC, 0), BLST_SUCCESS);
-    blst_p1_affine_compress(slot(c, shape, PL__BP_IC, 0), &q);
-    CHECK_STATUS(pl__bp_parse(&p, c, len, "ic.params", &err), PL_EFORMAT,
+    CHECK_EQ(pl__bp_g1_at(&q, f.shape, PL__BP_IC, 0), BLST_SUCCESS);
+    blst_p1_affine_compress(slot(f.c, f.shape, PL__BP_IC, 0), &q);
+    CHECK_STATUS(pl__bp_parse(&p, f.c, f.len, "ic.params", &err), PL_EFORMAT,
                  &err);
     CHECK(msg_has(&err, "section ic: point 0 has the compressed flag"));
     crafted_reset(&f);
-    blst_p1_affine_compress(c, &shape->alpha_g1);
-    CHECK_STATUS(pl__bp_parse(&p, c, len, "vk.params", &err), PL_EFORMAT,
+    blst_p1_affine_compress(f.c, &f.shape->alpha_g1);
+    CHECK_STATUS(pl__bp_parse(&p, f.c, f.len, "vk.params", &err), PL_EFORMAT,
                  &err);
     CHECK(msg_has(&err, "verifying key: alpha_g1 has the compressed flag"));
     crafted_close(&f);
@@ -236,16 +234,13 @@ PL_TEST(sign_bit_on_an_uncompressed_point_refused)
     pl_error err = {0};
     crafted f;
     crafted_open(&f, "multiplier");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     pl_bp_params *p = NULL;
     crafted_reset(&f);
-    slot(c, shape, PL__BP_L, 0)[0] |= 0x20;
-    refused_by_readers(c, len, "section l: point 0", "sign bit");
+    slot(f.c, f.shape, PL__BP_L, 0)[0] |= 0x20;
+    refused_by_readers(f.c, f.len, "section l: point 0", "sign bit");
     crafted_reset(&f);
-    c[2 * PL__BP_G1_BYTES] |= 0x20; /* beta_g2 */
-    CHECK_STATUS(pl__bp_parse(&p, c, len, "vk.params", &err), PL_EFORMAT,
+    f.c[2 * PL__BP_G1_BYTES] |= 0x20; /* beta_g2 */
+    CHECK_STATUS(pl__bp_parse(&p, f.c, f.len, "vk.params", &err), PL_EFORMAT,
                  &err);
     CHECK(msg_has(&err, "verifying key: beta_g2 has the sign bit"));
     crafted_close(&f);
@@ -260,14 +255,7 @@ PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
     pl_error err = {0};
     crafted f;
     crafted_open(&f, "multiplier");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     pl_bp_params *p = NULL;
-    blst_p1_affine q1;
-    blst_p2_affine q2;
-    off_subgroup_g1(&q1);
-    off_subgroup_g2(&q2);
     static const struct {
         uint64_t at;
         bool g2;
@@ -281,37 +269,38 @@ PL_TEST(verifying_key_outside_subgroup_and_ic_at_infinity_refused_at_open)
     for (unsigned i = 0; i < 6; i++) {
         crafted_reset(&f);
         if (vk[i].g2)
-            blst_p2_affine_serialize(c + vk[i].at, &q2);
+            blst_p2_affine_serialize(f.c + vk[i].at, &f.off2);
         else
-            blst_p1_affine_serialize(c + vk[i].at, &q1);
-        CHECK_STATUS(pl__bp_parse(&p, c, len, "vk.params", &err), PL_EFORMAT,
-                     &err);
+            blst_p1_affine_serialize(f.c + vk[i].at, &f.off1);
+        CHECK_STATUS(pl__bp_parse(&p, f.c, f.len, "vk.params", &err),
+                     PL_EFORMAT, &err);
         CHECK(p == NULL);
         CHECK(msg_has(&err, vk[i].name));
         CHECK(msg_has(&err, "not in the prime-order subgroup"));
     }
-    for (uint32_t i = 0; i < shape->count[PL__BP_IC]; i++) {
+    for (uint32_t i = 0; i < f.shape->count[PL__BP_IC]; i++) {
         crafted_reset(&f);
-        put_infinity(slot(c, shape, PL__BP_IC, i), false);
-        CHECK_STATUS(pl__bp_parse(&p, c, len, "ic.params", &err), PL_EFORMAT,
-                     &err);
+        put_infinity(slot(f.c, f.shape, PL__BP_IC, i), false);
+        CHECK_STATUS(pl__bp_parse(&p, f.c, f.len, "ic.params", &err),
+                     PL_EFORMAT, &err);
         char where[64];
         snprintf(where, sizeof(where), "section ic: point %u is the point at "
                  "infinity", i);
         CHECK(msg_has(&err, where));
         crafted_reset(&f);
-        blst_p1_affine_serialize(slot(c, shape, PL__BP_IC, i), &q1);
-        CHECK_STATUS(pl__bp_parse(&p, c, len, "ic.params", &err), PL_EFORMAT,
-                     &err);
+        blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_IC, i), &f.off1);
+        CHECK_STATUS(pl__bp_parse(&p, f.c, f.len, "ic.params", &err),
+                     PL_EFORMAT, &err);
         snprintf(where, sizeof(where), "section ic: point %u is not in the "
                  "prime-order subgroup", i);
         CHECK(msg_has(&err, where));
     }
     /* the .vk itself: the IC is where it ends */
-    size_t vk_len = shape->at[PL__BP_H];
+    size_t vk_len = f.shape->at[PL__BP_H];
     crafted_reset(&f);
-    put_infinity(slot(c, shape, PL__BP_IC, 0), false);
-    CHECK_STATUS(pl__bp_parse(&p, c, vk_len, "k.vk", &err), PL_EFORMAT, &err);
+    put_infinity(slot(f.c, f.shape, PL__BP_IC, 0), false);
+    CHECK_STATUS(pl__bp_parse(&p, f.c, vk_len, "k.vk", &err), PL_EFORMAT,
+                 &err);
     CHECK(msg_has(&err, "k.vk: section ic: point 0 is the point at infinity"));
     crafted_close(&f);
 }
@@ -321,10 +310,8 @@ static void valid_proof_bytes(uint8_t out[PL_BP_PROOF_BYTES])
 {
     pl_error err = {0};
     pl_proof proof;
-    CHECK_OK(pl_proof_read_json(&proof,
-                                pl_test_vector("multiplier/proof_snarkjs.json"),
-                                &err),
-             &err);
+    const char *path = pl_test_vector("multiplier/proof_snarkjs.json");
+    CHECK_OK(pl_proof_read_json(&proof, path, &err), &err);
     pl_proof_to_bp_bytes(out, &proof);
 }
 
@@ -390,10 +377,8 @@ PL_TEST(proof_writer_refuses_bad_points)
 {
     pl_error err = {0};
     pl_proof good, bad;
-    CHECK_OK(pl_proof_read_json(&good,
-                                pl_test_vector("multiplier/proof_snarkjs.json"),
-                                &err),
-             &err);
+    const char *json = pl_test_vector("multiplier/proof_snarkjs.json");
+    CHECK_OK(pl_proof_read_json(&good, json, &err), &err);
     const char *path = pl_test_tmp("strict_written.proofs");
     remove(path);
     blst_p1_affine a;
@@ -498,17 +483,14 @@ PL_TEST(check_catches_a_component_of_order_three)
     pl_error err = {0};
     crafted f;
     crafted_open(&f, "chain10");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     pl_bp_params *p = NULL;
     crafted_reset(&f);
-    const uint32_t at = shape->count[PL__BP_L] / 2;
+    const uint32_t at = f.shape->count[PL__BP_L] / 2;
     blst_p1_affine q, moved;
-    CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_L, at), BLST_SUCCESS);
+    CHECK_EQ(pl__bp_g1_at(&q, f.shape, PL__BP_L, at), BLST_SUCCESS);
     plus_order_three(&moved, &q);
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_L, at), &moved);
-    CHECK_OK(pl__bp_parse(&p, c, len, "t3.params", &err), &err);
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_L, at), &moved);
+    CHECK_OK(pl__bp_parse(&p, f.c, f.len, "t3.params", &err), &err);
     char where[64];
     snprintf(where, sizeof(where), "section l: point %u is not in the "
              "prime-order subgroup", at);
@@ -532,28 +514,25 @@ PL_TEST(check_sums_pairs_exactly)
     pl_error err = {0};
     crafted f;
     crafted_open(&f, "chain10");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     pl_bp_params *p = NULL;
     blst_p1_affine q, moved;
     crafted_reset(&f);
     for (uint32_t i = 0; i + 1 < 64; i += 4) {
         /* l[i+1] = l[i]; l[i+3] = -l[i+2] */
-        memcpy(slot(c, shape, PL__BP_L, i + 1), slot(c, shape, PL__BP_L, i),
-               PL__BP_G1_BYTES);
-        CHECK_EQ(pl__bp_g1_at(&q, shape, PL__BP_L, i + 2), BLST_SUCCESS);
+        memcpy(slot(f.c, f.shape, PL__BP_L, i + 1),
+               slot(f.c, f.shape, PL__BP_L, i), PL__BP_G1_BYTES);
+        CHECK_EQ(pl__bp_g1_at(&q, f.shape, PL__BP_L, i + 2), BLST_SUCCESS);
         blst_fp_cneg(&q.y, &q.y, true);
-        blst_p1_affine_serialize(slot(c, shape, PL__BP_L, i + 3), &q);
+        blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_L, i + 3), &q);
     }
     blst_p2_affine q2;
-    CHECK_EQ(pl__bp_g2_at(&q2, shape, 0), BLST_SUCCESS);
-    blst_p2_affine_serialize(slot(c, shape, PL__BP_B_G2, 1), &q2);
+    CHECK_EQ(pl__bp_g2_at(&q2, f.shape, 0), BLST_SUCCESS);
+    blst_p2_affine_serialize(slot(f.c, f.shape, PL__BP_B_G2, 1), &q2);
     blst_fp2_cneg(&q2.y, &q2.y, true);
-    blst_p2_affine_serialize(slot(c, shape, PL__BP_B_G2, 3), &q2);
-    memcpy(slot(c, shape, PL__BP_B_G2, 2), slot(c, shape, PL__BP_B_G2, 0),
-           PL__BP_G2_BYTES);
-    CHECK_OK(pl__bp_parse(&p, c, len, "pairs.params", &err), &err);
+    blst_p2_affine_serialize(slot(f.c, f.shape, PL__BP_B_G2, 3), &q2);
+    memcpy(slot(f.c, f.shape, PL__BP_B_G2, 2),
+           slot(f.c, f.shape, PL__BP_B_G2, 0), PL__BP_G2_BYTES);
+    CHECK_OK(pl__bp_parse(&p, f.c, f.len, "pairs.params", &err), &err);
     for (unsigned run = 0; run < 4; run++)
         CHECK_OK(pl_bp_params_check_points(p, &err), &err);
     pl_bp_params_close(p);
@@ -565,12 +544,12 @@ PL_TEST(check_sums_pairs_exactly)
     for (unsigned k = 0; k < 4; k++) {
         crafted_reset(&f);
         if (at[k].s == PL__BP_L) /* next to its double */
-            memcpy(slot(c, shape, PL__BP_L, 4), slot(c, shape, PL__BP_L, 5),
-                   PL__BP_G1_BYTES);
-        CHECK_EQ(pl__bp_g1_at(&q, shape, at[k].s, at[k].i), BLST_SUCCESS);
+            memcpy(slot(f.c, f.shape, PL__BP_L, 4),
+                   slot(f.c, f.shape, PL__BP_L, 5), PL__BP_G1_BYTES);
+        CHECK_EQ(pl__bp_g1_at(&q, f.shape, at[k].s, at[k].i), BLST_SUCCESS);
         plus_order_three(&moved, &q);
-        blst_p1_affine_serialize(slot(c, shape, at[k].s, at[k].i), &moved);
-        CHECK_OK(pl__bp_parse(&p, c, len, "t3.params", &err), &err);
+        blst_p1_affine_serialize(slot(f.c, f.shape, at[k].s, at[k].i), &moved);
+        CHECK_OK(pl__bp_parse(&p, f.c, f.len, "t3.params", &err), &err);
         char where[64];
         snprintf(where, sizeof(where), "section %s: point %u is not in",
                  pl__bp_section_name(at[k].s), at[k].i);
@@ -592,21 +571,14 @@ PL_TEST(check_names_the_first_bad_point)
     pl_error err = {0};
     crafted f;
     crafted_open(&f, "chain10");
-    uint8_t *c = f.c;
-    const size_t len = f.len;
-    const pl_bp_params *shape = f.shape;
     pl_bp_params *p = NULL;
-    blst_p1_affine q1;
-    blst_p2_affine q2;
-    off_subgroup_g1(&q1);
-    off_subgroup_g2(&q2);
     crafted_reset(&f);
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_B_G1, 3), &q1);
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_A, 7), &q1);
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_A, 9), &q1);
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_H, 900), &q1);
-    blst_p2_affine_serialize(slot(c, shape, PL__BP_B_G2, 1), &q2);
-    CHECK_OK(pl__bp_parse(&p, c, len, "many.params", &err), &err);
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_B_G1, 3), &f.off1);
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_A, 7), &f.off1);
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_A, 9), &f.off1);
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_H, 900), &f.off1);
+    blst_p2_affine_serialize(slot(f.c, f.shape, PL__BP_B_G2, 1), &f.off2);
+    CHECK_OK(pl__bp_parse(&p, f.c, f.len, "many.params", &err), &err);
     for (unsigned threads = 1; threads <= 3; threads++) {
         pl_bp_check_config cfg = {.threads = threads};
         CHECK_STATUS(pl_bp_params_check_points_with(p, &cfg, &err),
@@ -617,8 +589,8 @@ PL_TEST(check_names_the_first_bad_point)
     pl_bp_params_close(p);
     /* G1 all good: the G2 one is named */
     crafted_reset(&f);
-    blst_p2_affine_serialize(slot(c, shape, PL__BP_B_G2, 5), &q2);
-    CHECK_OK(pl__bp_parse(&p, c, len, "g2.params", &err), &err);
+    blst_p2_affine_serialize(slot(f.c, f.shape, PL__BP_B_G2, 5), &f.off2);
+    CHECK_OK(pl__bp_parse(&p, f.c, f.len, "g2.params", &err), &err);
     CHECK_STATUS(pl_bp_params_check_points(p, &err), PL_EFORMAT, &err);
     CHECK(msg_has(&err, "section b_g2: point 5 is not in the prime-order "
                         "subgroup"));
@@ -626,10 +598,11 @@ PL_TEST(check_names_the_first_bad_point)
     /* one that does not decode, after one outside the subgroup and before
      * another: the decoding failure is what the first pass finds */
     crafted_reset(&f);
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_H, 1), &q1);
-    slot(c, shape, PL__BP_L, 2)[PL__BP_G1_BYTES - 1] ^= 1; /* off the curve */
-    blst_p1_affine_serialize(slot(c, shape, PL__BP_A, 0), &q1);
-    CHECK_OK(pl__bp_parse(&p, c, len, "dec.params", &err), &err);
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_H, 1), &f.off1);
+    /* off the curve */
+    slot(f.c, f.shape, PL__BP_L, 2)[PL__BP_G1_BYTES - 1] ^= 1;
+    blst_p1_affine_serialize(slot(f.c, f.shape, PL__BP_A, 0), &f.off1);
+    CHECK_OK(pl__bp_parse(&p, f.c, f.len, "dec.params", &err), &err);
     CHECK_STATUS(pl_bp_params_check_points(p, &err), PL_EFORMAT, &err);
     CHECK(msg_has(&err, "section l: point 2 is not on the curve"));
     pl_bp_params_close(p);

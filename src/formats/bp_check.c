@@ -91,7 +91,7 @@ typedef struct {
     unsigned sections[PL__BP_SECTIONS];
     unsigned n_sections;
     size_t task_end[PL__BP_SECTIONS]; /* tasks of sections[0..k] */
-    uint64_t ordinal[PL__BP_SECTIONS]; /* the pass's index of each first point */
+    uint64_t ordinal[PL__BP_SECTIONS]; /* each one's first point's index */
     uint8_t key[32];
     jacobian *acc; /* [worker][ROUNDS] */
     uint8_t *scratch; /* [worker]: scratch_bytes (task_scratch) */
