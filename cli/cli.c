@@ -114,6 +114,49 @@ pl_status cli_make_dir(const char *path, bool parents, pl_error *err)
     return PL_OK;
 }
 
+/* on_progress of the point check: "proofline CMD: checking STAGE: N%". */
+typedef struct {
+    const char *cmd;
+    bool tty;
+    unsigned shown; /* the last tenth printed, off a terminal */
+    const char *stage;
+} check_progress;
+
+static void on_check_progress(void *user, const char *stage, uint64_t done,
+                              uint64_t total)
+{
+    check_progress *c = user;
+    char a[32], b[32];
+    const unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
+    if (stage != c->stage) {
+        c->stage = stage;
+        c->shown = 0;
+    }
+    if (!c->tty && pct / 10 <= c->shown && done != total)
+        return;
+    c->shown = pct / 10;
+    fprintf(stderr, "%s%s %s: checking %s: %u%% (%s of %s)%s",
+            c->tty ? "\r" : "", CLI_PROG, c->cmd, stage, pct,
+            pl_format_bytes(a, sizeof(a), done),
+            pl_format_bytes(b, sizeof(b), total),
+            c->tty && done != total ? "\033[K" : "\n");
+    fflush(stderr);
+}
+
+pl_status cli_check_bp_points(const char *cmd, const pl_bp_params *params,
+                              pl_error *err)
+{
+    pl_bp_info info;
+    pl_bp_params_get_info(params, &info);
+    check_progress c = {.cmd = cmd, .tty = isatty(STDERR_FILENO)};
+    pl_bp_check_config cfg = {.threads = 0};
+    if (info.file_bytes > CLI_PROGRESS_BYTES) {
+        cfg.on_progress = on_check_progress;
+        cfg.on_progress_user = &c;
+    }
+    return pl_bp_params_check_points_with(params, &cfg, err);
+}
+
 char *cli_r1cs_beside(const char *zkey_path)
 {
     size_t len = strlen(zkey_path);

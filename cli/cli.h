@@ -10,6 +10,7 @@
 #define PL_CLI_H
 
 #include "proofline.h"
+#include "proofline_c2.h"
 
 #include <stdio.h>
 
@@ -46,6 +47,14 @@ pl_status cli_make_dir(const char *path, bool parents, pl_error *err);
 void cli_signals_install(void);
 /* The signal caught (SIGINT, SIGTERM), or 0. */
 int cli_signal_caught(void);
+
+/* The point check of a bellperson file (--check-params), with its
+ * progress on stderr when the file is large enough for it to take a while
+ * (over CLI_PROGRESS_BYTES): on a terminal one line redrawn, else a line
+ * every 10%. */
+#define CLI_PROGRESS_BYTES (256ull << 20)
+pl_status cli_check_bp_points(const char *cmd, const pl_bp_params *params,
+                              pl_error *err);
 
 /* circuit.zkey -> circuit.r1cs (malloc'd), or NULL without a .zkey suffix */
 char *cli_r1cs_beside(const char *zkey_path);

@@ -49,20 +49,25 @@ typedef struct {
     cli_engine_options engine;
     const char *const *witnesses; /* n, in argv */
     size_t n;
+    const cli_table *tables; /* the command's, for cli_check_files */
+    size_t n_tables;
 } batch_options;
 
 #define O(field) offsetof(batch_options, field)
 static const cli_opt batch_opts[] = {
     {"--zkey", "FILE", CLI_STRING, O(zkey),
-     .help = "the circuit's Groth16 zkey (required)"},
+     .help = "the circuit's Groth16 zkey (required)", .io = CLI_IN},
     {"--out", "DIR", CLI_STRING, O(out_dir),
      .help = "where the proofs go (required; created if missing)"},
     {"--check-witness", NULL, CLI_FLAG, O(check),
      .help = "check every constraint first (needs --r1cs)"},
-    {"--r1cs", "FILE", CLI_STRING, O(r1cs), .help = "the circuit's .r1cs"},
+    {"--r1cs", "FILE", CLI_STRING, O(r1cs), .help = "the circuit's .r1cs",
+     .io = CLI_IN},
     {"--print-plan", NULL, CLI_FLAG, O(print_plan),
      .help = "print the bytes one partition and the circuit reserve,\n"
              "as key=value lines, and exit"},
+    /* the witnesses; the proofs go into --out, named after them */
+    {CLI_ARGUMENTS, .files = "i+", .derives_files = true},
     {NULL},
 };
 
@@ -79,17 +84,15 @@ static void print_plan(const pl_circuit *circuit, const char *witness)
 }
 
 
-/* The files batch will write, checked before any proving: each proof
- * pair, the figures; none may be an input or another output. */
+/* The files batch will write, checked before any proving with the
+ * command's others (cli_check_files): each proof pair in DIR; none may be
+ * an input or another output. */
 static pl_status check_outputs(const batch_options *o, char **names,
                                pl_error *err)
 {
-    size_t n_out = 2 * o->n + 3, n_in = o->n + 2;
     char **paths = calloc(2 * o->n, sizeof(char *));
-    const char **outputs = calloc(n_out, sizeof(char *));
-    const char **inputs = calloc(n_in, sizeof(char *));
     pl_status st = PL_OK;
-    if (!paths || !outputs || !inputs) {
+    if (!paths) {
         st = PL_ENOMEM;
         goto fail;
     }
@@ -101,21 +104,14 @@ static pl_status check_outputs(const batch_options *o, char **names,
         }
         snprintf(paths[i], len, "%s/%s.%s.json", o->out_dir, names[i / 2],
                  i % 2 ? "public" : "proof");
-        outputs[i] = paths[i];
     }
-    outputs[2 * o->n] = o->engine.report;
-    outputs[2 * o->n + 1] = o->engine.trace;
-    outputs[2 * o->n + 2] = o->engine.plot;
-    inputs[0] = o->zkey;
-    inputs[1] = o->r1cs;
-    memcpy(inputs + 2, o->witnesses, o->n * sizeof(char *));
-    st = pl_output_check(outputs, n_out, inputs, n_in, err);
+    st = cli_check_files(o->tables, o->n_tables,
+                         (char *const *)o->witnesses, (int)o->n,
+                         (const char *const *)paths, 2 * o->n, NULL, 0, err);
 fail:
     for (size_t i = 0; paths && i < 2 * o->n; i++)
         free(paths[i]);
     free(paths);
-    free(outputs);
-    free(inputs);
     return st;
 }
 
@@ -263,6 +259,8 @@ int cli_batch(int argc, char **argv)
     if (rc == CLI_RUN) {
         o.witnesses = (const char *const *)argv;
         o.n = (size_t)npos;
+        o.tables = tables;
+        o.n_tables = sizeof(tables) / sizeof(tables[0]);
         cli_engine_options_finish(&o.engine, "batch");
         cli_signals_install();
         rc = batch_run(&o);

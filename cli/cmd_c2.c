@@ -51,13 +51,13 @@ typedef struct {
 #define O(field) offsetof(c2_options, field)
 static const cli_opt c2_opts[] = {
     {"--params", "FILE", CLI_STRING, O(params),
-     .help = "the bellperson parameter file (required)"},
+     .help = "the bellperson parameter file (required)", .io = CLI_IN},
     {"--r1cs", "FILE", CLI_STRING, O(r1cs),
-     .help = "the circuit's constraints (required)"},
+     .help = "the circuit's constraints (required)", .io = CLI_IN},
     {"--proofs", "FILE", CLI_STRING, O(proofs),
-     .help = "where the proofs go (required)"},
+     .help = "where the proofs go (required)", .io = CLI_OUT},
     {"--inputs", "FILE", CLI_STRING, O(inputs),
-     .help = "where their public inputs go"},
+     .help = "where their public inputs go", .io = CLI_OUT},
     {"--check-params", NULL, CLI_FLAG, O(check_params),
      .help = "check every point of the parameter file first"},
     {"--timings", NULL, CLI_FLAG, O(timings),
@@ -65,6 +65,9 @@ static const cli_opt c2_opts[] = {
     {"--log", NULL, CLI_FLAG, O(log),
      .help = "the ledger's line per event to stderr\n"
              "(--log-level info)"},
+    /* the witnesses, read (every output checked against them and the
+     * files above before any work, by the parser) */
+    {CLI_ARGUMENTS, .files = "i+"},
     {NULL},
 };
 
@@ -198,23 +201,9 @@ static int c2_run(c2_options *o, char **wtns_paths, size_t n)
         st = PL_ENOMEM;
         goto done;
     }
-    /* every output checked before any work: not an input, not named twice */
-    const char *outs[2] = {o->proofs, o->inputs};
-    const char **ins = calloc(n + 2, sizeof(*ins));
-    if (!ins) {
-        st = PL_ENOMEM;
-        goto done;
-    }
-    ins[0] = o->params;
-    ins[1] = o->r1cs;
-    for (size_t i = 0; i < n; i++)
-        ins[2 + i] = wtns_paths[i];
-    st = pl_output_check(outs, 2, ins, n + 2, &err);
-    free(ins);
     /* the parameters read whole into the engine's budget (reserved
      * first), the r1cs whole too */
-    if (st != PL_OK ||
-        (st = pl_engine_create(&engine, &o->engine.cfg, &err)) ||
+    if ((st = pl_engine_create(&engine, &o->engine.cfg, &err)) ||
         (st = pl_r1cs_open(&r1cs, o->r1cs, &err)) ||
         (st = pl_engine_open_c2_params(engine, &circuit, o->params,
                                        o->check_params, &err)))

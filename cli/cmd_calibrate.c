@@ -54,7 +54,7 @@ typedef struct {
 #define O(field) offsetof(calibrate_options, field)
 static const cli_opt calibrate_opts[] = {
     {"--out", "FILE", CLI_STRING, O(out),
-     .help = "the costs file (default proofline.costs)"},
+     .help = "the costs file (default proofline.costs)", .io = CLI_OUT},
     {"--sizes", "LIST", CLI_STRING, O(sizes),
      .help = "log2 of the constraints, comma-separated (default\n"
              "12,14,16)"},

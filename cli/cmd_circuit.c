@@ -56,6 +56,8 @@ static const cli_opt circuit_opts[] = {
      .help = "where the files go (export; created if missing)"},
     /* hidden (no help): for tests */
     {"--x-corrupt-sibling", "P", CLI_LONG, O(corrupt), .help = NULL},
+    /* export writes DIR/circuit.r1cs and DIR/p<i>.wtns */
+    {CLI_ARGUMENTS, .derives_files = true},
     {NULL},
 };
 
@@ -128,6 +130,33 @@ done:
     return st;
 }
 
+/* DIR/circuit.r1cs and each DIR/p<i>.wtns, checked before the first is
+ * written (cli_check_files): writable, none a folder, no two the same
+ * file. */
+static pl_status check_outputs(const circuit_options *o, pl_error *err)
+{
+    const size_t n = (size_t)o->partitions + 1, len = strlen(o->out_dir) + 32;
+    char **paths = calloc(n, sizeof(char *));
+    pl_status st = PL_OK;
+    for (size_t i = 0; paths && i < n && (paths[i] = malloc(len)); i++)
+        if (i == 0)
+            snprintf(paths[i], len, "%s/circuit.r1cs", o->out_dir);
+        else
+            snprintf(paths[i], len, "%s/p%zu.wtns", o->out_dir, i - 1);
+    if (!paths || !paths[n - 1]) {
+        st = PL_ENOMEM;
+        snprintf(err->msg, sizeof(err->msg), "out of memory for %zu paths",
+                 n);
+    } else {
+        st = cli_check_files(NULL, 0, NULL, 0,
+                             (const char *const *)paths, n, NULL, 0, err);
+    }
+    for (size_t i = 0; paths && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return st;
+}
+
 static int circuit_run(const circuit_options *o, bool do_export)
 {
     pl_error err = {0};
@@ -144,7 +173,8 @@ static int circuit_run(const circuit_options *o, bool do_export)
                params.rounds, nc, np, nw, 1ull << cli_porep_log2(nc, np));
         goto done;
     }
-    if ((st = cli_make_dir(o->out_dir, false, &err)))
+    if ((st = cli_make_dir(o->out_dir, false, &err)) ||
+        (st = check_outputs(o, &err)))
         goto done;
     cli_describe_porep(stderr, &params, nc, np, nw);
     if ((st = export_r1cs(o, &params, &t_record, &err)))

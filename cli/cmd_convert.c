@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "options.h"
 #include "proofline_c2.h"
+#include "util/file.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -38,22 +39,25 @@ static const cli_opt convert_opts[] = {
     {"--index", "I", CLI_LONG, offsetof(convert_options, index),
      .help = "bytes in: the proof to convert, from 0 (default: the file\n"
              "must hold one)"},
+    /* the files converted, then the one written */
+    {CLI_ARGUMENTS, .files = "i+o"},
     {NULL},
 };
 
-/* True when the file's first byte says JSON; false for anything else,
- * unreadable files included (the readers then say what is wrong). */
-static int first_char(const char *path)
+/* The file's first character that is not white space ('{' or '[' for
+ * JSON), or EOF when its start is all white space (a file of bytes then:
+ * its reader says what is wrong); read as every input is (util/file.h:
+ * without blocking, a regular file only, so a FIFO is refused, not
+ * waited on). */
+static pl_status first_char(int *c, const char *path, pl_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    int c = EOF;
-    if (f) {
-        do
-            c = fgetc(f);
-        while (c != EOF && isspace(c));
-        fclose(f);
-    }
-    return c;
+    uint8_t head[4096];
+    size_t got = 0, i = 0;
+    pl_status st = pl__file_head(head, sizeof(head), &got, path, err);
+    while (i < got && isspace(head[i]))
+        i++;
+    *c = i < got ? head[i] : EOF;
+    return st;
 }
 
 static int inputs_to_bytes(char **in, int n_in, const char *out)
@@ -137,13 +141,11 @@ int cli_convert(int argc, char **argv)
         rc = cli_usage_error("convert", "needs an input and an output");
     if (rc != CLI_RUN)
         return rc;
-    const char *const io[2] = {argv[npos - 1], NULL};
     pl_error err = {0};
-    pl_status st = pl_output_check(io, 1, (const char *const *)argv,
-                                   (size_t)npos - 1, &err);
+    int c;
+    pl_status st = first_char(&c, argv[0], &err);
     if (st != PL_OK)
         return cli_exit("convert", st, &err);
-    const int c = first_char(argv[0]);
     if (c == '{')
         return to_bytes(argv, npos - 1, argv[npos - 1]);
     if (c == '[')

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "options.h"
 #include "proofline_c2.h"
+#include "util/file.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,18 +31,19 @@ static const cli_opt inspect_opts[] = {
     {"--check-params", NULL, CLI_FLAG, offsetof(inspect_options, check_params),
      .help = "a zkey or bellperson key: check every point (on the curve,\n"
              "in the subgroup)"},
+    /* the file inspected */
+    {CLI_ARGUMENTS, .files = "i"},
     {NULL},
 };
 
 /* The point check of the file inspected: a zkey or a bellperson key. */
 static pl_status check_points(const char *path, FILE *out, pl_error *err)
 {
-    pl_status st;
-    char magic[4] = {0};
-    FILE *f = fopen(path, "rb");
-    size_t got = f ? fread(magic, 1, sizeof(magic), f) : 0;
-    if (f)
-        fclose(f);
+    uint8_t magic[4] = {0};
+    size_t got = 0;
+    pl_status st = pl__file_head(magic, sizeof(magic), &got, path, err);
+    if (st != PL_OK)
+        return st;
     if (got == 4 && memcmp(magic, "zkey", 4) == 0) {
         pl_zkey *z = NULL;
         if ((st = pl_zkey_open(&z, path, err)) == PL_OK)
@@ -50,7 +52,7 @@ static pl_status check_points(const char *path, FILE *out, pl_error *err)
     } else {
         pl_bp_params *p = NULL;
         if ((st = pl_bp_params_open(&p, path, err)) == PL_OK)
-            st = pl_bp_params_check_points(p, err);
+            st = cli_check_bp_points("inspect", p, err);
         pl_bp_params_close(p);
     }
     if (st == PL_OK)

@@ -64,9 +64,10 @@ static const char *const policies[] = {"ours", "release-at-synthesis-end",
 #define O(field) offsetof(plan_options, field)
 static const cli_opt plan_opts[] = {
     {"--zkey", "FILE", CLI_STRING, O(zkey),
-     .help = "the circuit: a zkey (its header and size)"},
+     .help = "the circuit: a zkey (its header and size)", .io = CLI_IN},
     {"--r1cs", "FILE", CLI_STRING, O(r1cs),
-     .help = "the circuit: an r1cs (its header; see --density)"},
+     .help = "the circuit: an r1cs (its header; see --density)",
+     .io = CLI_IN},
     {"--constraints", "N", CLI_CONSTRAINTS, O(constraints),
      .help = "the circuit: N constraints, 2^K or a number"},
     {"--public", "N", CLI_LONG, O(publics),
@@ -76,7 +77,8 @@ static const cli_opt plan_opts[] = {
              "or --r1cs (default 2)"},
     {"--witness", "FILE", CLI_STRING, O(witness),
      .help = "partitions come from witness files like this one\n"
-             "(its size is reserved; default: generated witnesses)"},
+             "(its size is reserved; default: generated witnesses)",
+     .io = CLI_IN},
     {"--preset", "P", CLI_STRING, O(preset),
      .help = "filecoin-porep-32g or filecoin-porep-64g"},
     {"--cores", "N", CLI_COUNT, O(cores), .max = 65536,
@@ -105,7 +107,7 @@ static const cli_opt plan_opts[] = {
              "all at once)"},
     {"--costs", "FILE", CLI_STRING, O(costs_path),
      .help = "stage costs (proofline calibrate; required without\n"
-             "a preset)"},
+             "a preset)", .io = CLI_IN},
     {"--policy", "P", CLI_CHOICE, O(policy), .choices = policies,
      .help = "ours (default) or release-at-synthesis-end (the\n"
              "story's bug: the worker is freed when synthesis ends)",
@@ -114,11 +116,13 @@ static const cli_opt plan_opts[] = {
      .help = "the pw and workers that maximise throughput within\n"
              "the memory, and the budget they need"},
     {"--report", "FILE", CLI_STRING, O(report),
-     .help = "the plan's figures as JSON (batch --report's format)"},
+     .help = "the plan's figures as JSON (batch --report's format)",
+     .io = CLI_OUT},
     {"--trace", "FILE", CLI_STRING, O(trace),
-     .help = "a Chrome trace on the simulated clock"},
+     .help = "a Chrome trace on the simulated clock", .io = CLI_OUT},
     {"--plot", "FILE", CLI_STRING, O(plot),
-     .help = "an SVG of memory and stages over simulated time"},
+     .help = "an SVG of memory and stages over simulated time",
+     .io = CLI_OUT},
     {NULL},
 };
 
@@ -504,9 +508,9 @@ static int plan_main(plan_options *o)
         struct stat sb;
         if (stat(o->witness, &sb) != 0 || !S_ISREG(sb.st_mode)) {
             err.code = PL_EIO;
-            snprintf(err.msg, sizeof(err.msg), "%.200s: cannot read: %s",
-                     o->witness, stat(o->witness, &sb) != 0
-                                     ? strerror(errno) : "not a file");
+            snprintf(err.msg, sizeof(err.msg), "%.200s: %s", o->witness,
+                     stat(o->witness, &sb) != 0 ? strerror(errno)
+                                                : "not a regular file");
             return cli_exit("plan", PL_EIO, &err);
         }
         cfg.witness_bytes = (uint64_t)sb.st_size;

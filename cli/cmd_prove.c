@@ -44,7 +44,7 @@ static const cli_opt prove_opts[] = {
              "with --r1cs, or found beside the zkey as <name>.r1cs"},
     {"--r1cs", "FILE", CLI_STRING, O(r1cs),
      .help = "the circuit's .r1cs, for --check-witness",
-     .bad = "%s needs a file"},
+     .bad = "%s needs a file", .io = CLI_IN},
     {"--check-params", NULL, CLI_FLAG, O(check_params),
      .help = "check every zkey point (on its curve, in its\n"
              "subgroup) first: about the cost of a proof"},
@@ -53,6 +53,9 @@ static const cli_opt prove_opts[] = {
     {"--plain-msm", NULL, CLI_FLAG, O(plain_msm),
      .help = "run every MSM over all scalars (no zero/one\n"
              "skipping): for benchmarks; same proof"},
+    /* the zkey and the witness read, the proof and its inputs written; the
+     * r1cs of --check-witness may be found beside the zkey */
+    {CLI_ARGUMENTS, .files = "iioo", .derives_files = true},
     {NULL},
 };
 
@@ -91,8 +94,11 @@ static pl_status prove_figures(prove_options *o, pl_engine *engine,
                              err);
 }
 
-/* pos: the zkey, the witness, proof.json, public.json. */
-static int prove_run(prove_options *o, char **pos)
+/* pos: the zkey, the witness, proof.json, public.json; tables: the
+ * command's (its files are checked here, with the r1cs it may find
+ * beside the zkey). */
+static int prove_run(prove_options *o, const cli_table *tables,
+                     size_t n_tables, char **pos)
 {
     pl_error err = {0};
     pl_engine *engine = NULL;
@@ -111,10 +117,9 @@ static int prove_run(prove_options *o, char **pos)
     }
     /* every output checked before any work: writable, not an input, not
      * named twice (a device such as /dev/stdout may take both proofs) */
-    const char *outputs[] = {pos[2], pos[3], o->engine.report,
-                             o->engine.trace, o->engine.plot};
-    const char *inputs[] = {pos[0], pos[1], o->check ? o->r1cs : NULL};
-    if ((st = pl_output_check(outputs, 5, inputs, 3, &err)))
+    const char *beside[1] = {derived_r1cs};
+    if ((st = cli_check_files(tables, n_tables, pos, 4, NULL, 0, beside,
+                              derived_r1cs ? 1 : 0, &err)))
         goto done;
     if (o->check_params && (st = check_points(pos[0], &err)))
         goto done;
@@ -176,7 +181,8 @@ int cli_prove(int argc, char **argv)
     if (rc == CLI_RUN) {
         cli_engine_options_finish(&o.engine, "prove");
         cli_signals_install();
-        rc = prove_run(&o, argv);
+        rc = prove_run(&o, tables, sizeof(tables) / sizeof(tables[0]),
+                       argv);
     }
     return rc;
 }

@@ -62,6 +62,8 @@ static const cli_opt setup_opts[] = {
     {"--format", "F", CLI_CHOICE, O(format),
      .help = "zkey (default) or bellperson (a .params and a .vk)",
      .choices = formats},
+    /* the r1cs read; the key (or .params and .vk) written */
+    {CLI_ARGUMENTS, .files = "io+"},
     {NULL},
 };
 

@@ -49,6 +49,8 @@ static const cli_opt verify_opts[] = {
      .choices = formats},
     {"--check-params", NULL, CLI_FLAG, O(check_params),
      .help = "bellperson: check every point of the key file first"},
+    /* the key, the inputs and the proof(s), read */
+    {CLI_ARGUMENTS, .files = "iii"},
     {NULL},
 };
 
@@ -94,7 +96,7 @@ static int verify_bellperson(const verify_options *o, char **pos)
     pl_status st;
     if ((st = pl_bp_params_open(&params, pos[0], &err)) ||
         (o->check_params &&
-         (st = pl_bp_params_check_points(params, &err))) ||
+         (st = cli_check_bp_points("verify", params, &err))) ||
         (st = pl_vkey_from_bp_params(&vkey, params, &err)) ||
         (st = pl_bp_proofs_read(&proofs, &n_proofs, pos[2], 0, &err)) ||
         /* the file's size bounded by what the proofs take (0 inputs: 1,

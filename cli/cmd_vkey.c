@@ -28,6 +28,8 @@ static const cli_opt vkey_opts[] = {
     {"--format", "F", CLI_CHOICE, offsetof(vkey_options, format),
      .help = "snarkjs (JSON, default) or bellperson (.vk)",
      .choices = formats},
+    /* the zkey read, the key written */
+    {CLI_ARGUMENTS, .files = "io"},
     {NULL},
 };
 

@@ -112,6 +112,95 @@ static const cli_opt *find(const cli_table *tables, size_t n_tables,
     return NULL;
 }
 
+/* The roles of npos positionals under the pattern `files` (options.h),
+ * into role[0..npos): false when the count does not fit it. */
+static bool positional_roles(char *role, const char *files, int npos)
+{
+    int fixed = 0;
+    const bool repeats = strchr(files, '+') != NULL;
+    for (const char *f = files; *f; f++)
+        if (*f != '+' && f[1] != '+')
+            fixed++;
+    if (repeats ? npos < fixed + 1 : npos != fixed)
+        return false;
+    int at = 0;
+    for (const char *f = files; *f; f++)
+        if (f[1] == '+') /* the repeated letter takes what the others leave */
+            for (int k = 0; k < npos - fixed; k++)
+                role[at++] = *f;
+        else if (*f != '+')
+            role[at++] = *f;
+    return at == npos;
+}
+
+/* The tables' CLI_ARGUMENTS entry, or NULL. */
+static const cli_opt *arguments_entry(const cli_table *tables,
+                                      size_t n_tables)
+{
+    size_t t;
+    return find(tables, n_tables, CLI_ARGUMENTS, &t);
+}
+
+pl_status cli_check_files(const cli_table *tables, size_t n_tables,
+                          char *const *pos, int npos,
+                          const char *const *more_out, size_t n_more_out,
+                          const char *const *more_in, size_t n_more_in,
+                          pl_error *err)
+{
+    const cli_opt *args = arguments_entry(tables, n_tables);
+    const char *files = args ? args->files : NULL;
+    size_t n_opts = 0;
+    for (size_t t = 0; t < n_tables; t++)
+        for (const cli_opt *o = tables[t].opts; o->name; o++)
+            n_opts++;
+    const size_t cap = n_opts + (size_t)npos + n_more_out + n_more_in + 1;
+    const char **out = calloc(cap, sizeof(*out));
+    const char **in = calloc(cap, sizeof(*in));
+    char *role = calloc((size_t)npos + 1, 1);
+    size_t n_out = 0, n_in = 0;
+    pl_status st = PL_OK;
+    if (!out || !in || !role) {
+        st = PL_ENOMEM;
+        snprintf(err->msg, sizeof(err->msg), "out of memory checking %zu "
+                 "files", cap);
+        goto done;
+    }
+    /* a positional count the pattern does not fit is the command's usage
+     * error, said after this; its files are checked once it is right */
+    if (files && !positional_roles(role, files, npos))
+        goto done;
+    for (size_t t = 0; t < n_tables; t++)
+        for (const cli_opt *o = tables[t].opts; o->name; o++) {
+            size_t first = t;
+            find(tables, n_tables, o->name, &first);
+            if (o->io == CLI_NOT_A_FILE || o->kind != CLI_STRING ||
+                first != t) /* shadowed: its destination is not set */
+                continue;
+            const char *v =
+                *(const char *const *)((const char *)tables[t].dest +
+                                       o->offset);
+            if (v && o->io == CLI_OUT)
+                out[n_out++] = v;
+            else if (v)
+                in[n_in++] = v;
+        }
+    for (int i = 0; files && i < npos; i++)
+        if (role[i] == 'o')
+            out[n_out++] = pos[i];
+        else
+            in[n_in++] = pos[i];
+    for (size_t i = 0; i < n_more_out; i++)
+        out[n_out++] = more_out[i];
+    for (size_t i = 0; i < n_more_in; i++)
+        in[n_in++] = more_in[i];
+    st = pl_output_check(out, n_out, in, n_in, err);
+done:
+    free(role);
+    free(in);
+    free(out);
+    return st;
+}
+
 int cli_parse(const cli_command *cmd, const cli_table *tables,
               size_t n_tables, int argc, char **argv, int *npos)
 {
@@ -142,6 +231,14 @@ int cli_parse(const cli_command *cmd, const cli_table *tables,
                                    val ? val : "");
     }
     *npos = n;
+    const cli_opt *args = arguments_entry(tables, n_tables);
+    if (!(args && args->derives_files)) {
+        pl_error err = {0};
+        pl_status st = cli_check_files(tables, n_tables, argv, n, NULL, 0,
+                                       NULL, 0, &err);
+        if (st != PL_OK)
+            return cli_fail(cmd->name, st, &err);
+    }
     return CLI_RUN;
 }
 
@@ -224,11 +321,14 @@ const cli_opt cli_pipeline_opts[] = {
 
 const cli_opt cli_figure_opts[] = {
     {"--report", "FILE", CLI_STRING, E(report),
-     .help = "write the run's figures as JSON, with a status per\nwitness"},
+     .help = "write the run's figures as JSON, with a status per\nwitness",
+     .io = CLI_OUT},
     {"--trace", "FILE", CLI_STRING, E(trace),
-     .help = "write a Chrome trace (Perfetto, chrome://tracing)"},
+     .help = "write a Chrome trace (Perfetto, chrome://tracing)",
+     .io = CLI_OUT},
     {"--plot", "FILE", CLI_STRING, E(plot),
-     .help = "write an SVG of memory over time, by buffer class"},
+     .help = "write an SVG of memory over time, by buffer class",
+     .io = CLI_OUT},
     {NULL},
 };
 

@@ -7,6 +7,12 @@
  * entry.  The engine's options are shared fragments (cli_engine_opts,
  * cli_pipeline_opts) over one struct, cli_engine_options, that every
  * command running the engine embeds.  Used by cli/cmd_*.c only.
+ *
+ * The tables also say which values are files read and which are files
+ * written (an option's `io`, the CLI_ARGUMENTS entry for the positional
+ * arguments), so that the one rule "no output replaces an input or
+ * another output" is checked in one place, by cli_parse, before any
+ * command does any work (cli_check_files).
  */
 #ifndef PL_CLI_OPTIONS_H
 #define PL_CLI_OPTIONS_H
@@ -26,6 +32,13 @@ typedef enum {
     CLI_LONG,        /* long, decimal */
 } cli_opt_kind;
 
+/* What a CLI_STRING option's value is, for cli_check_files. */
+typedef enum {
+    CLI_NOT_A_FILE = 0, /* a value, or a folder */
+    CLI_IN,             /* a file the command reads */
+    CLI_OUT,            /* a file the command writes */
+} cli_io;
+
 typedef struct cli_opt {
     const char *name; /* "--pw" */
     const char *arg;  /* the value's name in the help ("N"); NULL: none */
@@ -41,7 +54,26 @@ typedef struct cli_opt {
     const char *bad;
     unsigned max;                /* CLI_COUNT: the largest (0: 4096) */
     const char *const *choices;  /* CLI_CHOICE: NULL-terminated */
+    cli_io io;                   /* CLI_STRING: a file read or written */
+    /* CLI_ARGUMENTS entries only (below): */
+    const char *files;
+    bool derives_files;
 } cli_opt;
+
+/*
+ * The entry of a table that is not an option but the command's positional
+ * arguments as files (it is never matched: no argument is ""; it has no
+ * help line).  `files` gives one letter per argument, 'i' read, 'o'
+ * written; a letter followed by '+' stands for one or more ("i+o":
+ * inputs, then one output; "io+": one input, then outputs).  A count that
+ * does not fit is left to the command's usage error: nothing is checked.
+ * derives_files: the command derives more files from its arguments (a
+ * folder's outputs, an input found beside another), so cli_parse leaves
+ * the check to it, and it calls cli_check_files with them before any
+ * work.  The first such entry of the tables is the command's.
+ *     {CLI_ARGUMENTS, .files = "io"},
+ */
+#define CLI_ARGUMENTS ""
 
 /* A table (ended by an entry whose name is NULL) and the struct its
  * offsets are into.  A command passes its own table first, then shared
@@ -68,9 +100,25 @@ typedef struct cli_command {
  * Arguments that do not start with '-' (and "-" itself) are positional:
  * they are moved, in order, to the front of argv, and *npos is their
  * count (values stay in place, so option values may point into argv).
- * Answers CLI_RUN when the command should go on. */
+ * Then, unless the command derives files, cli_check_files: an output that
+ * would replace an input or another output, or cannot be written, prints
+ * the error and answers its exit code (2).  Answers CLI_RUN when the
+ * command should go on. */
 int cli_parse(const cli_command *cmd, const cli_table *tables,
               size_t n_tables, int argc, char **argv, int *npos);
+
+/* The one check of a command's files before it works (pl_output_check):
+ * every output, the options marked CLI_OUT, the positionals marked 'o'
+ * and `more_out`, is writable and replaces neither an input (CLI_IN, 'i',
+ * `more_in`) nor another output, through any spelling or link; devices
+ * such as /dev/stdout may take several.  cli_parse calls it for every
+ * command that does not derive files (with none more); the others call
+ * it themselves.  PL_EUSAGE names both paths. */
+pl_status cli_check_files(const cli_table *tables, size_t n_tables,
+                          char *const *pos, int npos,
+                          const char *const *more_out, size_t n_more_out,
+                          const char *const *more_in, size_t n_more_in,
+                          pl_error *err);
 
 /* The whole help: usage, then (with options) "Options:", one line per
  * listed option, "-h, --help", then `after`. */

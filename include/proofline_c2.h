@@ -63,11 +63,27 @@ PL_API void pl_bp_params_get_info(const pl_bp_params *params,
                                   pl_bp_info *out);
 /* Every point of every section: a valid encoding, on its curve, in its
  * prime-order subgroup, not the point at infinity (bellperson's checked
- * read refuses it too).  A subgroup check per point: more work than a
- * proof, so opening does not do it.  PL_EFORMAT naming the section, the
- * point and its byte offset. */
+ * read refuses it too).  More work than a proof, so opening does not do
+ * it; the subgroup checks are batched (a 2^-64 chance of missing a bad
+ * point; a failed batch names the first bad point), over one thread per
+ * online core.  PL_EFORMAT naming the section, the point and its byte
+ * offset. */
 PL_API pl_status pl_bp_params_check_points(const pl_bp_params *params,
                                            pl_error *err);
+/* The same with threads and progress. */
+typedef struct pl_bp_check_config {
+    unsigned threads; /* 0: one per online core */
+    /* now and then (about every 1% and at the end of a stage: "G1
+     * points", "G2 points", and when a batch fails the points one by
+     * one), the bytes of points checked of the stage's total; one call at
+     * a time, on any of the check's threads; NULL: none */
+    void (*on_progress)(void *user, const char *stage, uint64_t done_bytes,
+                        uint64_t total_bytes);
+    void *on_progress_user;
+} pl_bp_check_config;
+PL_API pl_status pl_bp_params_check_points_with(const pl_bp_params *params,
+                                                const pl_bp_check_config *cfg,
+                                                pl_error *err);
 /* The verification key of a parameter or .vk file (gamma_g2 may be any
  * point: bellperson's keys do not fix it to the generator). */
 PL_API pl_status pl_vkey_from_bp_params(pl_vkey **out,
@@ -85,10 +101,10 @@ PL_API pl_status pl_bp_vk_write_from_zkey(const pl_zkey *zkey,
 
 #define PL_BP_PROOF_BYTES 192u
 
-/* Decodes one proof.  A point that is not a valid compressed encoding
- * (flags, a coordinate >= q) is PL_EFORMAT; one whose x has no point on
- * the curve is PL_EINVALID (a tampered proof).  The subgroup checks are
- * pl_verify's. */
+/* Decodes one proof as bellperson reads it (Proof::read_many).  A point
+ * that is not a valid compressed encoding (flags, a coordinate >= q) is
+ * PL_EFORMAT; one whose x has no point on the curve, one outside its
+ * subgroup or at infinity is PL_EINVALID (a tampered proof). */
 PL_API pl_status pl_proof_from_bp_bytes(pl_proof *out, const uint8_t *in,
                                         pl_error *err);
 PL_API void pl_proof_to_bp_bytes(uint8_t *out, const pl_proof *proof);
@@ -99,7 +115,10 @@ PL_API pl_status pl_bp_proofs_read(pl_proof **out, size_t *count,
                                    const char *path, size_t max_count,
                                    pl_error *err);
 PL_API void pl_bp_proofs_free(pl_proof *proofs);
-/* Writes count proofs, concatenated, complete or not at all. */
+/* Writes count proofs, concatenated, complete or not at all; a point off
+ * its curve (which the encoding cannot carry), outside its subgroup or at
+ * infinity (which bellperson refuses to read) is PL_EINVALID, nothing
+ * written. */
 PL_API pl_status pl_bp_proofs_write(const char *path, const pl_proof *proofs,
                                     size_t count, pl_error *err);
 /* Writes count proofs and their public inputs (n_inputs values, each < r:

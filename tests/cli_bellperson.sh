@@ -8,7 +8,8 @@
 #    proofs and public inputs converted to bytes (`convert`): `verify
 #    --format bellperson` accepts the batch, rejects a tampered proof (exit
 #    1, naming the proof) and a wrong public input; 192 bytes convert back
-#    to the same proof.json;
+#    to the same proof.json; a proof.json point off its curve or at
+#    infinity is refused (exit 1), not encoded;
 #  - `c2` proves the three small circuits (multiplier; noB, inputs never in
 #    B; nopublic, no input besides ONE) through the SupraSeal-C2-shaped API
 #    against `setup --dev --format bellperson`'s files: `verify --format
@@ -51,6 +52,22 @@ grep -qx OK "$work/stdout" || fail "verify printed $(cat "$work/stdout")"
 "$PROOFLINE" convert "$work/back.json" "$work/one.proofs" || fail "convert again"
 cmp -s "$work/one.proofs" <(tail -c 192 "$work/two.proofs") || fail "192 bytes do not round-trip"
 expect_exit 2 "$PROOFLINE" convert "$work/two.proofs" "$work/x.json"   # two proofs, no --index
+# a proof.json point off its curve (pi_a's y + 1) or at infinity (pi_c) is
+# refused, not encoded (its compressed x would come back as another point)
+node -e '
+  const fs = require("fs"), p = JSON.parse(fs.readFileSync(process.argv[1]));
+  p.pi_a[1] = (BigInt(p.pi_a[1]) + 1n).toString();
+  fs.writeFileSync(process.argv[2], JSON.stringify(p));
+  const q = JSON.parse(fs.readFileSync(process.argv[1]));
+  q.pi_c = ["0", "1", "0"];
+  fs.writeFileSync(process.argv[3], JSON.stringify(q));' "$work/p.json" "$work/offcurve.json" "$work/inf.json"
+expect_exit 1 "$PROOFLINE" convert "$work/offcurve.json" "$work/oc.proofs"
+grep -q "proof 0: point A is not on the curve: not written" "$work/log" ||
+    fail "convert of an off-curve point: $(cat "$work/log")"
+expect_exit 1 "$PROOFLINE" convert "$work/p.json" "$work/inf.json" "$work/oc.proofs"
+grep -q "proof 1: point C is the point at infinity" "$work/log" ||
+    fail "convert of a point at infinity: $(cat "$work/log")"
+[ -e "$work/oc.proofs" ] && fail "convert wrote a refused proof"
 # tampered: the second proof's C replaced by its A (still a valid point)
 cp "$work/two.proofs" "$work/bad.proofs"
 dd if="$work/two.proofs" of="$work/bad.proofs" bs=1 skip=192 seek=336 count=48 conv=notrunc 2>/dev/null

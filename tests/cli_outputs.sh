@@ -13,7 +13,14 @@
 #    they were (public.json a folder: the old writer renamed proof.json
 #    into place and then deleted it);
 #  - --report, --trace and --plot never follow a symlink planted at
-#    <path>.tmp, and no temporary is left behind.
+#    <path>.tmp, and no temporary is left behind;
+#  - every command that writes (prove, batch, vkey in both formats, setup
+#    --dev in both formats, convert each way, c2, plan, circuit export,
+#    calibrate) refuses, with exit 2 and before any work, each of its
+#    outputs given as each of its inputs and any two outputs given as one
+#    file, and leaves that file byte-identical (issue 26: vkey wrote over
+#    its zkey, setup over its r1cs, c2 --proofs over a witness; setup
+#    --format bellperson R x x lost an output).
 . "$(dirname "$0")/lib.sh"
 v="$VECTORS/multiplier"
 z="$v/circuit.zkey" w="$v/witness.wtns"
@@ -86,5 +93,103 @@ for f in report.json trace.json memory.svg; do
 done
 left=$(ls "$work" | grep '\.tmp[A-Za-z0-9]\{6\}$' || true)
 [ -z "$left" ] || fail "temporaries left: $left"
+
+# ---- every writing command: no output over an input or another output ---
+# clashes "CMD ARGS..." with {I0} {I1} ... for its inputs (the files given
+# after --in) and {O0} {O1} ... for its outputs: each output set to each
+# input, then each two outputs set to one file, every run refused with exit
+# 2 and the file it names left as it was.
+d="$work/clash"
+mkdir -p "$d"
+cp "$z" "$d/z.zkey"; cp "$w" "$d/w.wtns"; cp "$w" "$d/w2.wtns"
+cp "$v/circuit.r1cs" "$d/c.r1cs"; cp "$v/proof_snarkjs.json" "$d/p.json"
+cp "$v/proof_snarkjs.json" "$d/p2.json"; cp "$v/public.json" "$d/pub.json"
+cp "$VECTORS/../../docs/costs/cpu-2core-measured.costs" "$d/c.costs"
+"$PROOFLINE" setup --dev --format bellperson "$d/c.r1cs" "$d/c.params" "$d/c.vk" 2>/dev/null ||
+    fail "setup --format bellperson for the clash cases"
+"$PROOFLINE" convert "$d/p.json" "$d/b.proofs" || fail "convert for the clash cases"
+"$PROOFLINE" convert "$d/pub.json" "$d/b.inputs" || fail "convert for the clash cases"
+clash_run() { # text file-to-keep template-words...
+    local text=$1 keep=$2 sum
+    shift 2
+    sum=$(cksum <"$keep")
+    expect_exit 2 "$PROOFLINE" "$@"
+    grep -qF -- "$text" "$work/log" || fail "$*: message lacks '$text': $(cat "$work/log")"
+    [ "$(cksum <"$keep")" = "$sum" ] || fail "$*: $keep changed"
+}
+clashes() {
+    local -a tmpl=() ins=()
+    while [ "$1" != --in ]; do tmpl+=("$1"); shift; done
+    shift
+    ins=("$@")
+    local n_out=0 word k j
+    for word in "${tmpl[@]}"; do
+        [[ $word =~ \{O([0-9])\} ]] && [ "${BASH_REMATCH[1]}" -ge "$n_out" ] &&
+            n_out=$((BASH_REMATCH[1] + 1))
+    done
+    # subst OUT_k VALUE [OUT_l VALUE]: the template with the outputs given,
+    # the others fresh names
+    subst() {
+        local -a args=()
+        local word i
+        for word in "${tmpl[@]}"; do
+            for i in "${!ins[@]}"; do word=${word//"{I$i}"/${ins[$i]}}; done
+            for ((i = 0; i < n_out; i++)); do
+                if [ "$i" = "$1" ]; then word=${word//"{O$i}"/$2}
+                elif [ "$i" = "${3:-}" ]; then word=${word//"{O$i}"/$4}
+                else word=${word//"{O$i}"/$d/fresh$i.out}; fi
+            done
+            args+=("$word")
+        done
+        printf '%s\0' "${args[@]}"
+    }
+    for ((k = 0; k < n_out; k++)); do
+        for j in "${!ins[@]}"; do
+            mapfile -d '' -t args < <(subst "$k" "${ins[$j]}")
+            clash_run "is also an input" "${ins[$j]}" "${args[@]}"
+        done
+        for ((j = k + 1; j < n_out; j++)); do
+            printf 'old output' >"$d/twice.out"
+            mapfile -d '' -t args < <(subst "$k" "$d/twice.out" "$j" "$d/twice.out")
+            clash_run "is given as two outputs" "$d/twice.out" "${args[@]}"
+        done
+    done
+    ls "$d" | grep -q fresh && fail "${tmpl[*]}: a refused run wrote $(ls "$d" | grep fresh)"
+    return 0
+}
+clashes prove {I0} {I1} {O0} {O1} --check-witness --r1cs {I2} --report {O2} \
+    --trace {O3} --plot {O4} --in "$d/z.zkey" "$d/w.wtns" "$d/c.r1cs"
+clashes batch --zkey {I0} --r1cs {I1} --out "$d/out" --report {O0} --trace {O1} \
+    --plot {O2} {I2} {I3} --in "$d/z.zkey" "$d/c.r1cs" "$d/w.wtns" "$d/w2.wtns"
+clashes vkey {I0} {O0} --in "$d/z.zkey"
+clashes vkey --format bellperson {I0} {O0} --in "$d/z.zkey"
+clashes setup --dev {I0} {O0} --in "$d/c.r1cs"
+clashes setup --dev --format bellperson {I0} {O0} {O1} --in "$d/c.r1cs"
+clashes convert {I0} {I1} {O0} --in "$d/p.json" "$d/p2.json"
+clashes convert {I0} {O0} --in "$d/pub.json"
+clashes convert {I0} {O0} --in "$d/b.proofs"
+clashes c2 --params {I0} --r1cs {I1} --proofs {O0} --inputs {O1} {I2} {I3} \
+    --in "$d/c.params" "$d/c.r1cs" "$d/w.wtns" "$d/w2.wtns"
+clashes plan --zkey {I0} --costs {I1} --witness {I2} --report {O0} --trace {O1} \
+    --plot {O2} --in "$d/z.zkey" "$d/c.costs" "$d/w.wtns"
+clashes plan --r1cs {I0} --costs {I1} --report {O0} --in "$d/c.r1cs" "$d/c.costs"
+# outputs derived from the arguments: batch's DIR/<name>.proof.json over its
+# zkey; circuit export's files named twice through a hard link, or one of
+# them a folder: refused before the first is written
+mkdir -p "$d/out" && cp "$z" "$d/out/w.proof.json"
+clash_run "is also an input" "$d/out/w.proof.json" \
+    batch --zkey "$d/out/w.proof.json" --out "$d/out" "$d/w.wtns"
+mkdir -p "$d/exp" && printf 'old r1cs' >"$d/exp/circuit.r1cs" && ln "$d/exp/circuit.r1cs" "$d/exp/p1.wtns"
+clash_run "name the same file" "$d/exp/circuit.r1cs" \
+    circuit export --constraints 2^10 --partitions 2 --out "$d/exp"
+[ -e "$d/exp/p0.wtns" ] && fail "a refused circuit export wrote p0.wtns"
+rm "$d/exp/p1.wtns" && mkdir "$d/exp/p1.wtns"
+clash_run "p1.wtns: is a folder" "$d/exp/circuit.r1cs" \
+    circuit export --constraints 2^10 --partitions 2 --out "$d/exp"
+# calibrate's --out is checked before its minutes of measuring
+timeout 10 "$PROOFLINE" calibrate --out "$d" --cache "$d/cal" >"$work/stdout" 2>"$work/log" && rc=0 || rc=$?
+[ "$rc" = 2 ] && grep -q "is a folder" "$work/log" ||
+    fail "calibrate --out a folder: exit $rc (124: it ran), $(cat "$work/log")"
+[ -e "$d/cal" ] && fail "a refused calibrate made its cache"
 
 finish "outputs: ok"

@@ -20,6 +20,14 @@
  * Opening decodes the verifying key (a few points) and nothing of the
  * queries: pl_bp_params_check_points decodes every point when asked
  * (--check-params), as pl_zkey_check_points does for a zkey.
+ *
+ * What bellperson refuses, we refuse, with the file, the section and the
+ * index (docs/filecoin.md, "What bellperson refuses"): in every point slot
+ * a set compressed flag or sign bit (decode_g1/decode_g2); at open, a
+ * verifying-key point outside its subgroup, an IC point at infinity or
+ * outside G1; wherever a query point is read (pl__bp_g1_at, pl__bp_g2_at:
+ * the prover's decoding and the check), the point at infinity; in a proof,
+ * a point at infinity or outside its subgroup, read or written.
  */
 #include "formats/bellperson.h"
 #include "util/bits.h"
@@ -65,33 +73,108 @@ static const char *blst_problem(BLST_ERROR e)
     case BLST_SUCCESS:
         return NULL;
     case BLST_BAD_ENCODING:
-        return "is not a valid encoding (flag bits, or a coordinate >= q)";
+        return "is not a valid encoding (the infinity flag with other bits "
+               "set, or a coordinate >= q)";
     case BLST_POINT_NOT_ON_CURVE:
         return "is not on the curve";
     case BLST_POINT_NOT_IN_GROUP:
         return "is not in the prime-order subgroup";
+    case BLST_PK_IS_INFINITY:
+        return "is the point at infinity";
     default:
         return "cannot be decoded";
     }
 }
 
+/* ---- points as bellperson reads them ------------------------------------ */
+
+/* The zcash encoding's flags, in the first byte of a point. */
+#define ZC_COMPRESSED 0x80u
+#define ZC_SIGN 0x20u
+
+/* An uncompressed point of a parameter or .vk file.  bellperson writes
+ * them with to_uncompressed (blst's serialization: compressed flag and
+ * sign bit clear).  blst's deserializer takes a slot whose compressed flag
+ * is set as a compressed point in its first half, ignoring the rest, and
+ * so does blstrs's from_uncompressed over it; the reader bellperson's
+ * format was defined with (pairing's into_affine_unchecked) refused the
+ * flag (UnexpectedCompressionMode) and a sign bit (UnexpectedInformation),
+ * and no writer sets them: a file holding them is damaged, refused here,
+ * BLST_BAD_ENCODING (slot_problem says which bit). */
+static BLST_ERROR decode_g1(blst_p1_affine *out, const uint8_t *in)
+{
+    if (in[0] & (ZC_COMPRESSED | ZC_SIGN))
+        return BLST_BAD_ENCODING;
+    return blst_p1_deserialize(out, in);
+}
+
+static BLST_ERROR decode_g2(blst_p2_affine *out, const uint8_t *in)
+{
+    if (in[0] & (ZC_COMPRESSED | ZC_SIGN))
+        return BLST_BAD_ENCODING;
+    return blst_p2_deserialize(out, in);
+}
+
+/* What is wrong with the uncompressed slot `in` that failed with e. */
+static const char *slot_problem(const uint8_t *in, BLST_ERROR e)
+{
+    if (e == BLST_BAD_ENCODING && (in[0] & ZC_COMPRESSED))
+        return "has the compressed flag set (bit 7 of its first byte) in "
+               "an uncompressed slot";
+    if (e == BLST_BAD_ENCODING && (in[0] & ZC_SIGN))
+        return "has the sign bit set (bit 5 of its first byte) on an "
+               "uncompressed point";
+    return blst_problem(e);
+}
+
+static uint64_t slot_offset(const pl_bp_params *p, unsigned section,
+                            uint64_t i)
+{
+    return p->at[section] + 4 +
+           i * (pl__bp_section_is_g2(section) ? PL__BP_G2_BYTES
+                                              : PL__BP_G1_BYTES);
+}
+
+pl_status pl__bp_point_fail(const pl_bp_params *p, unsigned section,
+                            uint64_t i, BLST_ERROR e, pl_error *err)
+{
+    const uint64_t at = slot_offset(p, section, i);
+    return pl__error_set(err, PL_EFORMAT, "%s: section %s: point %" PRIu64
+                         " %s (at byte offset %" PRIu64 ")", p->path,
+                         pl__bp_section_name(section), i,
+                         slot_problem(p->map.data + at, e), at);
+}
+
 /* ---- the reader --------------------------------------------------------- */
 
+/* bellperson's read_g1 and read_g2 (mapped_params.rs, params.rs) refuse a
+ * query point at infinity on the checked and the unchecked path alike:
+ * "point at infinity".  The IC points of a verifying key likewise
+ * (verifying_key.rs). */
 BLST_ERROR pl__bp_g1_at(blst_p1_affine *out, const pl_bp_params *p,
                         unsigned section, uint32_t i)
 {
-    return blst_p1_deserialize(out, p->points[section] +
-                                        (uint64_t)i * PL__BP_G1_BYTES);
+    BLST_ERROR e = decode_g1(out, p->points[section] +
+                                      (uint64_t)i * PL__BP_G1_BYTES);
+    if (e == BLST_SUCCESS && blst_p1_affine_is_inf(out))
+        e = BLST_PK_IS_INFINITY;
+    return e;
 }
 
 BLST_ERROR pl__bp_g2_at(blst_p2_affine *out, const pl_bp_params *p,
                         uint32_t i)
 {
-    return blst_p2_deserialize(out, p->points[PL__BP_B_G2] +
-                                        (uint64_t)i * PL__BP_G2_BYTES);
+    BLST_ERROR e = decode_g2(out, p->points[PL__BP_B_G2] +
+                                      (uint64_t)i * PL__BP_G2_BYTES);
+    if (e == BLST_SUCCESS && blst_p2_affine_is_inf(out))
+        e = BLST_PK_IS_INFINITY;
+    return e;
 }
 
-/* The six points of the verifying key at data[0..863], decoded. */
+/* The six points of the verifying key at data[0..863], decoded, each in
+ * its subgroup: bellperson reads them with from_uncompressed, which checks
+ * the subgroup (verifying_key.rs, read and read_mmap); the point at
+ * infinity passes it there, and here (--check-params refuses it). */
 static pl_status parse_vk_points(pl_bp_params *p, const uint8_t *d,
                                  pl_error *err)
 {
@@ -105,12 +188,22 @@ static pl_status parse_vk_points(pl_bp_params *p, const uint8_t *d,
     uint64_t at = 0;
     unsigned i1 = 0, i2 = 0;
     for (unsigned i = 0; i < 6; i++) {
-        BLST_ERROR e = f[i].g2 ? blst_p2_deserialize(g2[i2++], d + at)
-                               : blst_p1_deserialize(g1[i1++], d + at);
+        BLST_ERROR e;
+        if (f[i].g2) {
+            e = decode_g2(g2[i2], d + at);
+            if (e == BLST_SUCCESS && !blst_p2_affine_in_g2(g2[i2]))
+                e = BLST_POINT_NOT_IN_GROUP;
+            i2++;
+        } else {
+            e = decode_g1(g1[i1], d + at);
+            if (e == BLST_SUCCESS && !blst_p1_affine_in_g1(g1[i1]))
+                e = BLST_POINT_NOT_IN_GROUP;
+            i1++;
+        }
         if (e != BLST_SUCCESS)
             return pl__error_set(err, PL_EFORMAT, "%s: verifying key: %s %s "
                                  "(at byte offset %" PRIu64 ")", p->path,
-                                 f[i].name, blst_problem(e), at);
+                                 f[i].name, slot_problem(d + at, e), at);
         at += f[i].g2 ? PL__BP_G2_BYTES : PL__BP_G1_BYTES;
     }
     return PL_OK;
@@ -167,15 +260,15 @@ static pl_status parse(pl_bp_params *p, pl_error *err)
         return pl__error_set(err, PL_EFORMAT, "%s: section ic: count 0, it "
                              "holds at least ONE's point (at byte offset "
                              "%" PRIu64 ")", p->path, p->at[PL__BP_IC]);
+    /* the IC points as bellperson reads them: checked (in G1), and not
+     * the point at infinity (verifying_key.rs) */
     for (uint32_t i = 0; i < p->count[PL__BP_IC]; i++) {
         blst_p1_affine ic;
         BLST_ERROR e = pl__bp_g1_at(&ic, p, PL__BP_IC, i);
+        if (e == BLST_SUCCESS && !blst_p1_affine_in_g1(&ic))
+            e = BLST_POINT_NOT_IN_GROUP;
         if (e != BLST_SUCCESS)
-            return pl__error_set(err, PL_EFORMAT, "%s: section ic: point "
-                                 "%" PRIu32 " %s (at byte offset %" PRIu64 ")",
-                                 p->path, i, blst_problem(e),
-                                 p->at[PL__BP_IC] + 4 +
-                                     (uint64_t)i * PL__BP_G1_BYTES);
+            return pl__bp_point_fail(p, PL__BP_IC, i, e, err);
     }
     if (at == len) {
         p->vk_only = true;
@@ -257,76 +350,6 @@ void pl_bp_params_get_info(const pl_bp_params *p, pl_bp_info *out)
     out->n_a = p->count[PL__BP_A];
     out->n_b_g1 = p->count[PL__BP_B_G1];
     out->n_b_g2 = p->count[PL__BP_B_G2];
-}
-
-static pl_status point_fail(const pl_bp_params *p, const char *what,
-                            uint64_t at, const char *bad, pl_error *err)
-{
-    return pl__error_set(err, PL_EFORMAT, "%s: %s %s (at byte offset %" PRIu64
-                         ")", p->path, what, bad, at);
-}
-
-pl_status pl_bp_params_check_points(const pl_bp_params *p, pl_error *err)
-{
-    char what[64];
-    /* the verifying key: decoded at open; the subgroup and infinity here */
-    const blst_p1_affine *g1[3] = {&p->alpha_g1, &p->beta_g1, &p->delta_g1};
-    const char *g1_names[3] = {"alpha_g1", "beta_g1", "delta_g1"};
-    const uint64_t g1_at[3] = {0, PL__BP_G1_BYTES,
-                               2 * PL__BP_G1_BYTES + 2 * PL__BP_G2_BYTES};
-    const blst_p2_affine *g2[3] = {&p->beta_g2, &p->gamma_g2, &p->delta_g2};
-    const char *g2_names[3] = {"beta_g2", "gamma_g2", "delta_g2"};
-    const uint64_t g2_at[3] = {2 * PL__BP_G1_BYTES,
-                               2 * PL__BP_G1_BYTES + PL__BP_G2_BYTES,
-                               3 * PL__BP_G1_BYTES + 2 * PL__BP_G2_BYTES};
-    for (unsigned i = 0; i < 3; i++) {
-        snprintf(what, sizeof(what), "verifying key: %s", g1_names[i]);
-        if (blst_p1_affine_is_inf(g1[i]))
-            return point_fail(p, what, g1_at[i], "is the point at infinity",
-                              err);
-        if (!blst_p1_affine_in_g1(g1[i]))
-            return point_fail(p, what, g1_at[i], blst_problem(
-                                  BLST_POINT_NOT_IN_GROUP), err);
-        snprintf(what, sizeof(what), "verifying key: %s", g2_names[i]);
-        if (blst_p2_affine_is_inf(g2[i]))
-            return point_fail(p, what, g2_at[i], "is the point at infinity",
-                              err);
-        if (!blst_p2_affine_in_g2(g2[i]))
-            return point_fail(p, what, g2_at[i], blst_problem(
-                                  BLST_POINT_NOT_IN_GROUP), err);
-    }
-    for (unsigned s = 0; s < PL__BP_SECTIONS; s++) {
-        const bool is_g2 = pl__bp_section_is_g2(s);
-        for (uint32_t i = 0; i < p->count[s]; i++) {
-            const uint64_t at = p->at[s] + 4 + (uint64_t)i * unit_bytes(s);
-            const char *bad = NULL;
-            if (is_g2) {
-                blst_p2_affine q;
-                BLST_ERROR e = pl__bp_g2_at(&q, p, i);
-                if (e != BLST_SUCCESS)
-                    bad = blst_problem(e);
-                else if (blst_p2_affine_is_inf(&q))
-                    bad = "is the point at infinity";
-                else if (!blst_p2_affine_in_g2(&q))
-                    bad = blst_problem(BLST_POINT_NOT_IN_GROUP);
-            } else {
-                blst_p1_affine q;
-                BLST_ERROR e = pl__bp_g1_at(&q, p, s, i);
-                if (e != BLST_SUCCESS)
-                    bad = blst_problem(e);
-                else if (blst_p1_affine_is_inf(&q))
-                    bad = "is the point at infinity";
-                else if (!blst_p1_affine_in_g1(&q))
-                    bad = blst_problem(BLST_POINT_NOT_IN_GROUP);
-            }
-            if (bad) {
-                snprintf(what, sizeof(what), "section %s: point %" PRIu32,
-                         pl__bp_section_name(s), i);
-                return point_fail(p, what, at, bad, err);
-            }
-        }
-    }
-    return PL_OK;
 }
 
 /* ---- the writer --------------------------------------------------------- */
@@ -454,11 +477,56 @@ pl_status pl__bp_write_end(pl__bp_writer *w, pl_error *err)
 
 /* ---- proofs -------------------------------------------------------------- */
 
-static pl_status proof_point_fail(BLST_ERROR e, const char *name,
-                                  pl_error *err)
+static const char *const proof_point_names[3] = {
+    "A (bytes 0-47)", "B (bytes 48-143)", "C (bytes 144-191)"};
+
+/* A bad point: an encoding that is not one is malformed input; a point
+ * that is not where a proof's point must be (off the curve, outside its
+ * subgroup, at infinity) makes the proof invalid, as the verifier would
+ * say. */
+static pl_status proof_point_fail(BLST_ERROR e, unsigned point, pl_error *err)
 {
-    pl_status st = e == BLST_POINT_NOT_ON_CURVE ? PL_EINVALID : PL_EFORMAT;
-    return pl__error_set(err, st, "proof point %s %s", name, blst_problem(e));
+    pl_status st = e == BLST_BAD_ENCODING ? PL_EFORMAT : PL_EINVALID;
+    return pl__error_set(err, st, "proof point %s %s",
+                         proof_point_names[point], blst_problem(e));
+}
+
+/* Why a proof's point (on its curve or not) is not one bellperson reads:
+ * Proof::read_many (proof.rs) decodes each point with from_bytes, which
+ * checks the curve and the subgroup, and then refuses the point at
+ * infinity. */
+static BLST_ERROR proof_g1_problem(const blst_p1_affine *p)
+{
+    if (blst_p1_affine_is_inf(p))
+        return BLST_PK_IS_INFINITY;
+    if (!blst_p1_affine_on_curve(p))
+        return BLST_POINT_NOT_ON_CURVE;
+    return blst_p1_affine_in_g1(p) ? BLST_SUCCESS : BLST_POINT_NOT_IN_GROUP;
+}
+
+static BLST_ERROR proof_g2_problem(const blst_p2_affine *p)
+{
+    if (blst_p2_affine_is_inf(p))
+        return BLST_PK_IS_INFINITY;
+    if (!blst_p2_affine_on_curve(p))
+        return BLST_POINT_NOT_ON_CURVE;
+    return blst_p2_affine_in_g2(p) ? BLST_SUCCESS : BLST_POINT_NOT_IN_GROUP;
+}
+
+/* The first of A, B, C with a problem (*point: 0, 1, 2), or success. */
+static BLST_ERROR proof_points_problem(const blst_p1_affine *a,
+                                       const blst_p2_affine *b,
+                                       const blst_p1_affine *c,
+                                       unsigned *point)
+{
+    BLST_ERROR e;
+    if ((e = proof_g1_problem(a)) != BLST_SUCCESS)
+        *point = 0;
+    else if ((e = proof_g2_problem(b)) != BLST_SUCCESS)
+        *point = 1;
+    else if ((e = proof_g1_problem(c)) != BLST_SUCCESS)
+        *point = 2;
+    return e;
 }
 
 pl_status pl_proof_from_bp_bytes(pl_proof *out, const uint8_t *in,
@@ -467,14 +535,17 @@ pl_status pl_proof_from_bp_bytes(pl_proof *out, const uint8_t *in,
     blst_p1_affine a, c;
     blst_p2_affine b;
     BLST_ERROR e;
+    unsigned bad;
     /* compressed: the top bit of each point's first byte is set */
     if ((e = blst_p1_uncompress(&a, in)) != BLST_SUCCESS)
-        return proof_point_fail(e, "A (bytes 0-47)", err);
+        return proof_point_fail(e, 0, err);
     if ((e = blst_p2_uncompress(&b, in + PL__BP_G1C_BYTES)) != BLST_SUCCESS)
-        return proof_point_fail(e, "B (bytes 48-143)", err);
+        return proof_point_fail(e, 1, err);
     if ((e = blst_p1_uncompress(&c, in + PL__BP_G1C_BYTES +
                                         PL__BP_G2C_BYTES)) != BLST_SUCCESS)
-        return proof_point_fail(e, "C (bytes 144-191)", err);
+        return proof_point_fail(e, 2, err);
+    if ((e = proof_points_problem(&a, &b, &c, &bad)) != BLST_SUCCESS)
+        return proof_point_fail(e, bad, err);
     memcpy(out->a.b, &a, sizeof(a));
     memcpy(out->b.b, &b, sizeof(b));
     memcpy(out->c.b, &c, sizeof(c));
@@ -555,6 +626,22 @@ static pl_status proofs_bytes(uint8_t **out, const char *path,
     *out = NULL;
     if (count && !proofs)
         return pl__error_set(err, PL_EUSAGE, "%s: no proofs to write", path);
+    /* a point the encoding cannot carry (off the curve: its compressed x
+     * would decode to another point or none) or that bellperson refuses on
+     * read is never written */
+    for (size_t i = 0; i < count; i++) {
+        blst_p1_affine a, c;
+        blst_p2_affine b;
+        unsigned bad;
+        memcpy(&a, proofs[i].a.b, sizeof(a));
+        memcpy(&b, proofs[i].b.b, sizeof(b));
+        memcpy(&c, proofs[i].c.b, sizeof(c));
+        BLST_ERROR e = proof_points_problem(&a, &b, &c, &bad);
+        if (e != BLST_SUCCESS)
+            return pl__error_set(err, PL_EINVALID, "%s: proof %zu: point %c "
+                                 "%s: not written", path, i, "ABC"[bad],
+                                 blst_problem(e));
+    }
     if (count > SIZE_MAX / PL_BP_PROOF_BYTES ||
         !(*out = malloc(count ? count * PL_BP_PROOF_BYTES : 1)))
         return pl__error_set(err, PL_ENOMEM, "%s: out of memory", path);

@@ -12,6 +12,7 @@
 #include "proofline_c2.h"
 #include "blst.h"
 #include "util/file.h"
+#include "util/pool.h"
 
 #define PL__BP_G1_BYTES 96u  /* uncompressed, zcash encoding */
 #define PL__BP_G2_BYTES 192u
@@ -59,12 +60,32 @@ struct pl_bp_params {
 pl_status pl__bp_parse(pl_bp_params **out, const uint8_t *data, size_t len,
                        const char *name, pl_error *err);
 
-/* Point i of a section, decoded (on the curve, not checked for the
- * subgroup); the view was validated, so i < count is in the file. */
+/* Point i of a section, decoded as bellperson reads it: a valid
+ * uncompressed encoding (compressed flag and sign bit clear; else
+ * BLST_BAD_ENCODING), on the curve, not the point at infinity
+ * (BLST_PK_IS_INFINITY); the subgroup is not checked (bellperson's
+ * unchecked path, the one Filecoin proves with).  The view was validated,
+ * so i < count is in the file.  Every reader of the queries decodes
+ * through these, so it inherits those rules. */
 BLST_ERROR pl__bp_g1_at(blst_p1_affine *out, const pl_bp_params *p,
                         unsigned section, uint32_t i);
 BLST_ERROR pl__bp_g2_at(blst_p2_affine *out, const pl_bp_params *p,
                         uint32_t i);
+/* pl_bp_params_check_points over the caller's pool (bp_check.c): the
+ * prover's, sized by its --threads. */
+pl_status pl__bp_params_check_points(const pl_bp_params *p, pl__pool *pool,
+                                     const pl_bp_check_config *cfg,
+                                     pl_error *err);
+/* The same, every point checked on its own (blst's exact test, no batch):
+ * the baseline of bench/bench_check.c. */
+pl_status pl__bp_params_check_points_alone(const pl_bp_params *p,
+                                           pl__pool *pool, pl_error *err);
+
+/* The error for point i of a section that failed with e: PL_EFORMAT
+ * naming the file, the section, the index, what is wrong (the flag bit,
+ * the curve, the subgroup, infinity) and the byte offset. */
+pl_status pl__bp_point_fail(const pl_bp_params *p, unsigned section,
+                            uint64_t i, BLST_ERROR e, pl_error *err);
 
 /* ---- the writer ---------------------------------------------------------- */
 

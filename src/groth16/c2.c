@@ -81,14 +81,15 @@ static void decode_task(void *ctx, size_t task, unsigned worker)
         BLST_ERROR e;
         if (pl__bp_section_is_g2(j->section)) {
             blst_p2_affine q;
-            e = pl__bp_g2_at(&q, j->p, (uint32_t)i);
-            memcpy(j->dst + i * sizeof(q), &q, sizeof(q));
+            if ((e = pl__bp_g2_at(&q, j->p, (uint32_t)i)) == BLST_SUCCESS)
+                memcpy(j->dst + i * sizeof(q), &q, sizeof(q));
         } else {
             blst_p1_affine q;
-            e = pl__bp_g1_at(&q, j->p, j->section, (uint32_t)i);
-            memcpy(j->dst + i * sizeof(q), &q, sizeof(q));
+            if ((e = pl__bp_g1_at(&q, j->p, j->section, (uint32_t)i)) ==
+                BLST_SUCCESS)
+                memcpy(j->dst + i * sizeof(q), &q, sizeof(q));
         }
-        if (e != BLST_SUCCESS) {
+        if (e != BLST_SUCCESS) { /* left as the file has it */
             uint64_t seen = atomic_load(&j->first_bad);
             while (i < seen &&
                    !atomic_compare_exchange_weak(&j->first_bad, &seen, i))
@@ -114,15 +115,20 @@ static pl_status decode_section(const pl_bp_params *p, unsigned s,
     if (tasks)
         pl__pool_run(pool, tasks, decode_task, &j);
     const uint64_t bad = atomic_load(&j.first_bad);
-    if (bad != UINT64_MAX)
-        return pl__error_set(err, PL_EFORMAT, "%s: section %s: point "
-                             "%" PRIu64 " does not decode (not on the curve, "
-                             "or a bad encoding; at byte offset %" PRIu64 ")",
-                             p->path, pl__bp_section_name(s), bad,
-                             p->at[s] + 4 + bad *
-                                 (pl__bp_section_is_g2(s) ? PL__BP_G2_BYTES
-                                                          : PL__BP_G1_BYTES));
-    return PL_OK;
+    if (bad == UINT64_MAX)
+        return PL_OK;
+    /* the first bad point is still as the file has it (a task writes only
+     * what decoded): decoded once more, for what is wrong with it */
+    BLST_ERROR e;
+    if (pl__bp_section_is_g2(s)) {
+        blst_p2_affine q;
+        e = pl__bp_g2_at(&q, p, (uint32_t)bad);
+    } else {
+        blst_p1_affine q;
+        e = pl__bp_g1_at(&q, p, s, (uint32_t)bad);
+    }
+    return pl__bp_point_fail(p, s, bad, e == BLST_SUCCESS ? BLST_BAD_ENCODING
+                                                          : e, err);
 }
 
 static pl_status srs_read(pl_c2_srs **out, const char *params_path,
@@ -209,8 +215,6 @@ static pl_status srs_read(pl_c2_srs **out, const char *params_path,
                            params_path);
         goto fail;
     }
-    if (check_points && (st = pl_bp_params_check_points(p, err)))
-        goto fail;
     const uint64_t n = (uint64_t)p->count[PL__BP_H] + 1;
     unsigned log2n = 0;
     while (((uint64_t)1 << log2n) < n)
@@ -236,9 +240,12 @@ static pl_status srs_read(pl_c2_srs **out, const char *params_path,
     srs->n_b = p->count[PL__BP_B_G1];
     srs->threads = pl__pool_threads_for(threads);
     /* the verifying key from the ic points, which stay as the file has
-     * them; then every query decoded in place */
+     * them; the subgroups checked if asked, over the same threads; then
+     * every query decoded in place */
     if ((st = pl_vkey_from_bp_params(&srs->vkey, p, err)) ||
-        (st = pl__pool_create(&pool, threads, "pl-c2", err)))
+        (st = pl__pool_create(&pool, threads, "pl-c2", err)) ||
+        (check_points &&
+         (st = pl__bp_params_check_points(p, pool, NULL, err))))
         goto fail;
     const unsigned queries[5] = {PL__BP_H, PL__BP_L, PL__BP_A, PL__BP_B_G1,
                                  PL__BP_B_G2};

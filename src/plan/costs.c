@@ -56,9 +56,19 @@ pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
                              pl_error *err)
 {
     memset(out, 0, sizeof(*out));
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
+    /* read as every input is (util/file.h: a FIFO refused, not waited on),
+     * then parsed from memory; a costs file is a few hundred bytes */
+    char *text = NULL;
+    size_t len = 0;
+    pl_status rst = pl__file_read_small(&text, &len, path, 1u << 20, err);
+    if (rst != PL_OK)
+        return rst;
+    FILE *f = fmemopen(text, len, "r");
+    if (!f) {
+        free(text);
+        return pl__error_errno(err, PL_ENOMEM, errno, "%s: cannot read it "
+                               "from memory", path);
+    }
     char line[512];
     unsigned lineno = 0, seen = 0;
     pl_status st = PL_OK;
@@ -117,6 +127,7 @@ pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
         }
     }
     fclose(f);
+    free(text);
     if (st == PL_OK && seen != (1u << PL_PLAN_STAGE_COUNT) - 1)
         st = pl__error_set(err, PL_EFORMAT, "%s: %s: missing (a costs file "
                            "gives synth, prove and finish)", path,

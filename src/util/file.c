@@ -249,6 +249,30 @@ fail:
     return st;
 }
 
+pl_status pl__file_head(uint8_t *out, size_t cap, size_t *got,
+                        const char *path, pl_error *err)
+{
+    struct stat sb;
+    int fd;
+    pl_status st = open_input(&fd, &sb, path, err);
+    *got = 0;
+    while (st == PL_OK && *got < cap) {
+        ssize_t n = pread(fd, out + *got, cap - *got, (off_t)*got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            st = pl__error_errno(err, PL_EIO, errno, "%s: read failed at "
+                                 "byte offset %zu", path, *got);
+        else if (n == 0)
+            break;
+        else
+            *got += (size_t)n;
+    }
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,
                               size_t max_bytes, pl_error *err)
 {

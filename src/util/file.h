@@ -60,11 +60,17 @@ void pl__file_load_after_read_hook(void (*fn)(void *user), void *user);
 /* Reads a whole small file (at most max_bytes, refused before reading
  * when its size is larger) into a NUL-terminated malloc'd buffer.
  *
- * Every input (map, load, small read) is opened non-blocking and must be
- * a regular file that is not empty, checked before anything is read: a
- * FIFO does not hang the open, a device such as /dev/zero is not read. */
+ * Every input (map, load, small read, head) is opened non-blocking and
+ * must be a regular file that is not empty, checked before anything is
+ * read: a FIFO does not hang the open, a device such as /dev/zero is not
+ * read. */
 pl_status pl__file_read_small(char **out, size_t *size, const char *path,
                               size_t max_bytes, pl_error *err);
+/* The first bytes of a file, up to cap of them (fewer when the file is
+ * shorter; *got says how many), for a reader that tells a file's kind by
+ * its start (a magic, JSON's first character). */
+pl_status pl__file_head(uint8_t *out, size_t cap, size_t *got,
+                        const char *path, pl_error *err);
 
 /*
  * Output, written one way: every file proofline writes goes through a
