@@ -132,6 +132,7 @@ static struct {
     pthread_mutex_t lock;
     pl_engine *engine;
     pl_supraseal_config cfg;   /* as configured (0: from the environment) */
+    char cfg_backend[32];      /* cfg.backend's copy: the caller's may go */
     pl_supraseal_config used;  /* the engine's, resolved */
     char backend[32];
     size_t busy;               /* calls using the engine outside the lock */
@@ -348,9 +349,16 @@ pl_status pl_supraseal_configure(const pl_supraseal_config *cfg,
     if (g.engine)
         st = set_error(err, PL_EUSAGE, "pl_supraseal_configure: the engine "
                        "exists already (pl_supraseal_shutdown first)");
-    else if (cfg)
+    else if (cfg && cfg->backend && strlen(cfg->backend) >= sizeof(g.cfg_backend))
+        st = set_error(err, PL_EUSAGE, "pl_supraseal_configure: backend '%s' "
+                       "is not a backend's name", cfg->backend);
+    else if (cfg) {
         g.cfg = *cfg;
-    else
+        if (cfg->backend) {
+            snprintf(g.cfg_backend, sizeof(g.cfg_backend), "%s", cfg->backend);
+            g.cfg.backend = g.cfg_backend;
+        }
+    } else
         pl_supraseal_config_init(&g.cfg);
     pthread_mutex_unlock(&g.lock);
     return st;

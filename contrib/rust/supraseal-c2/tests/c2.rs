@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+//! bellperson's calls (src/groth16/prover/supraseal.rs and
+//! supraseal_params.rs of Curio's bellperson): the SRS opened as
+//! SuprasealParameters opens it, and as a cache would; 1, 3 and 10
+//! circuits proved in one call with the densities of the first, as
+//! create_proof_batch_priority_inner passes them; the Assignment-slice
+//! form.  The proofs are checked by tests/cli_supraseal_rust.sh.
+#![cfg(not(feature = "upstream"))]
+mod common;
+
+use common::*;
+use supraseal_c2::{proofline, Assignment, SRS};
+
+#[test]
+fn srs_created_twice_loaded_once_cloned_evicted_dropped() {
+    let _g = setup();
+    let Some(dir) = dir() else { return };
+    // the path out of the cache, whatever ran before
+    SRS::try_new(params(&dir), true).expect("the SRS").evict();
+    let before = proofline::stats();
+    let a = SRS::try_new(params(&dir), true).expect("the SRS");
+    let one = proofline::stats();
+    assert_eq!(one.engine, 1);
+    assert_eq!(one.srs_opens, before.srs_opens + 1);
+    assert!(one.params_allocs > before.params_allocs, "the file was read");
+    // the same path again, cached: nothing read
+    let b = SRS::try_new(params(&dir), true).expect("the cached SRS");
+    let two = proofline::stats();
+    assert_eq!(two.srs_opens, one.srs_opens);
+    assert_eq!(two.params_allocs, one.params_allocs);
+    assert_eq!(two.params_live_bytes, one.params_live_bytes);
+    // as SuprasealParameters::new does (no cache): the engine's one open
+    let c = SRS::try_new(params(&dir), false).expect("an SRS of its own");
+    let three = proofline::stats();
+    assert_eq!(three.params_allocs, one.params_allocs);
+    assert_eq!(three.srs_objects, before.srs_objects + 2);
+    let d = a.clone();
+    a.evict();
+    assert_eq!(proofline::stats().srs_cached, 0);
+    drop(a);
+    drop(b);
+    assert_eq!(proofline::stats().srs_objects, before.srs_objects + 2);
+    drop(d);
+    assert_eq!(proofline::stats().srs_objects, before.srs_objects + 1);
+    drop(c);
+    let end = proofline::stats();
+    assert_eq!(end.srs_objects, before.srs_objects);
+    assert_eq!(end.params_live_bytes, before.params_live_bytes);
+    assert_eq!(end.reserved_bytes, before.reserved_bytes, "the SRS's bytes back");
+}
+
+/// create_proof_batch_priority_inner: pointer slices of the provers' a,
+/// b, c and assignments, the first prover's densities and sizes.
+fn bellperson_call(srs: &SRS, synths: &[&Synth], r_s: &[Fr], s_s: &[Fr]) -> Vec<Proof> {
+    let mut r = refs(synths);
+    let p0 = synths[0];
+    let mut proofs = vec![Proof::default(); synths.len()];
+    supraseal_c2::generate_groth16_proof(
+        r.a.as_slice(),
+        r.b.as_slice(),
+        r.c.as_slice(),
+        p0.a.len(),
+        r.inp.as_mut_slice(),
+        r.aux.as_mut_slice(),
+        p0.inp.len(),
+        p0.aux.len(),
+        p0.a_aux.as_slice(),
+        p0.b_inp.as_slice(),
+        p0.b_aux.as_slice(),
+        p0.a_aux_pop,
+        p0.b_inp_pop,
+        p0.b_aux_pop,
+        synths.len(),
+        r_s,
+        s_s,
+        proofs.as_mut_slice(),
+        srs,
+        core::ptr::null_mut(), // no external mutex, as bellperson passes
+        -1,
+    );
+    proofs
+}
+
+#[test]
+fn one_three_and_ten_circuits_in_one_call() {
+    let _g = setup();
+    let Some(dir) = dir() else { return };
+    let srs = SRS::try_new(params(&dir), false).expect("the SRS");
+    let all = synth_n(&dir, 10);
+    let mut seed = 0x5eed;
+    let before = proofline::stats();
+    for n in [1usize, 3, 10] {
+        let synths: Vec<&Synth> = all.iter().take(n).collect();
+        let r_s = random_frs(&mut seed, n);
+        let s_s = random_frs(&mut seed, n);
+        let proofs = bellperson_call(&srs, &synths, &r_s, &s_s);
+        save(&dir, &format!("bellperson_{n}"), &proofs, &synths);
+    }
+    let after = proofline::stats();
+    assert_eq!(after.proofs - before.proofs, 14);
+    assert_eq!(after.failed, before.failed);
+}
+
+#[test]
+fn the_assignment_slice_form() {
+    let _g = setup();
+    let Some(dir) = dir() else { return };
+    let srs = SRS::try_new(params(&dir), true).expect("the SRS");
+    let all = synth_n(&dir, 3);
+    let provers: Vec<Assignment<Fr>> = all
+        .iter()
+        .map(|s| Assignment {
+            a_aux_density: s.a_aux.as_ptr(),
+            a_aux_bit_len: s.aux.len(),
+            a_aux_popcount: s.a_aux_pop,
+            b_inp_density: s.b_inp.as_ptr(),
+            b_inp_bit_len: s.inp.len(),
+            b_inp_popcount: s.b_inp_pop,
+            b_aux_density: s.b_aux.as_ptr(),
+            b_aux_bit_len: s.aux.len(),
+            b_aux_popcount: s.b_aux_pop,
+            a: s.a.as_ptr(),
+            b: s.b.as_ptr(),
+            c: s.c.as_ptr(),
+            abc_size: s.a.len(),
+            inp_assignment_data: s.inp.as_ptr(),
+            inp_assignment_size: s.inp.len(),
+            aux_assignment_data: s.aux.as_ptr(),
+            aux_assignment_size: s.aux.len(),
+        })
+        .collect();
+    let mut seed = 7;
+    let r_s = random_frs(&mut seed, 3);
+    let s_s = random_frs(&mut seed, 3);
+    let mut proofs = vec![Proof::default(); 3];
+    supraseal_c2::generate_groth16_proofs(&provers, &r_s, &s_s, &mut proofs, &srs);
+    save(&dir, "assignments_3", &proofs, &all.iter().collect::<Vec<_>>());
+    // r = s = 0: the unblinded proof, the same twice
+    let zero = vec![Fr::default(); 3];
+    let mut p1 = vec![Proof::default(); 3];
+    let mut p2 = vec![Proof::default(); 3];
+    supraseal_c2::generate_groth16_proofs(&provers, &zero, &zero, &mut p1, &srs);
+    supraseal_c2::generate_groth16_proofs(&provers, &zero, &zero, &mut p2, &srs);
+    for i in 0..3 {
+        assert!(p1[i].a == p2[i].a && p1[i].b == p2[i].b && p1[i].c == p2[i].c);
+    }
+    save(&dir, "unblinded_3", &p1, &all.iter().collect::<Vec<_>>());
+}
