@@ -75,24 +75,13 @@ typedef struct pl_supraseal_srs {
     const void *ptr;
 } pl_supraseal_srs;
 
-/* The crate's `Assignment<Scalar>`, field for field (usize is size_t,
- * Scalar blstrs's: 32 bytes in Montgomery form, pl_scalar's size): the
- * same layout as pl_c2_assignment, which the library checks at compile
- * time; only the two assignments' names differ (..._data here). */
-typedef struct pl_supraseal_assignment {
-    const uint64_t *a_aux_density;
-    size_t a_aux_bit_len, a_aux_popcount;
-    const uint64_t *b_inp_density;
-    size_t b_inp_bit_len, b_inp_popcount;
-    const uint64_t *b_aux_density;
-    size_t b_aux_bit_len, b_aux_popcount;
-    const pl_scalar *a, *b, *c;
-    size_t abc_size;
-    const pl_scalar *inp_assignment_data;
-    size_t inp_assignment_size;
-    const pl_scalar *aux_assignment_data;
-    size_t aux_assignment_size;
-} pl_supraseal_assignment;
+/* The crate's `Assignment<Scalar>` is pl_c2_assignment, field for field
+ * (17 eightbytes: usize is size_t, a density word uint64_t, a Scalar
+ * blstrs's 32 bytes in Montgomery form); only two names differ, the
+ * crate's inp_assignment_data and aux_assignment_data being
+ * inp_assignment and aux_assignment.  The library checks the offsets at
+ * compile time and hands the caller's array to the engine as it is. */
+typedef pl_c2_assignment pl_supraseal_assignment;
 
 /* A proof as bellperson's Proof<Bls12> lies in memory (#[repr(C)] a, b,
  * c; blstrs's G1Affine and G2Affine are blst_p1_affine and
@@ -214,7 +203,8 @@ typedef struct pl_supraseal_config {
 /* Zeroes cfg: every setting from the environment or the defaults. */
 PL_SUPRASEAL_API void pl_supraseal_config_init(pl_supraseal_config *cfg);
 /* The settings of the engine the library makes on first use; a field
- * left 0 or NULL takes the environment's value, then the default.
+ * left 0 or NULL takes the environment's value, then the default.  The
+ * backend's name is copied; a log stream must outlive the engine.
  * PL_EUSAGE once the engine exists (pl_supraseal_shutdown first). */
 PL_SUPRASEAL_API pl_status pl_supraseal_configure(
     const pl_supraseal_config *cfg, pl_error *err);

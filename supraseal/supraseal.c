@@ -53,33 +53,31 @@
 #include <string.h>
 #include <time.h>
 
-/* The crate's Assignment and proofline's are one layout: the caller's
- * array is handed to the engine as it is. */
-#define SAME_FIELD(a, b)                                                      \
-    _Static_assert(offsetof(pl_supraseal_assignment, a) ==                    \
-                           offsetof(pl_c2_assignment, b) &&                   \
-                       sizeof(((pl_supraseal_assignment *)0)->a) ==           \
-                           sizeof(((pl_c2_assignment *)0)->b),                \
-                   "Assignment." #a " is not pl_c2_assignment." #b)
-SAME_FIELD(a_aux_density, a_aux_density);
-SAME_FIELD(a_aux_bit_len, a_aux_bit_len);
-SAME_FIELD(a_aux_popcount, a_aux_popcount);
-SAME_FIELD(b_inp_density, b_inp_density);
-SAME_FIELD(b_inp_bit_len, b_inp_bit_len);
-SAME_FIELD(b_inp_popcount, b_inp_popcount);
-SAME_FIELD(b_aux_density, b_aux_density);
-SAME_FIELD(b_aux_bit_len, b_aux_bit_len);
-SAME_FIELD(b_aux_popcount, b_aux_popcount);
-SAME_FIELD(a, a);
-SAME_FIELD(b, b);
-SAME_FIELD(c, c);
-SAME_FIELD(abc_size, abc_size);
-SAME_FIELD(inp_assignment_data, inp_assignment);
-SAME_FIELD(inp_assignment_size, inp_assignment_size);
-SAME_FIELD(aux_assignment_data, aux_assignment);
-SAME_FIELD(aux_assignment_size, aux_assignment_size);
-_Static_assert(sizeof(pl_supraseal_assignment) == sizeof(pl_c2_assignment),
-               "Assignment's size");
+/* The crate's Assignment<Scalar> (#[repr(C)]: seventeen pointer-sized
+ * fields in this order) is pl_c2_assignment: the caller's array is handed
+ * to the engine as it is. */
+#define EIGHTBYTE(field, index)                                               \
+    _Static_assert(offsetof(pl_c2_assignment, field) == 8 * (index) &&        \
+                       sizeof(((pl_c2_assignment *)0)->field) == 8,           \
+                   "Assignment's field " #index " is not " #field)
+EIGHTBYTE(a_aux_density, 0);
+EIGHTBYTE(a_aux_bit_len, 1);
+EIGHTBYTE(a_aux_popcount, 2);
+EIGHTBYTE(b_inp_density, 3);
+EIGHTBYTE(b_inp_bit_len, 4);
+EIGHTBYTE(b_inp_popcount, 5);
+EIGHTBYTE(b_aux_density, 6);
+EIGHTBYTE(b_aux_bit_len, 7);
+EIGHTBYTE(b_aux_popcount, 8);
+EIGHTBYTE(a, 9);
+EIGHTBYTE(b, 10);
+EIGHTBYTE(c, 11);
+EIGHTBYTE(abc_size, 12);
+EIGHTBYTE(inp_assignment, 13);     /* the crate's inp_assignment_data */
+EIGHTBYTE(inp_assignment_size, 14);
+EIGHTBYTE(aux_assignment, 15);     /* the crate's aux_assignment_data */
+EIGHTBYTE(aux_assignment_size, 16);
+_Static_assert(sizeof(pl_c2_assignment) == 17 * 8, "Assignment's size");
 /* Proof<Bls12>: G1Affine (96), G2Affine (192), G1Affine, no padding */
 _Static_assert(sizeof(pl_proof) == 384 && offsetof(pl_proof, b) == 96 &&
                    offsetof(pl_proof, c) == 288,
@@ -789,7 +787,7 @@ static pl_status pending_make(ss_pending **out,
     p->s = p->r + n;
     p->proofs = (pl_proof *)(p->s + n);
     if (n) {
-        memcpy(p->as, provers, n * sizeof(pl_c2_assignment));
+        memcpy(p->as, provers, n * sizeof(*provers));
         memcpy(p->r, r_s, n * sizeof(pl_scalar));
         memcpy(p->s, s_s, n * sizeof(pl_scalar));
     }

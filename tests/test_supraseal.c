@@ -294,9 +294,9 @@ static void bp_make(bp_assignment *out, const fixture *f, uint64_t x,
         .b = out->abc + rows,
         .c = out->abc + 2 * rows,
         .abc_size = rows,
-        .inp_assignment_data = out->inp,
+        .inp_assignment = out->inp,
         .inp_assignment_size = s->inp_assignment_size,
-        .aux_assignment_data = out->aux,
+        .aux_assignment = out->aux,
         .aux_assignment_size = s->aux_assignment_size,
     };
     if (!keep_std) {

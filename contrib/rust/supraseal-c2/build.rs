@@ -33,7 +33,11 @@ fn emit_flags(flags: &str, static_first: &[&str]) {
         if let Some(dir) = f.strip_prefix("-L") {
             println!("cargo:rustc-link-search=native={dir}");
         } else if let Some(lib) = f.strip_prefix("-l") {
-            let kind = if static_first.contains(&lib) { "static" } else { "dylib" };
+            let kind = if static_first.contains(&lib) {
+                "static"
+            } else {
+                "dylib"
+            };
             println!("cargo:rustc-link-lib={kind}={lib}");
         } else if f.ends_with(".a") && f.starts_with('/') {
             // an archive by its path (the static CUDA runtime)
@@ -41,13 +45,21 @@ fn emit_flags(flags: &str, static_first: &[&str]) {
             let dir = p.parent().unwrap().display();
             let stem = p.file_stem().unwrap().to_string_lossy();
             println!("cargo:rustc-link-search=native={dir}");
-            println!("cargo:rustc-link-lib=static={}", stem.trim_start_matches("lib"));
+            println!(
+                "cargo:rustc-link-lib=static={}",
+                stem.trim_start_matches("lib")
+            );
         }
     }
 }
 
 fn main() {
-    for v in ["PROOFLINE_LIB_DIR", "PROOFLINE_STATIC", "PKG_CONFIG_PATH", "PKG_CONFIG"] {
+    for v in [
+        "PROOFLINE_LIB_DIR",
+        "PROOFLINE_STATIC",
+        "PKG_CONFIG_PATH",
+        "PKG_CONFIG",
+    ] {
         println!("cargo:rerun-if-env-changed={v}");
     }
     println!("cargo:rerun-if-changed=build.rs");
@@ -56,7 +68,9 @@ fn main() {
     } else {
         "proofline_supraseal"
     };
-    let statik = env::var("PROOFLINE_STATIC").map(|v| v == "1").unwrap_or(false);
+    let statik = env::var("PROOFLINE_STATIC")
+        .map(|v| v == "1")
+        .unwrap_or(false);
 
     if let Some(dir) = env::var_os("PROOFLINE_LIB_DIR") {
         let dir = dir.to_string_lossy().into_owned();
@@ -79,7 +93,11 @@ fn main() {
         }
         return;
     }
-    let args: &[&str] = if statik { &["--static", "--libs"] } else { &["--libs"] };
+    let args: &[&str] = if statik {
+        &["--static", "--libs"]
+    } else {
+        &["--libs"]
+    };
     if let Some(flags) = pkg_config(args, name) {
         let archives: &[&str] = if statik { &[name, "proofline"] } else { &[] };
         emit_flags(&flags, archives);

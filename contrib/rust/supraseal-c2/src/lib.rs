@@ -26,6 +26,12 @@
 //! live until [`finish_groth16_proof`] or [`drop_pending_proof`] returns.
 //! docs/filecoin.md of proofline has the rest.
 
+// The original's signatures: safe functions taking the raw handle and
+// mutex pointers.  The library looks every such pointer up in its own
+// lists instead of reading through it, so a stale or foreign one is an
+// error (a panic here), not a wild read.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 use std::ffi::c_void;
 use std::path::PathBuf;
 use std::ptr::NonNull;
@@ -74,7 +80,12 @@ impl std::fmt::Display for Error {
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "Error {{ code: {}, message: {:?} }}", self.code, String::from(self))
+        write!(
+            f,
+            "Error {{ code: {}, message: {:?} }}",
+            self.code,
+            String::from(self)
+        )
     }
 }
 
@@ -192,8 +203,16 @@ pub struct Assignment<Scalar> {
 /// original writes through whatever it is given; a wrong type panics here
 /// instead.
 fn check_types<S, PR>() {
-    assert_eq!(std::mem::size_of::<S>(), 32, "a scalar is blstrs's Scalar: 32 bytes");
-    assert_eq!(std::mem::size_of::<PR>(), 384, "a proof is Proof<Bls12>: 384 bytes");
+    assert_eq!(
+        std::mem::size_of::<S>(),
+        32,
+        "a scalar is blstrs's Scalar: 32 bytes"
+    );
+    assert_eq!(
+        std::mem::size_of::<PR>(),
+        384,
+        "a proof is Proof<Bls12>: 384 bytes"
+    );
 }
 
 /// One Assignment per circuit, the densities and sizes shared (bellperson's
@@ -306,7 +325,7 @@ extern "C" {
 /// `generate_groth16_proof`): circuit `c`'s a, b, c and assignments from
 /// the pointer arrays, the densities and sizes shared.  `gpu_mtx`:
 /// [`alloc_gpu_mutex`]'s, or null; `gpu_index`: -1 for any device.
-#[cfg(not(feature = "upstream"))]
+/// supra_seal's form (feature `upstream`) has neither.
 #[allow(clippy::too_many_arguments)]
 pub fn generate_groth16_proof<S, D, PR>(
     ntt_a_scalars: &[*const S],
@@ -324,6 +343,42 @@ pub fn generate_groth16_proof<S, D, PR>(
     b_g1_input_total_density: usize,
     b_g1_aux_total_density: usize,
     num_circuits: usize,
+    r_s: &[S],
+    s_s: &[S],
+    proofs: &mut [PR],
+    srs: &SRS,
+    #[cfg(not(feature = "upstream"))] gpu_mtx: *mut c_void,
+    #[cfg(not(feature = "upstream"))] gpu_index: i32,
+) {
+    check_types::<S, PR>();
+    assert_eq!(r_s.len(), num_circuits);
+    assert_eq!(s_s.len(), num_circuits);
+    assert_eq!(proofs.len(), num_circuits);
+    let provers = assignments(
+        ntt_a_scalars,
+        ntt_b_scalars,
+        ntt_c_scalars,
+        ntt_scalars_actual_size,
+        input_assignments,
+        aux_assignments,
+        input_assignments_size,
+        aux_assignments_size,
+        a_aux_density_bv,
+        b_g1_input_density_bv,
+        b_g1_aux_density_bv,
+        a_aux_total_density,
+        b_g1_input_total_density,
+        b_g1_aux_total_density,
+        num_circuits,
+    );
+    #[cfg(feature = "upstream")]
+    let (gpu_mtx, gpu_index) = (core::ptr::null_mut(), -1);
+    prove(&provers, r_s, s_s, proofs, srs, gpu_mtx, gpu_index);
+}
+
+/// The call of both forms (supra_seal's takes no mutex and no index).
+fn prove<S, PR>(
+    provers: &[Assignment<S>],
     r_s: &[S],
     s_s: &[S],
     proofs: &mut [PR],
@@ -331,90 +386,36 @@ pub fn generate_groth16_proof<S, D, PR>(
     gpu_mtx: *mut c_void,
     gpu_index: i32,
 ) {
-    check_types::<S, PR>();
-    assert_eq!(r_s.len(), num_circuits);
-    assert_eq!(s_s.len(), num_circuits);
-    assert_eq!(proofs.len(), num_circuits);
-    let provers = assignments(
-        ntt_a_scalars,
-        ntt_b_scalars,
-        ntt_c_scalars,
-        ntt_scalars_actual_size,
-        input_assignments,
-        aux_assignments,
-        input_assignments_size,
-        aux_assignments_size,
-        a_aux_density_bv,
-        b_g1_input_density_bv,
-        b_g1_aux_density_bv,
-        a_aux_total_density,
-        b_g1_input_total_density,
-        b_g1_aux_total_density,
-        num_circuits,
-    );
     let err = unsafe {
-        generate_groth16_proofs_c(
-            provers.as_ptr() as *const _,
-            num_circuits,
-            r_s.as_ptr() as *const _,
-            s_s.as_ptr() as *const _,
-            proofs.as_mut_ptr() as *mut _,
-            srs,
-            gpu_mtx,
-            gpu_index,
-        )
+        #[cfg(not(feature = "upstream"))]
+        {
+            generate_groth16_proofs_c(
+                provers.as_ptr() as *const _,
+                provers.len(),
+                r_s.as_ptr() as *const _,
+                s_s.as_ptr() as *const _,
+                proofs.as_mut_ptr() as *mut _,
+                srs,
+                gpu_mtx,
+                gpu_index,
+            )
+        }
+        #[cfg(feature = "upstream")]
+        {
+            let _ = (gpu_mtx, gpu_index);
+            generate_groth16_proofs_c(
+                provers.as_ptr() as *const _,
+                provers.len(),
+                r_s.as_ptr() as *const _,
+                s_s.as_ptr() as *const _,
+                proofs.as_mut_ptr() as *mut _,
+                srs,
+            )
+        }
     };
     if err.code != 0 {
         panic!("{}", String::from(err));
     }
-}
-
-/// supra_seal's form: as above, without the mutex and the device index.
-#[cfg(feature = "upstream")]
-#[allow(clippy::too_many_arguments)]
-pub fn generate_groth16_proof<S, D, PR>(
-    ntt_a_scalars: &[*const S],
-    ntt_b_scalars: &[*const S],
-    ntt_c_scalars: &[*const S],
-    ntt_scalars_actual_size: usize,
-    input_assignments: &[*const S],
-    aux_assignments: &[*const S],
-    input_assignments_size: usize,
-    aux_assignments_size: usize,
-    a_aux_density_bv: &[D],
-    b_g1_input_density_bv: &[D],
-    b_g1_aux_density_bv: &[D],
-    a_aux_total_density: usize,
-    b_g1_input_total_density: usize,
-    b_g1_aux_total_density: usize,
-    num_circuits: usize,
-    r_s: &[S],
-    s_s: &[S],
-    proofs: &mut [PR],
-    srs: &SRS,
-) {
-    check_types::<S, PR>();
-    assert_eq!(r_s.len(), num_circuits);
-    assert_eq!(s_s.len(), num_circuits);
-    assert_eq!(proofs.len(), num_circuits);
-    let provers = assignments(
-        ntt_a_scalars,
-        ntt_b_scalars,
-        ntt_c_scalars,
-        ntt_scalars_actual_size,
-        input_assignments,
-        aux_assignments,
-        input_assignments_size,
-        aux_assignments_size,
-        a_aux_density_bv,
-        b_g1_input_density_bv,
-        b_g1_aux_density_bv,
-        a_aux_total_density,
-        b_g1_input_total_density,
-        b_g1_aux_total_density,
-        num_circuits,
-    );
-    generate_groth16_proofs(&provers, r_s, s_s, proofs, srs);
 }
 
 /// Allocates a GPU mutex for `gpu_mtx` (one per GPU, shared by the workers
@@ -462,7 +463,11 @@ pub fn start_groth16_proof<S, D>(
     gpu_mtx: *mut c_void,
     gpu_index: i32,
 ) -> *mut c_void {
-    assert_eq!(std::mem::size_of::<S>(), 32, "a scalar is blstrs's Scalar: 32 bytes");
+    assert_eq!(
+        std::mem::size_of::<S>(),
+        32,
+        "a scalar is blstrs's Scalar: 32 bytes"
+    );
     assert_eq!(r_s.len(), num_circuits);
     assert_eq!(s_s.len(), num_circuits);
     let provers = assignments(
@@ -508,7 +513,11 @@ pub fn start_groth16_proof<S, D>(
 /// dropped; `proofs` must have room for its circuits.
 #[cfg(not(feature = "upstream"))]
 pub fn finish_groth16_proof<PR>(handle: *mut c_void, proofs: &mut [PR]) {
-    assert_eq!(std::mem::size_of::<PR>(), 384, "a proof is Proof<Bls12>: 384 bytes");
+    assert_eq!(
+        std::mem::size_of::<PR>(),
+        384,
+        "a proof is Proof<Bls12>: 384 bytes"
+    );
     let err = unsafe { finalize_groth16_proof_c(handle, proofs.as_mut_ptr() as *mut _) };
     if err.code != 0 {
         panic!("{}", String::from(err));
@@ -539,35 +548,8 @@ pub fn generate_groth16_proofs<S, PR>(
     assert_eq!(s_s.len(), num_circuits);
     assert_eq!(proofs.len(), num_circuits);
 
-    let err = unsafe {
-        #[cfg(not(feature = "upstream"))]
-        {
-            generate_groth16_proofs_c(
-                provers.as_ptr() as *const _,
-                num_circuits,
-                r_s.as_ptr() as *const _,
-                s_s.as_ptr() as *const _,
-                proofs.as_mut_ptr() as *mut _,
-                srs,
-                core::ptr::null_mut(), // no mutex
-                -1,                    // any device
-            )
-        }
-        #[cfg(feature = "upstream")]
-        {
-            generate_groth16_proofs_c(
-                provers.as_ptr() as *const _,
-                num_circuits,
-                r_s.as_ptr() as *const _,
-                s_s.as_ptr() as *const _,
-                proofs.as_mut_ptr() as *mut _,
-                srs,
-            )
-        }
-    };
-    if err.code != 0 {
-        panic!("{}", String::from(err));
-    }
+    // no mutex, any device
+    prove(provers, r_s, s_s, proofs, srs, core::ptr::null_mut(), -1);
 }
 
 /// proofline's own calls (not in the original crate): the engine behind
@@ -645,7 +627,9 @@ pub mod proofline {
         threads: u32,
         log_info: bool,
     ) -> Result<(), String> {
-        let backend = backend.map(|b| CString::new(b).map_err(|e| e.to_string())).transpose()?;
+        let backend = backend
+            .map(|b| CString::new(b).map_err(|e| e.to_string()))
+            .transpose()?;
         let cfg = Config {
             budget_bytes,
             backend: backend.as_ref().map_or(std::ptr::null(), |b| b.as_ptr()),

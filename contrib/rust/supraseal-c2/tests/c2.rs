@@ -6,6 +6,7 @@
 //! create_proof_batch_priority_inner passes them; the Assignment-slice
 //! form.  The proofs are checked by tests/cli_supraseal_rust.sh.
 #![cfg(not(feature = "upstream"))]
+#[macro_use]
 mod common;
 
 use common::*;
@@ -22,7 +23,10 @@ fn srs_created_twice_loaded_once_cloned_evicted_dropped() {
     let one = proofline::stats();
     assert_eq!(one.engine, 1);
     assert_eq!(one.srs_opens, before.srs_opens + 1);
-    assert!(one.params_allocs > before.params_allocs, "the file was read");
+    assert!(
+        one.params_allocs > before.params_allocs,
+        "the file was read"
+    );
     // the same path again, cached: nothing read
     let b = SRS::try_new(params(&dir), true).expect("the cached SRS");
     let two = proofline::stats();
@@ -46,30 +50,21 @@ fn srs_created_twice_loaded_once_cloned_evicted_dropped() {
     let end = proofline::stats();
     assert_eq!(end.srs_objects, before.srs_objects);
     assert_eq!(end.params_live_bytes, before.params_live_bytes);
-    assert_eq!(end.reserved_bytes, before.reserved_bytes, "the SRS's bytes back");
+    assert_eq!(
+        end.reserved_bytes, before.reserved_bytes,
+        "the SRS's bytes back"
+    );
 }
 
 /// create_proof_batch_priority_inner: pointer slices of the provers' a,
 /// b, c and assignments, the first prover's densities and sizes.
 fn bellperson_call(srs: &SRS, synths: &[&Synth], r_s: &[Fr], s_s: &[Fr]) -> Vec<Proof> {
     let mut r = refs(synths);
-    let p0 = synths[0];
     let mut proofs = vec![Proof::default(); synths.len()];
-    supraseal_c2::generate_groth16_proof(
-        r.a.as_slice(),
-        r.b.as_slice(),
-        r.c.as_slice(),
-        p0.a.len(),
-        r.inp.as_mut_slice(),
-        r.aux.as_mut_slice(),
-        p0.inp.len(),
-        p0.aux.len(),
-        p0.a_aux.as_slice(),
-        p0.b_inp.as_slice(),
-        p0.b_aux.as_slice(),
-        p0.a_aux_pop,
-        p0.b_inp_pop,
-        p0.b_aux_pop,
+    bellperson_call!(
+        supraseal_c2::generate_groth16_proof,
+        r,
+        synths[0],
         synths.len(),
         r_s,
         s_s,
@@ -107,34 +102,18 @@ fn the_assignment_slice_form() {
     let Some(dir) = dir() else { return };
     let srs = SRS::try_new(params(&dir), true).expect("the SRS");
     let all = synth_n(&dir, 3);
-    let provers: Vec<Assignment<Fr>> = all
-        .iter()
-        .map(|s| Assignment {
-            a_aux_density: s.a_aux.as_ptr(),
-            a_aux_bit_len: s.aux.len(),
-            a_aux_popcount: s.a_aux_pop,
-            b_inp_density: s.b_inp.as_ptr(),
-            b_inp_bit_len: s.inp.len(),
-            b_inp_popcount: s.b_inp_pop,
-            b_aux_density: s.b_aux.as_ptr(),
-            b_aux_bit_len: s.aux.len(),
-            b_aux_popcount: s.b_aux_pop,
-            a: s.a.as_ptr(),
-            b: s.b.as_ptr(),
-            c: s.c.as_ptr(),
-            abc_size: s.a.len(),
-            inp_assignment_data: s.inp.as_ptr(),
-            inp_assignment_size: s.inp.len(),
-            aux_assignment_data: s.aux.as_ptr(),
-            aux_assignment_size: s.aux.len(),
-        })
-        .collect();
+    let provers: Vec<Assignment<Fr>> = all.iter().map(assignment).collect();
     let mut seed = 7;
     let r_s = random_frs(&mut seed, 3);
     let s_s = random_frs(&mut seed, 3);
     let mut proofs = vec![Proof::default(); 3];
     supraseal_c2::generate_groth16_proofs(&provers, &r_s, &s_s, &mut proofs, &srs);
-    save(&dir, "assignments_3", &proofs, &all.iter().collect::<Vec<_>>());
+    save(
+        &dir,
+        "assignments_3",
+        &proofs,
+        &all.iter().collect::<Vec<_>>(),
+    );
     // r = s = 0: the unblinded proof, the same twice
     let zero = vec![Fr::default(); 3];
     let mut p1 = vec![Proof::default(); 3];

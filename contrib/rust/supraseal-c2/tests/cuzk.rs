@@ -7,6 +7,7 @@
 //! Drop); two workers on one GPU mutex, their handles finished by a third
 //! thread.
 #![cfg(not(feature = "upstream"))]
+#[macro_use]
 mod common;
 
 use common::*;
@@ -19,25 +20,19 @@ use supraseal_c2::{proofline, SRS};
 struct Sendable(*mut c_void);
 unsafe impl Send for Sendable {}
 
-fn prove_start(srs: &SRS, synths: &[&Synth], r_s: &[Fr], s_s: &[Fr], mtx: *mut c_void,
-               gpu: i32) -> *mut c_void {
+fn prove_start(
+    srs: &SRS,
+    synths: &[&Synth],
+    r_s: &[Fr],
+    s_s: &[Fr],
+    mtx: *mut c_void,
+    gpu: i32,
+) -> *mut c_void {
     let mut r = refs(synths);
-    let p0 = synths[0];
-    supraseal_c2::start_groth16_proof(
-        r.a.as_slice(),
-        r.b.as_slice(),
-        r.c.as_slice(),
-        p0.a.len(),
-        r.inp.as_mut_slice(),
-        r.aux.as_mut_slice(),
-        p0.inp.len(),
-        p0.aux.len(),
-        p0.a_aux.as_slice(),
-        p0.b_inp.as_slice(),
-        p0.b_aux.as_slice(),
-        p0.a_aux_pop,
-        p0.b_inp_pop,
-        p0.b_aux_pop,
+    bellperson_call!(
+        supraseal_c2::start_groth16_proof,
+        r,
+        synths[0],
         synths.len(),
         r_s,
         s_s,

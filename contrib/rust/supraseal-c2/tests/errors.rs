@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use supraseal_c2::{proofline, Assignment, SRS};
+use supraseal_c2::{proofline, SRS};
 
 #[test]
 fn a_bad_path_is_an_error_value() {
@@ -20,30 +20,10 @@ fn a_bad_path_is_an_error_value() {
     assert!(text.contains("no-such.params"), "{text}");
     assert!(String::from(&err).contains("cannot open"), "{err:?}");
     // a .vk is no parameter file
-    let err = SRS::try_new(dir.join("circuit.vk"), false).err().expect("an error");
+    let err = SRS::try_new(dir.join("circuit.vk"), false)
+        .err()
+        .expect("an error");
     assert!(err.to_string().contains("circuit.vk"), "{err}");
-}
-
-fn assignment(s: &Synth) -> Assignment<Fr> {
-    Assignment {
-        a_aux_density: s.a_aux.as_ptr(),
-        a_aux_bit_len: s.aux.len(),
-        a_aux_popcount: s.a_aux_pop,
-        b_inp_density: s.b_inp.as_ptr(),
-        b_inp_bit_len: s.inp.len(),
-        b_inp_popcount: s.b_inp_pop,
-        b_aux_density: s.b_aux.as_ptr(),
-        b_aux_bit_len: s.aux.len(),
-        b_aux_popcount: s.b_aux_pop,
-        a: s.a.as_ptr(),
-        b: s.b.as_ptr(),
-        c: s.c.as_ptr(),
-        abc_size: s.a.len(),
-        inp_assignment_data: s.inp.as_ptr(),
-        inp_assignment_size: s.inp.len(),
-        aux_assignment_data: s.aux.as_ptr(),
-        aux_assignment_size: s.aux.len(),
-    }
 }
 
 fn panics_with(what: &str, f: impl FnOnce() + std::panic::UnwindSafe) {

@@ -3,6 +3,7 @@
 //! bellperson 0.26's call, generate_groth16_proof without a mutex or a
 //! device index, and the SRS's calls.
 #![cfg(feature = "upstream")]
+#[macro_use]
 mod common;
 
 use common::*;
@@ -17,26 +18,14 @@ fn bellperson_0_26_proves_three() {
     let all = synth_n(&dir, 3);
     let synths: Vec<&Synth> = all.iter().collect();
     let mut r = refs(&synths);
-    let p0 = synths[0];
     let mut seed = 5;
     let r_s = random_frs(&mut seed, 3);
     let s_s = random_frs(&mut seed, 3);
     let mut proofs = vec![Proof::default(); 3];
-    supraseal_c2::generate_groth16_proof(
-        r.a.as_slice(),
-        r.b.as_slice(),
-        r.c.as_slice(),
-        p0.a.len(),
-        r.inp.as_mut_slice(),
-        r.aux.as_mut_slice(),
-        p0.inp.len(),
-        p0.aux.len(),
-        p0.a_aux.as_slice(),
-        p0.b_inp.as_slice(),
-        p0.b_aux.as_slice(),
-        p0.a_aux_pop,
-        p0.b_inp_pop,
-        p0.b_aux_pop,
+    bellperson_call!(
+        supraseal_c2::generate_groth16_proof,
+        r,
+        synths[0],
         3,
         &r_s,
         &s_s,

@@ -11,8 +11,36 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
+use supraseal_c2::Assignment;
+
+/// A call of bellperson's shape (create_proof_batch_priority_inner,
+/// prove_start): the pointer slices of `refs`, the first prover's sizes,
+/// densities and popcounts, the circuits' count, then the rest given.
+#[allow(unused_macros)] // (errors.rs calls the slice form only)
+macro_rules! bellperson_call {
+    ($f:path, $refs:ident, $p0:expr, $n:expr $(, $rest:expr)* $(,)?) => {
+        $f(
+            $refs.a.as_slice(),
+            $refs.b.as_slice(),
+            $refs.c.as_slice(),
+            $p0.a.len(),
+            $refs.inp.as_mut_slice(),
+            $refs.aux.as_mut_slice(),
+            $p0.inp.len(),
+            $p0.aux.len(),
+            $p0.a_aux.as_slice(),
+            $p0.b_inp.as_slice(),
+            $p0.b_aux.as_slice(),
+            $p0.a_aux_pop,
+            $p0.b_inp_pop,
+            $p0.b_aux_pop,
+            $n
+            $(, $rest)*
+        )
+    };
+}
 
 /// blstrs::Scalar's layout: four little-endian limbs, Montgomery form.
 #[repr(C)]
@@ -22,17 +50,11 @@ pub struct Fr(pub [u64; 4]);
 /// bellperson's Proof<Bls12> (#[repr(C)]): blstrs's G1Affine (48 bytes x,
 /// 48 y), G2Affine (96, 96), G1Affine.
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 pub struct Proof {
     pub a: [u64; 12],
     pub b: [u64; 24],
     pub c: [u64; 12],
-}
-
-impl Default for Proof {
-    fn default() -> Self {
-        Proof { a: [0; 12], b: [0; 24], c: [0; 12] }
-    }
 }
 
 /// One synthesized circuit: what bellperson's ProvingAssignment holds.
@@ -70,7 +92,7 @@ pub fn dir() -> Option<PathBuf> {
     }
 }
 
-pub fn params(dir: &PathBuf) -> PathBuf {
+pub fn params(dir: &Path) -> PathBuf {
     dir.join("circuit.params")
 }
 
@@ -99,7 +121,7 @@ fn words(b: &[u8], at: &mut usize, bits: usize) -> Vec<usize> {
 }
 
 /// Assignment i as tests/supraseal_assignments.c wrote it.
-pub fn synth(dir: &PathBuf, i: usize) -> Synth {
+pub fn synth(dir: &Path, i: usize) -> Synth {
     let b = fs::read(dir.join(format!("p{i}.as"))).expect("an assignment file");
     assert_eq!(&b[..8], b"PLSSAS1\0");
     let h: Vec<usize> = (0..9).map(|k| u64_at(&b, 8 + 8 * k) as usize).collect();
@@ -134,7 +156,7 @@ pub fn synth(dir: &PathBuf, i: usize) -> Synth {
     }
 }
 
-pub fn synth_n(dir: &PathBuf, n: usize) -> Vec<Synth> {
+pub fn synth_n(dir: &Path, n: usize) -> Vec<Synth> {
     (0..n).map(|i| synth(dir, i)).collect()
 }
 
@@ -154,7 +176,7 @@ pub fn random_frs(state: &mut u64, n: usize) -> Vec<Fr> {
 
 /// Writes proofs (as they lie in memory) and their circuits' inputs as
 /// NAME.raw and NAME.inputs, and lists NAME for the verifiers.
-pub fn save(dir: &PathBuf, name: &str, proofs: &[Proof], synths: &[&Synth]) {
+pub fn save(dir: &Path, name: &str, proofs: &[Proof], synths: &[&Synth]) {
     assert_eq!(proofs.len(), synths.len());
     let raw: Vec<u8> = proofs
         .iter()
@@ -206,4 +228,28 @@ pub fn setup() -> MutexGuard<'static, ()> {
             .expect("the engine is configured before its first use");
     });
     guard
+}
+
+/// One circuit's Assignment (generate_groth16_proofs' form), with its own
+/// densities.
+pub fn assignment(s: &Synth) -> Assignment<Fr> {
+    Assignment {
+        a_aux_density: s.a_aux.as_ptr(),
+        a_aux_bit_len: s.aux.len(),
+        a_aux_popcount: s.a_aux_pop,
+        b_inp_density: s.b_inp.as_ptr(),
+        b_inp_bit_len: s.inp.len(),
+        b_inp_popcount: s.b_inp_pop,
+        b_aux_density: s.b_aux.as_ptr(),
+        b_aux_bit_len: s.aux.len(),
+        b_aux_popcount: s.b_aux_pop,
+        a: s.a.as_ptr(),
+        b: s.b.as_ptr(),
+        c: s.c.as_ptr(),
+        abc_size: s.a.len(),
+        inp_assignment_data: s.inp.as_ptr(),
+        inp_assignment_size: s.inp.len(),
+        aux_assignment_data: s.aux.as_ptr(),
+        aux_assignment_size: s.aux.len(),
+    }
 }
