@@ -95,7 +95,7 @@ quiet-build:
 run_ctest = @cd $(1) && rc=0; \
 	$(2) ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml $(3) \
 	  >ctest.log 2>&1 || rc=$$?; \
-	python3 $(CURDIR)/scripts/test_summary.py ctest-junit.xml $(1)/ctest.log; \
+	python3 $(CURDIR)/scripts/test_summary.py ctest-junit.xml $(CURDIR)/$(1)/ctest.log; \
 	exit $$rc
 
 test: deps npm-deps quiet-build

@@ -200,6 +200,9 @@ const cli_opt cli_engine_opts[] = {
      .help = "auto (default: CUDA when a GPU is found, else the\n"
              "CPU), cpu or cuda",
      .bad = "%s needs auto, cpu or cuda"},
+    {"--devices", "N", CLI_COUNT, E(cfg.devices),
+     .help = "GPUs to prove on, the first N (default: every one\n"
+             "found; one prover worker each)"},
     {NULL},
 };
 

@@ -292,6 +292,9 @@ typedef struct pl_prover_config {
      * PL_EUNSUPPORTED where none answers) or "auto" (CUDA when a device
      * answers, else the CPU). */
     const char *backend;
+    /* Which of the backend's devices (CUDA's device ordinal; 0, the first,
+     * by default; the CPU has one). */
+    int device;
 } pl_prover_config;
 
 PL_API void pl_prover_config_init(pl_prover_config *cfg);
@@ -441,12 +444,21 @@ typedef void (*pl_event_fn)(void *user, const pl_ledger_record *record);
 
 typedef enum { PL_LOG_QUIET = 0, PL_LOG_INFO = 1 } pl_log_level;
 
+/* The most devices (GPUs) one engine proves on. */
+#define PL_MAX_DEVICES 8
+
 typedef struct pl_engine_config {
     uint64_t budget_bytes;   /* 0: 80% of pl_memory_limit() (RAM, or the
                                 cgroup's limit when smaller) */
     unsigned synth_workers;  /* pw; 0: 2 */
-    unsigned prover_workers; /* 0: 1 */
+    unsigned prover_workers; /* 0: one per device (1 on the CPU); worker i
+                                proves on device i % devices */
     unsigned handoff_slots;  /* bound of the hand-off queue; 0: prover_workers */
+    /* How many of the backend's devices to prove on, the first ones (0:
+     * every device it has; the CPU has one).  Each circuit is opened on
+     * each of them, each device's memory checked on its own: a device
+     * that cannot take a circuit is left out of that circuit's proofs. */
+    unsigned devices;
     unsigned threads;        /* prover threads (MSM, NTT); 0: one per core */
     const char *backend;     /* "cpu" (default), "cuda", or "auto" (CUDA
                                 when a device is found, else the CPU) */
@@ -519,6 +531,8 @@ typedef struct pl_job_spec {
     void *generate_user;
     int priority;        /* higher is admitted first; then older jobs
                             (PL_PRIORITY_*, or any int) */
+    uint32_t device_mask; /* the engine's devices it may be proved on (bit
+                             d: device d; 0: any) */
     bool check_witness;  /* check every constraint first (needs the r1cs) */
     bool verify;         /* verify each proof before delivering it */
     pl_proof_fn on_proof;
@@ -564,6 +578,10 @@ typedef struct pl_engine_stats {
     /* The process's RSS in total (RssAnon + RssFile: file-backed pages
      * such as a mapped zkey count too) at its peak, and RssFile's peak. */
     uint64_t peak_rss_bytes, peak_rss_file_bytes;
+    /* The devices the engine proves on, and how many proofs each started
+     * (a proof's H and G1 sums ran there). */
+    unsigned devices;
+    uint64_t device_starts[PL_MAX_DEVICES];
 } pl_engine_stats;
 
 PL_API void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);

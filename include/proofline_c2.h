@@ -261,6 +261,9 @@ typedef struct pl_c2_config {
     pl_event_fn on_event;   /* optional, on the thread of the event */
     void *on_event_user;
     pl_c2_stats *stats;     /* optional: filled before return */
+    /* The engine's devices the proofs may run on (bit d: device d; 0:
+     * any, spread over them), as pl_job_spec's. */
+    uint32_t device_mask;
     /* Every proof is verified with the parameter file's verifying key
      * before it is handed back (a proof that does not verify fails the
      * call, PL_EINVALID naming it: its assignment does not satisfy the
@@ -357,6 +360,8 @@ typedef struct pl_c2_job_spec {
     bool montgomery;         /* as pl_c2_config's (r and s too) */
     bool verify;             /* as pl_job_spec's */
     int priority;            /* as pl_job_spec's */
+    uint32_t device_mask;    /* as pl_job_spec's (SupraSeal's gpu_index i:
+                                1 << i; -1: 0, any) */
     pl_proof_fn on_proof;
     void *on_proof_user;
 } pl_c2_job_spec;

@@ -181,7 +181,7 @@ static void base_sets_free(base_sets *b)
 static pl_status open_on(const pl__backend_ops *ops, void **instance,
                          const base_sets *b, pl__pool *pool, pl_error *err)
 {
-    pl__backend_config cfg = {b->shape, {NULL}, "test", pool, false};
+    pl__backend_config cfg = {b->shape, {NULL}, "test", pool, false, 0};
     for (int k = 0; k < PL__SUM_COUNT; k++)
         cfg.bases[k] = (const uint8_t *)b->points[k];
     return ops->open(instance, &cfg, err);
@@ -405,7 +405,7 @@ PL_TEST(device_bytes_as_planned_emulated)
     pl__pool *pool;
     CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
     pl__gpu *held;
-    CHECK_OK(pl__cuda_device_acquire(&pl__gpu_impl_emulated, &held, &err),
+    CHECK_OK(pl__cuda_device_acquire(&pl__gpu_impl_emulated, 0, &held, &err),
              &err);
     for (int f = 0; f < 2; f++) {
         const size_t counts[4] = {f ? 511 : 512, 700, 300, 0};
@@ -429,7 +429,7 @@ PL_TEST(device_bytes_as_planned_emulated)
         CHECK_EQ(after.live_bytes, before.live_bytes);
         base_sets_free(&b);
     }
-    pl__cuda_device_release();
+    pl__cuda_device_release(0);
     pl_alloc_stats after;
     pl_alloc_stats_read(&after, PL_BUF_DEVICE, false);
     CHECK_EQ(after.live_bytes, 0);
@@ -546,7 +546,7 @@ PL_TEST(full_card_refused_emulated)
     base_sets b;
     base_sets_make(&b, 4, PL__H_COEFFICIENTS, counts);
     pl__gpu *held;
-    CHECK_OK(pl__cuda_device_acquire(&pl__gpu_impl_emulated, &held, &err),
+    CHECK_OK(pl__cuda_device_acquire(&pl__gpu_impl_emulated, 0, &held, &err),
              &err);
     uint64_t free_bytes, total;
     CHECK_OK(pl__gpu_mem_info(held, &free_bytes, &total, &err), &err);
@@ -562,7 +562,7 @@ PL_TEST(full_card_refused_emulated)
     pl_alloc_stats_read(&after, PL_BUF_DEVICE, false);
     CHECK_EQ(after.total_allocs, before.total_allocs);
     pl__gpu_emu_foreign(0, 0);
-    pl__cuda_device_release();
+    pl__cuda_device_release(0);
     base_sets_free(&b);
     pl__pool_destroy(pool);
 }

@@ -34,6 +34,7 @@
 #include "proofline_c2.h"
 #include "engine/engine.h"
 #include "field/field.h"
+#include "backend/cuda/gpu.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
 #include "groth16/c2.h"
@@ -1348,4 +1349,134 @@ PL_TEST(c2_wire_index_checked)
     pl_wtns_close(wtns);
     pl_r1cs_close(r1cs);
     free(bytes);
+}
+
+/* ---- several devices (the emulation presenting two cards) ----------------- */
+
+typedef struct {
+    pl_proof proofs[16];
+    size_t delivered;
+} proof_sink;
+
+static void keep_proof(void *user, uint64_t job, size_t partition,
+                       const pl_proof *proof, const pl_scalar *publics,
+                       size_t n_public)
+{
+    (void)job, (void)publics, (void)n_public;
+    proof_sink *k = user;
+    k->proofs[partition] = *proof; /* the finisher is one thread */
+    k->delivered++;
+}
+
+/* 10 proofs of one job on an engine over two emulated cards: one prover
+ * worker per card by default, every proof equal to the CPU's with
+ * r = s = 0, both cards used; a job limited to card 1 runs there alone;
+ * a card another process has filled is left out of the circuit (its
+ * memory refused alone, said in the log), the other proves everything;
+ * a job asking only for a card the circuit is not on is refused at
+ * submission.  Every byte, host and device, comes back. */
+static pl_status c2_job_on(pl_engine *e, pl_circuit *c,
+                           const pl_c2_assignment *as, size_t n,
+                           uint32_t device_mask, proof_sink *sink,
+                           pl_error *err)
+{
+    pl_c2_assignment many[16];
+    pl_scalar zero[16];
+    memset(zero, 0, sizeof(zero));
+    for (size_t i = 0; i < n; i++)
+        many[i] = *as;
+    pl_c2_job_spec spec = {.circuit = c, .n_partitions = n,
+                           .assignments = many, .r = zero, .s = zero,
+                           .verify = true, .device_mask = device_mask,
+                           .on_proof = keep_proof, .on_proof_user = sink};
+    uint64_t id;
+    pl_job_status js;
+    pl_status st = pl_engine_submit_c2(e, &id, &spec, err);
+    if (st == PL_OK && (st = pl_engine_wait(e, id, &js, err)) == PL_OK &&
+        (st = js.status) != PL_OK)
+        *err = js.error;
+    return st;
+}
+
+PL_TEST(c2_two_devices_emulated)
+{
+    pl_error err = {0};
+    pl__gpu_emu_set_devices(2);
+    c2_fixture f;
+    fixture_open(&f, "noB");
+    pl_proof want;
+    pl_scalar zero;
+    memset(&zero, 0, sizeof(zero));
+    pl_c2_config cpu = {.backend = "cpu"};
+    CHECK_OK(pl_c2_prove(&want, &f.bt.as, 1, &zero, &zero, f.srs, &cpu, &err),
+             &err);
+    for (int round = 0; round < 2; round++) {
+        char *log_text = NULL;
+        size_t log_len = 0;
+        pl_engine_config ec;
+        pl_engine_config_init(&ec);
+        ec.budget_bytes = 512ull << 20;
+        ec.threads = 2;
+        ec.log_level = PL_LOG_INFO;
+        ec.log_stream = open_memstream(&log_text, &log_len);
+        if (round == 1) /* card 1 all but full */
+            pl__gpu_emu_foreign_on(1, ((uint64_t)4 << 30) - (16u << 20), 0);
+        pl_engine *e = NULL;
+        CHECK_OK(pl__engine_create_with_backend(&e, &ec,
+                                                &pl__backend_cuda_emulated,
+                                                NULL, &err), &err);
+        pl_circuit *c = NULL;
+        CHECK_OK(pl_engine_open_c2_params(e, &c, f.params, false, &err), &err);
+        proof_sink sink = {.delivered = 0};
+        CHECK_OK(c2_job_on(e, c, &f.bt.as, 10, 0, &sink, &err), &err);
+        CHECK_EQ(sink.delivered, 10);
+        for (int i = 0; i < 10; i++)
+            CHECK_MEM(&sink.proofs[i], &want, sizeof(want));
+        pl_engine_stats es;
+        pl_engine_stats_read(e, &es);
+        CHECK_EQ(es.devices, 2);
+        printf("round %d: device 0 started %llu, device 1 %llu\n", round,
+               (unsigned long long)es.device_starts[0],
+               (unsigned long long)es.device_starts[1]);
+        CHECK_EQ(es.device_starts[0] + es.device_starts[1], 10);
+        if (round == 0) {
+            CHECK(es.device_starts[0] > 0);
+            CHECK(es.device_starts[1] > 0);
+            /* limited to card 1 */
+            sink.delivered = 0;
+            CHECK_OK(c2_job_on(e, c, &f.bt.as, 4, 1u << 1, &sink, &err),
+                     &err);
+            pl_engine_stats after;
+            pl_engine_stats_read(e, &after);
+            CHECK_EQ(after.device_starts[1], es.device_starts[1] + 4);
+            CHECK_EQ(after.device_starts[0], es.device_starts[0]);
+        } else {
+            CHECK_EQ(es.device_starts[1], 0);
+            CHECK_STATUS(c2_job_on(e, c, &f.bt.as, 1, 1u << 1, &sink, &err),
+                         PL_EUSAGE, &err);
+            printf("refused: %s\n", err.msg);
+        }
+        pl_circuit_release(c);
+        CHECK_OK(pl_engine_destroy(e, &err), &err);
+        fclose(ec.log_stream);
+        if (round == 1) {
+            CHECK(strstr(log_text, "device 1") != NULL);
+            CHECK(strstr(log_text, "proved on the others") != NULL);
+            pl__gpu_emu_foreign_on(1, 0, 0);
+        }
+        free(log_text);
+        pl_alloc_stats dev;
+        pl_alloc_stats_read(&dev, PL_BUF_DEVICE, false);
+        CHECK_EQ(dev.live_bytes, 0);
+    }
+    /* more devices than the backend has: refused */
+    pl_engine_config ec;
+    pl_engine_config_init(&ec);
+    ec.devices = 3;
+    pl_engine *e = NULL;
+    CHECK_STATUS(pl__engine_create_with_backend(&e, &ec,
+                                                &pl__backend_cuda_emulated,
+                                                NULL, &err),
+                 PL_EUSAGE, &err);
+    fixture_close(&f);
 }

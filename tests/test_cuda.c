@@ -728,7 +728,7 @@ PL_TEST(device_fault_fails_the_partition_then_the_cpu_takes_over)
     CHECK_EQ(js.status, PL_EINTERNAL);
     CHECK(strstr(js.error.msg, "faulted earlier") != NULL);
     char why[320];
-    CHECK(pl__backend_cuda_emulated.faulted(why, sizeof(why)));
+    CHECK(pl__backend_cuda_emulated.faulted(0, why, sizeof(why)));
     CHECK(strstr(why, "illegal memory access") != NULL);
     pl_circuit_release(c);
 
@@ -743,7 +743,7 @@ PL_TEST(device_fault_fails_the_partition_then_the_cpu_takes_over)
     pl_circuit_release(c);
     CHECK_OK(pl_engine_destroy(e, &err), &err);
     fclose(cfg.log_stream);
-    CHECK(strstr(log_text, "engine: backend cuda-emulated: the CUDA device "
+    CHECK(strstr(log_text, "engine: backend cuda-emulated: CUDA device 0 "
                            "faulted earlier") != NULL);
     CHECK(strstr(log_text, "circuits opened from now on use cpu") != NULL);
     CHECK(pl_alloc_all_freed(&err));
@@ -772,7 +772,7 @@ PL_TEST(usable_means_it_opens_emulated)
     CHECK(strstr(why, "does not open") != NULL);
     CHECK(pl__backend_cuda_emulated.usable(why, sizeof(why)));
     uint64_t used, total, at_open;
-    CHECK(!pl__backend_cuda_emulated.device_memory(&used, &total, &at_open));
+    CHECK(!pl__backend_cuda_emulated.device_memory(0, &used, &total, &at_open));
     CHECK(pl_alloc_all_freed(&err));
 }
 
@@ -825,5 +825,40 @@ PL_TEST(device_shared_with_another_process_emulated)
     pl_wtns_close(w);
     pl_prover_destroy(prover);
     pl_zkey_close(zk);
+    CHECK(pl_alloc_all_freed(&err));
+}
+
+/* A zkey's batch on an engine over two emulated cards: the circuit opened
+ * on each (its points on both), one prover worker per card, both used,
+ * every proof verified, the ledger balanced and every device byte back. */
+PL_TEST(engine_two_devices_emulated)
+{
+    pl__gpu_emu_set_devices(2);
+    pl_engine_config cfg;
+    pl_engine_config_init(&cfg);
+    cfg.synth_workers = 2;
+    cfg.threads = 2;
+    pl_engine *e;
+    pl_error err = {0};
+    CHECK_OK(pl__engine_create_with_backend(&e, &cfg,
+                                            &pl__backend_cuda_emulated, NULL,
+                                            &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c,
+                                    pl_test_vector("chain10/circuit.zkey"),
+                                    NULL, &err), &err);
+    pl_job_status js;
+    for (int k = 0; k < 2; k++) {
+        run_chain10(e, c, 4, &js);
+        CHECK_OK(js.status, &js.error);
+        CHECK_EQ(js.verified, 4);
+    }
+    pl_engine_stats es;
+    pl_engine_stats_read(e, &es);
+    CHECK_EQ(es.devices, 2);
+    CHECK_EQ(es.device_starts[0] + es.device_starts[1], 8);
+    CHECK(es.device_starts[0] > 0 && es.device_starts[1] > 0);
+    pl_circuit_release(c);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
     CHECK(pl_alloc_all_freed(&err));
 }

@@ -107,6 +107,7 @@ typedef struct pl__backend_config {
     const char *name;  /* the key's file, for messages */
     pl__pool *pool;    /* the prover's threads */
     bool plain_msm;    /* see pl_prover_config */
+    int device;        /* which of the backend's devices (0 on the host) */
 } pl__backend_config;
 
 /* One sum's scalars: n values of 32 bytes in host memory, standard form
@@ -151,17 +152,21 @@ typedef struct pl__backend_ops {
     pl_status (*msm_g1)(pl__backend_proof *proof, pl__g1_sum sum,
                         blst_p1 *out, pl_error *err);
     void (*end)(pl__backend_proof *proof);
-    /* The device's memory as its driver sees it (used, total) and what was
-     * used when the backend opened it, before any allocation of ours (the
-     * CUDA context; other processes); false when the backend has no device
-     * open.  NULL for host-only backends. */
-    bool (*device_memory)(uint64_t *used_bytes, uint64_t *total_bytes,
+    /* The devices an instance may open (their ordinals 0 to count - 1);
+     * NULL for host-only backends, which have one: the host. */
+    int (*device_count)(void);
+    /* Device `device`'s memory as its driver sees it (used, total) and
+     * what was used when the backend opened it, before any allocation of
+     * ours (the CUDA context; other processes); false when the backend has
+     * that device not open.  NULL for host-only backends. */
+    bool (*device_memory)(int device, uint64_t *used_bytes,
+                          uint64_t *total_bytes,
                           uint64_t *used_at_open_bytes);
-    /* Whether the backend's device faulted (a sticky CUDA error) in this
+    /* Whether device `device` faulted (a sticky CUDA error) in this
      * process, so that nothing should be opened on it again; why says
      * what happened.  NULL for backends that cannot fault so. */
-    bool (*faulted)(char *why, size_t why_len);
-    /* Whether the backend can run here now (its device counted, not
+    bool (*faulted)(int device, char *why, size_t why_len);
+    /* Whether the backend can run here now (a device counted, not
      * faulted, and opening), else why not.  NULL: always. */
     bool (*usable)(char *why, size_t why_len);
 } pl__backend_ops;

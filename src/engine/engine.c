@@ -92,6 +92,7 @@ typedef struct {
 typedef struct {
     pl_engine *engine;
     unsigned track;
+    unsigned device; /* a prover worker's */
 } thread_arg;
 
 struct pl_engine {
@@ -133,6 +134,7 @@ struct pl_engine {
 
     uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];
     uint64_t proofs, verified, failed, skipped;
+    uint64_t device_starts[PL_MAX_DEVICES]; /* proofs started, per device */
 
     pthread_t *synth_threads, *prover_threads, finisher_thread, sampler_thread;
     unsigned n_synth_started, n_prover_started;
@@ -183,6 +185,23 @@ static pl_engine *enter_thread(void *arg)
     return ta->engine;
 }
 
+/* The engine's devices' memory as their drivers see it, summed (0: no
+ * device). */
+static void device_memory(pl_engine *e, uint64_t *used, uint64_t *total,
+                          uint64_t *used_at_open)
+{
+    const pl__backend_ops *backend = atomic_load(&e->backend);
+    *used = *total = *used_at_open = 0;
+    for (unsigned d = 0; d < e->cfg.devices; d++) {
+        uint64_t u, t, o;
+        if (pl__prover_device_memory(backend, (int)d, &u, &t, &o)) {
+            *used += u;
+            *total += t;
+            *used_at_open += o;
+        }
+    }
+}
+
 /* A ledger record of `event` for partition `part` of job `job_id`
  * (PL_EV_COUNT: a timer sample), with the stages and reserved bytes as they
  * are now; note: what a failed or cancelled record says (NULL: nothing). */
@@ -195,9 +214,8 @@ static void emit_ids_note(pl_engine *e, pl_event event, uint64_t job_id,
     engine_unlock(e);
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
-    pl__prover_device_memory(atomic_load(&e->backend), &state.device_used_bytes,
-                             &state.device_total_bytes,
-                             &state.device_used_at_open_bytes);
+    device_memory(e, &state.device_used_bytes, &state.device_total_bytes,
+                  &state.device_used_at_open_bytes);
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state,
                       note);
 }
@@ -624,32 +642,71 @@ static void abc_freed(void *arg)
     emit(e, PL_EV_ABC_FREED, p);
 }
 
-/* Starts partition p's proof on its circuit's skeleton: its a/b/c
- * consumed and their share of the reservation released (abc_freed), the
- * G2 sum on its way beside, the G1 sums done; p->pending holds the rest
- * for the finisher.  On failure the partition still holds what it
+/* Starts partition p's proof on its circuit's skeleton for `device`: its
+ * a/b/c consumed and their share of the reservation released (abc_freed),
+ * the G2 sum on its way beside, the G1 sums done; p->pending holds the
+ * rest for the finisher.  On failure the partition still holds what it
  * reserved but a/b/c's share. */
-static pl_status start_proof(pl_engine *e, partition *p, pl_error *err)
+static pl_status start_proof(pl_engine *e, partition *p, unsigned device,
+                             pl_error *err)
 {
     abc_freed_ctx ctx = {e, p};
     pl__engine_stage_spans_of(e, p);
-    pl_status st = pl__groth16_start(p->job->circuit->skeleton, &p->pending,
-                                     p->input, abc_freed, &ctx, err);
+    pl_status st = pl__groth16_start(p->job->circuit->skeletons[device],
+                                     &p->pending, p->input, abc_freed, &ctx,
+                                     err);
     pl__engine_stage_spans_of(e, NULL);
     return st;
 }
 
+/* Whether the prover worker of `device` may take partition p: its
+ * circuit is open there and its job allows it; any worker takes one that
+ * is only to be dropped (its job stopped, the engine stopping). */
+static bool worker_takes(pl_engine *e, const partition *p, unsigned device)
+{
+    const job *j = p->job;
+    if (atomic_load(&j->stopped) || atomic_load(&e->stopping))
+        return true;
+    return j->circuit->skeletons[device] &&
+           pl__sched_device_allowed(j->device_mask, device);
+}
+
+/* Under e->lock: the first partition of the hand-off the worker of
+ * `device` may take, unlinked (NULL: none). */
+static partition *handoff_take_locked(pl_engine *e, unsigned device)
+{
+    assert(engine_lock_held(e));
+    fifo *q = &e->handoff;
+    partition *prev = NULL;
+    for (partition *p = q->head; p; prev = p, p = p->next) {
+        if (!worker_takes(e, p, device))
+            continue;
+        if (prev)
+            prev->next = p->next;
+        else
+            q->head = p->next;
+        if (q->tail == p)
+            q->tail = prev;
+        q->count--;
+        return p;
+    }
+    return NULL;
+}
+
 static void *prover_main(void *arg)
 {
+    const unsigned device = ((const thread_arg *)arg)->device;
     pl_engine *e = enter_thread(arg);
     for (;;) {
         engine_lock(e);
         /* A claimed slot is a partition on its way in: wait for it even
-         * when stopping, or it would be pushed into a queue nobody drains. */
-        while (e->handoff.count == 0 &&
-               !(atomic_load(&e->stopping) && e->handoff.claimed == 0))
+         * when stopping, or it would be pushed into a queue nobody drains
+         * (every worker takes any partition once the engine stops). */
+        partition *p;
+        while (!(p = handoff_take_locked(e, device)) &&
+               !(atomic_load(&e->stopping) && e->handoff.claimed == 0 &&
+                 e->handoff.count == 0))
             engine_wait(e, &e->handoff_changed);
-        partition *p = fifo_pop(&e->handoff);
         if (!p) { /* stopping, drained, nothing claimed */
             e->provers_alive--;
             pthread_cond_broadcast(&e->finish_changed);
@@ -665,8 +722,11 @@ static void *prover_main(void *arg)
             continue;
         }
         emit(e, PL_EV_PROVE_START, p);
+        engine_lock(e);
+        e->device_starts[device]++;
+        engine_unlock(e);
         pl_error err = {0};
-        pl_status st = start_proof(e, p, &err);
+        pl_status st = start_proof(e, p, device, &err);
         if (st != PL_OK) {
             retire(e, p, OUTCOME_FAILED, st, &err);
             continue;
@@ -795,15 +855,21 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
                                          pl_error *err)
 {
     *out = NULL;
+    const int have = pl__prover_device_count(backend);
+    if (cfg && cfg->devices > (unsigned)(have > 0 ? have : 0))
+        return pl__error_set(err, PL_EUSAGE, "engine: %u devices asked for, "
+                             "but the %s backend has %d", cfg->devices,
+                             pl__prover_backend_name(backend), have);
     pl_engine *e = calloc(1, sizeof(*e));
     if (!e)
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     if (cfg)
         e->cfg = *cfg;
     /* the budget's base: RAM, or the container's cgroup limit when it is
-     * smaller */
-    pl__sched_config_complete(&e->cfg, e->cfg.budget_bytes
-                                           ? 0 : pl_memory_limit());
+     * smaller; one prover worker per device by default */
+    pl__sched_config_complete(&e->cfg,
+                              e->cfg.budget_bytes ? 0 : pl_memory_limit(),
+                              (unsigned)(have > 0 ? have : 1));
     e->cfg.threads = pl__pool_threads_for(e->cfg.threads);
     if (!e->cfg.sample_ms)
         e->cfg.sample_ms = DEFAULT_SAMPLE_MS;
@@ -850,7 +916,7 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
     unsigned track = TRACK_CALLER + 1;
     for (unsigned i = 0; i < e->cfg.synth_workers; i++, track++) {
         snprintf(name, sizeof(name), "pl-synth-%u", i);
-        e->thread_args[track] = (thread_arg){e, track};
+        e->thread_args[track] = (thread_arg){e, track, 0};
         pl__ledger_name_track(e->ledger, track, name);
         if ((st = start_thread(&e->synth_threads[i], synth_main,
                                &e->thread_args[track], name, err)))
@@ -858,8 +924,9 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
         e->n_synth_started++;
     }
     for (unsigned i = 0; i < e->cfg.prover_workers; i++, track++) {
+        const unsigned device = pl__sched_worker_device(i, e->cfg.devices);
         snprintf(name, sizeof(name), "pl-prove-w%u", i);
-        e->thread_args[track] = (thread_arg){e, track};
+        e->thread_args[track] = (thread_arg){e, track, device};
         pl__ledger_name_track(e->ledger, track, name);
         engine_lock(e);
         e->provers_alive++;
@@ -871,7 +938,7 @@ pl_status pl__engine_create_with_backend(pl_engine **out,
         }
         e->n_prover_started++;
     }
-    e->thread_args[track] = (thread_arg){e, track};
+    e->thread_args[track] = (thread_arg){e, track, 0};
     pl__ledger_name_track(e->ledger, track, "pl-finish");
     if ((st = start_thread(&e->finisher_thread, finisher_main,
                            &e->thread_args[track], "pl-finish", err)))
@@ -1004,12 +1071,30 @@ pl_status pl_engine_destroy(pl_engine *e, pl_error *err)
  * the fallback, for every circuit opened from now on, said once in the
  * log.  Circuits open on the faulted device fail their proofs at once
  * (naming the fault) and are no longer found by opens. */
+static unsigned devices_of(pl_engine *e, const pl__backend_ops *backend)
+{
+    int have = pl__prover_device_count(backend);
+    return have < 1 ? 1 : (unsigned)have < e->cfg.devices ? (unsigned)have
+                                                          : e->cfg.devices;
+}
+
+/* Whether every one of the engine's devices of the backend faulted (why:
+ * the last one's fault). */
+static bool devices_faulted(pl_engine *e, const pl__backend_ops *backend,
+                            char *why, size_t why_len)
+{
+    for (unsigned d = 0; d < devices_of(e, backend); d++)
+        if (!pl__prover_backend_faulted(backend, (int)d, why, why_len))
+            return false;
+    return true;
+}
+
 static const pl__backend_ops *choose_backend(pl_engine *e)
 {
     const pl__backend_ops *current = atomic_load(&e->backend);
     char why[320];
     if (!e->fallback || current == e->fallback ||
-        !pl__prover_backend_faulted(current, why, sizeof(why)))
+        !devices_faulted(e, current, why, sizeof(why)))
         return current;
     if (atomic_compare_exchange_strong(&e->backend, &current, e->fallback) &&
         e->cfg.log_level >= PL_LOG_INFO)
@@ -1077,29 +1162,64 @@ pl_status pl__engine_open_prover(
     pc.plain_msm = e->cfg.plain_msm;
     pc.on_stage = e->cfg.on_stage;
     pc.on_stage_user = e->cfg.on_stage_user;
+    FILE *log = e->cfg.log_stream ? e->cfg.log_stream : stderr;
     const pl__backend_ops *backend = choose_backend(e);
     for (;;) {
         pl_error why = {0};
+        pl_status st = PL_EUNSUPPORTED;
+        unsigned opened = 0;
         plan(c, backend, e->cfg.threads, &c->plan);
-        pl_status st = pl__engine_reserve_resident(
-            e, c, c->plan.resident_bytes, "prover's tables", err);
-        if (st != PL_OK)
-            return st;
-        st = create(c, backend, &pc, &why);
-        if (st == PL_OK) {
+        /* each device's own: the first the whole plan's resident bytes
+         * (the kind's matrices too), each further one its backend's
+         * tables; each device's memory is its own backend open's check */
+        uint64_t bytes = c->plan.resident_bytes;
+        for (unsigned d = 0; d < devices_of(e, backend); d++) {
+            pl_error dev_why = {0};
+            if (pl__prover_backend_faulted(backend, (int)d, dev_why.msg,
+                                           sizeof(dev_why.msg))) {
+                st = PL_EUNSUPPORTED;
+                why = dev_why;
+                continue;
+            }
+            if ((st = pl__engine_reserve_resident(e, c, bytes,
+                                                  "prover's tables", err))) {
+                if (!opened)
+                    return st;
+                break; /* the budget: the devices opened so far serve it */
+            }
+            pc.device = (int)d;
+            if ((st = create(c, backend, &pc, &dev_why)) != PL_OK) {
+                release_resident(e, c, bytes);
+                why = dev_why;
+                if (e->cfg.log_level >= PL_LOG_INFO && devices_of(e, backend) > 1)
+                    fprintf(log, "engine: backend %s, device %u: %s: %s; this "
+                            "circuit is proved on the others\n",
+                            pl__prover_backend_name(backend), d, c->name,
+                            dev_why.msg);
+                continue;
+            }
+            if (!opened++) {
+                c->skeleton = c->skeletons[d];
+                pl__prove_plan device_plan;
+                pl__prover_backend_plan(
+                    backend, &pl__groth16_prover_key(c->skeleton)->shape,
+                    e->cfg.threads, &device_plan);
+                bytes = device_plan.resident_bytes;
+            }
+        }
+        if (opened) {
             c->backend = backend;
             return PL_OK;
         }
-        release_resident(e, c, c->plan.resident_bytes);
-        /* a device that cannot take the key (its memory, a fault) leaves
-         * an engine with a fallback on it */
+        /* no device can take the key (its memory, a fault): an engine with
+         * a fallback opens it there */
         if (!e->fallback || backend == e->fallback || st == PL_EBUDGET) {
             if (err)
                 *err = why;
             return st;
         }
         if (e->cfg.log_level >= PL_LOG_INFO)
-            fprintf(e->cfg.log_stream ? e->cfg.log_stream : stderr,
+            fprintf(log,
                     "engine: backend %s: %s: %s; this circuit opens on %s\n",
                     pl__prover_backend_name(backend), c->name, why.msg,
                     pl__prover_backend_name(e->fallback));
@@ -1116,6 +1236,17 @@ static void unlink_circuit_locked(pl_engine *e, pl_circuit *c)
     *link = c->next;
 }
 
+/* Whether a device the circuit is open on faulted: its proofs there fail
+ * (naming the fault), and a new open builds afresh on the others. */
+static bool circuit_faulted(const pl_circuit *c)
+{
+    for (int d = 0; d < PL_MAX_DEVICES; d++)
+        if (c->skeletons[d] &&
+            pl__prover_backend_faulted(c->backend, d, NULL, 0))
+            return true;
+    return false;
+}
+
 /* The one open protocol, for every kind.  Opening is published before it
  * is done: a second open of the same circuit finds it and waits for the
  * first instead of building it again (and reserving its resident bytes
@@ -1130,8 +1261,7 @@ static pl_status open_circuit(pl_engine *e, pl_circuit **out,
     for (pl_circuit *c = e->circuits; c; c = c->next) {
         if (c->kind != kind || !kind->matches(c, args))
             continue;
-        if (!c->opening && c->open_status == PL_OK &&
-            pl__prover_backend_faulted(c->backend, NULL, 0))
+        if (!c->opening && c->open_status == PL_OK && circuit_faulted(c))
             continue;
         c->refs++;
         while (c->opening)
@@ -1241,6 +1371,17 @@ size_t pl_circuit_n_public(const pl_circuit *c)
 pl_status pl__engine_enqueue(pl_engine *e, job *j, uint64_t *job_id,
                              pl_error *err)
 {
+    bool provable = false;
+    for (unsigned d = 0; d < PL_MAX_DEVICES && !provable; d++)
+        provable = j->circuit->skeletons[d] &&
+                   pl__sched_device_allowed(j->device_mask, d);
+    if (!provable) {
+        uint32_t mask = j->device_mask;
+        pl__engine_job_free(j);
+        return pl__error_set(err, PL_EUSAGE, "engine: the job's devices "
+                             "(mask 0x%x) have none the circuit is open on",
+                             (unsigned)mask);
+    }
     engine_lock(e);
     if (atomic_load(&e->stopping)) {
         engine_unlock(e);
@@ -1370,6 +1511,8 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->failed = e->failed;
     out->skipped = e->skipped;
     out->trimmed_bytes = e->trimmed_bytes;
+    out->devices = e->cfg.devices;
+    memcpy(out->device_starts, e->device_starts, sizeof(out->device_starts));
     engine_unlock(e);
     for (int c = 0; c < PL_BUF_CLASS_COUNT; c++)
         pl_alloc_stats_read(&out->classes[c], (pl_buffer_class)c, false);

@@ -53,8 +53,9 @@ static void c2_plan(const pl_circuit *c, const pl__backend_ops *backend,
 static pl_status c2_create(pl_circuit *c, const pl__backend_ops *backend,
                            const pl_prover_config *cfg, pl_error *err)
 {
-    return pl__groth16_prover_create(&c->skeleton, pl__c2_srs_key(c->srs),
-                                     backend, cfg, err);
+    return pl__groth16_prover_create(&c->skeletons[cfg->device],
+                                     pl__c2_srs_key(c->srs), backend, cfg,
+                                     err);
 }
 
 /* A parameter file read by the circuit, as a zkey is: its bytes reserved
@@ -106,7 +107,8 @@ static pl_status c2_build(pl_engine *e, pl_circuit *c, const void *arg,
 
 static void c2_close(pl_circuit *c)
 {
-    pl__groth16_prover_destroy(c->skeleton);
+    for (int d = 0; d < PL_MAX_DEVICES; d++)
+        pl__groth16_prover_destroy(c->skeletons[d]);
     pl_c2_srs_destroy(c->own_srs); /* a caller's SRS is the caller's */
 }
 
@@ -275,6 +277,7 @@ pl_status pl_engine_submit_c2(pl_engine *e, uint64_t *job_id,
     j->circuit = spec->circuit;
     j->n_partitions = spec->n_partitions;
     j->priority = spec->priority;
+    j->device_mask = spec->device_mask;
     j->verify = spec->verify;
     j->on_proof = spec->on_proof;
     j->on_proof_user = spec->on_proof_user;
@@ -363,6 +366,7 @@ pl_status pl_c2_prove(pl_proof *proofs, const pl_c2_assignment *assignments,
         .montgomery = cfg && cfg->montgomery,
         .verify = !(cfg && cfg->no_verify),
         .priority = cfg ? cfg->priority : 0,
+        .device_mask = cfg ? cfg->device_mask : 0,
         .on_proof = store_proof,
         .on_proof_user = proofs,
     };

@@ -38,13 +38,19 @@ static void zkey_plan(const pl_circuit *c, const pl__backend_ops *backend,
     pl__prover_plan(c->zkey, backend, threads, out);
 }
 
+/* The first device's prover is a pl_prover (the matrices synthesis uses,
+ * and the skeleton's); a further device's is a skeleton over its key. */
 static pl_status zkey_create(pl_circuit *c, const pl__backend_ops *backend,
                              const pl_prover_config *cfg, pl_error *err)
 {
+    if (c->prover)
+        return pl__groth16_prover_create(&c->skeletons[cfg->device],
+                                         pl__prover_key(c->prover), backend,
+                                         cfg, err);
     pl_status st = pl__prover_create_with_backend(&c->prover, c->zkey,
                                                   backend, cfg, err);
     if (st == PL_OK)
-        c->skeleton = pl__prover_skeleton(c->prover);
+        c->skeletons[cfg->device] = pl__prover_skeleton(c->prover);
     return st;
 }
 
@@ -94,6 +100,10 @@ static pl_status zkey_build(pl_engine *e, pl_circuit *c, const void *arg,
 
 static void zkey_close(pl_circuit *c)
 {
+    for (int d = 0; d < PL_MAX_DEVICES; d++)
+        if (c->skeletons[d] &&
+            (!c->prover || c->skeletons[d] != pl__prover_skeleton(c->prover)))
+            pl__groth16_prover_destroy(c->skeletons[d]);
     pl_vkey_destroy(c->own_vkey);
     pl_prover_destroy(c->prover);
     pl_r1cs_close(c->r1cs);
@@ -280,6 +290,7 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
     j->circuit = spec->circuit;
     j->n_partitions = spec->n_partitions;
     j->priority = spec->priority;
+    j->device_mask = spec->device_mask;
     j->verify = spec->verify;
     j->on_proof = spec->on_proof;
     j->on_proof_user = spec->on_proof_user;

@@ -50,8 +50,11 @@ struct pl_circuit {
     pl_engine *engine;
     const pl__kind_ops *kind;
     char *name;                     /* the key's file, for messages */
-    /* the prover the skeleton runs (the zkey's inside its pl_prover), on
-     * backend, and the key to verify with */
+    /* the provers the skeleton runs, one per device of the engine that
+     * could take the circuit (NULL where one could not; the zkey's first
+     * inside its pl_prover), on backend; skeleton: the first of them (its
+     * key); the key to verify with */
+    pl__groth16_prover *skeletons[PL_MAX_DEVICES];
     pl__groth16_prover *skeleton;
     const pl__backend_ops *backend;
     const pl_vkey *vkey;
@@ -107,6 +110,7 @@ struct job {
     /* what every kind's job says, read by the pipeline */
     size_t n_partitions;
     int priority;
+    uint32_t device_mask;  /* the devices it may be proved on (0: any) */
     bool verify;
     pl_proof_fn on_proof;
     void *on_proof_user;
@@ -155,7 +159,8 @@ pl_status pl__engine_open(pl_engine *e, pl_circuit **out,
                           const pl__kind_ops *kind, const void *args,
                           pl_error *err);
 /* Queues a job (its fields filled, the circuit's reference not yet
- * taken); frees it when the engine is shutting down. */
+ * taken); frees it when the engine is shutting down, or when none of the
+ * devices its mask allows has the circuit (PL_EUSAGE). */
 pl_status pl__engine_enqueue(pl_engine *e, job *j, uint64_t *job_id,
                              pl_error *err);
 /* PL_EBUDGET when a partition of `bytes` can never be admitted, with the
@@ -169,12 +174,15 @@ void pl__engine_job_free(job *j);
 pl_status pl__engine_reserve_resident(pl_engine *e, pl_circuit *c,
                                       uint64_t bytes, const char *what,
                                       pl_error *err);
-/* The prover of a circuit's key on the engine's backend, the way every
- * kind opens it: the plan of the backend chosen (plan(c, backend, threads,
- * out)), its resident bytes reserved, the prover created (create(c,
- * backend, cfg, err), which sets c->skeleton); when that fails on a device
- * and the engine has a fallback (it was created with "auto"), the same on
- * the fallback, said in one log line.  c->backend and c->plan are set. */
+/* The provers of a circuit's key on the engine's backend, the way every
+ * kind opens them: the plan of the backend chosen (plan(c, backend,
+ * threads, out)); then for each of the engine's devices, its resident
+ * bytes reserved and a prover created (create(c, backend, cfg, err), with
+ * cfg->device the device, which sets c->skeletons[cfg->device]): a device
+ * that cannot take it (its memory, a fault) is left out, said in one log
+ * line; when none can and the engine has a fallback (it was created with
+ * "auto"), the same on the fallback's one device.  c->backend, c->plan
+ * and c->skeleton (the first) are set. */
 pl_status pl__engine_open_prover(
     pl_engine *e, pl_circuit *c,
     void (*plan)(const pl_circuit *c, const pl__backend_ops *backend,

@@ -75,14 +75,27 @@ bool pl__sched_worker_free_after(pl__sched_policy policy, pl_event event)
     }
 }
 
-void pl__sched_config_complete(pl_engine_config *cfg, uint64_t memory_limit)
+void pl__sched_config_complete(pl_engine_config *cfg, uint64_t memory_limit,
+                               unsigned devices)
 {
     if (!cfg->budget_bytes)
         cfg->budget_bytes = memory_limit ? memory_limit / 5 * 4 : 4ull << 30;
     if (!cfg->synth_workers)
         cfg->synth_workers = 2;
+    if (!cfg->devices)
+        cfg->devices = devices ? devices : 1;
     if (!cfg->prover_workers)
-        cfg->prover_workers = 1;
+        cfg->prover_workers = cfg->devices;
     if (!cfg->handoff_slots)
         cfg->handoff_slots = cfg->prover_workers;
+}
+
+unsigned pl__sched_worker_device(unsigned worker, unsigned devices)
+{
+    return devices ? worker % devices : 0;
+}
+
+bool pl__sched_device_allowed(uint32_t device_mask, unsigned device)
+{
+    return device_mask == 0 || (device < 32 && (device_mask >> device) & 1);
 }

@@ -84,8 +84,15 @@ bool pl__sched_worker_free_after(pl__sched_policy policy, pl_event event);
 
 /* The engine's defaults for what a configuration leaves at 0: the budget
  * (80% of memory_limit, the memory the process can use; 4 GiB when that is
- * unknown), pw 2, one prover worker, as many hand-off slots as prover
- * workers.  threads and the sampling period are left alone. */
-void pl__sched_config_complete(pl_engine_config *cfg, uint64_t memory_limit);
+ * unknown), pw 2, one prover worker per device (devices: what the backend
+ * has, at least 1), as many hand-off slots as prover workers.  threads and
+ * the sampling period are left alone. */
+void pl__sched_config_complete(pl_engine_config *cfg, uint64_t memory_limit,
+                               unsigned devices);
+/* The device prover worker w proves on, of `devices`. */
+unsigned pl__sched_worker_device(unsigned worker, unsigned devices);
+/* Whether a job limited to device_mask (bit d: device d; 0: any) may be
+ * proved on device d. */
+bool pl__sched_device_allowed(uint32_t device_mask, unsigned device);
 
 #endif /* PL_ENGINE_SCHED_H */

@@ -44,6 +44,7 @@
 struct pl__groth16_prover {
     const pl__groth16_key *key;
     const pl__backend_ops *backend;
+    int device;     /* the backend's device this prover opened */
     void *instance; /* the backend's, for this key */
     pl__pool *pool;
     pl_stage_fn on_stage;
@@ -95,19 +96,25 @@ const char *pl__prover_backend_name(const pl__backend_ops *backend)
     return backend->name;
 }
 
-bool pl__prover_backend_faulted(const pl__backend_ops *backend, char *why,
-                                size_t why_len)
+int pl__prover_device_count(const pl__backend_ops *backend)
 {
-    return backend->faulted && backend->faulted(why, why_len);
+    return backend->device_count ? backend->device_count() : 1;
 }
 
-bool pl__prover_device_memory(const pl__backend_ops *backend,
+bool pl__prover_backend_faulted(const pl__backend_ops *backend, int device,
+                                char *why, size_t why_len)
+{
+    return backend->faulted && backend->faulted(device, why, why_len);
+}
+
+bool pl__prover_device_memory(const pl__backend_ops *backend, int device,
                               uint64_t *used_bytes, uint64_t *total_bytes,
                               uint64_t *used_at_open_bytes)
 {
     *used_bytes = *total_bytes = *used_at_open_bytes = 0;
     return backend->device_memory &&
-           backend->device_memory(used_bytes, total_bytes, used_at_open_bytes);
+           backend->device_memory(device, used_bytes, total_bytes,
+                                  used_at_open_bytes);
 }
 
 uint64_t pl__prover_device_bytes(const pl__backend_ops *backend,
@@ -185,7 +192,8 @@ pl_status pl__groth16_prover_create(pl__groth16_prover **out,
     if (st != PL_OK)
         goto fail;
     pl__backend_config bc = {key->shape, {NULL}, key->path, p->pool,
-                             cfg->plain_msm};
+                             cfg->plain_msm, cfg->device};
+    p->device = cfg->device;
     memcpy(bc.bases, key->g1, sizeof(bc.bases));
     if ((st = backend->open(&p->instance, &bc, err)) != PL_OK)
         goto fail;
@@ -204,6 +212,11 @@ const pl__groth16_key *pl__groth16_prover_key(const pl__groth16_prover *p)
 const pl__backend_ops *pl__groth16_prover_backend(const pl__groth16_prover *p)
 {
     return p->backend;
+}
+
+int pl__groth16_prover_device(const pl__groth16_prover *p)
+{
+    return p->device;
 }
 
 pl__pool *pl__groth16_prover_pool(const pl__groth16_prover *p)

@@ -30,12 +30,14 @@
 pl_status pl__prover_backend(const pl__backend_ops **out, const char *name,
                              char *note, size_t note_len, pl_error *err);
 const char *pl__prover_backend_name(const pl__backend_ops *backend);
+/* The devices the backend can open (1 for the host backends). */
+int pl__prover_device_count(const pl__backend_ops *backend);
 /* Whether the backend's device faulted in this process (see
  * pl__backend_ops.faulted), with why. */
-bool pl__prover_backend_faulted(const pl__backend_ops *backend, char *why,
-                                size_t why_len);
+bool pl__prover_backend_faulted(const pl__backend_ops *backend, int device,
+                                char *why, size_t why_len);
 /* The backend's device as its driver sees it; false without one. */
-bool pl__prover_device_memory(const pl__backend_ops *backend,
+bool pl__prover_device_memory(const pl__backend_ops *backend, int device,
                               uint64_t *used_bytes, uint64_t *total_bytes,
                               uint64_t *used_at_open_bytes);
 /* The device bytes the backend allocates when it opens a key of this
@@ -65,7 +67,7 @@ void pl__groth16_plan(const pl__backend_shape *shape,
 
 /* A prover over key (which must outlive it) on backend: its pool of
  * cfg->threads (cfg->backend is not read), the backend opened over the
- * key's shape and G1 sets. */
+ * key's shape and G1 sets on device cfg->device. */
 pl_status pl__groth16_prover_create(pl__groth16_prover **out,
                                     const pl__groth16_key *key,
                                     const pl__backend_ops *backend,
@@ -74,6 +76,7 @@ pl_status pl__groth16_prover_create(pl__groth16_prover **out,
 void pl__groth16_prover_destroy(pl__groth16_prover *prover);
 const pl__groth16_key *pl__groth16_prover_key(const pl__groth16_prover *p);
 const pl__backend_ops *pl__groth16_prover_backend(const pl__groth16_prover *p);
+int pl__groth16_prover_device(const pl__groth16_prover *p);
 /* The prover's threads (for a kind's preparation of its input). */
 pl__pool *pl__groth16_prover_pool(const pl__groth16_prover *p);
 

@@ -214,6 +214,11 @@ pl__groth16_prover *pl__prover_skeleton(const pl_prover *p)
     return p->skeleton;
 }
 
+const pl__groth16_key *pl__prover_key(const pl_prover *p)
+{
+    return &p->key;
+}
+
 const pl__backend_ops *pl__prover_backend_of(const pl_prover *p)
 {
     return pl__groth16_prover_backend(p->skeleton);

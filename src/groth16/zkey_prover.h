@@ -35,8 +35,10 @@ pl_status pl__prover_create_with_backend(pl_prover **out, const pl_zkey *zkey,
                                          const pl_prover_config *cfg,
                                          pl_error *err);
 const pl_zkey *pl__prover_zkey(const pl_prover *prover);
-/* The skeleton's prover inside it (the engine starts proofs on it). */
+/* The skeleton's prover inside it (the engine starts proofs on it), and
+ * the zkey decoded as its key (for provers of it on further devices). */
 pl__groth16_prover *pl__prover_skeleton(const pl_prover *prover);
+const pl__groth16_key *pl__prover_key(const pl_prover *prover);
 /* The prover's backend (what it was created with). */
 const pl__backend_ops *pl__prover_backend_of(const pl_prover *prover);
 

@@ -650,7 +650,8 @@ pl_status pl__plan_run(pl__plan_result *out, const pl__plan_config *cfg,
     s.cfg = cfg;
     s.res = out;
     s.eng = cfg->engine;
-    pl__sched_config_complete(&s.eng, cfg->memory_bytes);
+    pl__sched_config_complete(&s.eng, cfg->memory_bytes,
+                              s.eng.devices ? s.eng.devices : 1);
     s.budget = s.eng.budget_bytes;
     out->budget_bytes = s.budget;
     out->servers[PL__PLAN_SYNTH] = s.eng.synth_workers;

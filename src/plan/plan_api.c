@@ -151,10 +151,10 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     }
     pl__plan_bytes_for(&pc.bytes, &shape, backend, cores, key_bytes,
                        cfg->witness_bytes);
+    /* the engine's decision: one prover worker per device, unless told */
     pc.engine.synth_workers = cfg->synth_workers;
-    pc.engine.prover_workers = cfg->prover_workers ? cfg->prover_workers
-                               : cfg->gpus          ? cfg->gpus
-                                                    : 0;
+    pc.engine.prover_workers = cfg->prover_workers;
+    pc.engine.devices = cfg->gpus;
     pc.engine.budget_bytes = cfg->no_budget ? UINT64_MAX : cfg->budget_bytes;
     pc.policy = cfg->policy == PL_PLAN_RELEASE_AT_SYNTH_END
                     ? PL__SCHED_RELEASE_AT_SYNTH_END

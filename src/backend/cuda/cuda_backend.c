@@ -45,11 +45,13 @@
 #include <string.h>
 
 
-/* ---- the device object, one per process (per GPU) ----------------------- */
+/* ---- the device objects, one per GPU of the process ----------------------- */
 
 static pl__lock device_lock = PL__LOCK_INITIALIZER;
-static pl__gpu *device;
-static unsigned device_users;
+static struct {
+    pl__gpu *gpu;
+    unsigned users;
+} devices[PL_GPU_MAX_DEVICES];
 
 /* Every use of device_lock goes through these (util/lock.h), so that the
  * *_locked functions can assert that their caller holds it. */
@@ -71,109 +73,131 @@ static inline bool device_lock_mine(void)
 /* A device that met a sticky fault is not used again by this process (CUDA
  * documents those faults as unrecoverable in the process that met them):
  * its object refuses every call, is reset when its last user closes, and
- * the fault stays here, per implementation, so that the backend reports
- * itself faulted (auto and the engine's fallback take the CPU) and no new
- * object is opened.  Under device_lock. */
+ * the fault stays here, per implementation and device, so that the
+ * backend reports that device faulted (auto and the engine's fallback take
+ * the CPU, or the other devices) and no new object is opened on it.
+ * Under device_lock. */
 static struct {
     const pl__gpu_impl *impl;
-    pl_error fault;
+    bool faulted[PL_GPU_MAX_DEVICES];
+    pl_error fault[PL_GPU_MAX_DEVICES];
 } faults[2];
 
-static const pl_error *recorded_fault_locked(const pl__gpu_impl *impl)
+static const pl_error *recorded_fault_locked(const pl__gpu_impl *impl,
+                                             int ordinal)
 {
     assert(device_lock_mine());
     for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
         if (faults[i].impl == impl)
-            return &faults[i].fault;
+            return faults[i].faulted[ordinal] ? &faults[i].fault[ordinal]
+                                              : NULL;
     return NULL;
 }
 
-/* Keeps the device object's fault, if it has one, for the process. */
-static void record_fault_locked(pl__gpu *gpu)
+/* Keeps device `ordinal`'s fault, if its object has one, for the
+ * process. */
+static void record_fault_locked(int ordinal)
 {
     assert(device_lock_mine());
+    pl__gpu *gpu = devices[ordinal].gpu;
     pl_error fault;
-    const pl__gpu_impl *impl = pl__gpu_impl_of(gpu);
-    if (!pl__gpu_faulted(gpu, &fault) || recorded_fault_locked(impl))
+    if (!gpu || !pl__gpu_faulted(gpu, &fault))
         return;
+    const pl__gpu_impl *impl = pl__gpu_impl_of(gpu);
     for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-        if (!faults[i].impl) {
+        if (faults[i].impl == impl || !faults[i].impl) {
             faults[i].impl = impl;
-            faults[i].fault = fault;
+            if (!faults[i].faulted[ordinal]) {
+                faults[i].faulted[ordinal] = true;
+                faults[i].fault[ordinal] = fault;
+            }
             return;
         }
 }
 
-/* Whether the implementation's device faulted in this process, with why. */
-static bool impl_faulted(const pl__gpu_impl *impl, char *why, size_t why_len)
+/* Whether the implementation's device `ordinal` faulted in this process,
+ * with why. */
+static bool impl_faulted(const pl__gpu_impl *impl, int ordinal, char *why,
+                         size_t why_len)
 {
+    if (ordinal < 0 || ordinal >= PL_GPU_MAX_DEVICES)
+        return false;
     lock_device();
-    if (device && pl__gpu_impl_of(device) == impl)
-        record_fault_locked(device);
-    const pl_error *fault = recorded_fault_locked(impl);
+    if (devices[ordinal].gpu && pl__gpu_impl_of(devices[ordinal].gpu) == impl)
+        record_fault_locked(ordinal);
+    const pl_error *fault = recorded_fault_locked(impl, ordinal);
     if (fault && why_len)
-        snprintf(why, why_len, "the CUDA device faulted earlier in this "
-                 "process (%s)", fault->msg);
+        snprintf(why, why_len, "CUDA device %d faulted earlier in this "
+                 "process (%s)", ordinal, fault->msg);
     unlock_device();
     return fault != NULL;
 }
 
-pl_status pl__cuda_device_acquire(const pl__gpu_impl *impl, pl__gpu **out,
-                                  pl_error *err)
+pl_status pl__cuda_device_acquire(const pl__gpu_impl *impl, int ordinal,
+                                  pl__gpu **out, pl_error *err)
 {
     pl_status st = PL_OK;
+    if (ordinal < 0 || ordinal >= PL_GPU_MAX_DEVICES)
+        return pl__error_set(err, PL_EUSAGE, "cuda backend: device %d: this "
+                             "build drives devices 0 to %d", ordinal,
+                             PL_GPU_MAX_DEVICES - 1);
     lock_device();
-    const pl_error *fault = recorded_fault_locked(impl);
+    const pl_error *fault = recorded_fault_locked(impl, ordinal);
+    pl__gpu **gpu = &devices[ordinal].gpu;
     if (fault) {
         st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "cuda backend: the device faulted earlier in this "
-                           "process and is not used again: %s", fault->msg);
-    } else if (!device) {
+                           "cuda backend: device %d faulted earlier in this "
+                           "process and is not used again: %s", ordinal,
+                           fault->msg);
+    } else if (!*gpu) {
         /* The device object is the process's, shared by every engine: its
          * pinned buffers belong to no engine's accounting scope. */
         pl__alloc_scope *outer = pl__alloc_scope_enter(NULL);
-        st = pl__gpu_open(&device, impl, 0, err);
+        st = pl__gpu_open(gpu, impl, ordinal, err);
         pl__alloc_scope_enter(outer);
-    } else if (pl__gpu_impl_of(device) != impl) {
+    } else if (pl__gpu_impl_of(*gpu) != impl) {
         st = pl__error_set(err, PL_EUNSUPPORTED,
-                           "cuda backend: device 0 is open as %s, not %s",
-                           pl__gpu_impl_of(device)->name, impl->name);
+                           "cuda backend: device %d is open as %s, not %s",
+                           ordinal, pl__gpu_impl_of(*gpu)->name, impl->name);
     }
     if (st == PL_OK) {
-        device_users++;
-        *out = device;
+        devices[ordinal].users++;
+        *out = *gpu;
     }
     unlock_device();
     return st;
 }
 
-void pl__cuda_device_release(void)
+void pl__cuda_device_release(int ordinal)
 {
     lock_device();
-    if (device_users && --device_users == 0) {
-        record_fault_locked(device);
+    if (devices[ordinal].users && --devices[ordinal].users == 0) {
+        record_fault_locked(ordinal);
         /* the process's object, opened outside any engine's scope; a
          * faulted one is reset as it closes */
         pl__alloc_scope *outer = pl__alloc_scope_enter(NULL);
-        pl__gpu_close(device);
+        pl__gpu_close(devices[ordinal].gpu);
         pl__alloc_scope_enter(outer);
-        device = NULL;
+        devices[ordinal].gpu = NULL;
     }
     unlock_device();
 }
 
-static bool cuda_device_memory(uint64_t *used, uint64_t *total,
+static bool cuda_device_memory(int ordinal, uint64_t *used, uint64_t *total,
                                uint64_t *used_at_open)
 {
     bool ok = false;
+    if (ordinal < 0 || ordinal >= PL_GPU_MAX_DEVICES)
+        return false;
     lock_device();
-    if (device) {
+    pl__gpu *gpu = devices[ordinal].gpu;
+    if (gpu) {
         uint64_t free_bytes;
         pl_error ignored;
-        ok = pl__gpu_mem_info(device, &free_bytes, total, &ignored) == PL_OK &&
+        ok = pl__gpu_mem_info(gpu, &free_bytes, total, &ignored) == PL_OK &&
              *total;
         *used = ok ? *total - free_bytes : 0;
-        *used_at_open = ok ? pl__gpu_used_at_open(device) : 0;
+        *used_at_open = ok ? pl__gpu_used_at_open(gpu) : 0;
     }
     unlock_device();
     return ok;
@@ -310,6 +334,7 @@ static void cuda_plan(const pl__backend_shape *shape, unsigned threads,
 
 typedef struct {
     pl__backend_shape shape;
+    int ordinal;
     pl__gpu *gpu;
     device_layout layout;
     void *buf[BUF_COUNT];
@@ -334,7 +359,7 @@ static void cuda_close(void *instance)
     if (ci->ntt.device)
         pl__gpu_ntt_set_destroy(ci->gpu, &ci->ntt);
     if (ci->gpu)
-        pl__cuda_device_release();
+        pl__cuda_device_release(ci->ordinal);
     free(ci);
 }
 
@@ -372,7 +397,9 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
     if (!ci)
         return pl__error_set(err, PL_ENOMEM, "cuda backend: out of memory");
     ci->shape = cfg->shape;
-    if ((st = pl__cuda_device_acquire(impl, &ci->gpu, err)) != PL_OK) {
+    ci->ordinal = cfg->device;
+    if ((st = pl__cuda_device_acquire(impl, cfg->device, &ci->gpu, err)) !=
+        PL_OK) {
         free(ci);
         return st;
     }
@@ -558,34 +585,53 @@ static pl_status cuda_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
                           ci->layout.bytes[BUF_MSM_SCRATCH], err);
 }
 
-static bool emulated_faulted(char *why, size_t why_len)
+static bool emulated_faulted(int ordinal, char *why, size_t why_len)
 {
-    return impl_faulted(&pl__gpu_impl_emulated, why, why_len);
+    return impl_faulted(&pl__gpu_impl_emulated, ordinal, why, why_len);
 }
 
-/* A device is usable when it is counted, has not faulted in this process,
- * and opens: the probe opens the process's device object (a context, the
- * kernels loaded, the stack reserved) and lets it go again unless someone
- * holds it, so a device that is counted but cannot be opened is not
- * chosen. */
+static int impl_device_count(const pl__gpu_impl *impl)
+{
+    char reason[200];
+    int n = impl->device_count(reason, sizeof(reason));
+    return n < 0 ? 0 : n > PL_GPU_MAX_DEVICES ? PL_GPU_MAX_DEVICES : n;
+}
+
+static int emulated_device_count(void)
+{
+    return impl_device_count(&pl__gpu_impl_emulated);
+}
+
+/* A backend is usable when a device is counted, has not faulted in this
+ * process, and opens: the probe opens the process's device object (a
+ * context, the kernels loaded, the stack reserved) and lets it go again
+ * unless someone holds it, so a device that is counted but cannot be
+ * opened is not chosen.  Any one device that does is enough. */
 static bool impl_usable(const pl__gpu_impl *impl, char *why, size_t why_len)
 {
     char reason[200] = "";
-    if (impl->device_count(reason, sizeof(reason)) <= 0) {
+    int n = impl->device_count(reason, sizeof(reason));
+    if (n <= 0) {
         snprintf(why, why_len, "no CUDA device found (%s)",
                  reason[0] ? reason : "none present");
         return false;
     }
-    if (impl_faulted(impl, why, why_len))
-        return false;
-    pl__gpu *gpu;
-    pl_error err = {0};
-    if (pl__cuda_device_acquire(impl, &gpu, &err) != PL_OK) {
-        snprintf(why, why_len, "the CUDA device does not open (%s)", err.msg);
-        return false;
+    if (n > PL_GPU_MAX_DEVICES)
+        n = PL_GPU_MAX_DEVICES;
+    for (int d = 0; d < n; d++) {
+        if (impl_faulted(impl, d, why, why_len))
+            continue;
+        pl__gpu *gpu;
+        pl_error err = {0};
+        if (pl__cuda_device_acquire(impl, d, &gpu, &err) != PL_OK) {
+            snprintf(why, why_len, "CUDA device %d does not open (%s)", d,
+                     err.msg);
+            continue;
+        }
+        pl__cuda_device_release(d);
+        return true;
     }
-    pl__cuda_device_release();
-    return true;
+    return false;
 }
 
 static bool emulated_usable(char *why, size_t why_len)
@@ -595,15 +641,15 @@ static bool emulated_usable(char *why, size_t why_len)
 
 /* ---- the two backends ---------------------------------------------------- */
 
-/* They differ only in their name and in the device they open. */
-#define CUDA_BACKEND_OPS(label, open_fn, faulted_fn, usable_fn)              \
+/* They differ only in their name and in the devices they open. */
+#define CUDA_BACKEND_OPS(label, open_fn, count_fn, faulted_fn, usable_fn)    \
     {                                                                         \
         .name = label, .g1_on_host = false, .plan = cuda_plan,                \
         .device_bytes = cuda_device_bytes, .open = open_fn,                   \
         .close = cuda_close, .begin = cuda_begin, .h = cuda_h,                \
         .msm_g1 = cuda_msm_g1, .end = cuda_end,                               \
-        .device_memory = cuda_device_memory, .faulted = faulted_fn,           \
-        .usable = usable_fn,                                                  \
+        .device_count = count_fn, .device_memory = cuda_device_memory,        \
+        .faulted = faulted_fn, .usable = usable_fn,                           \
     }
 
 static pl_status emulated_open(void **instance, const pl__backend_config *cfg,
@@ -613,8 +659,8 @@ static pl_status emulated_open(void **instance, const pl__backend_config *cfg,
 }
 
 const pl__backend_ops pl__backend_cuda_emulated =
-    CUDA_BACKEND_OPS("cuda-emulated", emulated_open, emulated_faulted,
-                     emulated_usable);
+    CUDA_BACKEND_OPS("cuda-emulated", emulated_open, emulated_device_count,
+                     emulated_faulted, emulated_usable);
 
 #ifdef PL_HAVE_CUDA
 static pl_status real_open(void **instance, const pl__backend_config *cfg,
@@ -623,9 +669,14 @@ static pl_status real_open(void **instance, const pl__backend_config *cfg,
     return open_with(instance, cfg, &pl__gpu_impl_cuda, err);
 }
 
-static bool real_faulted(char *why, size_t why_len)
+static bool real_faulted(int ordinal, char *why, size_t why_len)
 {
-    return impl_faulted(&pl__gpu_impl_cuda, why, why_len);
+    return impl_faulted(&pl__gpu_impl_cuda, ordinal, why, why_len);
+}
+
+static int real_device_count(void)
+{
+    return impl_device_count(&pl__gpu_impl_cuda);
 }
 
 static bool real_usable(char *why, size_t why_len)
@@ -634,7 +685,8 @@ static bool real_usable(char *why, size_t why_len)
 }
 
 static const pl__backend_ops backend_cuda =
-    CUDA_BACKEND_OPS("cuda", real_open, real_faulted, real_usable);
+    CUDA_BACKEND_OPS("cuda", real_open, real_device_count, real_faulted,
+                     real_usable);
 const pl__backend_ops *const pl__backend_cuda = &backend_cuda;
 
 bool pl__backend_cuda_usable(char *why, size_t why_len)

@@ -237,6 +237,9 @@ extern const pl__gpu_impl pl__gpu_impl_cuda;
 
 typedef struct pl__gpu pl__gpu;
 
+/* The most devices one process drives (one device object each). */
+#define PL_GPU_MAX_DEVICES PL_MAX_DEVICES
+
 /* Bytes of pinned staging memory a device object holds (the budget covers
  * them as resident bytes). */
 #define PL_GPU_STAGING_BYTES (2u * 16u * 1024u * 1024u)
@@ -362,6 +365,13 @@ void pl__gpu_emu_fault_next_launch(void);
  * and takes bytes_at_next_alloc more at our next allocation (it won the
  * race between our check of free memory and the allocation). */
 void pl__gpu_emu_foreign(uint64_t bytes_now, uint64_t bytes_at_next_alloc);
+/* The same on the emulated card `ordinal` (the one above is card 0's). */
+void pl__gpu_emu_foreign_on(int ordinal, uint64_t bytes_now,
+                            uint64_t bytes_at_next_alloc);
+/* Test hook of the emulation: it presents n cards (1 to
+ * PL_GPU_MAX_DEVICES; 0: PL_GPU_EMULATED_DEVICES from the environment,
+ * else 1), each with its own memory.  Set before any is opened. */
+void pl__gpu_emu_set_devices(unsigned n);
 /* Test hook of the emulation: operations queued on `stream` (PL_GPU_COPY or
  * PL_GPU_COMPUTE) since it was last synchronized, which a device could
  * still be running. */

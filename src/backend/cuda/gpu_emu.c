@@ -22,9 +22,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How many cards the emulation presents: the test hook's count, else
+ * PL_GPU_EMULATED_DEVICES (1 to PL_GPU_MAX_DEVICES), else 1.  Each is its
+ * own card: its own memory, its own "other process". */
+static _Atomic unsigned emu_devices;
+
+void pl__gpu_emu_set_devices(unsigned n)
+{
+    atomic_store(&emu_devices, n > PL_GPU_MAX_DEVICES ? PL_GPU_MAX_DEVICES
+                                                      : n);
+}
+
 static int emu_device_count(char *why, size_t why_len)
 {
-    return 1;
+    (void)why, (void)why_len;
+    unsigned n = atomic_load(&emu_devices);
+    if (n)
+        return (int)n;
+    const char *env = getenv("PL_GPU_EMULATED_DEVICES");
+    long v = env ? strtol(env, NULL, 10) : 1;
+    return v < 1 ? 1 : v > PL_GPU_MAX_DEVICES ? PL_GPU_MAX_DEVICES : (int)v;
 }
 
 /* The emulated card: a fixed size, and a share "used" before anything is
@@ -42,6 +59,7 @@ static int emu_device_count(char *why, size_t why_len)
 #define EMU_RESIDENT_THREADS (16u * 2048u)
 
 typedef struct {
+    int ordinal;
     _Atomic uint64_t used; /* device allocations, headers excluded, and the
                             * stack reservation */
     uint64_t stack_limit;  /* per thread */
@@ -122,9 +140,14 @@ static pl_status emu_open(void **dev, int ordinal, char *description,
 {
     snprintf(description, description_len,
              "emulated device %d (host memory, one thread)", ordinal);
+    if (ordinal < 0 || ordinal >= emu_device_count(NULL, 0))
+        return pl__error_set(err, PL_EUNSUPPORTED, "emulated device %d: the "
+                             "emulation presents %d", ordinal,
+                             emu_device_count(NULL, 0));
     emu_device *d = calloc(1, sizeof(*d));
     if (!d)
         return pl__error_set(err, PL_ENOMEM, "emulated device: out of memory");
+    d->ordinal = ordinal;
     *dev = d;
     return PL_OK;
 }
@@ -141,21 +164,29 @@ static void emu_reset(void *dev)
     free(dev);
 }
 
-/* Another process on the card (the test hook's): bytes it holds now, and
+/* Another process on a card (the test hook's): bytes it holds now, and
  * bytes it takes at our next allocation (as if it won a race between our
  * check of free memory and our cudaMalloc). */
-static _Atomic uint64_t foreign_bytes, foreign_at_next_alloc;
+static _Atomic uint64_t foreign_bytes[PL_GPU_MAX_DEVICES];
+static _Atomic uint64_t foreign_at_next_alloc[PL_GPU_MAX_DEVICES];
+
+void pl__gpu_emu_foreign_on(int ordinal, uint64_t bytes_now,
+                            uint64_t bytes_at_next_alloc)
+{
+    atomic_store(&foreign_bytes[ordinal], bytes_now);
+    atomic_store(&foreign_at_next_alloc[ordinal], bytes_at_next_alloc);
+}
 
 void pl__gpu_emu_foreign(uint64_t bytes_now, uint64_t bytes_at_next_alloc)
 {
-    atomic_store(&foreign_bytes, bytes_now);
-    atomic_store(&foreign_at_next_alloc, bytes_at_next_alloc);
+    pl__gpu_emu_foreign_on(0, bytes_now, bytes_at_next_alloc);
 }
 
 static uint64_t emu_used(void *dev)
 {
-    return EMU_CONTEXT_BYTES + atomic_load(&((emu_device *)dev)->used) +
-           atomic_load(&foreign_bytes);
+    const emu_device *d = dev;
+    return EMU_CONTEXT_BYTES + atomic_load(&d->used) +
+           atomic_load(&foreign_bytes[d->ordinal]);
 }
 
 static pl_status emu_mem_info(void *dev, uint64_t *free_bytes,
@@ -187,7 +218,9 @@ static pl_status emu_alloc(void *dev, void **ptr, uint64_t bytes,
     char *block = NULL;
     *ptr = NULL;
     EMU_CALL(dev);
-    atomic_fetch_add(&foreign_bytes, atomic_exchange(&foreign_at_next_alloc, 0));
+    const int o = ((emu_device *)dev)->ordinal;
+    atomic_fetch_add(&foreign_bytes[o],
+                     atomic_exchange(&foreign_at_next_alloc[o], 0));
     if (emu_used(dev) + bytes > EMU_CARD_BYTES) /* cudaErrorMemoryAllocation */
         return pl__error_set(err, PL_ENOMEM, "emulated device: out of memory "
                              "allocating %llu bytes (the card is full)",
