@@ -129,16 +129,15 @@ PL_SUPRASEAL_API pl_supraseal_srs clone_SRS(const pl_supraseal_srs *by_ref);
  * borrowed (reserved with their proof, given back at its abc_freed).
  *
  * The GPU mutex (create_gpu_mutex; NULL: none): SupraSeal serializes the
- * calls' device work with it.  Here the engine serializes its device
+ * calls' device work with it.  Here the engine serializes each device
  * inside, so the mutex is held around the part of a start that feeds it:
  * taken before the job is submitted, given back when start returns (its
  * a, b, c all read), never by the engine's threads; two starts sharing
  * one reach the device in the order they took it.
  *
- * gpu_index: -1 (or any negative) for any device; an index >= 0 is
- * accepted and, until the engine runs a device per GPU, proves on the
- * engine's device (supraseal/supraseal.c: choose_device, the one place to wire
- * it).
+ * gpu_index: the engine's device gpu_index % devices (the engine proves
+ * on every device its backend has; the CPU is one); -1 (or any negative)
+ * lets the call's proofs spread over all of them.
  */
 #ifndef PL_SUPRASEAL_UPSTREAM
 PL_SUPRASEAL_API pl_supraseal_error generate_groth16_proofs_c(
@@ -222,6 +221,7 @@ typedef struct pl_supraseal_stats {
     uint64_t srs_cached;    /* entries in create_SRS's cache */
     uint64_t srs_opens;     /* parameter files opened on the engine */
     uint64_t pending;       /* started proofs not yet finalized or destroyed */
+    uint64_t devices;       /* the engine's (gpu_index picks one of them) */
 } pl_supraseal_stats;
 
 /* The library's figures now (all 0 but the counters before first use). */

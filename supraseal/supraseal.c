@@ -133,6 +133,7 @@ static struct {
     char cfg_backend[32];      /* cfg.backend's copy: the caller's may go */
     pl_supraseal_config used;  /* the engine's, resolved */
     char backend[32];
+    unsigned devices;          /* the engine's (fixed while it lives) */
     size_t busy;               /* calls using the engine outside the lock */
     ss_srs *srs;               /* every SRS alive */
     ss_srs *cache[CACHE_MAX];  /* most recently used first */
@@ -309,9 +310,11 @@ static pl_status engine_locked(pl_engine **out, pl_error *err)
             return st;
         pl_engine_stats es;
         pl_engine_stats_read(g.engine, &es);
+        g.devices = es.devices;
         char budget[32];
-        log_line("engine made: backend %s (asked %s), budget %s", es.backend,
-                 g.used.backend,
+        log_line("engine made: backend %s (asked %s), %u device%s, budget %s",
+                 es.backend, g.used.backend, es.devices,
+                 es.devices == 1 ? "" : "s",
                  pl_format_bytes(budget, sizeof(budget), es.budget_bytes));
         if (g.used.log_level >= PL_LOG_INFO && !g.at_exit)
             g.at_exit = atexit(at_exit_summary) == 0;
@@ -321,15 +324,17 @@ static pl_status engine_locked(pl_engine **out, pl_error *err)
 }
 
 /* ---- gpu_index: the one place where a call's device is chosen --------------
- * SupraSeal proves on device gpu_index (-1: any).  The library has one
- * engine, whose backend owns one device (or the CPU), so every index is
- * accepted and proves there.  When the engine runs a device per GPU
- * (issue 29, item 3), this is where an index picks its device (and -1
- * the least loaded), and start submits to it. */
-static pl_engine *choose_device(pl_engine *engine, int gpu_index)
+ * SupraSeal proves on device gpu_index (-1: any).  The engine proves on
+ * every device its backend has (g.devices: the CPU is one), one prover
+ * worker each, and a job may be limited to some of them (device_mask):
+ * an index picks device index % devices, as the engine's worker i takes
+ * device i % devices, so cuzk's GPU ordinals map onto the devices there
+ * are; a negative one leaves the job free to spread over all. */
+static uint32_t choose_device(int gpu_index)
 {
-    (void)gpu_index;
-    return engine;
+    if (gpu_index < 0 || g.devices == 0)
+        return 0;
+    return 1u << ((unsigned)gpu_index % g.devices);
 }
 
 /* ---- configuration and figures -------------------------------------------- */
@@ -390,6 +395,7 @@ void pl_supraseal_stats_read(pl_supraseal_stats *out)
         out->events = es.events;
         out->proofs = es.proofs;
         out->failed = es.failed;
+        out->devices = es.devices;
     }
     out->srs_objects = list_length(g.srs, offsetof(ss_srs, next));
     out->srs_cached = g.n_cached;
@@ -892,7 +898,7 @@ static pl_supraseal_error start(const pl_supraseal_assignment *provers,
     if (gpu_mtx && !m)
         return usage("generate_groth16_proofs: gpu_mtx %p is not a mutex of "
                      "create_gpu_mutex", gpu_mtx);
-    engine = choose_device(engine, gpu_index);
+    const uint32_t device_mask = choose_device(gpu_index);
 
     ss_pending *p = NULL;
     uint64_t abc_bytes = 0;
@@ -921,6 +927,7 @@ static pl_supraseal_error start(const pl_supraseal_assignment *provers,
             .montgomery = true,
             .verify = true,
             .priority = PL_PRIORITY_NORMAL,
+            .device_mask = device_mask,
             .on_proof = deliver,
             .on_proof_user = p,
         };
@@ -929,8 +936,9 @@ static pl_supraseal_error start(const pl_supraseal_assignment *provers,
             pthread_mutex_lock(&p->lock);
             p->job = job;
             pthread_mutex_unlock(&p->lock);
-            log_line("job %" PRIu64 ": %zu proof%s submitted (gpu_index %d%s)",
-                     job, n, n == 1 ? "" : "s", gpu_index,
+            log_line("job %" PRIu64 ": %zu proof%s submitted (gpu_index %d: "
+                     "device mask 0x%x%s)", job, n, n == 1 ? "" : "s",
+                     gpu_index, (unsigned)device_mask,
                      m ? ", GPU mutex held" : "");
             if (!wait_abc_read(engine, p)) {
                 st = job_end(engine, p, &err);

@@ -23,6 +23,9 @@
  *  - two workers sharing one GPU mutex, their handles finalized by a
  *    third thread, as cuzk's engine does: every proof valid, the mutex
  *    taken once per start and by one holder at a time;
+ *  - gpu_index on the emulation presenting two cards: -1 spreads the
+ *    proofs over both, an index keeps them on card index % 2, the proofs
+ *    are the CPU's;
  *  - errors as the error struct, never a crash: a bad path, a wrong
  *    assignment size, null and foreign pointers, a bad environment
  *    variable, a budget too small for one proof;
@@ -800,6 +803,75 @@ PL_TEST(two_workers_share_one_gpu_mutex)
         drop_SRS(&w[i].srs);
         bp_free_n(w[i].bp, 2);
     }
+    drop_SRS(&srs);
+    shutdown_clean();
+    fixture_close(&f);
+}
+
+/* ---- gpu_index ------------------------------------------------------------------ */
+
+/* On the emulation presenting two cards: -1 spreads a call's proofs over
+ * both, an index limits them to card index % 2; the proofs (r = s = 0)
+ * are the CPU's. */
+PL_TEST(gpu_index_picks_a_device_emulated)
+{
+    pl_error err = {0};
+    setenv("PL_GPU_EMULATED_DEVICES", "2", 1);
+    fixture f;
+    fixture_open(&f, "devices");
+    pl_supraseal_config cfg;
+    pl_supraseal_config_init(&cfg);
+    cfg.backend = "cuda-emulated";
+    cfg.threads = 2;
+    CHECK_OK(pl_supraseal_configure(&cfg, &err), &err);
+    pl_supraseal_srs srs = srs_make(f.params, true);
+    pl_supraseal_stats st;
+    pl_supraseal_stats_read(&st);
+    CHECK_EQ(st.devices, 2);
+
+    bp_assignment *bp = bp_make_n(&f, 10, true, true);
+    pl_supraseal_assignment *pv = provers_of(bp, 10);
+    pl_scalar zero[10];
+    memset(zero, 0, sizeof(zero));
+    pl_proof want[10], got[10];
+    pl_c2_srs *c2;
+    CHECK_OK(pl_c2_srs_create(&c2, f.params, false, 2, &err), &err);
+    pl_c2_assignment std[10];
+    for (int i = 0; i < 10; i++)
+        std[i] = bp[i].std;
+    pl_c2_config cpu = {.backend = "cpu"};
+    CHECK_OK(pl_c2_prove(want, std, 10, zero, zero, c2, &cpu, &err), &err);
+    pl_c2_srs_destroy(c2);
+
+    const struct {
+        int gpu_index, device; /* -1: both */
+    } cases[] = {{-1, -1}, {1, 1}, {0, 0}, {3, 1}};
+    pl_engine_stats before, after;
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        pl_engine_stats_read(pl_supraseal_engine(), &before);
+        pl_supraseal_error e = generate_groth16_proofs_c(
+            pv, 10, zero, zero, got, &srs, NULL, cases[k].gpu_index);
+        if (e.code)
+            pl_test_fail(__FILE__, __LINE__, "gpu_index %d: %s",
+                         cases[k].gpu_index, e.message);
+        for (int i = 0; i < 10; i++)
+            CHECK_MEM(&got[i], &want[i], sizeof(pl_proof));
+        pl_engine_stats_read(pl_supraseal_engine(), &after);
+        const uint64_t d0 = after.device_starts[0] - before.device_starts[0],
+                       d1 = after.device_starts[1] - before.device_starts[1];
+        printf("gpu_index %d: card 0 started %" PRIu64 ", card 1 %" PRIu64
+               "\n", cases[k].gpu_index, d0, d1);
+        CHECK_EQ(d0 + d1, 10);
+        if (cases[k].device < 0) {
+            CHECK(d0 > 0);
+            CHECK(d1 > 0);
+        } else {
+            CHECK_EQ(cases[k].device == 0 ? d0 : d1, 10);
+        }
+    }
+    verify_all(&f, bp, got, 10);
+    free(pv);
+    bp_free_n(bp, 10);
     drop_SRS(&srs);
     shutdown_clean();
     fixture_close(&f);

@@ -577,6 +577,7 @@ pub mod proofline {
         pub srs_cached: u64,
         pub srs_opens: u64,
         pub pending: u64,
+        pub devices: u64,
     }
 
     #[repr(C)]
