@@ -24,7 +24,7 @@
  *    destroy_pending_proof cancels the job and waits for it.
  * The GPU mutex is held around the part of a start that feeds the device
  * (from before the submit until start returns), by the caller's thread
- * only: the engine serializes its device inside and never waits for it.
+ * only: the engine serializes each device inside and never waits for it.
  *
  * Built twice (supraseal/CMakeLists.txt): Curio's form (default) and, with
  * PL_SUPRASEAL_UPSTREAM, supra_seal's 6-argument generate_groth16_proofs_c
