@@ -16,6 +16,13 @@
 #    vector; linked against the installed static archive too;
 #  - the man page renders without warnings and is what the installed
 #    binary's --help texts give;
+#  - libproofline_supraseal and libproofline_supraseal_upstream (SupraSeal
+#    C2's C ABI, Curio's and supra_seal's forms) are installed beside it
+#    with their header and pkg-config files, and `nm -D` lists exactly
+#    their crate's symbols and the pl_supraseal_ calls of the header; a
+#    program built with `pkg-config proofline_supraseal` alone (and one
+#    linked statically) opens an SRS and gets the error struct back for a
+#    missing file (tests/install/supraseal_srs.c);
 #  - `make uninstall` removes every file;
 #  - the systemd unit of `proofline serve` is installed with ExecStart
 #    naming the installed binary;
@@ -66,7 +73,12 @@ expected="bin/proofline bin/prover lib/libproofline.so.$version
 lib/libproofline.so.$major lib/libproofline.so lib/libproofline.a
 include/proofline.h include/proofline_circuit.h include/proofline_c2.h lib/pkgconfig/proofline.pc
 share/man/man1/proofline.1.gz share/doc/proofline/README.md
-lib/systemd/system/proofline.service share/doc/proofline/serve.md"
+lib/systemd/system/proofline.service share/doc/proofline/serve.md
+include/proofline_supraseal.h"
+for ss in proofline_supraseal proofline_supraseal_upstream; do
+    expected="$expected lib/lib$ss.so.$version lib/lib$ss.so.$major lib/lib$ss.so
+lib/lib$ss.a lib/pkgconfig/$ss.pc"
+done
 for f in $expected; do
     [ -e "$u/$f" ] || fail "make install: no $f"
 done
@@ -92,6 +104,36 @@ extra=$(comm -23 "$work/exported" "$work/api" | tr '\n' ' ')
 missing=$(comm -13 "$work/exported" "$work/api" | tr '\n' ' ')
 [ -z "$extra" ] || fail "exported but not public API: $extra"
 [ -z "$missing" ] || fail "public API not exported: $missing"
+
+# SupraSeal C2's libraries: their soname, and exactly their crate's
+# symbols (Curio's fork: extern/supraseal-c2/src/lib.rs; supra_seal's:
+# c2/src/lib.rs) and ours (PL_SUPRASEAL_API pl_supraseal_* in the header)
+ss_common="clone_SRS create_SRS drop_SRS evict_SRS generate_groth16_proofs_c"
+ss_split="create_gpu_mutex destroy_gpu_mutex destroy_pending_proof
+finalize_groth16_proof_c generate_groth16_proofs_start_c"
+sed -n 's/^PL_SUPRASEAL_API .*[ *]\(pl_supraseal_[a-z0-9_]*\)(.*/\1/p' \
+    "$u/include/proofline_supraseal.h" >"$work/ss_ours"
+[ -s "$work/ss_ours" ] || fail "no PL_SUPRASEAL_API pl_supraseal_ names in the installed header"
+for ss in proofline_supraseal proofline_supraseal_upstream; do
+    sslib="$u/lib/lib$ss.so.$version"
+    [ -e "$sslib" ] || continue
+    soname=$(readelf -d "$sslib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    [ "$soname" = "lib$ss.so.$major" ] || fail "$ss: soname $soname, wanted lib$ss.so.$major"
+    readelf -d "$sslib" | grep -q "NEEDED.*\[libproofline.so.$major\]" ||
+        fail "$ss does not load libproofline.so.$major"
+    ! readelf -d "$sslib" | grep -q "RPATH\|RUNPATH" ||
+        fail "$ss keeps the build's run path: $(readelf -d "$sslib" | grep PATH)"
+    names="$ss_common"
+    [ "$ss" = proofline_supraseal ] && names="$names $ss_split"
+    { tr ' ' '\n' <<<"$names" | tr -s '\n' '\n'; cat "$work/ss_ours"; } |
+        grep . | sort -u >"$work/ss_api"
+    nm -D --defined-only "$sslib" | awk '{print $NF}' | sort -u >"$work/ss_exported"
+    extra=$(comm -23 "$work/ss_exported" "$work/ss_api" | tr '\n' ' ')
+    missing=$(comm -13 "$work/ss_exported" "$work/ss_api" | tr '\n' ' ')
+    [ -z "$extra" ] || fail "$ss exports more than SupraSeal's and ours: $extra"
+    [ -z "$missing" ] || fail "$ss does not export: $missing"
+    ss_counts="${ss_counts:-}, lib$ss $(wc -l <"$work/ss_exported")"
+done
 
 # a user's program, through pkg-config alone
 export PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$u/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$root"
@@ -125,6 +167,30 @@ static_libs=$(pkg-config --static --libs-only-other --libs-only-l proofline | se
     2>"$work/cc.log" || fail "cc with libproofline.a: $(cat "$work/cc.log")"
 if [ -x "$work/prove_verify_static" ]; then
     expect_exit 0 "$work/prove_verify_static" "$m/circuit.zkey" "$m/witness.wtns"
+fi
+
+# a program of SupraSeal's C ABI, through pkg-config alone and statically
+expect_exit 0 "$u/bin/proofline" setup --dev --format bellperson \
+    "$m/circuit.r1cs" "$work/m.params" "$work/m.vk"
+ssflags=$(pkg-config --cflags --libs proofline_supraseal)
+# shellcheck disable=SC2086
+"$cc" -o "$work/supraseal_srs" "$src/tests/install/supraseal_srs.c" $ssflags \
+    2>"$work/cc.log" || fail "cc with pkg-config proofline_supraseal: $(cat "$work/cc.log")"
+if [ -x "$work/supraseal_srs" ]; then
+    expect_exit 0 env LD_LIBRARY_PATH="$u/lib" PROOFLINE_SUPRASEAL_BACKEND=cpu \
+        "$work/supraseal_srs" "$work/m.params" "$work/missing.params"
+    grep -q "^srs: ok$" "$work/stdout" || fail "supraseal_srs: $(cat "$work/stdout" "$work/log")"
+fi
+ss_static=$(pkg-config --static --libs-only-other --libs-only-l proofline_supraseal |
+    sed 's/-lproofline_supraseal//; s/-lproofline//')
+# shellcheck disable=SC2086
+"$cc" -o "$work/supraseal_srs_static" "$src/tests/install/supraseal_srs.c" \
+    $(pkg-config --cflags proofline_supraseal) "$u/lib/libproofline_supraseal.a" \
+    "$u/lib/libproofline.a" $ss_static 2>"$work/cc.log" ||
+    fail "cc with libproofline_supraseal.a: $(cat "$work/cc.log")"
+if [ -x "$work/supraseal_srs_static" ]; then
+    expect_exit 0 env PROOFLINE_SUPRASEAL_BACKEND=cpu "$work/supraseal_srs_static" \
+        "$work/m.params" "$work/missing.params"
 fi
 
 # the installed binaries prove and verify
@@ -176,7 +242,7 @@ else
     dpkg-deb -c "$dev" | awk '{print $6}' | sed 's|^\./||' >"$work/dev.list"
     for f in $expected; do
         case $f in
-        include/*|lib/libproofline.a|lib/libproofline.so|lib/pkgconfig/*) list=dev ;;
+        include/*|lib/*.a|lib/lib*.so|lib/pkgconfig/*) list=dev ;;
         *) list=deb ;;
         esac
         grep -qx "usr/$f" "$work/$list.list" ||
@@ -247,4 +313,4 @@ elif [ -n "$deb" ]; then
     dpkg_done=", installed, run and removed with dpkg"
 fi
 
-finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported, $(basename "${deb:-no .deb}") and $(basename "${dev:-no -dev .deb}")${dpkg_done:-})"
+finish "cli_install: ok ($(wc -l <"$work/exported") symbols exported${ss_counts:-}, $(basename "${deb:-no .deb}") and $(basename "${dev:-no -dev .deb}")${dpkg_done:-})"
