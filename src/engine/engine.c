@@ -1288,6 +1288,14 @@ static pl_status open_circuit(pl_engine *e, pl_circuit **out,
     }
     c->engine = e;
     c->kind = kind;
+    pl_status id_st = kind->identify(c, args, err);
+    if (id_st != PL_OK) {
+        engine_unlock(e);
+        c->kind->close(c);
+        free(c->name);
+        free(c);
+        return id_st;
+    }
     c->refs = 1;
     c->opening = true;
     c->next = e->circuits;

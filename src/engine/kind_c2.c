@@ -34,13 +34,24 @@ typedef struct {
     bool check_points;
 } c2_args;
 
+static pl_status c2_identify(pl_circuit *c, const void *arg, pl_error *err)
+{
+    const c2_args *a = arg;
+    if (!(c->name = strdup(a->srs ? pl__c2_srs_path(a->srs)
+                                  : a->params_path)))
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    c->given_srs = a->srs;
+    c->wants_r1cs = a->check_points; /* its points checked */
+    return PL_OK;
+}
+
 static bool c2_matches(const pl_circuit *c, const void *arg)
 {
     const c2_args *a = arg;
     if (a->srs)
-        return c->srs == a->srs && !c->own_srs;
+        return c->given_srs == a->srs;
     /* a file opened once with its points checked serves either ask */
-    return c->own_srs && strcmp(c->name, a->params_path) == 0 &&
+    return !c->given_srs && strcmp(c->name, a->params_path) == 0 &&
            (!a->check_points || c->wants_r1cs);
 }
 
@@ -75,7 +86,6 @@ static pl_status read_params(pl_engine *e, pl_circuit *c, const c2_args *a,
                               pl__engine_config(e)->threads, file, err)))
         return st;
     c->srs = c->own_srs;
-    c->wants_r1cs = a->check_points; /* its points were checked */
     return pl__engine_reserve_resident(e, c, pl_c2_srs_bytes(c->srs) - file,
                                        "verifying key", err);
 }
@@ -88,9 +98,6 @@ static pl_status c2_build(pl_engine *e, pl_circuit *c, const void *arg,
 {
     const c2_args *a = arg;
     pl_status st;
-    if (!(c->name = strdup(a->srs ? pl__c2_srs_path(a->srs)
-                                  : a->params_path)))
-        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     if (a->srs) {
         c->srs = a->srs;
         st = pl__engine_reserve_resident(e, c, pl_c2_srs_bytes(a->srs),
@@ -205,6 +212,7 @@ static void c2_release(partition *p)
 
 const pl__kind_ops pl__kind_c2 = {
     .name = "c2",
+    .identify = c2_identify,
     .matches = c2_matches,
     .build = c2_build,
     .close = c2_close,

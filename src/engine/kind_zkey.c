@@ -25,6 +25,15 @@ typedef struct {
     const char *r1cs_path;
 } zkey_args;
 
+static pl_status zkey_identify(pl_circuit *c, const void *arg, pl_error *err)
+{
+    const zkey_args *a = arg;
+    if (!(c->name = strdup(a->zkey_path)))
+        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
+    c->wants_r1cs = a->r1cs_path != NULL;
+    return PL_OK;
+}
+
 static bool zkey_matches(const pl_circuit *c, const void *arg)
 {
     const zkey_args *a = arg;
@@ -66,9 +75,6 @@ static pl_status zkey_build(pl_engine *e, pl_circuit *c, const void *arg,
     const zkey_args *a = arg;
     pl_status st;
     struct stat sb;
-    if (!(c->name = strdup(a->zkey_path)))
-        return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
-    c->wants_r1cs = a->r1cs_path != NULL;
     if (stat(c->name, &sb) != 0)
         return pl__error_errno(err, PL_EIO, errno, "%s: cannot open",
                                c->name);
@@ -233,6 +239,7 @@ static void zkey_release(partition *p)
 
 const pl__kind_ops pl__kind_zkey = {
     .name = "zkey",
+    .identify = zkey_identify,
     .matches = zkey_matches,
     .build = zkey_build,
     .close = zkey_close,

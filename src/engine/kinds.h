@@ -13,6 +13,10 @@
  * reservations.  A kind says how a circuit of it is opened and how a
  * partition's proof input is made:
  *
+ *   identify    what a new circuit is (its name and whatever matches
+ *               reads), set before the circuit is published, under the
+ *               engine's lock: a second open reads it while the first
+ *               builds;
  *   matches     whether an open circuit is the one a new open asks for
  *               (it is then shared, through the one open protocol);
  *   build       opens the key and its prover (engine helpers below: the
@@ -68,9 +72,11 @@ struct pl_circuit {
     /* opened with an r1cs (witness checks); for the C2 kind's own
      * parameter file: its points checked */
     bool wants_r1cs;
-    /* the C2 kind's: the caller's SRS, which outlives the circuit, or one
-     * the circuit read from a parameter file (own_srs: freed with it) */
+    /* the C2 kind's: the caller's SRS, which outlives the circuit (also
+     * given_srs, what matches reads), or one the circuit read from a
+     * parameter file (own_srs: freed with it) */
     const pl_c2_srs *srs;
+    const pl_c2_srs *given_srs;
     pl_c2_srs *own_srs;
     /* under engine->lock: */
     int refs;
@@ -136,6 +142,7 @@ struct job {
 
 struct pl__kind_ops {
     const char *name;
+    pl_status (*identify)(pl_circuit *c, const void *args, pl_error *err);
     bool (*matches)(const pl_circuit *c, const void *args);
     pl_status (*build)(pl_engine *e, pl_circuit *c, const void *args,
                        pl_error *err);
