@@ -12,6 +12,7 @@
 #include "metrics.h"
 #include "residency.h"
 #include "worker.h"
+#include "formats/json.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -224,20 +225,6 @@ void pl__metrics_deadline(pl__metrics *m, pl__priority cls, bool missed)
     else
         m->deadline_met[cls]++;
     pthread_mutex_unlock(&m->lock);
-}
-
-void pl__json_put_string(pl__strbuf *sb, const char *s)
-{
-    pl__strbuf_printf(sb, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            pl__strbuf_printf(sb, "\\%c", *p);
-        else if (*p < 0x20)
-            pl__strbuf_printf(sb, "\\u%04x", *p);
-        else
-            pl__strbuf_printf(sb, "%c", *p);
-    }
-    pl__strbuf_printf(sb, "\"");
 }
 
 /* ---- Prometheus text ---------------------------------------------------- */

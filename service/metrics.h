@@ -64,7 +64,4 @@ void pl__metrics_params_json(pl__service *svc, pl__strbuf *sb,
  * when S <= 0) as Chrome trace JSON. */
 void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s);
 
-/* JSON string escaping, shared with the server. */
-void pl__json_put_string(pl__strbuf *sb, const char *s);
-
 #endif /* PL_SERVICE_METRICS_H */

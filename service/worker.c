@@ -18,6 +18,7 @@
 #include "worker.h"
 #include "metrics.h"
 #include "residency.h"
+#include "formats/json.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/lock.h"

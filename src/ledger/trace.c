@@ -13,6 +13,7 @@
  * happened to the run.
  */
 #include "ledger/ledger.h"
+#include "formats/json.h"
 #include "util/error.h"
 #include "util/file.h"
 
@@ -102,21 +103,6 @@ static double to_us(double seconds)
     return round(seconds * 1e7) / 10.0;
 }
 
-/* A JSON string (reasons and paths may hold quotes and backslashes). */
-static void json_string(FILE *f, const char *text)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < ' ')
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 static bool emit_record(void *arg, const pl_ledger_record *r)
 {
     trace_ctx *ctx = arg;
@@ -156,10 +142,10 @@ static bool emit_record(void *arg, const pl_ledger_record *r)
                 "\"pid\":1,\"tid\":%u,\"args\":{\"job\":%llu,\"part\":%zu,"
                 "\"reason\":", pl_event_name(r->event), us, r->track,
                 (unsigned long long)r->job, r->partition);
-        json_string(ctx->f, r->reason);
+        pl__json_fputs(ctx->f, r->reason);
         if (r->witness[0]) {
             fputs(",\"witness\":", ctx->f);
-            json_string(ctx->f, r->witness);
+            pl__json_fputs(ctx->f, r->witness);
         }
         fputs("}}", ctx->f);
     }
