@@ -13,6 +13,7 @@
 #include "residency.h"
 #include "worker.h"
 #include "formats/json.h"
+#include "ledger/trace.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -550,60 +551,41 @@ pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
 
 /* ---- the trace ------------------------------------------------------------ */
 
-/* Under the lock: a record's ids, the store's when the worker noted them. */
-static void put_ids(pl__strbuf *sb, const pl__metrics *m,
-                    const pl_ledger_record *r)
+/* The trace's source over the ring (read with the lock held). */
+static void ring_records(void *user, pl__record_visit fn, void *ctx)
 {
-    const job_note *n = &m->notes[r->job % JOB_NOTES];
-    pl__strbuf_printf(sb, "\"engine_job\": %llu, \"partition\": %zu",
-                      (unsigned long long)r->job, r->partition);
-    if (n->engine_job == r->job && r->job)
-        pl__strbuf_printf(sb, ", \"job\": \"%s\", \"index\": %u", n->job_id,
-                          n->index);
+    const pl__metrics *m = user;
+    size_t oldest = (m->head + m->cap - m->count) % (m->cap ? m->cap : 1);
+    for (size_t i = 0; i < m->count; i++)
+        if (!fn(ctx, &m->ring[(oldest + i) % m->cap]))
+            return;
 }
 
-/* The stages as spans: from the event that starts one to the event that
- * ends it, for the same partition, both in the window. */
-static const struct {
-    pl_event from, to;
-    const char *name;
-} spans[] = {
-    {PL_EV_ADMITTED, PL_EV_SYNTH_START, "admitted"},
-    {PL_EV_SYNTH_START, PL_EV_SYNTH_DONE, "synth"},
-    {PL_EV_HANDED_OFF, PL_EV_PROVE_START, "waiting"},
-    {PL_EV_PROVE_START, PL_EV_PROVE_DONE, "proving"},
-    {PL_EV_PROVE_DONE, PL_EV_FINALIZE_DONE, "finishing"},
-};
-
-/* Under the lock: the span record i (of the window from `oldest`) starts,
- * if it starts one. */
-static void put_span(pl__strbuf *sb, const pl__metrics *m, size_t oldest,
-                     size_t i, double from)
+static void ring_promotions(void *user, pl__trace_extra_visit fn, void *ctx)
 {
-    const pl_ledger_record *r = &m->ring[(oldest + i) % m->cap];
-    for (size_t k = 0; k < sizeof(spans) / sizeof(spans[0]); k++) {
-        if (spans[k].from != r->event)
-            continue;
-        for (size_t j = i + 1; j < m->count; j++) {
-            const pl_ledger_record *e = &m->ring[(oldest + j) % m->cap];
-            if (e->job != r->job || e->partition != r->partition ||
-                e->event >= PL_EV_COUNT)
-                continue;
-            if (e->event == spans[k].to && r->t_seconds >= from) {
-                pl__strbuf_printf(sb,
-                                  ",\n{\"name\": \"%s\", \"ph\": \"X\", "
-                                  "\"ts\": %.1f, \"dur\": %.1f, \"pid\": 1, "
-                                  "\"tid\": %u, \"args\": {",
-                                  spans[k].name, r->t_seconds * 1e6,
-                                  (e->t_seconds - r->t_seconds) * 1e6,
-                                  r->track);
-                put_ids(sb, m, r);
-                pl__strbuf_printf(sb, "}}");
-            }
-            if (e->event == spans[k].to || e->event == PL_EV_FAILED ||
-                e->event == PL_EV_CANCELLED)
-                break;
-        }
+    const pl__metrics *m = user;
+    size_t n = m->n_promotions < PROMOTIONS ? m->n_promotions : PROMOTIONS;
+    for (size_t i = 0; i < n; i++) {
+        const promotion *p =
+            &m->promotions[(m->n_promotions - n + i) % PROMOTIONS];
+        pl__trace_extra x = {"params_promotion", "parameters", p->start_s,
+                             p->start_s + p->seconds, "circuit", p->circuit};
+        if (!fn(ctx, &x))
+            return;
+    }
+}
+
+/* A partition's arguments: the engine's numbers, and the store's job and
+ * partition when the worker noted them. */
+static void ring_ids(void *user, pl__jw *w, uint64_t job, size_t partition)
+{
+    const pl__metrics *m = user;
+    const job_note *n = &m->notes[job % JOB_NOTES];
+    pl__jw_key_u64(w, "engine_job", job);
+    pl__jw_key_u64(w, "part", partition);
+    if (n->engine_job == job && job) {
+        pl__jw_key_str(w, "job", n->job_id);
+        pl__jw_key_u64(w, "index", n->index);
     }
 }
 
@@ -620,65 +602,26 @@ void pl__metrics_promotion(pl__metrics *m, const char *circuit_id,
     pl__metrics_on_stage(m, "params_promotion", seconds);
 }
 
-/* Under the lock: the promotions that end at or after `from`, as spans on
- * a track of their own. */
-static void put_promotions(pl__strbuf *sb, const pl__metrics *m, double from)
+pl_status pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb,
+                                 double since_s, pl_error *err)
 {
-    size_t n = m->n_promotions < PROMOTIONS ? m->n_promotions : PROMOTIONS;
-    if (n)
-        pl__strbuf_printf(sb, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", "
-                          "\"pid\": 1, \"tid\": 9999, \"args\": {\"name\": "
-                          "\"parameters\"}}");
-    for (size_t i = 0; i < n; i++) {
-        const promotion *p =
-            &m->promotions[(m->n_promotions - n + i) % PROMOTIONS];
-        if (p->start_s + p->seconds < from)
-            continue;
-        pl__strbuf_printf(sb,
-                          ",\n{\"name\": \"params_promotion\", \"ph\": \"X\", "
-                          "\"ts\": %.1f, \"dur\": %.1f, \"pid\": 1, \"tid\": "
-                          "9999, \"args\": {\"circuit\": \"%s\"}}",
-                          p->start_s * 1e6, p->seconds * 1e6, p->circuit);
-    }
-}
-
-void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s)
-{
+    pl__trace_source src = {
+        .process = "proofline serve",
+        .each_record = ring_records,
+        .each_extra = ring_promotions,
+        .ids = ring_ids,
+        .since_s = since_s,
+        .user = m,
+    };
+    pl__jw w;
+    pl__jw_to_buffer(&w, sb, true);
     pthread_mutex_lock(&m->lock);
-    size_t oldest = (m->head + m->cap - m->count) % (m->cap ? m->cap : 1);
-    double newest = m->count
-                        ? m->ring[(m->head + m->cap - 1) % m->cap].t_seconds
-                        : 0;
-    double from = since_s > 0 ? newest - since_s : -1;
-    pl__strbuf_printf(sb, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
-                      "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
-                      "\"args\": {\"name\": \"proofline serve\"}}");
-    for (size_t i = 0; i < m->count; i++) {
-        const pl_ledger_record *r = &m->ring[(oldest + i) % m->cap];
-        if (r->t_seconds < from)
-            continue;
-        double us = r->t_seconds * 1e6;
-        if (r->event < PL_EV_COUNT) {
-            pl__strbuf_printf(sb,
-                              ",\n{\"name\": \"%s\", \"ph\": \"i\", \"s\": "
-                              "\"t\", \"ts\": %.1f, \"pid\": 1, \"tid\": %u, "
-                              "\"args\": {",
-                              pl_event_name(r->event), us, r->track);
-            put_ids(sb, m, r);
-            pl__strbuf_printf(sb, "}}");
-            put_span(sb, m, oldest, i, from);
-        }
-        pl__strbuf_printf(sb,
-                          ",\n{\"name\": \"memory\", \"ph\": \"C\", \"ts\": "
-                          "%.1f, \"pid\": 1, \"args\": {\"reserved\": %llu, "
-                          "\"tracked\": %llu, \"rss_anon\": %llu}}",
-                          us, (unsigned long long)r->reserved_bytes,
-                          (unsigned long long)r->tracked_bytes,
-                          (unsigned long long)r->rss_anon_bytes);
-    }
-    put_promotions(sb, m, from);
-    pl__strbuf_printf(sb, "\n]}\n");
+    pl_status st = pl__trace_write(&w, &src, err);
     pthread_mutex_unlock(&m->lock);
+    pl__strbuf_printf(sb, "\n");
+    if (st == PL_OK && (w.failed || sb->failed))
+        st = pl__error_set(err, PL_ENOMEM, "/v1/trace: out of memory");
+    return st;
 }
 
 /* ---- parameters ------------------------------------------------------------ */

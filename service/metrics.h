@@ -61,7 +61,10 @@ pl_status pl__metrics_cluster_json(pl__service *svc, pl__strbuf *sb,
 void pl__metrics_params_json(pl__service *svc, pl__strbuf *sb,
                              const char *id);
 /* GET /v1/trace?since=S: the ring's records of the last S seconds (all
- * when S <= 0) as Chrome trace JSON. */
-void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s);
+ * when S <= 0) as a Chrome trace, through the ledger's one trace writer
+ * (the layout of --trace), with the store's job ids in each partition's
+ * arguments and the parameter promotions on a track of their own. */
+pl_status pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb,
+                                 double since_s, pl_error *err);
 
 #endif /* PL_SERVICE_METRICS_H */

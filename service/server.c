@@ -1894,8 +1894,9 @@ static enum MHD_Result end_request(pl__server *s, struct MHD_Connection *conn,
                 return send_error(conn, 400, "since: seconds, a number of 0 "
                                   "or more", false, NULL);
         }
-        pl__metrics_trace_json(svc->metrics, &sb, sec);
-        r = send_json(conn, 200, &sb);
+        r = pl__metrics_trace_json(svc->metrics, &sb, sec, &err) != PL_OK
+                ? send_error(conn, 500, err.msg, false, NULL)
+                : send_json(conn, 200, &sb);
         break;
     }
     case R_CIRCUITS:
