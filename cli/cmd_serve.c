@@ -17,7 +17,7 @@
 #include "residency.h"
 #include "server.h"
 #include "service.h"
-#include "store.h"
+#include "store/store.h"
 #include "worker.h"
 #include "util/error.h"
 #include "util/file.h"

@@ -11,7 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "options.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <inttypes.h>
 #include <string.h>

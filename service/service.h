@@ -11,7 +11,7 @@
 #define PL_SERVICE_SERVICE_H
 
 #include "proofline.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
