@@ -2299,7 +2299,8 @@ pl_status pl__server_start(pl__server **out, pl__service *svc,
         MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
         MHD_OPTION_CONNECTION_LIMIT,
         cfg->connection_limit ? cfg->connection_limit : 256u,
-        MHD_OPTION_CONNECTION_TIMEOUT, cfg->timeout_s ? cfg->timeout_s : 30u,
+        MHD_OPTION_CONNECTION_TIMEOUT,
+        cfg->idle_timeout_s >= 1 ? (unsigned)cfg->idle_timeout_s : 30u,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
         close(s->fd);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `proofline serve` as one value: what the HTTP server (server.c), the
- * claim loop (worker.c) and the ledger's live views (metrics.c) share.
- * cli/cmd_serve.c fills it from the options, opens the store and the
- * engine, starts the worker and then the server, and on SIGTERM or SIGINT
- * drains them in the other order.  Everything here is set before the
- * threads start and read-only after, except `draining` (atomic).
+ * `proofline serve` as one value, inside the service: what the HTTP server
+ * (http/), the claim loop (worker.c) and the ledger's live views
+ * (metrics.c) share.  service.c, the composition root, fills it, opens the
+ * store and the engine, starts the worker and then the server, and on
+ * SIGTERM or SIGINT drains them in the other order.  Everything here is
+ * set before the threads start and read-only after, except the atomics.
  */
 #ifndef PL_SERVICE_SERVICE_H
 #define PL_SERVICE_SERVICE_H
@@ -47,6 +47,9 @@ typedef struct pl__service {
     double params_idle_s;         /* demote a circuit unused this long; 0:
                                      only when its room is needed */
     const char *token;            /* NULL: no authentication */
+    /* no token, on loopback: requests must name a loopback Host, and
+     * state-changing ones may not come from another origin */
+    bool tokenless_loopback;
     const char *allow_path;       /* NULL: no registration by path */
     uint64_t max_queued;          /* jobs receiving or queued; 0: no bound */
     uint64_t max_zkey_bytes;      /* a zkey upload; 0: no bound */
