@@ -16,7 +16,7 @@
 #include "service.h"
 #include "metrics.h"
 #include "residency.h"
-#include "server.h"
+#include "http/server.h"
 #include "worker.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -150,7 +151,7 @@ static pl_status owner_id(char *out, size_t cap, const char *data,
 }
 
 /* mkdir -p, each folder it creates 0700 (the umask is 077 by then, and
- * the mode says so too). */
+ * the mode says so too); the last one made 0700 if it was not. */
 static pl_status make_private_dir(const char *path, pl_error *err)
 {
     char tmp[PL__SERVICE_PATH_MAX];
@@ -168,6 +169,11 @@ static pl_status make_private_dir(const char *path, pl_error *err)
     struct stat sb;
     if (stat(tmp, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return pl__error_set(err, PL_EUSAGE, "--data %s: not a folder", path);
+    /* one made before (by hand, by a package) is made private too */
+    if ((sb.st_mode & 077) && chmod(tmp, 0700) != 0)
+        fprintf(stderr, "proofline serve: warning: %s is mode %03o and "
+                "cannot be made 0700 (%s): others may read its witnesses\n",
+                path, (unsigned)(sb.st_mode & 0777), strerror(errno));
     return PL_OK;
 }
 
@@ -235,6 +241,18 @@ static pl_status preload(pl__service *svc, const char *ids, pl_error *err)
         fprintf(stderr, "proofline serve: circuit %.16s... preloaded (hot)\n",
                 id);
     }
+    return PL_OK;
+}
+
+/* DATA as the kernel resolves it (replies name files relative to it). */
+static pl_status resolve(pl__service *svc, pl_error *err)
+{
+    char real[PATH_MAX];
+    if (!realpath(svc->data_dir, real))
+        return pl__error_errno(err, PL_EIO, errno, "--data %s", svc->data_dir);
+    if (strlen(real) >= sizeof(svc->data_dir_real))
+        return pl__error_set(err, PL_EUSAGE, "--data: the path is too long");
+    memcpy(svc->data_dir_real, real, strlen(real) + 1);
     return PL_OK;
 }
 
@@ -313,8 +331,12 @@ pl_status pl_service_open(pl_service **out, const pl_service_config *given,
     svc->started_unix_ms = pl__service_now_ms();
     svc->log_claims = cfg->log_claims;
     atomic_init(&svc->draining, false);
+    atomic_init(&svc->unwritable, false);
+    pthread_mutex_init(&svc->health_lock, NULL);
+    pthread_mutex_init(&svc->probe_lock, NULL);
     if ((st = prepare_data(data, shared, &s->lock_fd, err)) != PL_OK ||
         (st = owner_id(svc->owner, sizeof(svc->owner), data, err)) != PL_OK ||
+        (st = resolve(svc, err)) != PL_OK ||
         (st = pl__store_open(&svc->store, cfg->store ? cfg->store : data,
                              err)) != PL_OK ||
         (st = pl__metrics_create(&svc->metrics, cfg->trace_records,
@@ -358,6 +380,7 @@ pl_status pl_service_open(pl_service **out, const pl_service_config *given,
     };
     if ((st = pl__server_start(&s->server, svc, &scfg, err)) != PL_OK)
         goto fail;
+    svc->server = s->server;
     char b[32];
     fprintf(stderr, "proofline serve: data %s, budget %s, owner %s\n", data,
             pl_format_bytes(b, sizeof(b), svc->budget_bytes), svc->owner);
@@ -409,6 +432,7 @@ pl_status pl_service_close(pl_service *s, pl_error *err)
         return PL_OK;
     pl__service *svc = &s->svc;
     pl_status st = PL_OK;
+    svc->server = NULL;
     pl__server_stop(s->server);
     /* the worker stops (a no-op after the drain) before the engine goes,
      * and is freed after it: the engine's last events still reach it */
@@ -424,6 +448,8 @@ pl_status pl_service_close(pl_service *s, pl_error *err)
     pl__metrics_destroy(svc->metrics);
     if (s->lock_fd >= 0)
         close(s->lock_fd);
+    pthread_mutex_destroy(&svc->health_lock);
+    pthread_mutex_destroy(&svc->probe_lock);
     free(s->token);
     free(s);
     return st;

@@ -57,9 +57,10 @@ trap 'echo "FAIL: line $LINENO: $BASH_COMMAND (exit $?)"; tail -20 "$work/serve.
 # $work/headers
 api() {
     local method=$1 path=$2; shift 2
-    local auth=()
+    local auth=() how=(-X "$method")
     [ -z "$token" ] || auth=(-H "Authorization: Bearer $token")
-    curl -sS --max-time 300 -X "$method" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
+    [ "$method" != HEAD ] || how=(--head) # a HEAD reply has no body to wait for
+    curl -sS --max-time 300 "${how[@]}" -o "$work/body" -D "$work/headers" -w '%{http_code}' \
         "${auth[@]}" "$@" "$url$path" 2>"$work/curl.log" || echo " (curl: $(cat "$work/curl.log"))"
 }
 # expect CODE METHOD PATH [curl args...]

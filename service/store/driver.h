@@ -265,8 +265,6 @@ int64_t pl__store_now_ms(void);
 /* A random version 4 UUID, 36 characters and a NUL (getrandom). */
 pl_status pl__store_new_job_id(char out[PL__STORE_JOB_ID_LEN + 1],
                                pl_error *err);
-bool pl__job_state_parse(pl__job_state *out, const char *label);
-bool pl__part_state_parse(pl__part_state *out, const char *label);
 
 /* The files a purge forgets, gathered in its transaction and told to the
  * caller only after the commit (so a record never names a missing file). */

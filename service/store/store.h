@@ -108,6 +108,9 @@ const char *pl__priority_name(pl__priority p);
 /* "critical", "high", "normal", "low" -> the priority; false for anything
  * else. */
 bool pl__priority_parse(pl__priority *out, const char *text);
+/* A state's label ("queued") -> its state; false for anything else. */
+bool pl__job_state_parse(pl__job_state *out, const char *label);
+bool pl__part_state_parse(pl__part_state *out, const char *label);
 
 typedef struct pl__store_circuit {
     char id[PL__STORE_ID_LEN + 1];        /* sha256 of the zkey, hex */
