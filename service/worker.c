@@ -42,6 +42,8 @@
 #include <unistd.h>
 
 #define MAX_FLIGHTS 32
+/* the longest message a pl_error holds */
+#define ENGINE_MSG_MAX (sizeof(((pl_error *)0)->msg) - 1)
 #define LOOP_MS 50
 /* with nothing in flight the loop asks the store less often: this
  * service's own new jobs wake it at once; another service's (on a shared
@@ -89,6 +91,7 @@ struct pl__worker {
     uint64_t claimed, completed, failed, released;
     double backoff_until;     /* no claim before (a circuit did not fit) */
     char last_error[PL__STORE_MSG_MAX];
+    bool error_logged;        /* a store failure is on stderr already */
 };
 
 const char *pl__flight_stage_name(pl__flight_stage s)
@@ -208,12 +211,19 @@ static void worker_row(pl__worker *w, pl__store_worker *row)
     pl__strbuf_free(&sb);
 }
 
+/* A failure to write the store, for the status (the latest) and stderr
+ * (the first only, until the store takes a heartbeat again: a full disk
+ * fails every round, in several ways, and one line says it). */
 static void note_error(pl__worker *w, const char *what, const pl_error *err)
 {
     pl__lock_acquire(&w->lock);
     snprintf(w->last_error, sizeof(w->last_error), "%s: %s", what, err->msg);
+    bool again = w->error_logged;
+    w->error_logged = true;
     pl__lock_release(&w->lock);
-    fprintf(stderr, "proofline serve: %s: %s\n", what, err->msg);
+    if (!again)
+        fprintf(stderr, "proofline serve: %s: %s (more such failures are "
+                "in /v1/status until it writes again)\n", what, err->msg);
 }
 
 /* The counters are read by the status under the lock. */
@@ -335,6 +345,11 @@ static void fail_claim(pl__worker *w, const pl__store_claim *c, pl_status st,
     pl__strbuf msg = {0};
     pl__strbuf_printf(&msg, "job %s partition %u: %s: %s", c->job.id,
                       c->part.index, pl_strerror(st), why);
+    /* the engine's words come in a pl_error, whose message is cut at its
+     * size: say so rather than end mid-word */
+    if (strlen(why) == ENGINE_MSG_MAX)
+        pl__strbuf_printf(&msg, " [...: the engine's message is cut at %zu "
+                          "bytes]", ENGINE_MSG_MAX);
     pl_error e2 = {0};
     bool requeued = false;
     pl_status fs = pl__store_fail_attempt(
@@ -348,9 +363,10 @@ static void fail_claim(pl__worker *w, const pl__store_claim *c, pl_status st,
         if (!record_release(w, c->job.id, c->part.index, c->part.fence))
             keep_unrecorded(w, c, false, 0);
         pl__health_probe(svc);
+    } else {
+        count(w, &w->failed);
     }
     pl__strbuf_free(&msg);
-    count(w, &w->failed);
 }
 
 /* The outcomes the store could not record, again: before a heartbeat, so
@@ -673,14 +689,26 @@ static void *loop(void *arg)
         record_pending(w);
         tell_starts(w);
         pl_error err = {0};
-        if (now - last_beat >= (double)svc->lease_ms / 3000.0) {
+        pl__lock_acquire(&w->lock);
+        bool unrecorded_left = w->n_pending > 0;
+        pl__lock_release(&w->lock);
+        /* no heartbeat while an outcome is unrecorded: its claim must
+         * not be renewed, so that another worker or a restart retries it
+         * if this one cannot record it */
+        if (now - last_beat >= (double)svc->lease_ms / 3000.0 &&
+            !unrecorded_left) {
             /* the worker's row (the cluster's view) and its leases, in
              * one transaction */
             pl__store_worker row;
             worker_row(w, &row);
             if (pl__store_worker_heartbeat(svc->store, &row, svc->lease_ms,
-                                           &err) != PL_OK)
+                                           &err) != PL_OK) {
                 note_error(w, "heartbeat", &err);
+            } else {
+                pl__lock_acquire(&w->lock);
+                w->error_logged = false;
+                pl__lock_release(&w->lock);
+            }
             last_beat = now;
         }
         if (now - last_live >= 0.25) {

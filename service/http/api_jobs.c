@@ -146,8 +146,8 @@ enum MHD_Result pl__api_jobs_add(request *rq)
     enum MHD_Result r =
         code ? pl__http_reply_error(rq, code, msg.data ? msg.data : "",
                                     code == 503)
-             /* a retry: the same job, 200 (201 only the first time) */
-             : reply_job(rq, rq->existing ? 200 : 201, &rq->job);
+             /* a retry: the same job, and the first answer's status */
+             : reply_job(rq, 201, &rq->job);
     pl__strbuf_free(&msg);
     return r;
 }

@@ -93,6 +93,10 @@ static enum MHD_Result queue(request *rq, unsigned code, const char *text,
     }
     if (allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    /* a retry with an idempotency key: the first answer's status, and
+     * this header to tell it from the first */
+    if (rq->existing && code < 300)
+        MHD_add_response_header(r, "Idempotent-Replayed", "true");
     enum MHD_Result ret = MHD_queue_response(rq->conn, code, r);
     MHD_destroy_response(r);
     rq->replied = true;

@@ -730,13 +730,13 @@ enum MHD_Result pl__http_end_multipart(request *rq)
     pl__worker_kick(svc->worker);
     if (rq->route->id == PL__R_PROVE)
         return pl__api_prove_reply_or_wait(rq, &job);
-    /* a retry: the same job, 200 */
+    /* a retry: the same job, and the first answer's status */
     pl__strbuf sb = {0};
     pl_status st = pl__api_job_json(&sb, svc, &job, &err);
     pl__strbuf_printf(&sb, "\n");
     enum MHD_Result r =
         st != PL_OK ? pl__http_reply_error(rq, 500, err.msg, false)
-                    : pl__http_reply_json(rq, rq->existing ? 200 : 202, &sb);
+                    : pl__http_reply_json(rq, 202, &sb);
     pl__strbuf_free(&sb);
     return r;
 }
