@@ -122,20 +122,6 @@ static bool id_ok(const char *id)
     return true;
 }
 
-/* The string member `key` of the reply's root, an id. */
-static pl_status reply_id(char *out, size_t cap, const pl_client_reply *r,
-                          pl_error *err)
-{
-    const char *id = pl_client_str(r, pl__json_root(&r->doc), "id");
-    if (!id_ok(id) || strlen(id) >= cap) {
-        snprintf(err->msg, sizeof(err->msg), "%.160s: the reply has no "
-                 "valid \"id\"", r->url);
-        return PL_EFORMAT;
-    }
-    snprintf(out, cap, "%s", id);
-    return PL_OK;
-}
-
 /* A failed job's status, from its message, for the exit code the same
  * witness would get from `proofline batch`: a status's name in it
  * ("proof is invalid: ..."), else the engine's words for a proof that
@@ -415,29 +401,6 @@ static const cli_opt submit_opts[] = {
     {NULL},
 };
 
-/* deadline_s: 0 for none. */
-static pl_status create_job(pl_client *cl, const char *circuit,
-                            const char *priority, size_t n,
-                            double deadline_s, char *id, size_t cap,
-                            pl_error *err)
-{
-    char body[320], deadline[48] = "";
-    pl_client_reply r;
-    if (deadline_s > 0) /* milliseconds are what the server keeps */
-        snprintf(deadline, sizeof(deadline), ", \"deadline_s\": %.3f",
-                 deadline_s);
-    int len = snprintf(body, sizeof(body), "{\"circuit\": \"%s\", "
-                       "\"priority\": \"%s\", \"partitions\": %zu%s}",
-                       circuit, priority, n, deadline);
-    pl_status st = pl_client_request(cl, &r, "POST", "/v1/jobs",
-                                      "application/json", body, (size_t)len,
-                                      NULL, 0, err);
-    if (st == PL_OK)
-        st = reply_id(id, cap, &r, err);
-    pl_client_reply_free(&r);
-    return st;
-}
-
 /* PUT /v1/jobs/{id}/witness/{k} for every witness; a failure cancels the
  * job (it could never be completed) and names the witness. */
 static pl_status upload_witnesses(pl_client *cl, const char *job,
@@ -535,7 +498,7 @@ static int submit_run(const client_common *cc, const submit_options *o,
     pl_client *cl = NULL;
     pl_client_reply r = {0};
     char **names = NULL;
-    char circuit[128], job[128];
+    char circuit[128], job[37];
     pl_status st = PL_OK;
 
     for (size_t k = 0; k < n; k++)
@@ -571,8 +534,8 @@ static int submit_run(const client_common *cc, const submit_options *o,
     }
     if ((st = check_witnesses(cl, circuit, witnesses, n, &err)))
         goto done;
-    if ((st = create_job(cl, circuit, priorities[o->priority], n,
-                         o->deadline_s, job, sizeof(job), &err)) ||
+    if ((st = pl_client_create_job(cl, circuit, priorities[o->priority], n,
+                                   o->deadline_s, job, &err)) ||
         (st = upload_witnesses(cl, job, witnesses, n, &err)))
         goto done;
     printf("%s\n", job);

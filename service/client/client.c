@@ -614,6 +614,43 @@ done:
     return st;
 }
 
+pl_status pl_client_create_job(pl_client *c, const char *circuit,
+                               const char *priority, size_t n_partitions,
+                               double deadline_s, char id[37], pl_error *err)
+{
+    pl__strbuf body = {0};
+    pl__jw w;
+    pl__jw_to_buffer(&w, &body, false);
+    pl__jw_object(&w);
+    pl__jw_key_str(&w, "circuit", circuit);
+    pl__jw_key_str(&w, "priority", priority);
+    pl__jw_key_u64(&w, "partitions", n_partitions);
+    if (deadline_s > 0) /* milliseconds are what the server keeps */
+        pl__jw_key_f64(&w, "deadline_s", deadline_s, 3);
+    pl__jw_end_object(&w);
+    if (w.failed || body.failed) {
+        pl__strbuf_free(&body);
+        return pl__error_set(err, PL_ENOMEM, "a job's spec: out of memory");
+    }
+    pl_client_reply r;
+    pl_status st = pl_client_request(c, &r, "POST", "/v1/jobs",
+                                      "application/json", body.data, body.len,
+                                      NULL, 0, err);
+    pl__strbuf_free(&body);
+    const char *got = st == PL_OK ? pl_client_str(&r, pl__json_root(&r.doc),
+                                                  "id")
+                                  : NULL;
+    /* it goes into paths next: the store's form only */
+    if (st == PL_OK && (!got || strlen(got) != 36 ||
+                        strspn(got, "0123456789abcdef-") != 36))
+        st = pl__error_set(err, PL_EFORMAT, "%.300s: the reply has no valid "
+                           "\"id\"", r.url);
+    if (st == PL_OK)
+        memcpy(id, got, 37);
+    pl_client_reply_free(&r);
+    return st;
+}
+
 pl_status pl_client_register(pl_client *c, const char *zkey_path,
                               char id[65], bool *uploaded, pl_error *err)
 {

@@ -120,6 +120,15 @@ const pl__json_value *pl_client_get(const pl_client_reply *r,
 pl_status pl_client_register(pl_client *c, const char *zkey_path,
                               char id[65], bool *uploaded, pl_error *err);
 
+/* POST /v1/jobs with a JSON spec (written by the project's one JSON
+ * writer): a job of n_partitions on the circuit, at the priority named
+ * ("low", "normal", "high", "critical"), to be done deadline_s seconds
+ * after it is made (0: no deadline); its witnesses are PUT next.  id: the
+ * job's id from the reply (37 bytes). */
+pl_status pl_client_create_job(pl_client *c, const char *circuit,
+                               const char *priority, size_t n_partitions,
+                               double deadline_s, char id[37], pl_error *err);
+
 /* GET /v1/jobs/{job}/proofs/{index}, then writes proof_path and
  * public_path as a pair (pl_proof_write_json: byte for byte what
  * `proofline prove` writes).  *ready is false (nothing written) when the
