@@ -45,10 +45,7 @@ static enum MHD_Result reply_circuit(request *rq, unsigned code,
     pl__jw w;
     pl__jw_to_buffer(&w, &sb, false);
     circuit_json(&w, c);
-    pl__strbuf_printf(&sb, "\n");
-    enum MHD_Result r = pl__http_reply_json(rq, code, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    return pl__http_reply_built(rq, code, PL_OK, NULL, &sb);
 }
 
 /* Opens the zkey at path, fills the circuit's shape and its planned bytes
@@ -276,12 +273,7 @@ enum MHD_Result pl__api_circuits_list(request *rq)
                                           &err);
     pl__jw_end_array(&w);
     pl__jw_end_object(&w);
-    pl__strbuf_printf(&sb, "\n");
-    enum MHD_Result r = st != PL_OK
-                            ? pl__http_reply_error(rq, 503, err.msg, true)
-                            : pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    return pl__http_reply_built(rq, 200, st, err.msg, &sb);
 }
 
 enum MHD_Result pl__api_circuit(request *rq)
@@ -329,10 +321,7 @@ static enum MHD_Result residency_call(request *rq, bool preload)
     pl__jw w;
     pl__jw_to_buffer(&w, &sb, false);
     pl__figures_params_json(svc, &w, c.id);
-    pl__strbuf_printf(&sb, "\n");
-    enum MHD_Result r = pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    return pl__http_reply_built(rq, 200, PL_OK, NULL, &sb);
 }
 
 enum MHD_Result pl__api_preload(request *rq)

@@ -124,15 +124,8 @@ static enum MHD_Result reply_job(request *rq, unsigned code,
 {
     pl__strbuf sb = {0};
     pl_error err = {0};
-    enum MHD_Result r;
-    if (pl__api_job_json(&sb, rq->svc, job, &err) != PL_OK) {
-        r = pl__http_reply_error(rq, 503, err.msg, true);
-    } else {
-        pl__strbuf_printf(&sb, "\n");
-        r = pl__http_reply_json(rq, code, &sb);
-    }
-    pl__strbuf_free(&sb);
-    return r;
+    pl_status st = pl__api_job_json(&sb, rq->svc, job, &err);
+    return pl__http_reply_built(rq, code, st, err.msg, &sb);
 }
 
 /* POST /v1/jobs: a JSON spec (the job, receiving its witnesses), or the
@@ -210,15 +203,11 @@ enum MHD_Result pl__api_jobs_list(request *rq)
         pl__strbuf_printf(&sb, "%s", i ? ",\n" : "");
         st = pl__api_job_json(&sb, svc, &l.jobs[i], &err);
     }
-    pl__strbuf_printf(&sb, "]}\n");
+    pl__strbuf_printf(&sb, "]}");
     free(l.jobs);
-    enum MHD_Result r =
-        st != PL_OK || l.failed
-            ? pl__http_reply_error(rq, 503, l.failed ? "out of memory"
-                                                     : err.msg, true)
-            : pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    if (st == PL_OK && l.failed)
+        st = pl__error_set(&err, PL_ENOMEM, "out of memory");
+    return pl__http_reply_built(rq, 200, st, err.msg, &sb);
 }
 
 enum MHD_Result pl__api_job(request *rq)
@@ -397,12 +386,7 @@ enum MHD_Result pl__api_proof(request *rq)
     pl__jw_key_str(&w, "job", job.id);
     st = proof_pair_json(&w, &p, &err);
     pl__jw_end_object(&w);
-    pl__strbuf_printf(&sb, "\n");
-    enum MHD_Result r = st != PL_OK
-                            ? pl__http_reply_error(rq, 503, err.msg, true)
-                            : pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    return pl__http_reply_built(rq, 200, st, err.msg, &sb);
 }
 
 /* POST /v1/prove's answer for a job: done, its proofs (200); failed (422)
@@ -452,13 +436,8 @@ static enum MHD_Result prove_reply(request *rq, const pl__store_job *job)
         pl__free(parts);
     }
     pl__jw_end_object(&w);
-    pl__strbuf_printf(&sb, "\n");
-    enum MHD_Result r = st != PL_OK
-                            ? pl__http_reply_error(rq, 503, err.msg, true)
-                            : pl__http_reply_json(rq, code, &sb);
-    pl__strbuf_free(&sb);
     pl__strbuf_free(&jobtext);
-    return r;
+    return pl__http_reply_built(rq, code, st, err.msg, &sb);
 }
 
 enum MHD_Result pl__api_prove_reply_or_wait(request *rq,

@@ -61,24 +61,16 @@ enum MHD_Result pl__api_status(request *rq)
 {
     pl__strbuf sb = {0};
     pl_error err = {0};
-    enum MHD_Result r =
-        pl__figures_status_json(rq->svc, &sb, &err) != PL_OK
-            ? pl__http_reply_error(rq, 503, err.msg, true)
-            : pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    pl_status st = pl__figures_status_json(rq->svc, &sb, &err);
+    return pl__http_reply_built(rq, 200, st, err.msg, &sb);
 }
 
 enum MHD_Result pl__api_cluster(request *rq)
 {
     pl__strbuf sb = {0};
     pl_error err = {0};
-    enum MHD_Result r =
-        pl__figures_cluster_json(rq->svc, &sb, &err) != PL_OK
-            ? pl__http_reply_error(rq, 503, err.msg, true)
-            : pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    pl_status st = pl__figures_cluster_json(rq->svc, &sb, &err);
+    return pl__http_reply_built(rq, 200, st, err.msg, &sb);
 }
 
 enum MHD_Result pl__api_trace(request *rq)
@@ -91,10 +83,6 @@ enum MHD_Result pl__api_trace(request *rq)
                                     "2.5)", false);
     pl__strbuf sb = {0};
     pl_error err = {0};
-    enum MHD_Result r =
-        pl__metrics_trace_json(rq->svc->metrics, &sb, sec, &err) != PL_OK
-            ? pl__http_reply_error(rq, 500, err.msg, false)
-            : pl__http_reply_json(rq, 200, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    pl_status st = pl__metrics_trace_json(rq->svc->metrics, &sb, sec, &err);
+    return pl__http_reply_built(rq, 200, st, err.msg, &sb);
 }

@@ -215,6 +215,12 @@ enum MHD_Result pl__http_reply_error(request *rq, unsigned code,
 enum MHD_Result pl__http_reply_text(request *rq, unsigned code,
                                     const char *text, const char *type,
                                     bool retry);
+/* A reply built in body: with st PL_OK, body (a line end added) as JSON
+ * with code; else 503 with Retry-After and why (the store or the memory
+ * failed us, not the client).  Frees body. */
+enum MHD_Result pl__http_reply_built(request *rq, unsigned code,
+                                     pl_status st, const char *why,
+                                     pl__strbuf *body);
 /* A store's error as an HTTP status: not found 404, another usage error
  * 409 (a state that does not allow it), one of its disk or database 503,
  * the rest 500. */

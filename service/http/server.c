@@ -119,6 +119,19 @@ enum MHD_Result pl__http_reply_json(request *rq, unsigned code,
                  "application/json", false, NULL);
 }
 
+enum MHD_Result pl__http_reply_built(request *rq, unsigned code,
+                                     pl_status st, const char *why,
+                                     pl__strbuf *body)
+{
+    if (st == PL_OK)
+        pl__strbuf_printf(body, "\n");
+    enum MHD_Result r = st != PL_OK
+                            ? pl__http_reply_error(rq, 503, why, true)
+                            : pl__http_reply_json(rq, code, body);
+    pl__strbuf_free(body);
+    return r;
+}
+
 static enum MHD_Result reply_error_allow(request *rq, unsigned code,
                                          const char *msg, bool retry,
                                          const char *allow)

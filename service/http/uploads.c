@@ -733,10 +733,5 @@ enum MHD_Result pl__http_end_multipart(request *rq)
     /* a retry: the same job, and the first answer's status */
     pl__strbuf sb = {0};
     pl_status st = pl__api_job_json(&sb, svc, &job, &err);
-    pl__strbuf_printf(&sb, "\n");
-    enum MHD_Result r =
-        st != PL_OK ? pl__http_reply_error(rq, 500, err.msg, false)
-                    : pl__http_reply_json(rq, 202, &sb);
-    pl__strbuf_free(&sb);
-    return r;
+    return pl__http_reply_built(rq, 202, st, err.msg, &sb);
 }

@@ -27,18 +27,22 @@
  * then does its loss cost an attempt). */
 #define PL__STORE_SCHEMA_VERSION 4
 
-/* Columns, in the order every driver returns them. */
-#define PL__CIRCUIT_NCOLS 9  /* id, zkey_path, zkey_bytes, n_constraints,
-                                n_vars, n_public, witness_bytes,
-                                partition_bytes, created_ms */
-#define PL__JOB_NCOLS 13     /* id, circuit_id, priority, state,
-                                n_partitions, seq, created_ms, updated_ms,
-                                finished_ms, error, n_stored, n_done,
-                                deadline_ms */
-#define PL__PART_NCOLS 14    /* job_id, idx, state, witness_path,
-                                proof_path, owner, fence, lease_until,
-                                attempts, completions, claimed_ms,
-                                finished_ms, error, started_ms */
+/* Columns, in the order every driver returns them (the readers below
+ * take them so): the lists are the drivers' SQL for them, their counts the
+ * readers'. */
+#define PL__SQL_CIRCUIT_COLS                                                  \
+    "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
+    "witness_bytes, partition_bytes, created_ms"
+#define PL__CIRCUIT_NCOLS 9
+#define PL__SQL_JOB_COLS                                                      \
+    "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
+    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms"
+#define PL__JOB_NCOLS 13
+#define PL__SQL_PART_COLS                                                     \
+    "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
+    "lease_until, attempts, completions, claimed_ms, finished_ms, error, "    \
+    "started_ms"
+#define PL__PART_NCOLS 14
 
 /* The statements, by id, with their parameters -> their rows.  A driver
  * may give NULL for one it needs nothing for (PL__SQL_PARTS_LOCK on

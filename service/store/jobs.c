@@ -306,16 +306,26 @@ static pl_status body_partitions(pl__store *s, void *arg, int64_t now,
     return PL_OK;
 }
 
-pl_status pl__store_partitions(pl__store *store, const char *job_id,
-                               pl__store_partition *out, size_t cap,
-                               size_t *count, pl_error *err)
+/* A job's rows (partitions, attempts): up to cap of size bytes each into
+ * out, zeroed first, in one read transaction. */
+static pl_status job_rows(pl__store *store, const char *job_id, void *out,
+                          size_t cap, size_t size, size_t *count,
+                          pl__txn_body body, pl_error *err)
 {
     *count = 0;
     PL__CHECK_JOB_ID(job_id);
     if (cap)
-        memset(out, 0, cap * sizeof(*out));
+        memset(out, 0, cap * size);
     rows_args a = {job_id, out, cap, count};
-    return pl__store_txn(store, PL__TXN_READ, true, body_partitions, &a, err);
+    return pl__store_txn(store, PL__TXN_READ, true, body, &a, err);
+}
+
+pl_status pl__store_partitions(pl__store *store, const char *job_id,
+                               pl__store_partition *out, size_t cap,
+                               size_t *count, pl_error *err)
+{
+    return job_rows(store, job_id, out, cap, sizeof(*out), count,
+                    body_partitions, err);
 }
 
 typedef struct {
@@ -745,12 +755,8 @@ pl_status pl__store_attempts(pl__store *store, const char *job_id,
                              pl__store_attempt *out, size_t cap,
                              size_t *count, pl_error *err)
 {
-    *count = 0;
-    PL__CHECK_JOB_ID(job_id);
-    if (cap)
-        memset(out, 0, cap * sizeof(*out));
-    rows_args a = {job_id, out, cap, count};
-    return pl__store_txn(store, PL__TXN_READ, true, body_attempts, &a, err);
+    return job_rows(store, job_id, out, cap, sizeof(*out), count,
+                    body_attempts, err);
 }
 
 /* A claim back to the queue without an attempt (or cancelled when its job

@@ -177,16 +177,6 @@ static const char schema_v4[] =
 static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
     NULL, schema_v1, schema_v2, schema_v3, schema_v4};
 
-#define CIRCUIT_COLS                                                          \
-    "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
-    "witness_bytes, partition_bytes, created_ms"
-#define JOB_COLS                                                              \
-    "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
-    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms"
-#define PART_COLS                                                             \
-    "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
-    "lease_until, attempts, completions, claimed_ms, finished_ms, error, "    \
-    "started_ms"
 #define LIVE_JOB "('receiving', 'queued', 'running')"
 #define CLAIM_IS                                                              \
     "job_id = $1::text AND idx = $2::integer AND state = 'claimed' AND "      \
@@ -201,12 +191,12 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
  * columns). */
 static const char *const sql[PL__SQL_COUNT] = {
     [PL__SQL_CIRCUIT_PUT] =
-        "INSERT INTO " CIRCUITS " (" CIRCUIT_COLS ") VALUES ($1::text, "
+        "INSERT INTO " CIRCUITS " (" PL__SQL_CIRCUIT_COLS ") VALUES ($1::text, "
         "$2::text, $3::bigint, $4::bigint, $5::bigint, $6::bigint, "
         "$7::bigint, $8::bigint, $9::bigint) ON CONFLICT (id) DO NOTHING",
-    [PL__SQL_CIRCUIT_GET] = "SELECT " CIRCUIT_COLS " FROM " CIRCUITS
+    [PL__SQL_CIRCUIT_GET] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM " CIRCUITS
                             " WHERE id = $1::text",
-    [PL__SQL_CIRCUIT_PAGE] = "SELECT " CIRCUIT_COLS " FROM " CIRCUITS
+    [PL__SQL_CIRCUIT_PAGE] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM " CIRCUITS
                              " WHERE id > $1::text ORDER BY id LIMIT "
                              "$2::bigint",
     [PL__SQL_JOB_INSERT] =
@@ -218,12 +208,13 @@ static const char *const sql[PL__SQL_COUNT] = {
         "INSERT INTO " PARTS " (job_id, idx, state, priority, seq, "
         "partition_bytes) SELECT $1::text, g, 'waiting', $2::smallint, "
         "$3::bigint, $4::bigint FROM generate_series(0, $5::integer - 1) g",
-    [PL__SQL_JOB_GET] = "SELECT " JOB_COLS " FROM " JOBS " WHERE id = $1::text",
+    [PL__SQL_JOB_GET] = "SELECT " PL__SQL_JOB_COLS " FROM " JOBS " WHERE "
+                        "id = $1::text",
     [PL__SQL_JOB_DEADLINE] = "UPDATE " JOBS " SET deadline_ms = $2::bigint "
                              "WHERE id = $1::text",
     [PL__SQL_PARTS_LOCK] = "SELECT idx FROM " PARTS " WHERE job_id = $1::text "
                            "ORDER BY idx FOR UPDATE",
-    [PL__SQL_PART_GET] = "SELECT " PART_COLS " FROM " PARTS " WHERE "
+    [PL__SQL_PART_GET] = "SELECT " PL__SQL_PART_COLS " FROM " PARTS " WHERE "
                          "job_id = $1::text AND idx = $2::integer",
     [PL__SQL_PART_WITNESS] =
         "UPDATE " PARTS " SET witness_path = $3::text WHERE job_id = "
@@ -235,13 +226,13 @@ static const char *const sql[PL__SQL_COUNT] = {
         "'queued' ELSE state END WHERE id = $1::text AND state = 'receiving'",
     [PL__SQL_PARTS_QUEUE] = "UPDATE " PARTS " SET state = 'queued' WHERE "
                             "job_id = $1::text AND state = 'waiting'",
-    [PL__SQL_PARTS_PAGE] = "SELECT " PART_COLS " FROM " PARTS " WHERE "
+    [PL__SQL_PARTS_PAGE] = "SELECT " PL__SQL_PART_COLS " FROM " PARTS " WHERE "
                            "job_id = $1::text ORDER BY idx LIMIT $2::bigint",
-    [PL__SQL_JOB_PAGE] = "SELECT " JOB_COLS " FROM " JOBS " WHERE "
+    [PL__SQL_JOB_PAGE] = "SELECT " PL__SQL_JOB_COLS " FROM " JOBS " WHERE "
                          "seq < $1::bigint ORDER BY seq DESC LIMIT "
                          "$2::bigint",
     [PL__SQL_JOB_PAGE_STATE] =
-        "SELECT " JOB_COLS " FROM " JOBS " WHERE state = $3::text AND "
+        "SELECT " PL__SQL_JOB_COLS " FROM " JOBS " WHERE state = $3::text AND "
         "seq < $1::bigint ORDER BY seq DESC LIMIT $2::bigint",
     [PL__SQL_JOB_END] =
         "UPDATE " JOBS " SET state = $2::text, error = CASE WHEN error = '' "

@@ -168,16 +168,6 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
     NULL, schema_v1, schema_v2, schema_v3, schema_v4};
 
 
-#define CIRCUIT_COLS                                                          \
-    "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
-    "witness_bytes, partition_bytes, created_ms"
-#define JOB_COLS                                                              \
-    "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
-    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms"
-#define PART_COLS                                                             \
-    "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
-    "lease_until, attempts, completions, claimed_ms, finished_ms, error, "    \
-    "started_ms"
 #define LIVE_JOB "('receiving', 'queued', 'running')"
 #define CLAIM_IS                                                              \
     "job_id = ?1 AND idx = ?2 AND state = 'claimed' AND owner = ?3 AND "      \
@@ -191,12 +181,12 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
  * columns). */
 static const char *const sql[PL__SQL_COUNT] = {
     [PL__SQL_CIRCUIT_PUT] =
-        "INSERT INTO circuits (" CIRCUIT_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, "
-        "?6, ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING",
-    [PL__SQL_CIRCUIT_GET] = "SELECT " CIRCUIT_COLS " FROM circuits WHERE "
-                            "id = ?1",
-    [PL__SQL_CIRCUIT_PAGE] = "SELECT " CIRCUIT_COLS " FROM circuits WHERE "
-                             "id > ?1 ORDER BY id LIMIT ?2",
+        "INSERT INTO circuits (" PL__SQL_CIRCUIT_COLS ") VALUES (?1, ?2, ?3, "
+        "?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING",
+    [PL__SQL_CIRCUIT_GET] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM circuits "
+                            "WHERE id = ?1",
+    [PL__SQL_CIRCUIT_PAGE] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM circuits "
+                             "WHERE id > ?1 ORDER BY id LIMIT ?2",
     [PL__SQL_JOB_INSERT] =
         "INSERT INTO jobs (id, circuit_id, priority, state, n_partitions, "
         "created_ms, updated_ms) VALUES (?1, ?2, ?3, 'receiving', ?4, ?5, ?5) "
@@ -206,10 +196,10 @@ static const char *const sql[PL__SQL_COUNT] = {
         "WHERE i + 1 < ?5) INSERT INTO partitions (job_id, idx, state, "
         "priority, seq, partition_bytes) SELECT ?1, i, 'waiting', ?2, ?3, ?4 "
         "FROM k",
-    [PL__SQL_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?1",
+    [PL__SQL_JOB_GET] = "SELECT " PL__SQL_JOB_COLS " FROM jobs WHERE id = ?1",
     [PL__SQL_JOB_DEADLINE] = "UPDATE jobs SET deadline_ms = ?2 WHERE id = ?1",
     [PL__SQL_PARTS_LOCK] = NULL, /* the write lock holds the whole file */
-    [PL__SQL_PART_GET] = "SELECT " PART_COLS " FROM partitions WHERE "
+    [PL__SQL_PART_GET] = "SELECT " PL__SQL_PART_COLS " FROM partitions WHERE "
                          "job_id = ?1 AND idx = ?2",
     [PL__SQL_PART_WITNESS] =
         "UPDATE partitions SET witness_path = ?3 WHERE job_id = ?1 AND "
@@ -220,11 +210,11 @@ static const char *const sql[PL__SQL_COUNT] = {
         "WHERE id = ?1 AND state = 'receiving'",
     [PL__SQL_PARTS_QUEUE] = "UPDATE partitions SET state = 'queued' WHERE "
                             "job_id = ?1 AND state = 'waiting'",
-    [PL__SQL_PARTS_PAGE] = "SELECT " PART_COLS " FROM partitions WHERE "
+    [PL__SQL_PARTS_PAGE] = "SELECT " PL__SQL_PART_COLS " FROM partitions WHERE "
                            "job_id = ?1 ORDER BY idx LIMIT ?2",
-    [PL__SQL_JOB_PAGE] = "SELECT " JOB_COLS " FROM jobs WHERE seq < ?1 "
+    [PL__SQL_JOB_PAGE] = "SELECT " PL__SQL_JOB_COLS " FROM jobs WHERE seq < ?1 "
                          "ORDER BY seq DESC LIMIT ?2",
-    [PL__SQL_JOB_PAGE_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE "
+    [PL__SQL_JOB_PAGE_STATE] = "SELECT " PL__SQL_JOB_COLS " FROM jobs WHERE "
                                "state = ?3 AND seq < ?1 ORDER BY seq DESC "
                                "LIMIT ?2",
     [PL__SQL_JOB_END] =
