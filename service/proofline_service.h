@@ -47,6 +47,11 @@ typedef struct pl_service_config {
     uint64_t body_min_rate;   /* bytes/s a body must keep up, averaged over
                                  header_timeout_s (1024) */
     bool log_claims;          /* a line per claim and promotion */
+    /* No claim loop: jobs are taken and kept, never claimed or proved,
+     * and readiness is not probed (the API alone, for its fuzzer:
+     * tests/fuzz/fuzz_service_request.c opens a service so, sends it
+     * requests on its socket, and closes it). */
+    bool no_worker;
     pl_engine_config engine;  /* the one engine (its callbacks are the
                                  service's own) */
 } pl_service_config;

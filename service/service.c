@@ -367,7 +367,8 @@ pl_status pl_service_open(pl_service **out, const pl_service_config *given,
     if ((st = pl__residency_create(&svc->residency, svc->engine,
                                    svc->params_budget_bytes, err)) != PL_OK ||
         (st = preload(svc, cfg->preload, err)) != PL_OK ||
-        (st = pl__worker_start(&svc->worker, svc, err)) != PL_OK)
+        (!cfg->no_worker &&
+         (st = pl__worker_start(&svc->worker, svc, err)) != PL_OK))
         goto fail;
     pl__server_config scfg = {
         .listen = listen,

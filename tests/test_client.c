@@ -7,12 +7,14 @@
  * bodies from memory and streamed from a file, every kind of error reply
  * (the URL and the server's message in it, the status it maps to), the
  * 429 retried after Retry-After, the members of a reply, a proof fetched
- * into the pair `proofline prove` writes, and a server that is not there.
- * The real server's round trip is tests/cli_serve_client.sh.
+ * into the pair `proofline prove` writes, and a server that is not there;
+ * then against a real service in this process, without its worker.  The
+ * real server's round trip end to end is tests/cli_serve_client.sh.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
 #include "proofline_client.h"
+#include "proofline_service.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -482,4 +484,53 @@ PL_TEST(unreachable)
     CHECK_EQ(r.code, 0);
     pl_client_reply_free(&r);
     pl_client_close(c);
+}
+
+/* The client against a real service in this process, opened as the API's
+ * fuzzer opens one (no_worker: jobs kept, never proved) on a Unix socket:
+ * a zkey registered, a job made and its witness sent, the job queued and
+ * left so; the service then closes with every buffer back. */
+PL_TEST(real_service_without_worker)
+{
+    char dir[256], listen[300], server[300];
+    snprintf(dir, sizeof(dir), "%s/client_service.XXXXXX", PL_TEST_TMP);
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(listen, sizeof(listen), "unix:%s/sock", dir);
+    snprintf(server, sizeof(server), "unix:%s/sock", dir);
+    pl_service_config cfg;
+    pl_service_config_init(&cfg);
+    cfg.listen = listen;
+    cfg.data_dir = dir;
+    cfg.no_worker = true;
+    cfg.engine.threads = 1;
+    pl_service *svc = NULL;
+    pl_error err = {0};
+    CHECK_OK(pl_service_open(&svc, &cfg, &err), &err);
+
+    pl_client *c = NULL;
+    pl_client_config ccfg = {.server = server};
+    CHECK_OK(pl_client_open(&c, &ccfg, &err), &err);
+    char id[65], job[37], path[160];
+    bool uploaded = false;
+    CHECK_OK(pl_client_register(c, PL_TEST_VECTORS "/multiplier/circuit.zkey",
+                                id, &uploaded, &err), &err);
+    CHECK(uploaded);
+    CHECK_OK(pl_client_create_job(c, id, "high", 1, 0, job, &err), &err);
+    snprintf(path, sizeof(path), "/v1/jobs/%s/witness/0", job);
+    pl_client_reply r;
+    CHECK_OK(pl_client_request(c, &r, "PUT", path, "application/octet-stream",
+                               NULL, 0,
+                               PL_TEST_VECTORS "/multiplier/witness.wtns", 0,
+                               &err), &err);
+    pl_client_reply_free(&r);
+    snprintf(path, sizeof(path), "/v1/jobs/%s", job);
+    CHECK_OK(pl_client_request(c, &r, "GET", path, NULL, NULL, 0, NULL, 0,
+                               &err), &err);
+    const char *state = pl_client_str(&r, pl__json_root(&r.doc), "state");
+    CHECK(state && strcmp(state, "queued") == 0);
+    const char *prio = pl_client_str(&r, pl__json_root(&r.doc), "priority");
+    CHECK(prio && strcmp(prio, "high") == 0);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
+    CHECK_OK(pl_service_close(svc, &err), &err);
 }
