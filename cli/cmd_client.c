@@ -43,7 +43,7 @@ static const cli_opt client_opts[] = {
              "$PROOFLINE_SERVER, else " PL_CLIENT_DEFAULT_SERVER ")"},
     {"--token-file", "F", CLI_STRING, C(token_file),
      .help = "the bearer token, the file's first line (default:\n"
-             "$PROOFLINE_TOKEN_FILE)"},
+             "$PROOFLINE_TOKEN_FILE)", .io = CLI_IN},
     {NULL},
 };
 
@@ -383,7 +383,7 @@ static const cli_opt submit_opts[] = {
     {"--circuit", "ID", CLI_STRING, S(circuit),
      .help = "a circuit the server knows (its id: the zkey's sha256)"},
     {"--zkey", "FILE", CLI_STRING, S(zkey),
-     .help = "register this zkey first, then use it"},
+     .help = "register this zkey first, then use it", .io = CLI_IN},
     {"--priority", "P", CLI_CHOICE, S(priority),
      .help = "critical, high, normal (default) or low",
      .bad = "%s is critical, high, normal or low, not '%s'",
@@ -509,10 +509,25 @@ static int submit_run(const client_common *cc, const submit_options *o,
             goto done;
         }
     if (o->out_dir) {
-        const char *inputs[1] = {o->zkey};
-        if ((st = cli_output_names(&names, witnesses, n, &err)) ||
-            (st = cli_make_dir(o->out_dir, false, &err)) ||
-            (st = check_outputs(o->out_dir, names, n, inputs, 1, &err)))
+        /* the proofs replace none of the files read: the witnesses, the
+         * zkey, the token */
+        const char **inputs = calloc(n + 2, sizeof(*inputs));
+        size_t n_in = 0;
+        if (!inputs) {
+            st = PL_ENOMEM;
+            goto done;
+        }
+        for (size_t k = 0; k < n; k++)
+            inputs[n_in++] = witnesses[k];
+        if (o->zkey)
+            inputs[n_in++] = o->zkey;
+        if (cc->token_file)
+            inputs[n_in++] = cc->token_file;
+        if (!(st = cli_output_names(&names, witnesses, n, &err)) &&
+            !(st = cli_make_dir(o->out_dir, false, &err)))
+            st = check_outputs(o->out_dir, names, n, inputs, n_in, &err);
+        free(inputs);
+        if (st)
             goto done;
     }
     /* a full queue (429) or a draining server (503) is waited out for up
@@ -673,8 +688,9 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
         }
         snprintf(names[k], 24, "p%zu", k);
     }
-    if ((st = check_outputs(o->out_dir, names, (size_t)total, NULL, 0,
-                            &err)) ||
+    const char *token[1] = {cc->token_file};
+    if ((st = check_outputs(o->out_dir, names, (size_t)total, token,
+                            cc->token_file ? 1 : 0, &err)) ||
         (st = fetch_all(cl, job, o->out_dir, names, (size_t)total, &err)))
         goto done;
     if (!o->quiet)

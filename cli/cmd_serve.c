@@ -59,7 +59,7 @@ static const cli_opt serve_opts[] = {
              "then on storage they all reach at the same path)"},
     {"--token-file", "F", CLI_STRING, O(token_file),
      .help = "a bearer token every request needs (the file must\n"
-             "not be readable by others)"},
+             "not be readable by others)", .io = CLI_IN},
     {"--allow-path", "DIR", CLI_STRING, O(allow_path),
      .help = "allow registering zkeys by a path under DIR"},
     {"--max-queued", "N", CLI_LONG, O(max_queued),
