@@ -12,9 +12,12 @@
  *    time): an upload that drags is closed;
  *  - caps per client address (--max-connections-per-client) and in total
  *    (--max-connections): a connection beyond either makes room by closing
- *    the oldest connection still sending its headers (of that address, for
- *    the first), the one a slow client holds; when none is, the new one is
- *    closed.  A request whose headers arrived (an authenticated client's,
+ *    a connection still sending its headers, the kind a slow client holds:
+ *    the oldest of that address for the first; for the second, the oldest
+ *    of the address that holds the most connections (an attacker who
+ *    reconnects as fast as he is closed holds only young connections, so
+ *    the oldest of all would be a real client's request being read); when
+ *    none is, the new one is closed.  A request whose headers arrived (an authenticated client's,
  *    a health probe's) is never the one closed, and requests waiting for
  *    their job (suspended) are exempt from the deadlines.
  *
@@ -42,6 +45,10 @@
 #include <unistd.h>
 
 #define TICK_MS 200
+/* Connections counted by their address's hash, so the heaviest address is
+ * found in a fixed time whatever the number of connections (a collision
+ * merges two addresses: then both are taken as one heavy user). */
+#define ADDR_BUCKETS 1024
 
 typedef enum { HEADERS, BODY, ANSWERING, WAITING } phase;
 
@@ -49,6 +56,7 @@ typedef struct conn {
     struct MHD_Connection *c;
     int fd;
     char addr[64];       /* the client's address, as text ("unix": local) */
+    unsigned bucket;     /* the address's hash, in by_bucket */
     phase phase;
     double since;        /* monotonic seconds: when the phase began */
     uint64_t window_bytes; /* a body's bytes since window_start */
@@ -64,6 +72,7 @@ struct pl__guard {
     bool started, stop;
     conn *head;
     unsigned total, max_total, max_per_client;
+    unsigned by_bucket[ADDR_BUCKETS]; /* connections not closing, by bucket */
     double header_timeout_s;
     uint64_t body_min_rate;
     pl__guard_counts counts;
@@ -93,20 +102,51 @@ static void shut(pl__guard *g, conn *e)
         return;
     e->closing = true;
     g->total--;
+    g->by_bucket[e->bucket]--;
     shutdown(e->fd, SHUT_RDWR);
 }
 
+static unsigned bucket_of(const char *addr)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *p = addr; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h % ADDR_BUCKETS;
+}
+
 /* Under the lock: the oldest connection still sending its headers, of
- * addr (NULL: of any), other than skip. */
-static conn *slowest(pl__guard *g, const char *addr, const conn *skip)
+ * addr (NULL: of any) and of bucket (ADDR_BUCKETS: of any), other than
+ * skip. */
+static conn *slowest(pl__guard *g, const char *addr, unsigned bucket,
+                     const conn *skip)
 {
     conn *best = NULL;
     for (conn *e = g->head; e; e = e->next)
         if (e != skip && !e->closing && e->phase == HEADERS &&
             (!addr || strcmp(e->addr, addr) == 0) &&
+            (bucket == ADDR_BUCKETS || e->bucket == bucket) &&
             (!best || e->since < best->since))
             best = e;
     return best;
+}
+
+/* Under the lock: room in total.  The victim is a connection sending its
+ * headers of the address holding the most connections (a reconnecting
+ * attacker's are always younger than a real client's request still being
+ * read, so the oldest of all would be the real client's), else the oldest
+ * of any; else the new one is closed. */
+static void make_room(pl__guard *g, conn *e)
+{
+    unsigned heavy = 0;
+    for (unsigned b = 1; b < ADDR_BUCKETS; b++)
+        if (g->by_bucket[b] > g->by_bucket[heavy])
+            heavy = b;
+    conn *victim = slowest(g, NULL, heavy, e);
+    if (!victim)
+        victim = slowest(g, NULL, ADDR_BUCKETS, e);
+    g->counts.evicted += victim != NULL;
+    g->counts.refused += victim == NULL;
+    shut(g, victim ? victim : e);
 }
 
 static unsigned count_of(pl__guard *g, const char *addr)
@@ -207,8 +247,10 @@ void pl__guard_notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
         if (!e)
             return;
         pthread_mutex_lock(&g->mu);
-        if (!e->closing)
+        if (!e->closing) {
             g->total--;
+            g->by_bucket[e->bucket]--;
+        }
         if (e->prev)
             e->prev->next = e->next;
         else
@@ -232,6 +274,7 @@ void pl__guard_notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
     e->c = c;
     e->fd = fi->connect_fd;
     addr_text(c, e->addr, sizeof(e->addr));
+    e->bucket = bucket_of(e->addr);
     e->phase = HEADERS;
     e->since = pl__now_seconds();
     pthread_mutex_lock(&g->mu);
@@ -240,21 +283,18 @@ void pl__guard_notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
         g->head->prev = e;
     g->head = e;
     g->total++;
+    g->by_bucket[e->bucket]++;
     g->counts.opened++;
-    /* room by closing the slowest sender of headers: of this address
-     * first, then of any */
+    /* room by closing a slow sender of headers: of this address first
+     * (its oldest), then of the heaviest address */
     if (count_of(g, e->addr) > g->max_per_client) {
-        conn *victim = slowest(g, e->addr, e);
+        conn *victim = slowest(g, e->addr, ADDR_BUCKETS, e);
         g->counts.evicted += victim != NULL;
         g->counts.refused += victim == NULL;
         shut(g, victim ? victim : e);
     }
-    if (!e->closing && g->total > g->max_total) {
-        conn *victim = slowest(g, NULL, e);
-        g->counts.evicted += victim != NULL;
-        g->counts.refused += victim == NULL;
-        shut(g, victim ? victim : e);
-    }
+    if (!e->closing && g->total > g->max_total)
+        make_room(g, e);
     pthread_mutex_unlock(&g->mu);
     *socket_ctx = e;
 }

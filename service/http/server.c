@@ -31,10 +31,13 @@
 #include <unistd.h>
 
 #define DISCARD_MAX (64ull << 20) /* a refused body up to this is read */
-/* The library's own cap on connections is above ours by this much, so a
- * new connection reaches guard.c, which makes room by closing a slow one,
- * rather than being closed by the library before anyone decides. */
-#define LIBRARY_HEADROOM 64
+/* The library's own cap on connections is above ours, so a new connection
+ * reaches guard.c, which makes room by closing a slow one, rather than
+ * being closed by the library before anyone decides: by our cap again (at
+ * least 64), since the connections guard.c closed count in the library's
+ * until its threads have seen them end, which a reconnecting attacker
+ * keeps many of. */
+#define LIBRARY_HEADROOM(limit) ((limit) > 64 ? (limit) : 64)
 
 struct pl__server {
     pl__service *svc;
@@ -533,7 +536,8 @@ pl_status pl__server_start(pl__server **out, pl__service *svc,
         flags, 0, NULL, NULL, on_request, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->fd,
         MHD_OPTION_THREAD_POOL_SIZE, cfg.threads,
-        MHD_OPTION_CONNECTION_LIMIT, cfg.connection_limit + LIBRARY_HEADROOM,
+        MHD_OPTION_CONNECTION_LIMIT,
+        cfg.connection_limit + LIBRARY_HEADROOM(cfg.connection_limit),
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg.idle_timeout_s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_NOTIFY_CONNECTION, pl__guard_notify, s->guard,
