@@ -13,7 +13,7 @@
  * queue is filled first (not timed), with jobs of 20 partitions.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
-#include "store.h"
+#include "store/store.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

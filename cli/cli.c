@@ -35,14 +35,27 @@ int cli_fail(const char *cmd, pl_status st, const pl_error *err)
 
 int cli_exit(const char *cmd, pl_status st, pl_error *err)
 {
+    return cli_exit_whole(cmd, st, err, NULL);
+}
+
+int cli_exit_whole(const char *cmd, pl_status st, pl_error *err,
+                   const char *whole)
+{
     int sig = cli_signal_caught();
     if (st == PL_OK && !sig)
         return 0;
     if (st == PL_ENOMEM && !err->msg[0])
         snprintf(err->msg, sizeof(err->msg), "out of memory");
-    int rc = st == PL_OK || (sig && st == PL_ECANCELLED)
-                 ? 0
-                 : cli_fail(cmd, st, err);
+    int rc = 0;
+    if (st != PL_OK && !(sig && st == PL_ECANCELLED)) {
+        if (whole && whole[0]) {
+            fprintf(stderr, "%s %s: %s: %s\n", CLI_PROG, cmd,
+                    pl_strerror(st), whole);
+            rc = pl_status_exit_code(st);
+        } else {
+            rc = cli_fail(cmd, st, err);
+        }
+    }
     if (sig) {
         fprintf(stderr, "%s %s: stopped by %s: what finished is kept\n",
                 CLI_PROG, cmd, sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -28,6 +28,10 @@ int cli_fail(const char *cmd, pl_status st, const pl_error *err);
  * out-of-memory error without a message gets one); after SIGINT or
  * SIGTERM, 128 + the signal, saying so. */
 int cli_exit(const char *cmd, pl_status st, pl_error *err);
+/* cli_exit, printing `whole` (when given) instead of err's message: a
+ * message longer than pl_error's 255 characters (a server's), whole. */
+int cli_exit_whole(const char *cmd, pl_status st, pl_error *err,
+                   const char *whole);
 bool cli_is_help(const char *arg);
 /* "30s", "10m", "2h", "7d", "1.5h", "45" (seconds) -> seconds (>= 0). */
 bool cli_parse_duration(const char *text, double *out);

@@ -17,13 +17,16 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "client.h"
+#include "proofline_client.h"
 #include "job.h"
 #include "options.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,10 +40,10 @@ typedef struct {
 static const cli_opt client_opts[] = {
     {"--server", "URL", CLI_STRING, C(server),
      .help = "http://HOST:PORT or unix:/path/to.sock (default:\n"
-             "$PROOFLINE_SERVER, else " PL__CLIENT_DEFAULT_SERVER ")"},
+             "$PROOFLINE_SERVER, else " PL_CLIENT_DEFAULT_SERVER ")"},
     {"--token-file", "F", CLI_STRING, C(token_file),
      .help = "the bearer token, the file's first line (default:\n"
-             "$PROOFLINE_TOKEN_FILE)"},
+             "$PROOFLINE_TOKEN_FILE)", .io = CLI_IN},
     {NULL},
 };
 
@@ -64,14 +67,46 @@ static bool signal_caught(void)
     return cli_signal_caught() != 0;
 }
 
-static pl_status client_open(pl__client **out, const client_common *c,
+/* The whole message of the command's failure (a server's message, a
+ * failed job's error, with what the command adds), printed at its end in
+ * place of err's, which pl_error cuts at 255 characters. */
+static char g_whole[16384];
+
+static void whole_set(pl_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void whole_set(pl_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_whole, sizeof(g_whole), fmt, ap);
+    va_end(ap);
+    snprintf(err->msg, sizeof(err->msg), "%.*s", (int)sizeof(err->msg) - 1,
+             g_whole);
+}
+
+/* The command's end: the whole message when there is one (set above, or
+ * the client's last failure when err is that failure's text). */
+static int client_exit(const char *cmd, const pl_client *cl, pl_status st,
+                       pl_error *err)
+{
+    const char *last = pl_client_last_error(cl);
+    if (!g_whole[0] && last[0] &&
+        strncmp(last, err->msg, strlen(err->msg)) == 0)
+        snprintf(g_whole, sizeof(g_whole), "%s", last);
+    return cli_exit_whole(cmd, st, err, st == PL_OK ? NULL : g_whole);
+}
+
+static pl_status client_open(pl_client **out, const client_common *c,
                              long max_retry_s, pl_error *err)
 {
-    pl__client_config cfg = {.server = c->server,
+    pl_client_config cfg = {.server = c->server,
                              .token_file = c->token_file,
                              .max_retry_s = max_retry_s,
                              .should_stop = signal_caught};
-    return pl__client_open(out, &cfg, err);
+    return pl_client_open(out, &cfg, err);
 }
 
 /* Ids come from the server and go into paths: letters, digits, '-', '_'
@@ -85,20 +120,6 @@ static bool id_ok(const char *id)
               (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
             return false;
     return true;
-}
-
-/* The string member `key` of the reply's root, an id. */
-static pl_status reply_id(char *out, size_t cap, const pl__client_reply *r,
-                          pl_error *err)
-{
-    const char *id = pl__client_str(r, pl__json_root(&r->doc), "id");
-    if (!id_ok(id) || strlen(id) >= cap) {
-        snprintf(err->msg, sizeof(err->msg), "%.160s: the reply has no "
-                 "valid \"id\"", r->url);
-        return PL_EFORMAT;
-    }
-    snprintf(out, cap, "%s", id);
-    return PL_OK;
 }
 
 /* A failed job's status, from its message, for the exit code the same
@@ -134,13 +155,13 @@ static const char *fmt_bytes(char *buf, size_t cap, uint64_t bytes)
 }
 
 /* A job's partitions: how many there are and how many are done. */
-static void job_counts(const pl__client_reply *r, const pl__json_value *job,
+static void job_counts(const pl_client_reply *r, const pl__json_value *job,
                        uint64_t *total, uint64_t *done)
 {
-    const pl__json_value *parts = pl__client_get(r, job, "partitions");
+    const pl__json_value *parts = pl_client_get(r, job, "partitions");
     *total = *done = 0;
     if (parts && parts->type == PL__JSON_NUMBER) {
-        *total = pl__client_num(r, job, "partitions", 0);
+        *total = pl_client_num(r, job, "partitions", 0);
         return;
     }
     if (!parts || parts->type != PL__JSON_ARRAY)
@@ -148,7 +169,7 @@ static void job_counts(const pl__client_reply *r, const pl__json_value *job,
     *total = parts->len;
     for (const pl__json_value *p = pl__json_first(parts);
          p != pl__json_end(parts); p = pl__json_next(p)) {
-        const char *st = pl__client_str(r, p, "state");
+        const char *st = pl_client_str(r, p, "state");
         if (st && strcmp(st, "done") == 0)
             (*done)++;
     }
@@ -156,22 +177,22 @@ static void job_counts(const pl__client_reply *r, const pl__json_value *job,
 
 /* The first failed partition's message ("partition K: ..."), else the
  * job's. */
-static void job_error(char *out, size_t cap, const pl__client_reply *r,
+static void job_error(char *out, size_t cap, const pl_client_reply *r,
                       const pl__json_value *job)
 {
-    const char *msg = pl__client_str(r, job, "error");
+    const char *msg = pl_client_str(r, job, "error");
     snprintf(out, cap, "%s", msg && msg[0] ? msg : "(no message)");
-    const pl__json_value *parts = pl__client_get(r, job, "partitions");
+    const pl__json_value *parts = pl_client_get(r, job, "partitions");
     if (msg && msg[0])
         return;
     if (!parts || parts->type != PL__JSON_ARRAY)
         return;
     for (const pl__json_value *p = pl__json_first(parts);
          p != pl__json_end(parts); p = pl__json_next(p)) {
-        const char *e = pl__client_str(r, p, "error");
+        const char *e = pl_client_str(r, p, "error");
         if (e && e[0]) {
             snprintf(out, cap, "partition %llu: %s",
-                     (unsigned long long)pl__client_num(r, p, "index", 0), e);
+                     (unsigned long long)pl_client_num(r, p, "index", 0), e);
             return;
         }
     }
@@ -180,8 +201,8 @@ static void job_error(char *out, size_t cap, const pl__client_reply *r,
 /* Polls the job until it ends (done, failed, cancelled); *r holds its
  * last reply.  PL_OK when done; a failed job's status and message; after
  * SIGINT or SIGTERM PL_ECANCELLED, the job left running. */
-static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
-                          pl__client_reply *r, bool progress, pl_error *err)
+static pl_status wait_job(const char *cmd, pl_client *cl, const char *job,
+                          pl_client_reply *r, bool progress, pl_error *err)
 {
     char path[128];
     /* ?wait=: the server answers as soon as the job ends, or after a
@@ -196,7 +217,7 @@ static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
     bool reached = false;
     for (;;) {
         double asked = cli_now();
-        pl_status st = pl__client_request(cl, r, "GET", path, NULL, NULL, 0,
+        pl_status st = pl_client_request(cl, r, "GET", path, NULL, NULL, 0,
                                           NULL, 0, err);
         bool waited = cli_now() - asked >= 0.5; /* the server held it */
         /* a server that answered once and went away (a restart:
@@ -206,7 +227,7 @@ static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
             (down_since == 0 || cli_now() - down_since < 60)) {
             if (down_since == 0)
                 down_since = cli_now();
-            pl__client_reply_free(r);
+            pl_client_reply_free(r);
             sleep(1);
             continue;
         }
@@ -217,7 +238,7 @@ static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
         down_since = 0;
         reached = true;
         const pl__json_value *root = pl__json_root(&r->doc);
-        const char *state = pl__client_str(r, root, "state");
+        const char *state = pl_client_str(r, root, "state");
         if (!state) {
             snprintf(err->msg, sizeof(err->msg), "%.160s: the reply has no "
                      "\"state\"", r->url);
@@ -242,17 +263,16 @@ static pl_status wait_job(const char *cmd, pl__client *cl, const char *job,
                 goto stopped;
             if (strcmp(state, "done") == 0)
                 return PL_OK;
-            char msg[200];
+            static char msg[8192];
             job_error(msg, sizeof(msg), r, root);
             if (strstr(msg, job)) /* the server's message names it */
-                snprintf(err->msg, sizeof(err->msg), "%s: %s", state, msg);
+                whole_set(err, "%s: %s", state, msg);
             else
-                snprintf(err->msg, sizeof(err->msg), "job %s %s: %s", job,
-                         state, msg);
+                whole_set(err, "job %s %s: %s", job, state, msg);
             return strcmp(state, "cancelled") == 0 ? PL_ECANCELLED
                                                    : status_of_message(msg);
         }
-        pl__client_reply_free(r);
+        pl_client_reply_free(r);
         if (waited)
             continue;
         struct timespec ts = {.tv_sec = delay_ms / 1000,
@@ -299,7 +319,7 @@ done:
 }
 
 /* Fetches partitions 0..n) of a done job into DIR/names[k].*.json. */
-static pl_status fetch_all(pl__client *cl, const char *job, const char *dir,
+static pl_status fetch_all(pl_client *cl, const char *job, const char *dir,
                            char **names, size_t n, pl_error *err)
 {
     for (size_t k = 0; k < n; k++) {
@@ -307,7 +327,7 @@ static pl_status fetch_all(pl__client *cl, const char *job, const char *dir,
         bool ready = false;
         snprintf(proof, sizeof(proof), "%s/%s.proof.json", dir, names[k]);
         snprintf(pub, sizeof(pub), "%s/%s.public.json", dir, names[k]);
-        pl_status st = pl__client_fetch_proof(cl, job, (uint32_t)k, proof,
+        pl_status st = pl_client_fetch_proof(cl, job, (uint32_t)k, proof,
                                               pub, &ready, err);
         if (st != PL_OK)
             return st;
@@ -363,7 +383,7 @@ static const cli_opt submit_opts[] = {
     {"--circuit", "ID", CLI_STRING, S(circuit),
      .help = "a circuit the server knows (its id: the zkey's sha256)"},
     {"--zkey", "FILE", CLI_STRING, S(zkey),
-     .help = "register this zkey first, then use it"},
+     .help = "register this zkey first, then use it", .io = CLI_IN},
     {"--priority", "P", CLI_CHOICE, S(priority),
      .help = "critical, high, normal (default) or low",
      .bad = "%s is critical, high, normal or low, not '%s'",
@@ -381,56 +401,91 @@ static const cli_opt submit_opts[] = {
     {NULL},
 };
 
-/* deadline_s: 0 for none. */
-static pl_status create_job(pl__client *cl, const char *circuit,
-                            const char *priority, size_t n,
-                            double deadline_s, char *id, size_t cap,
-                            pl_error *err)
-{
-    char body[320], deadline[48] = "";
-    pl__client_reply r;
-    if (deadline_s > 0) /* milliseconds are what the server keeps */
-        snprintf(deadline, sizeof(deadline), ", \"deadline_s\": %.3f",
-                 deadline_s);
-    int len = snprintf(body, sizeof(body), "{\"circuit\": \"%s\", "
-                       "\"priority\": \"%s\", \"partitions\": %zu%s}",
-                       circuit, priority, n, deadline);
-    pl_status st = pl__client_request(cl, &r, "POST", "/v1/jobs",
-                                      "application/json", body, (size_t)len,
-                                      NULL, 0, err);
-    if (st == PL_OK)
-        st = reply_id(id, cap, &r, err);
-    pl__client_reply_free(&r);
-    return st;
-}
-
 /* PUT /v1/jobs/{id}/witness/{k} for every witness; a failure cancels the
  * job (it could never be completed) and names the witness. */
-static pl_status upload_witnesses(pl__client *cl, const char *job,
+static pl_status upload_witnesses(pl_client *cl, const char *job,
                                   const char *const *witnesses, size_t n,
                                   pl_error *err)
 {
     for (size_t k = 0; k < n; k++) {
         char path[160];
-        pl__client_reply r;
+        pl_client_reply r;
         snprintf(path, sizeof(path), "/v1/jobs/%s/witness/%zu", job, k);
-        pl_status st = pl__client_request(cl, &r, "PUT", path,
+        pl_status st = pl_client_request(cl, &r, "PUT", path,
                                           "application/octet-stream", NULL, 0,
                                           witnesses[k], 0, err);
-        pl__client_reply_free(&r);
+        pl_client_reply_free(&r);
         if (st != PL_OK) {
-            char msg[sizeof(err->msg)];
-            snprintf(msg, sizeof(msg), "%s", err->msg);
+            /* the whole of what the server said, before the cancel's
+             * request replaces the client's last failure */
+            static char msg[8192];
+            snprintf(msg, sizeof(msg), "%s", pl_client_last_error(cl)[0]
+                                                 ? pl_client_last_error(cl)
+                                                 : err->msg);
             snprintf(path, sizeof(path), "/v1/jobs/%s", job);
             pl_error ignored = {0};
-            pl__client_stoppable(cl, false); /* even after a SIGINT */
-            pl__client_request(cl, &r, "DELETE", path, NULL, NULL, 0, NULL, 0,
+            pl_client_stoppable(cl, false); /* even after a SIGINT */
+            pl_client_request(cl, &r, "DELETE", path, NULL, NULL, 0, NULL, 0,
                                &ignored);
-            pl__client_stoppable(cl, true);
-            pl__client_reply_free(&r);
-            snprintf(err->msg, sizeof(err->msg), "%.80s: %.110s (job %.40s "
-                     "cancelled)", witnesses[k], msg, job);
+            pl_client_stoppable(cl, true);
+            pl_client_reply_free(&r);
+            whole_set(err, "%s: %s (job %s cancelled)", witnesses[k], msg,
+                      job);
             return st;
+        }
+    }
+    return PL_OK;
+}
+
+/* Every witness checked against the circuit (GET /v1/circuits/{id}) before
+ * a job is made, so a wrong file never leaves a cancelled job behind: its
+ * size is the circuit's witness_bytes, it opens as a witness of the field
+ * proofline proves over (its header, its prime, its values), and it holds
+ * the circuit's number of variables. */
+static pl_status check_witnesses(pl_client *cl, const char *circuit,
+                                 const char *const *witnesses, size_t n,
+                                 pl_error *err)
+{
+    char path[160];
+    pl_client_reply r;
+    snprintf(path, sizeof(path), "/v1/circuits/%.100s", circuit);
+    pl_status st = pl_client_request(cl, &r, "GET", path, NULL, NULL, 0,
+                                      NULL, 0, err);
+    if (st != PL_OK) {
+        pl_client_reply_free(&r);
+        return st;
+    }
+    const pl__json_value *root = pl__json_root(&r.doc);
+    uint64_t bytes = pl_client_num(&r, root, "witness_bytes", 0);
+    uint64_t vars = pl_client_num(&r, root, "vars", 0);
+    pl_client_reply_free(&r);
+    for (size_t k = 0; k < n; k++) {
+        struct stat sb;
+        if (stat(witnesses[k], &sb) != 0) {
+            whole_set(err, "%s: cannot read it: %s", witnesses[k],
+                      strerror(errno));
+            return PL_EIO;
+        }
+        if (bytes && (uint64_t)sb.st_size != bytes) {
+            whole_set(err, "%s: %llu bytes, but a witness of circuit %.16s... "
+                      "is exactly %llu bytes (is it a witness of this "
+                      "circuit?); no job was made", witnesses[k],
+                      (unsigned long long)sb.st_size, circuit,
+                      (unsigned long long)bytes);
+            return PL_EUSAGE;
+        }
+        pl_wtns *w = NULL;
+        if ((st = pl_wtns_open(&w, witnesses[k], err)) != PL_OK) {
+            whole_set(err, "%s; no job was made", err->msg);
+            return st;
+        }
+        size_t count = pl_wtns_count(w);
+        pl_wtns_close(w);
+        if (vars && count != vars) {
+            whole_set(err, "%s: %zu values, but circuit %.16s... has %llu "
+                      "variables; no job was made", witnesses[k], count,
+                      circuit, (unsigned long long)vars);
+            return PL_EFORMAT;
         }
     }
     return PL_OK;
@@ -440,10 +495,10 @@ static int submit_run(const client_common *cc, const submit_options *o,
                       const char *const *witnesses, size_t n)
 {
     pl_error err = {0};
-    pl__client *cl = NULL;
-    pl__client_reply r = {0};
+    pl_client *cl = NULL;
+    pl_client_reply r = {0};
     char **names = NULL;
-    char circuit[128], job[128];
+    char circuit[128], job[37];
     pl_status st = PL_OK;
 
     for (size_t k = 0; k < n; k++)
@@ -454,10 +509,25 @@ static int submit_run(const client_common *cc, const submit_options *o,
             goto done;
         }
     if (o->out_dir) {
-        const char *inputs[1] = {o->zkey};
-        if ((st = cli_output_names(&names, witnesses, n, &err)) ||
-            (st = cli_make_dir(o->out_dir, false, &err)) ||
-            (st = check_outputs(o->out_dir, names, n, inputs, 1, &err)))
+        /* the proofs replace none of the files read: the witnesses, the
+         * zkey, the token */
+        const char **inputs = calloc(n + 2, sizeof(*inputs));
+        size_t n_in = 0;
+        if (!inputs) {
+            st = PL_ENOMEM;
+            goto done;
+        }
+        for (size_t k = 0; k < n; k++)
+            inputs[n_in++] = witnesses[k];
+        if (o->zkey)
+            inputs[n_in++] = o->zkey;
+        if (cc->token_file)
+            inputs[n_in++] = cc->token_file;
+        if (!(st = cli_output_names(&names, witnesses, n, &err)) &&
+            !(st = cli_make_dir(o->out_dir, false, &err)))
+            st = check_outputs(o->out_dir, names, n, inputs, n_in, &err);
+        free(inputs);
+        if (st)
             goto done;
     }
     /* a full queue (429) or a draining server (503) is waited out for up
@@ -466,7 +536,7 @@ static int submit_run(const client_common *cc, const submit_options *o,
         goto done;
     if (o->zkey) {
         bool uploaded;
-        if ((st = pl__client_register(cl, o->zkey, circuit, &uploaded,
+        if ((st = pl_client_register(cl, o->zkey, circuit, &uploaded,
                                       &err)))
             goto done;
     } else if (!id_ok(o->circuit)) {
@@ -477,8 +547,10 @@ static int submit_run(const client_common *cc, const submit_options *o,
     } else {
         snprintf(circuit, sizeof(circuit), "%s", o->circuit);
     }
-    if ((st = create_job(cl, circuit, priorities[o->priority], n,
-                         o->deadline_s, job, sizeof(job), &err)) ||
+    if ((st = check_witnesses(cl, circuit, witnesses, n, &err)))
+        goto done;
+    if ((st = pl_client_create_job(cl, circuit, priorities[o->priority], n,
+                                   o->deadline_s, job, &err)) ||
         (st = upload_witnesses(cl, job, witnesses, n, &err)))
         goto done;
     printf("%s\n", job);
@@ -491,10 +563,11 @@ static int submit_run(const client_common *cc, const submit_options *o,
     if (o->out_dir)
         st = fetch_all(cl, job, o->out_dir, names, n, &err);
 done:
-    pl__client_reply_free(&r);
-    pl__client_close(cl);
+    pl_client_reply_free(&r);
+    int rc = client_exit("submit", cl, st, &err);
+    pl_client_close(cl);
     free_names(names, n);
-    return cli_exit("submit", st, &err);
+    return rc;
 }
 
 int cli_submit(int argc, char **argv)
@@ -557,8 +630,8 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
                      const char *job)
 {
     pl_error err = {0};
-    pl__client *cl = NULL;
-    pl__client_reply r = {0};
+    pl_client *cl = NULL;
+    pl_client_reply r = {0};
     char **names = NULL;
     uint64_t total = 0, done_n = 0;
     pl_status st = PL_OK;
@@ -578,19 +651,20 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
     } else {
         char path[128];
         snprintf(path, sizeof(path), "/v1/jobs/%s", job);
-        if ((st = pl__client_request(cl, &r, "GET", path, NULL, NULL, 0, NULL,
+        if ((st = pl_client_request(cl, &r, "GET", path, NULL, NULL, 0, NULL,
                                      0, &err)))
             goto done;
-        const char *state = pl__client_str(&r, pl__json_root(&r.doc),
+        const char *state = pl_client_str(&r, pl__json_root(&r.doc),
                                            "state");
         if (!state || strcmp(state, "done") != 0) {
-            char msg[200] = "";
+            static char msg[8192];
+            msg[0] = 0;
             if (state && (strcmp(state, "failed") == 0 ||
                           strcmp(state, "cancelled") == 0))
                 job_error(msg, sizeof(msg), &r, pl__json_root(&r.doc));
-            snprintf(err.msg, sizeof(err.msg), "job %s is %s%s%s%s", job,
-                     state ? state : "(no state)", msg[0] ? ": " : "", msg,
-                     msg[0] ? "" : ", not done (--wait waits for it)");
+            whole_set(&err, "job %s is %s%s%s%s", job,
+                      state ? state : "(no state)", msg[0] ? ": " : "", msg,
+                      msg[0] ? "" : ", not done (--wait waits for it)");
             st = state && strcmp(state, "failed") == 0
                      ? status_of_message(msg) : PL_EUSAGE;
             goto done;
@@ -614,18 +688,20 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
         }
         snprintf(names[k], 24, "p%zu", k);
     }
-    if ((st = check_outputs(o->out_dir, names, (size_t)total, NULL, 0,
-                            &err)) ||
+    const char *token[1] = {cc->token_file};
+    if ((st = check_outputs(o->out_dir, names, (size_t)total, token,
+                            cc->token_file ? 1 : 0, &err)) ||
         (st = fetch_all(cl, job, o->out_dir, names, (size_t)total, &err)))
         goto done;
     if (!o->quiet)
         fprintf(stderr, "fetch: job %s: %llu proofs in %s\n", job,
                 (unsigned long long)total, o->out_dir);
 done:
-    pl__client_reply_free(&r);
-    pl__client_close(cl);
+    pl_client_reply_free(&r);
+    int rc = client_exit("fetch", cl, st, &err);
+    pl_client_close(cl);
     free_names(names, (size_t)total);
-    return cli_exit("fetch", st, &err);
+    return rc;
 }
 
 int cli_fetch(int argc, char **argv)
@@ -681,16 +757,16 @@ static const cli_opt jobs_opts[] = {
     {NULL},
 };
 
-static void print_job_row(const pl__client_reply *r, const pl__json_value *j)
+static void print_job_row(const pl_client_reply *r, const pl__json_value *j)
 {
     char created[32], dur[32] = "-", parts[32];
-    const char *id = pl__client_str(r, j, "id");
-    const char *state = pl__client_str(r, j, "state");
-    const char *prio = pl__client_str(r, j, "priority");
-    const char *circuit = pl__client_str(r, j, "circuit");
-    const char *error = pl__client_str(r, j, "error");
-    int64_t c_ms = pl__client_int(r, j, "created_ms", 0);
-    int64_t f_ms = pl__client_int(r, j, "finished_ms", 0);
+    const char *id = pl_client_str(r, j, "id");
+    const char *state = pl_client_str(r, j, "state");
+    const char *prio = pl_client_str(r, j, "priority");
+    const char *circuit = pl_client_str(r, j, "circuit");
+    const char *error = pl_client_str(r, j, "error");
+    int64_t c_ms = pl_client_int(r, j, "created_ms", 0);
+    int64_t f_ms = pl_client_int(r, j, "finished_ms", 0);
     uint64_t total, done;
     job_counts(r, j, &total, &done);
     snprintf(parts, sizeof(parts), "%llu/%llu", (unsigned long long)done,
@@ -706,8 +782,8 @@ static void print_job_row(const pl__client_reply *r, const pl__json_value *j)
 static int jobs_run(const client_common *cc, const jobs_options *o)
 {
     pl_error err = {0};
-    pl__client *cl = NULL;
-    pl__client_reply r = {0};
+    pl_client *cl = NULL;
+    pl_client_reply r = {0};
     char path[128];
     pl_status st;
     if (o->state)
@@ -716,7 +792,7 @@ static int jobs_run(const client_common *cc, const jobs_options *o)
     else
         snprintf(path, sizeof(path), "/v1/jobs?limit=%u", o->limit);
     if ((st = client_open(&cl, cc, 0, &err)) ||
-        (st = pl__client_request(cl, &r, "GET", path, NULL, NULL, 0, NULL, 0,
+        (st = pl_client_request(cl, &r, "GET", path, NULL, NULL, 0, NULL, 0,
                                  &err)))
         goto done;
     if (o->json) {
@@ -725,7 +801,7 @@ static int jobs_run(const client_common *cc, const jobs_options *o)
             putchar('\n');
         goto done;
     }
-    const pl__json_value *jobs = pl__client_get(&r, pl__json_root(&r.doc),
+    const pl__json_value *jobs = pl_client_get(&r, pl__json_root(&r.doc),
                                                 "jobs");
     if (!jobs || jobs->type != PL__JSON_ARRAY) {
         snprintf(err.msg, sizeof(err.msg), "%.160s: the reply has no "
@@ -739,9 +815,10 @@ static int jobs_run(const client_common *cc, const jobs_options *o)
          j != pl__json_end(jobs); j = pl__json_next(j))
         print_job_row(&r, j);
 done:
-    pl__client_reply_free(&r);
-    pl__client_close(cl);
-    return cli_exit("jobs", st, &err);
+    pl_client_reply_free(&r);
+    int rc = client_exit("jobs", cl, st, &err);
+    pl_client_close(cl);
+    return rc;
 }
 
 int cli_jobs(int argc, char **argv)
@@ -786,7 +863,7 @@ static const cli_opt status_opts[] = {
 };
 
 /* "a 1, b 2, c 0" from an object of numbers. */
-static void print_counts(const char *label, const pl__client_reply *r,
+static void print_counts(const char *label, const pl_client_reply *r,
                          const pl__json_value *obj)
 {
     printf("%-10s", label);
@@ -798,7 +875,7 @@ static void print_counts(const char *label, const pl__client_reply *r,
     for (const pl__json_value *m = pl__json_first(obj);
          m != pl__json_end(obj); m = pl__json_next(m)) {
         printf("%s%s %llu", sep, m->key,
-               (unsigned long long)pl__client_num(r, obj, m->key, 0));
+               (unsigned long long)pl_client_num(r, obj, m->key, 0));
         sep = ", ";
     }
     putchar('\n');
@@ -818,19 +895,19 @@ static void print_scalar(const pl__json_value *v)
     }
 }
 
-static void print_status(const client_common *cc, const pl__client_reply *r,
+static void print_status(const client_common *cc, const pl_client_reply *r,
                          const char *server)
 {
     const pl__json_value *root = pl__json_root(&r->doc);
     char a[32], b[32], c[32];
-    const char *version = pl__client_str(r, root, "version");
-    uint64_t up = pl__client_num(r, root, "uptime_s", 0);
-    uint64_t budget = pl__client_num(r, root, "budget_bytes", 0);
-    uint64_t reserved = pl__client_num(r, root, "reserved_bytes", 0);
-    uint64_t peak = pl__client_num(r, root, "peak_reserved_bytes", 0);
+    const char *version = pl_client_str(r, root, "version");
+    uint64_t up = pl_client_num(r, root, "uptime_s", 0);
+    uint64_t budget = pl_client_num(r, root, "budget_bytes", 0);
+    uint64_t reserved = pl_client_num(r, root, "reserved_bytes", 0);
+    uint64_t peak = pl_client_num(r, root, "peak_reserved_bytes", 0);
     (void)cc;
-    const char *backend = pl__client_str(r, root, "backend");
-    const pl__json_value *drain = pl__client_get(r, root, "draining");
+    const char *backend = pl_client_str(r, root, "backend");
+    const pl__json_value *drain = pl_client_get(r, root, "draining");
     printf("%-10s%s (proofline %s%s%s, up %llud %02lluh %02llum %02llus)%s\n",
            "server", server, version ? version : "?",
            backend ? ", backend " : "", backend ? backend : "",
@@ -843,35 +920,35 @@ static void print_status(const client_common *cc, const pl__client_reply *r,
            budget ? 100.0 * (double)reserved / (double)budget : 0.0,
            fmt_bytes(c, sizeof(c), peak),
            budget ? 100.0 * (double)peak / (double)budget : 0.0);
-    int64_t untracked = pl__client_int(r, root, "untracked_bytes", 0);
+    int64_t untracked = pl_client_int(r, root, "untracked_bytes", 0);
     char d[32];
     printf("%-10sRssAnon %s (peak %s), tracked %s, untracked %s%s\n",
            "memory",
-           fmt_bytes(a, sizeof(a), pl__client_num(r, root, "rss_anon_bytes",
+           fmt_bytes(a, sizeof(a), pl_client_num(r, root, "rss_anon_bytes",
                                                   0)),
            fmt_bytes(b, sizeof(b),
-                     pl__client_num(r, root, "peak_rss_anon_bytes", 0)),
-           fmt_bytes(c, sizeof(c), pl__client_num(r, root, "tracked_bytes",
+                     pl_client_num(r, root, "peak_rss_anon_bytes", 0)),
+           fmt_bytes(c, sizeof(c), pl_client_num(r, root, "tracked_bytes",
                                                   0)),
            untracked < 0 ? "-" : "",
            fmt_bytes(d, sizeof(d), untracked < 0 ? (uint64_t)-untracked
                                                  : (uint64_t)untracked));
-    const pl__json_value *classes = pl__client_get(r, root, "classes");
+    const pl__json_value *classes = pl_client_get(r, root, "classes");
     if (classes && classes->type == PL__JSON_OBJECT && classes->len) {
         printf("\n%-14s %7s %12s %12s\n", "class", "count", "bytes", "peak");
         for (const pl__json_value *m = pl__json_first(classes);
              m != pl__json_end(classes); m = pl__json_next(m))
             printf("%-14s %7llu %12s %12s\n", m->key,
-                   (unsigned long long)pl__client_num(r, m, "count", 0),
-                   fmt_bytes(a, sizeof(a), pl__client_num(r, m, "bytes", 0)),
+                   (unsigned long long)pl_client_num(r, m, "count", 0),
+                   fmt_bytes(a, sizeof(a), pl_client_num(r, m, "bytes", 0)),
                    fmt_bytes(b, sizeof(b),
-                             pl__client_num(r, m, "peak_bytes", 0)));
+                             pl_client_num(r, m, "peak_bytes", 0)));
         putchar('\n');
     }
-    print_counts("stages", r, pl__client_get(r, root, "stages"));
-    print_counts("queue", r, pl__client_get(r, root, "queue"));
-    print_counts("jobs", r, pl__client_get(r, root, "jobs"));
-    const pl__json_value *workers = pl__client_get(r, root, "workers");
+    print_counts("stages", r, pl_client_get(r, root, "stages"));
+    print_counts("queue", r, pl_client_get(r, root, "queue"));
+    print_counts("jobs", r, pl_client_get(r, root, "jobs"));
+    const pl__json_value *workers = pl_client_get(r, root, "workers");
     if (workers && workers->type == PL__JSON_ARRAY) {
         size_t i = 0;
         for (const pl__json_value *w = pl__json_first(workers);
@@ -897,49 +974,49 @@ static void print_status(const client_common *cc, const pl__client_reply *r,
 }
 
 /* The cluster's view: a line per worker, then the queue and the jobs. */
-static void print_cluster(const pl__client_reply *r)
+static void print_cluster(const pl_client_reply *r)
 {
     const pl__json_value *root = pl__json_root(&r->doc);
-    const pl__json_value *workers = pl__client_get(r, root, "workers");
-    const char *self = pl__client_str(r, root, "self");
+    const pl__json_value *workers = pl_client_get(r, root, "workers");
+    const char *self = pl_client_str(r, root, "self");
     char a[32], b[32];
     printf("%-34s %-16s %-7s %10s %10s %8s %9s\n", "worker", "host", "backend",
            "budget", "reserved", "inflight", "heartbeat");
     if (workers && workers->type == PL__JSON_ARRAY)
         for (const pl__json_value *w = pl__json_first(workers);
              w != pl__json_end(workers); w = pl__json_next(w)) {
-            const char *id = pl__client_str(r, w, "id");
-            const char *host = pl__client_str(r, w, "host");
-            const char *backend = pl__client_str(r, w, "backend");
-            const pl__json_value *status = pl__client_get(r, w, "status");
-            const pl__json_value *gone = pl__client_get(r, w, "gone");
-            double age = (double)pl__client_num(r, w, "age_ms", 0) / 1000.0;
+            const char *id = pl_client_str(r, w, "id");
+            const char *host = pl_client_str(r, w, "host");
+            const char *backend = pl_client_str(r, w, "backend");
+            const pl__json_value *status = pl_client_get(r, w, "status");
+            const pl__json_value *gone = pl_client_get(r, w, "gone");
+            double age = (double)pl_client_num(r, w, "age_ms", 0) / 1000.0;
             printf("%-34.34s %-16.16s %-7.7s %10s %10s %8llu %8.1fs%s%s\n",
                    id ? id : "?", host ? host : "?", backend ? backend : "?",
                    fmt_bytes(a, sizeof(a),
-                             pl__client_num(r, w, "budget_bytes", 0)),
+                             pl_client_num(r, w, "budget_bytes", 0)),
                    fmt_bytes(b, sizeof(b),
-                             pl__client_num(r, w, "reserved_bytes", 0)),
+                             pl_client_num(r, w, "reserved_bytes", 0)),
                    (unsigned long long)(status
-                                            ? pl__client_num(r, status,
+                                            ? pl_client_num(r, status,
                                                              "in_flight", 0)
                                             : 0),
                    age, gone && gone->type == PL__JSON_TRUE ? " gone" : "",
                    self && id && strcmp(self, id) == 0 ? " (this one)" : "");
         }
     putchar('\n');
-    print_counts("queue", r, pl__client_get(r, root, "queue"));
-    print_counts("jobs", r, pl__client_get(r, root, "jobs"));
+    print_counts("queue", r, pl_client_get(r, root, "queue"));
+    print_counts("jobs", r, pl_client_get(r, root, "jobs"));
 }
 
 static int status_run(const client_common *cc, const status_options *o)
 {
     pl_error err = {0};
-    pl__client *cl = NULL;
-    pl__client_reply r = {0};
+    pl_client *cl = NULL;
+    pl_client_reply r = {0};
     pl_status st;
     if ((st = client_open(&cl, cc, 0, &err)) ||
-        (st = pl__client_request(cl, &r, "GET",
+        (st = pl_client_request(cl, &r, "GET",
                                  o->cluster ? "/v1/cluster" : "/v1/status",
                                  NULL, NULL, 0, NULL, 0, &err)))
         goto done;
@@ -954,12 +1031,13 @@ static int status_run(const client_common *cc, const status_options *o)
     } else if (o->cluster) {
         print_cluster(&r);
     } else {
-        print_status(cc, &r, pl__client_server(cl));
+        print_status(cc, &r, pl_client_server(cl));
     }
 done:
-    pl__client_reply_free(&r);
-    pl__client_close(cl);
-    return cli_exit("status", st, &err);
+    pl_client_reply_free(&r);
+    int rc = client_exit("status", cl, st, &err);
+    pl_client_close(cl);
+    return rc;
 }
 
 int cli_status(int argc, char **argv)

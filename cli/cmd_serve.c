@@ -1,40 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `proofline serve`: the proving service (service/: the store, the worker,
- * the HTTP server, the metrics).  This file reads the options, refuses
- * unsafe ones (a non-loopback address without a token, a token file others
- * can read), prepares DATA (its folders, one server per DATA through a
- * lock, temporary files a killed run left removed, the worker's stable
- * owner id), starts the pieces and waits for SIGTERM or SIGINT; then it
- * drains: new work is refused with 503, the partitions in flight may
- * finish until --drain-timeout, the rest go back to the queue, and the
- * process exits 0.
+ * `proofline serve`: the proving service.  This file is its option table:
+ * it reads the options into a pl_service_config and makes three calls,
+ * pl_service_open, pl_service_run (until SIGTERM or SIGINT, then the
+ * drain) and pl_service_close (service/proofline_service.h: the service
+ * is assembled and taken apart there, not here).
  */
-#define _GNU_SOURCE
 #include "cli.h"
 #include "options.h"
-#include "metrics.h"
-#include "residency.h"
-#include "server.h"
-#include "service.h"
-#include "store.h"
-#include "worker.h"
-#include "util/error.h"
-#include "util/file.h"
+#include "proofline_service.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const cli_command serve_cmd = {
     "serve",
@@ -61,9 +38,10 @@ static const cli_command serve_cmd = {
 typedef struct serve_options {
     const char *listen, *data, *store, *token_file, *allow_path;
     const char *retain, *drain_timeout, *lease, *request_timeout;
-    const char *params_idle, *preload;
-    uint64_t params_budget;
+    const char *header_timeout, *params_idle, *preload;
+    uint64_t params_budget, body_min_rate;
     long max_queued, trace_records, http_threads, max_connections;
+    long max_per_client;
     uint64_t max_zkey;
     cli_engine_options engine;
 } serve_options;
@@ -81,7 +59,7 @@ static const cli_opt serve_opts[] = {
              "then on storage they all reach at the same path)"},
     {"--token-file", "F", CLI_STRING, O(token_file),
      .help = "a bearer token every request needs (the file must\n"
-             "not be readable by others)"},
+             "not be readable by others)", .io = CLI_IN},
     {"--allow-path", "DIR", CLI_STRING, O(allow_path),
      .help = "allow registering zkeys by a path under DIR"},
     {"--max-queued", "N", CLI_LONG, O(max_queued),
@@ -103,6 +81,16 @@ static const cli_opt serve_opts[] = {
      .help = "threads polling the connections (default 4)"},
     {"--max-connections", "N", CLI_LONG, O(max_connections),
      .help = "connections at once (default 256)"},
+    {"--max-connections-per-client", "N", CLI_LONG, O(max_per_client),
+     .help = "connections from one client address (default 64);\n"
+             "beyond it, or beyond --max-connections, the oldest one\n"
+             "still sending its headers is closed to make room"},
+    {"--header-timeout", "TIME", CLI_STRING, O(header_timeout),
+     .help = "a request's headers must arrive within this (default\n"
+             "10s; a connection that trickles them is closed)"},
+    {"--body-min-rate", "SIZE", CLI_SIZE, O(body_min_rate),
+     .help = "bytes per second a request's body must keep up,\n"
+             "averaged over --header-timeout (default 1KiB)"},
     {"--request-timeout", "TIME", CLI_STRING, O(request_timeout),
      .help = "an idle connection is closed after this (default 30s)"},
     {"--params-budget", "SIZE", CLI_SIZE, O(params_budget),
@@ -117,334 +105,76 @@ static const cli_opt serve_opts[] = {
     {NULL},
 };
 
-/* The token: the file's first line, not readable by others. */
-static pl_status read_token(char **out, const char *path, pl_error *err)
+/* A duration option into *out (left as it was when absent). */
+static bool duration(const char *text, const char *name, double min,
+                     double *out)
 {
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return pl__error_set(err, PL_EUSAGE, "--token-file %s: %s", path,
-                             strerror(errno));
-    if (sb.st_mode & (S_IROTH | S_IWOTH))
-        return pl__error_set(err, PL_EUSAGE, "--token-file %s: readable or "
-                             "writable by others (mode %03o): chmod 600 it",
-                             path, (unsigned)(sb.st_mode & 0777));
-    char *text = NULL;
-    size_t len = 0;
-    pl_status st = pl__file_read_small(&text, &len, path, 4096, err);
-    if (st != PL_OK)
-        return st;
-    text[strcspn(text, "\r\n")] = '\0';
-    len = strlen(text);
-    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t'))
-        text[--len] = '\0';
-    if (len == 0) {
-        free(text);
-        return pl__error_set(err, PL_EUSAGE, "--token-file %s: no token on "
-                             "its first line", path);
+    if (!text)
+        return true;
+    if (!cli_parse_duration(text, out) || *out < min) {
+        cli_usage_error("serve", "%s takes a duration%s (30s, 2m), not '%s'",
+                        name, min > 0 ? " of 1s or more" : "", text);
+        return false;
     }
-    if (len < 16)
-        fprintf(stderr, "proofline serve: warning: --token-file %s: a token "
-                "of %zu characters is easy to guess; 32 random ones are "
-                "better\n", path, len);
-    *out = text;
-    return PL_OK;
-}
-
-/* Removes what a killed run left half-written: pl__output's temporary
- * files ("<target>.tmp" and six characters) in DATA's folders. */
-static void sweep_temporaries(const char *data)
-{
-    static const char *const dirs[] = {"circuits", "witnesses", "proofs", ""};
-    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-        char dir[PL__SERVICE_PATH_MAX + 32];
-        snprintf(dir, sizeof(dir), "%s/%s", data, dirs[i]);
-        DIR *d = opendir(dir);
-        if (!d)
-            continue;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            const char *t = strstr(e->d_name, ".tmp");
-            if (t && strlen(t) == 10) {
-                char path[PL__SERVICE_PATH_MAX + 300];
-                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                unlink(path);
-            }
-        }
-        closedir(d);
-    }
-}
-
-/* The worker's owner id: "host:" and an id kept in DATA/owner.id. */
-static pl_status owner_id(char *out, size_t cap, const char *data,
-                          pl_error *err)
-{
-    char path[PL__SERVICE_PATH_MAX + 32], *text = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof(path), "%s/owner.id", data);
-    char id[33] = {0};
-    if (access(path, F_OK) == 0) {
-        pl_status st = pl__file_read_small(&text, &len, path, 64, err);
-        if (st != PL_OK)
-            return st;
-        snprintf(id, sizeof(id), "%.*s", (int)strcspn(text, "\r\n"), text);
-        free(text);
-    }
-    if (!id[0]) {
-        uint8_t b[8] = {0};
-        if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-            return pl__error_set(err, PL_EIO, "getrandom failed");
-        for (int i = 0; i < 8; i++)
-            snprintf(id + 2 * i, 3, "%02x", b[i]);
-        char line[40];
-        int n = snprintf(line, sizeof(line), "%s\n", id);
-        pl_status st = pl__file_write_atomic(path, line, (size_t)n, err);
-        if (st != PL_OK)
-            return st;
-    }
-    char host[64] = "localhost";
-    gethostname(host, sizeof(host) - 1);
-    snprintf(out, cap, "%s:%s", host, id);
-    return PL_OK;
-}
-
-/* shared: DATA is shared with the services of other hosts on one store
- * (--store): the lock is this host's alone, and the temporary files are
- * left (another host may be writing them). */
-static pl_status prepare_data(const char *data, bool shared, int *lock_fd,
-                              pl_error *err)
-{
-    pl_status st = cli_make_dir(data, true, err);
-    static const char *const dirs[] = {"circuits", "witnesses", "proofs"};
-    for (size_t i = 0; st == PL_OK && i < 3; i++) {
-        char dir[PL__SERVICE_PATH_MAX + 32];
-        snprintf(dir, sizeof(dir), "%s/%s", data, dirs[i]);
-        st = cli_make_dir(dir, false, err);
-    }
-    if (st != PL_OK)
-        return st;
-    char path[PL__SERVICE_PATH_MAX + 96], host[64] = "localhost";
-    gethostname(host, sizeof(host) - 1);
-    if (shared)
-        snprintf(path, sizeof(path), "%s/serve.%s.lock", data, host);
-    else
-        snprintf(path, sizeof(path), "%s/serve.lock", data);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return pl__error_set(err, PL_EIO, "%s: %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        close(fd);
-        return pl__error_set(err, PL_EUSAGE, "--data %s: another proofline "
-                             "serve is using it (%s is locked)", data, path);
-    }
-    *lock_fd = fd;
-    if (!shared)
-        sweep_temporaries(data);
-    return PL_OK;
-}
-
-/* Waits for a second SIGINT or SIGTERM and exits at once. */
-static void *second_signal(void *arg)
-{
-    int sig = 0;
-    sigwait((const sigset_t *)arg, &sig);
-    static const char msg[] = "proofline serve: second signal: exiting "
-                              "without draining\n";
-    (void)!write(2, msg, sizeof(msg) - 1);
-    _exit(128 + sig);
-}
-
-/* --preload ID,...: each a registered circuit, made hot before the first
- * claim (so its first proof does not wait for its parameters). */
-static pl_status preload(pl__service *svc, const char *ids, pl_error *err)
-{
-    char id[PL__STORE_ID_LEN + 2];
-    while (ids && *ids) {
-        size_t n = strcspn(ids, ",");
-        if (n == 0 || n > PL__STORE_ID_LEN)
-            return pl__error_set(err, PL_EUSAGE, "--preload: '%.*s' is not "
-                                 "a circuit id", (int)(n > 80 ? 80 : n), ids);
-        memcpy(id, ids, n);
-        id[n] = '\0';
-        ids += n + (ids[n] == ',');
-        pl__store_circuit c;
-        pl_status st = pl__store_circuit_get(svc->store, id, &c, err);
-        bool busy = false;
-        if (st == PL_OK)
-            st = pl__residency_preload(svc->residency, c.id, c.zkey_path, 0,
-                                       &busy, err);
-        if (st != PL_OK) {
-            char msg[sizeof(err->msg)];
-            snprintf(msg, sizeof(msg), "--preload %.64s: %.170s", id,
-                     err->msg);
-            memcpy(err->msg, msg, sizeof(msg));
-            return st;
-        }
-        fprintf(stderr, "proofline serve: circuit %.16s... preloaded (hot)\n",
-                id);
-    }
-    return PL_OK;
+    return true;
 }
 
 static int serve_run(serve_options *o)
 {
-    pl_error err = {0};
-    pl_status st = PL_OK;
-    pl__service svc = {0};
-    pl__server *server = NULL;
-    char *token = NULL;
-    int lock_fd = -1;
-    double drain_s = 30, lease_s = 30, retain_s = 0, timeout_s = 30;
-    double params_idle_s = 0;
-
-    if (o->drain_timeout && !cli_parse_duration(o->drain_timeout, &drain_s))
-        return cli_usage_error("serve", "--drain-timeout takes a duration "
-                               "(30s, 2m), not '%s'", o->drain_timeout);
-    if (o->lease && (!cli_parse_duration(o->lease, &lease_s) || lease_s < 1))
-        return cli_usage_error("serve", "--lease takes a duration of 1s or "
-                               "more, not '%s'", o->lease);
-    if (o->retain && !cli_parse_duration(o->retain, &retain_s))
-        return cli_usage_error("serve", "--retain takes a duration (7d), not "
-                               "'%s'", o->retain);
-    if (o->params_idle && !cli_parse_duration(o->params_idle, &params_idle_s))
-        return cli_usage_error("serve", "--params-idle takes a duration "
-                               "(10m), not '%s'", o->params_idle);
-    if (o->request_timeout &&
-        (!cli_parse_duration(o->request_timeout, &timeout_s) || timeout_s < 1))
-        return cli_usage_error("serve", "--request-timeout takes a duration "
-                               "of 1s or more, not '%s'", o->request_timeout);
+    pl_service_config cfg;
+    pl_service_config_init(&cfg);
+    if (!duration(o->drain_timeout, "--drain-timeout", 0,
+                  &cfg.drain_timeout_s) ||
+        !duration(o->lease, "--lease", 1, &cfg.lease_s) ||
+        !duration(o->retain, "--retain", 0, &cfg.retain_s) ||
+        !duration(o->params_idle, "--params-idle", 0, &cfg.params_idle_s) ||
+        !duration(o->request_timeout, "--request-timeout", 1,
+                  &cfg.idle_timeout_s) ||
+        !duration(o->header_timeout, "--header-timeout", 1,
+                  &cfg.header_timeout_s))
+        return 2;
     if (o->max_queued < 0 || o->trace_records < 0 || o->http_threads < 0 ||
         o->http_threads > 64 || o->max_connections < 0 ||
-        o->trace_records > 1000000)
+        o->max_per_client < 0 || o->trace_records > 1000000)
         return cli_usage_error("serve", "--max-queued, --trace-records, "
-                               "--http-threads (up to 64) and "
-                               "--max-connections take positive numbers");
-    const char *listen = o->listen ? o->listen : "127.0.0.1:7878";
-    bool loopback = false;
-    if ((st = pl__server_listen_check(listen, &loopback, &err)) != PL_OK)
-        return cli_fail("serve", st, &err);
-    if (!loopback && !o->token_file)
-        return cli_usage_error("serve", "--listen %s is not a loopback "
-                               "address: that needs --token-file", listen);
-    if (o->token_file && (st = read_token(&token, o->token_file, &err)))
-        return cli_fail("serve", st, &err);
-    struct stat sb;
-    if (o->allow_path &&
-        (stat(o->allow_path, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-        free(token);
-        return cli_usage_error("serve", "--allow-path %s is not a folder",
-                               o->allow_path);
-    }
-    const char *data = o->data ? o->data : "proofline-data";
-    if (strlen(data) >= sizeof(svc.data_dir) - 64) {
-        free(token);
-        return cli_usage_error("serve", "--data: the path is too long");
-    }
+                               "--http-threads (up to 64), "
+                               "--max-connections and "
+                               "--max-connections-per-client take positive "
+                               "numbers");
+    cfg.listen = o->listen;
+    cfg.data_dir = o->data;
+    cfg.store = o->store;
+    cfg.token_file = o->token_file;
+    cfg.allow_path = o->allow_path;
+    cfg.preload = o->preload;
+    cfg.max_queued = (uint64_t)o->max_queued;
+    cfg.max_zkey_bytes = o->max_zkey;
+    cfg.params_budget_bytes = o->params_budget;
+    if (o->trace_records)
+        cfg.trace_records = (size_t)o->trace_records;
+    if (o->http_threads)
+        cfg.http_threads = (unsigned)o->http_threads;
+    if (o->max_connections)
+        cfg.max_connections = (unsigned)o->max_connections;
+    if (o->max_per_client)
+        cfg.max_per_client = (unsigned)o->max_per_client;
+    if (o->body_min_rate)
+        cfg.body_min_rate = o->body_min_rate;
+    cfg.log_claims = o->engine.cfg.log_level != PL_LOG_QUIET;
+    cfg.engine = o->engine.cfg;
 
-    /* the signals are taken by this thread alone (sigwait below): every
-     * thread started from here on has them blocked */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    /* a store on a server (postgres://) may be shared by several hosts */
-    bool shared = o->store && strstr(o->store, "://") != NULL;
-    snprintf(svc.data_dir, sizeof(svc.data_dir), "%s", data);
-    svc.token = token;
-    svc.allow_path = o->allow_path;
-    svc.max_queued = (uint64_t)o->max_queued;
-    svc.max_zkey_bytes = o->max_zkey;
-    svc.lease_ms = (int64_t)(lease_s * 1000);
-    svc.retain_ms = (int64_t)(retain_s * 1000);
-    svc.drain_timeout_s = drain_s;
-    svc.started_unix_ms = pl__service_now_ms();
-    svc.log_claims = o->engine.cfg.log_level != PL_LOG_QUIET;
-    atomic_init(&svc.draining, false);
-    if ((st = prepare_data(data, shared, &lock_fd, &err)) != PL_OK ||
-        (st = owner_id(svc.owner, sizeof(svc.owner), data, &err)) != PL_OK ||
-        (st = pl__store_open(&svc.store, o->store ? o->store : data,
-                             &err)) != PL_OK ||
-        (st = pl__metrics_create(&svc.metrics,
-                                 o->trace_records ? (size_t)o->trace_records
-                                                  : 4096,
-                                 &err)) != PL_OK)
-        goto done;
-    o->engine.cfg.on_event = pl__worker_on_event;
-    o->engine.cfg.on_event_user = &svc;
-    o->engine.cfg.on_stage = pl__metrics_on_stage;
-    o->engine.cfg.on_stage_user = svc.metrics;
-    if ((st = pl_engine_create(&svc.engine, &o->engine.cfg, &err)) != PL_OK)
-        goto done;
-    pl_engine_stats es;
-    pl_engine_stats_read(svc.engine, &es);
-    svc.budget_bytes = es.budget_bytes;
-    if (o->params_budget > svc.budget_bytes) {
-        char b1[32], b2[32];
-        st = pl__error_set(&err, PL_EUSAGE, "--params-budget %s is more "
-                           "than the budget, %s",
-                           pl_format_bytes(b1, sizeof(b1), o->params_budget),
-                           pl_format_bytes(b2, sizeof(b2), svc.budget_bytes));
-        goto done;
+    pl_error err = {0};
+    pl_service *svc = NULL;
+    pl_status st = pl_service_open(&svc, &cfg, &err);
+    if (st == PL_OK)
+        st = pl_service_run(svc, &err);
+    pl_error close_err = {0};
+    pl_status closed = pl_service_close(svc, &close_err);
+    if (st == PL_OK && closed != PL_OK) {
+        st = closed;
+        err = close_err;
     }
-    svc.params_budget_bytes =
-        o->params_budget ? o->params_budget : svc.budget_bytes;
-    svc.params_idle_s = params_idle_s;
-    if ((st = pl__residency_create(&svc.residency, svc.engine,
-                                   svc.params_budget_bytes, &err)) != PL_OK ||
-        (st = preload(&svc, o->preload, &err)) != PL_OK ||
-        (st = pl__worker_start(&svc.worker, &svc, &err)) != PL_OK)
-        goto done;
-    pl__server_config scfg = {listen, (unsigned)o->http_threads,
-                              (unsigned)o->max_connections,
-                              (unsigned)timeout_s};
-    if ((st = pl__server_start(&server, &svc, &scfg, &err)) != PL_OK)
-        goto done;
-    char b[32];
-    fprintf(stderr, "proofline serve: data %s, budget %s, owner %s\n", data,
-            pl_format_bytes(b, sizeof(b), svc.budget_bytes), svc.owner);
-
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    atomic_store(&svc.draining, true);
-    /* a second signal during the drain ends the process at once, as kill
-     * -9 would: the claims go back to the queue at the next start */
-    pthread_t second;
-    bool second_started =
-        pthread_create(&second, NULL, second_signal, &sigs) == 0;
-    fprintf(stderr, "proofline serve: %s: draining (up to %.0fs)\n",
-            sig == SIGINT ? "SIGINT" : "SIGTERM", drain_s);
-    size_t released = pl__worker_drain(svc.worker, drain_s);
-    fprintf(stderr, "proofline serve: drained; %zu partition(s) back in the "
-            "queue\n", released);
-    if (second_started) { /* sigwait is a cancellation point */
-        pthread_cancel(second);
-        pthread_join(second, NULL);
-    }
-done:
-    pl__server_stop(server);
-    /* the worker stops (a no-op after the drain) before the engine goes,
-     * and is freed after it: the engine's last events still reach it */
-    pl__worker_drain(svc.worker, 0);
-    pl__residency_destroy(svc.residency); /* the hot circuits let go */
-    if (svc.engine) {
-        pl_error e2 = {0};
-        pl_status s2 = pl_engine_destroy(svc.engine, &e2);
-        if (st == PL_OK && s2 != PL_OK) {
-            st = s2;
-            err = e2;
-        }
-    }
-    pl__worker_destroy(svc.worker);
-    pl__store_close(svc.store);
-    pl__metrics_destroy(svc.metrics);
-    if (lock_fd >= 0)
-        close(lock_fd);
-    free(token);
-    if (st != PL_OK)
-        return cli_fail("serve", st, &err);
-    return 0;
+    return st == PL_OK ? 0 : cli_fail("serve", st, &err);
 }
 
 int cli_serve(int argc, char **argv)

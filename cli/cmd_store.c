@@ -11,9 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "options.h"
-#include "store.h"
+#include "proofline_service.h"
 
-#include <inttypes.h>
 #include <string.h>
 
 static const cli_command store_cmd = {
@@ -50,48 +49,17 @@ static int store_migrate(const store_options *o)
 {
     pl_error err = {0};
     int before = 0, after = 0;
-    pl_status st = pl__store_migrate(o->store, (int)o->to, &before, &after,
-                                     &err);
+    pl_status st = pl_service_store_migrate(o->store, (int)o->to, &before,
+                                            &after, &err);
     if (st == PL_OK)
         printf("schema_before=%d\nschema_after=%d\n", before, after);
     return cli_exit("store migrate", st, &err);
 }
 
-static bool print_worker(void *user, const pl__store_worker *w)
-{
-    (void)user;
-    printf("worker=%s host=%s pid=%" PRId64 " backend=%s gpus=%s "
-           "budget=%" PRIu64 " reserved=%" PRIu64 " %s heard_ms_ago=%" PRId64
-           "\n",
-           w->id, w->host[0] ? w->host : "-", w->pid,
-           w->backend[0] ? w->backend : "-", w->gpus[0] ? w->gpus : "-",
-           w->budget_bytes, w->reserved_bytes, w->gone ? "gone" : "alive",
-           w->age_ms);
-    return true;
-}
-
 static int store_info(const store_options *o)
 {
     pl_error err = {0};
-    pl__store *s = NULL;
-    pl__store_counts n;
-    pl_status st = pl__store_open(&s, o->store, &err);
-    if (st == PL_OK)
-        st = pl__store_counts_read(s, &n, &err);
-    if (st == PL_OK) {
-        printf("schema=%d\n", pl__store_schema_version(s));
-        for (int i = 0; i < PL__JOB_STATE_COUNT; i++)
-            printf("jobs_%s=%" PRIu64 "\n",
-                   pl__job_state_name((pl__job_state)i), n.jobs[i]);
-        for (int p = PL__PRIORITY_COUNT - 1; p >= 0; p--)
-            printf("queued_%s=%" PRIu64 "\n",
-                   pl__priority_name((pl__priority)p),
-                   n.queued_partitions[p]);
-        printf("claimed=%" PRIu64 "\n", n.claimed_partitions);
-        fflush(stdout);
-        st = pl__store_worker_list(s, print_worker, NULL, &err);
-    }
-    pl__store_close(s);
+    pl_status st = pl_service_store_info(o->store, stdout, &err);
     return cli_exit("store info", st, &err);
 }
 

@@ -566,6 +566,13 @@ typedef struct pl_engine_stats {
     uint64_t trimmed_bytes;  /* returned to the OS by the last pl_engine_trim */
     uint64_t events;
     uint64_t reserved_bytes, peak_reserved_bytes;
+    /* What the engine has promised: reserved_bytes plus the planned bytes
+     * of the partitions submitted and not yet admitted (each as its job's
+     * plan with its witness file's size at submission), so that a caller
+     * feeding the engine (the service's worker) reads its room here:
+     * budget_bytes - committed_bytes is what a new partition can have
+     * without waiting behind work already given. */
+    uint64_t committed_bytes;
     uint64_t tracked_bytes, peak_tracked_bytes; /* accounted allocator */
     uint64_t rss_anon_bytes, peak_rss_anon_bytes, baseline_rss_anon_bytes;
     uint64_t stage_now[PL_STAGE_COUNT], stage_peak[PL_STAGE_COUNT];

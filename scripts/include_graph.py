@@ -28,6 +28,7 @@ def module_of(rel):
 # ("store.h", "porep.h"), with the module each belongs to; include/ (the
 # public headers) belongs to none.
 BARE_NAME_DIRS = (("include", None), ("service", "service"),
+                  ("service/client", "service"),
                   ("examples/porep", "examples"))
 
 
@@ -42,6 +43,9 @@ def header_module(inc, includer_dir):
             if os.path.exists(os.path.join(ROOT, folder, inc)):
                 return module
         return None
+    # service's own folders ("store/store.h", "http/http.h")
+    if os.path.exists(os.path.join(ROOT, "service", inc)):
+        return "service"
     if parts[0] == "backend" and len(parts) > 2:
         return "backend/" + parts[1]
     return parts[0]

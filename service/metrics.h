@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The ledger, live: what /metrics (Prometheus text), /v1/status (JSON) and
- * /v1/trace (a Chrome trace of a recent window) serve.  The engine feeds
- * it through its on_event and on_stage callbacks (any engine thread), the
- * worker through pl__metrics_proof_done; the server reads it.  The ring of
- * recent records is bounded (its record count set by --trace-records) and
- * its bytes are an accounted buffer, so the ledger shows them.  One lock,
- * taken by no other; never held while anything but a copy runs.
+ * The ledger, live: what the engine and the worker tell the service as it
+ * runs, kept for the figures (figures.c renders them) and for /v1/trace (a
+ * Chrome trace of a recent window).  The engine feeds it through its
+ * on_event and on_stage callbacks (any engine thread), the worker through
+ * pl__metrics_proof_done and the rest.  The ring of recent records is
+ * bounded (its record count set by --trace-records) and its bytes are an
+ * accounted buffer, so the ledger shows them.  One lock, taken by no other;
+ * never held while anything but a copy runs.
  */
 #ifndef PL_SERVICE_METRICS_H
 #define PL_SERVICE_METRICS_H
@@ -14,9 +15,33 @@
 #include "service.h"
 #include "util/file.h"
 
+/* A histogram of seconds over fixed bounds (pl__histogram_bounds): counts
+ * per bucket, the last for +Inf only. */
+#define PL__HISTOGRAM_BUCKETS 14
+typedef struct pl__histogram {
+    uint64_t counts[PL__HISTOGRAM_BUCKETS + 1];
+    uint64_t n;
+    double sum;
+} pl__histogram;
+const double *pl__histogram_bounds(void);
+
+#define PL__METRICS_MAX_STAGES 16
+
+/* A copy of the counters, read at once. */
+typedef struct pl__metrics_view {
+    pl__histogram proof;              /* from a claim to its proof on disk */
+    uint64_t proofs_ok, proofs_failed;
+    uint64_t deadline_met[PL__PRIORITY_COUNT];
+    uint64_t deadline_missed[PL__PRIORITY_COUNT];
+    size_t n_stages;
+    char stage_names[PL__METRICS_MAX_STAGES][32];
+    pl__histogram stages[PL__METRICS_MAX_STAGES];
+} pl__metrics_view;
+
 pl_status pl__metrics_create(pl__metrics **out, size_t ring_records,
                              pl_error *err);
 void pl__metrics_destroy(pl__metrics *m);
+void pl__metrics_read(pl__metrics *m, pl__metrics_view *out);
 
 /* The engine's callbacks (pl_engine_config.on_event / on_stage, user: the
  * metrics). */
@@ -26,12 +51,6 @@ void pl__metrics_on_stage(void *user, const char *stage, double seconds);
  * that the trace names store jobs (a bounded table: the newest kept). */
 void pl__metrics_note_job(pl__metrics *m, uint64_t engine_job,
                           const char *job_id, uint32_t index);
-/* The engine stage of a claimed partition, from the last event of the
- * engine job proving it: "queued" (in the engine, not admitted yet),
- * "admitted", "synth", "waiting", "proving", "finishing", "finished";
- * NULL when the table does not know it. */
-const char *pl__metrics_stage(pl__metrics *m, const char *job_id,
-                              uint32_t index);
 /* A circuit was made hot (its parameters loaded) in `seconds`, just now:
  * a span on the trace's "parameters" track and an observation of the
  * stage "params_promotion". */
@@ -43,28 +62,11 @@ void pl__metrics_proof_done(pl__metrics *m, double seconds, bool ok);
  * its class (priority). */
 void pl__metrics_deadline(pl__metrics *m, pl__priority cls, bool missed);
 
-/* GET /metrics: the exposition text. */
-pl_status pl__metrics_prometheus(pl__service *svc, pl__strbuf *sb,
-                                 pl_error *err);
-/* GET /v1/status: the JSON object. */
-pl_status pl__metrics_status_json(pl__service *svc, pl__strbuf *sb,
-                                  pl_error *err);
-/* GET /v1/cluster: every worker on the store (its row: host, pid,
- * backend, budget, reserved, status, last heartbeat and its age by the
- * store's clock), the queue by priority and the jobs by state. */
-pl_status pl__metrics_cluster_json(pl__service *svc, pl__strbuf *sb,
-                                   pl_error *err);
-/* The parameter residency as JSON: one circuit's object when id is set,
- * else {"budget_bytes", "hot_bytes", "peak_hot_bytes", "circuits": [...]}
- * (each circuit: id, tier, resident_bytes, cached_bytes, refs,
- * promotions, demotions, last_promotion_s, idle_s). */
-void pl__metrics_params_json(pl__service *svc, pl__strbuf *sb,
-                             const char *id);
 /* GET /v1/trace?since=S: the ring's records of the last S seconds (all
- * when S <= 0) as Chrome trace JSON. */
-void pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb, double since_s);
-
-/* JSON string escaping, shared with the server. */
-void pl__json_put_string(pl__strbuf *sb, const char *s);
+ * when S <= 0) as a Chrome trace, through the ledger's one trace writer
+ * (the layout of --trace), with the store's job ids in each partition's
+ * arguments and the parameter promotions on a track of their own. */
+pl_status pl__metrics_trace_json(pl__metrics *m, pl__strbuf *sb,
+                                 double since_s, pl_error *err);
 
 #endif /* PL_SERVICE_METRICS_H */

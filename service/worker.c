@@ -2,22 +2,32 @@
 /*
  * The claim loop of `proofline serve` (see worker.h): store -> engine ->
  * proof files -> store.  One thread, woken by the server (a job queued or
- * cancelled), by the engine's finisher (a proof delivered) or every
- * LOOP_MS.  It does not prove anything itself and holds no partition
- * bytes: the engine maps each witness only when it admits the partition
- * under its budget, so what waits in the queue costs disk, not memory.
+ * cancelled), by the engine (a partition admitted or ended) or every
+ * LOOP_MS.  It proves nothing itself and holds no partition bytes: the
+ * engine maps each witness only when it admits the partition under its
+ * budget, so what waits in the queue costs disk, not memory.
  *
- * Why the room is counted here and not read from the engine: the engine
- * reserves a partition's bytes only when it admits it, so a partition just
- * submitted is not yet in its reserved bytes; counting the planned bytes of
- * every claim in flight, plus the resident bytes of the circuits held
- * open, keeps the claims within the budget (the engine's own admission
- * still enforces it byte for byte).
+ * What it claims is what its engine can admit now, read from the engine
+ * (pl_engine_stats.committed_bytes: reserved, and planned for what was
+ * submitted and not admitted) rather than counted beside it: the room is
+ * the budget less that, plus what idle hot circuits would give back; and a
+ * claim is made only while no earlier claim waits for admission.  So the
+ * claims it holds are the partitions in its engine, and one more at most,
+ * and a restart (which charges an attempt only to claims the store was
+ * told had started) costs nothing to partitions that were only waiting.
+ *
+ * The store can fail to record an outcome (a full disk, a store gone read
+ * only, its folder removed): the outcome is kept (unrecorded[]) and
+ * recorded when the store writes again, before any heartbeat renews it: a
+ * completion whose proof is on disk is recorded as such, a failure gives
+ * its claim back.  Meanwhile the health probe says the service is not
+ * ready and nothing is claimed.
  */
 #define _GNU_SOURCE
 #include "worker.h"
 #include "metrics.h"
 #include "residency.h"
+#include "formats/json.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/lock.h"
@@ -32,25 +42,39 @@
 #include <unistd.h>
 
 #define MAX_FLIGHTS 32
+/* the longest message a pl_error holds */
+#define ENGINE_MSG_MAX (sizeof(((pl_error *)0)->msg) - 1)
 #define LOOP_MS 50
 /* with nothing in flight the loop asks the store less often: this
  * service's own new jobs wake it at once; another service's (on a shared
  * store) are seen within this */
 #define IDLE_MS 250
 #define PURGE_EVERY_S 60.0
+#define HEALTH_EVERY_S 1.0
 
 typedef struct flight {
     bool used;
-    uint64_t engine_job;
+    uint64_t engine_job;  /* 0 until submitted */
     pl__store_claim claim;
-    uint64_t bytes;       /* planned bytes of the partition */
+    pl__flight_stage stage;
+    bool start_told;      /* the store knows its proof started */
     double started;       /* monotonic seconds at the claim */
-    double promote_s;     /* how long its circuit took to become hot */
     bool release;         /* cancelled by the drain: give it back */
     bool written;         /* on_proof wrote the pair */
     pl_status write_status;
     char write_msg[256];
 } flight;
+
+/* An outcome the store could not record yet. */
+typedef struct unrecorded {
+    bool used;
+    char job_id[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+    uint64_t fence;
+    bool complete;        /* its proof is on disk: record the completion */
+    bool deadline;        /* its job has a deadline (judged when done) */
+    double seconds;       /* from its claim to its end */
+} unrecorded;
 
 struct pl__worker {
     pl__service *svc;
@@ -62,10 +86,23 @@ struct pl__worker {
     bool kicked, stop_claiming, stop;
     flight flights[MAX_FLIGHTS];
     size_t n_flights;
+    unrecorded pending[MAX_FLIGHTS];
+    size_t n_pending;
     uint64_t claimed, completed, failed, released;
     double backoff_until;     /* no claim before (a circuit did not fit) */
-    char last_error[256];
+    char last_error[PL__STORE_MSG_MAX];
+    bool error_logged;        /* a store failure is on stderr already */
 };
+
+const char *pl__flight_stage_name(pl__flight_stage s)
+{
+    static const char *const names[] = {
+#define PL__FLIGHT_STAGE_NAME(name, label) label,
+        PL__FLIGHT_STAGE_MAP(PL__FLIGHT_STAGE_NAME)
+#undef PL__FLIGHT_STAGE_NAME
+    };
+    return (unsigned)s < PL__FLIGHT_STAGE_COUNT ? names[s] : "unknown";
+}
 
 int64_t pl__service_now_ms(void)
 {
@@ -95,6 +132,15 @@ bool pl__worker_public_path(const char *proof_path, char *out, size_t cap)
                     proof_path) < (int)cap;
 }
 
+static flight *flight_of_locked(pl__worker *w, uint64_t engine_job)
+{
+    assert(pl__lock_mine(&w->lock));
+    for (size_t i = 0; engine_job && i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used && w->flights[i].engine_job == engine_job)
+            return &w->flights[i];
+    return NULL;
+}
+
 /* ---- proofs, on the engine's finisher ---------------------------------- */
 
 static void on_proof(void *user, uint64_t job, size_t partition,
@@ -105,10 +151,7 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     pl__worker *w = user;
     char proof_path[PL__STORE_PATH_MAX], public_path[PL__STORE_PATH_MAX];
     pl__lock_acquire(&w->lock);
-    flight *f = NULL;
-    for (size_t i = 0; i < MAX_FLIGHTS; i++)
-        if (w->flights[i].used && w->flights[i].engine_job == job)
-            f = &w->flights[i];
+    flight *f = flight_of_locked(w, job);
     if (f)
         pl__worker_proof_paths(w->svc, f->claim.job.id, f->claim.part.index,
                                proof_path, public_path, sizeof(proof_path));
@@ -128,21 +171,10 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     pl__lock_release(&w->lock);
 }
 
-/* ---- room ---------------------------------------------------------------- */
-
-static uint64_t inflight_sum_locked(const pl__worker *w)
-{
-    assert(pl__lock_mine(&w->lock));
-    uint64_t sum = 0;
-    for (size_t i = 0; i < MAX_FLIGHTS; i++)
-        if (w->flights[i].used)
-            sum += w->flights[i].bytes;
-    return sum;
-}
+/* ---- the cluster's row and the errors --------------------------------------- */
 
 /* This worker as the cluster sees it (GET /v1/cluster): its budget, what
- * it has reserved, its partitions per engine stage and its hot
- * parameters. */
+ * it has reserved, its claims by stage and its hot parameters. */
 static void worker_row(pl__worker *w, pl__store_worker *row)
 {
     pl__service *svc = w->svc;
@@ -159,30 +191,39 @@ static void worker_row(pl__worker *w, pl__store_worker *row)
     row->reserved_bytes = st.reserved_bytes;
     uint64_t hot = 0;
     pl__residency_bytes(svc->residency, &hot, NULL, NULL);
-    pl__lock_acquire(&w->lock);
-    size_t in_flight = w->n_flights;
-    pl__lock_release(&w->lock);
+    pl__worker_view v;
+    pl__worker_view_read(w, &v);
     pl__strbuf sb = {0};
-    pl__strbuf_printf(&sb, "{\"in_flight\": %zu, \"hot_params_bytes\": %llu, "
-                      "\"stages\": {", in_flight, (unsigned long long)hot);
-    for (int k = 0; k < PL_STAGE_COUNT; k++)
-        pl__strbuf_printf(&sb, "%s\"%s\": %llu", k ? ", " : "",
-                          pl_stage_name((pl_stage)k),
-                          (unsigned long long)st.stage_now[k]);
-    pl__strbuf_printf(&sb, "}}");
+    pl__jw jw;
+    pl__jw_to_buffer(&jw, &sb, false);
+    pl__jw_object(&jw);
+    pl__jw_key_u64(&jw, "in_flight", v.in_flight);
+    pl__jw_key_u64(&jw, "hot_params_bytes", hot);
+    pl__jw_key(&jw, "stages");
+    pl__jw_object(&jw);
+    for (int k = 0; k < PL__FLIGHT_STAGE_COUNT; k++)
+        pl__jw_key_u64(&jw, pl__flight_stage_name((pl__flight_stage)k),
+                       v.stages[k]);
+    pl__jw_end_object(&jw);
+    pl__jw_end_object(&jw);
     snprintf(row->status_json, sizeof(row->status_json), "%s",
-             sb.failed || !sb.data ? "{}" : sb.data);
+             jw.failed || !sb.data ? "{}" : sb.data);
     pl__strbuf_free(&sb);
 }
 
-/* ---- claims -------------------------------------------------------------- */
-
+/* A failure to write the store, for the status (the latest) and stderr
+ * (the first only, until the store takes a heartbeat again: a full disk
+ * fails every round, in several ways, and one line says it). */
 static void note_error(pl__worker *w, const char *what, const pl_error *err)
 {
     pl__lock_acquire(&w->lock);
-    snprintf(w->last_error, sizeof(w->last_error), "%s: %.200s", what, err->msg);
+    snprintf(w->last_error, sizeof(w->last_error), "%s: %s", what, err->msg);
+    bool again = w->error_logged;
+    w->error_logged = true;
     pl__lock_release(&w->lock);
-    fprintf(stderr, "proofline serve: %s: %s\n", what, err->msg);
+    if (!again)
+        fprintf(stderr, "proofline serve: %s: %s (more such failures are "
+                "in /v1/status until it writes again)\n", what, err->msg);
 }
 
 /* The counters are read by the status under the lock. */
@@ -193,150 +234,28 @@ static void count(pl__worker *w, uint64_t *counter)
     pl__lock_release(&w->lock);
 }
 
-/* Ends a claim with a failure whose message names the partition and the
- * kind of failure (the status's text first, so a client can tell an
- * invalid proof from a broken input).  A failure of the input (a witness
- * that does not satisfy the circuit, a malformed file) fails the job at
- * once; anything else (memory, I/O, a device) is retried, by any worker,
- * up to the store's max_attempts. */
-static void fail_claim(pl__worker *w, const char *job_id, uint32_t index,
-                       uint64_t fence, pl_status st, const char *why)
-{
-    pl__service *svc = w->svc;
-    bool input = st == PL_EINVALID || st == PL_EFORMAT || st == PL_EUNSAT ||
-                 st == PL_EUSAGE || st == PL_EUNSUPPORTED;
-    char msg[PL__STORE_MSG_MAX];
-    snprintf(msg, sizeof(msg), "job %s partition %u: %s: %.160s", job_id,
-             index, pl_strerror(st), why);
-    pl_error e2 = {0};
-    bool requeued = false;
-    if (pl__store_fail_attempt(svc->store, job_id, index, svc->owner, fence,
-                               msg, !input, &requeued, &e2) != PL_OK)
-        note_error(w, "fail", &e2);
-    else if (requeued)
-        fprintf(stderr, "proofline serve: %s (retried)\n", msg);
-    count(w, &w->failed);
-}
+/* ---- outcomes and what the store could not record ------------------------------ */
 
-/* A claim goes back to the queue (not now), and no claim for a second. */
-static void give_back(pl__worker *w, const pl__store_claim *claim)
+static void keep_unrecorded(pl__worker *w, const pl__store_claim *c,
+                            bool complete, double seconds)
 {
-    pl_error e2 = {0};
-    pl__store_release(w->svc->store, claim->job.id, claim->part.index,
-                      w->svc->owner, claim->part.fence, &e2);
-    w->backoff_until = pl__now_seconds() + 1.0;
-}
-
-/* Claims one partition when there is room and a free slot; true when it
- * did (the loop tries again at once).
- *
- * The room is the budget less what cannot move: partitions in flight and
- * hot circuits in use.  Idle hot circuits do not count against it: they
- * are demoted (least recently used first) when a claim needs their bytes,
- * so the claim's own circuit, its partition and everything in flight fit
- * the budget before the engine is asked to admit it. */
-static bool claim_one(pl__worker *w, pl__store_claim *claim)
-{
-    pl__service *svc = w->svc;
     pl__lock_acquire(&w->lock);
-    bool can = !w->stop_claiming && w->n_flights < MAX_FLIGHTS;
-    uint64_t inflight = inflight_sum_locked(w);
-    pl__lock_release(&w->lock);
-    uint64_t in_use = 0;
-    pl__residency_bytes(svc->residency, NULL, &in_use, NULL);
-    uint64_t used = inflight + in_use;
-    if (!can || used >= svc->budget_bytes || pl__now_seconds() < w->backoff_until)
-        return false;
-    uint64_t room = svc->budget_bytes - used;
-    bool found = false;
-    pl_error err = {0};
-    if (pl__store_claim_next(svc->store, svc->owner, room, svc->lease_ms,
-                             claim, &found, &err) != PL_OK) {
-        note_error(w, "claim", &err);
-        return false;
-    }
-    if (!found)
-        return false;
-    const char *job_id = claim->job.id;
-    const char *circuit_id = claim->circuit.id;
-    uint32_t index = claim->part.index;
-    /* its circuit hot: promoted now if it is not (seconds for a large key) */
-    pl_circuit *circuit = NULL;
-    double promote_s = 0;
-    bool busy = false;
-    pl_status st = pl__residency_acquire(svc->residency, circuit_id,
-                                         claim->circuit.zkey_path, 0,
-                                         &circuit, &promote_s, &busy, &err);
-    if (st != PL_OK) {
-        if (busy) { /* the circuits in use hold the room: later */
-            give_back(w, claim);
-            return false;
-        }
-        fail_claim(w, job_id, index, claim->part.fence, st, err.msg);
-        return true;
-    }
-    if (promote_s > 0) {
-        pl__metrics_promotion(svc->metrics, circuit_id, promote_s);
-        if (svc->log_claims)
-            fprintf(stderr, "proofline serve: circuit %.16s... promoted "
-                    "(hot) in %.3f s for job %s partition %u\n", circuit_id,
-                    promote_s, job_id, index);
-    }
-    uint64_t part_bytes = 0;
-    pl_circuit_plan(circuit, claim->circuit.witness_bytes, &part_bytes, NULL);
-    /* room for this partition beside everything in flight: idle circuits
-     * other than this one are demoted if they hold it */
-    pl__lock_acquire(&w->lock);
-    inflight = inflight_sum_locked(w);
-    pl__lock_release(&w->lock);
-    uint64_t allowed_hot = svc->budget_bytes > inflight + part_bytes
-                               ? svc->budget_bytes - inflight - part_bytes
-                               : 0;
-    if (pl__residency_shrink(svc->residency, allowed_hot, circuit_id) >
-        allowed_hot) {
-        pl__residency_release(svc->residency, circuit_id);
-        give_back(w, claim);
-        return false;
-    }
-    const char *paths[1] = {claim->part.witness_path};
-    pl_job_spec spec = {0};
-    spec.circuit = circuit;
-    spec.n_partitions = 1;
-    spec.witness_paths = paths;
-    spec.priority = (int)claim->job.priority;
-    spec.verify = true;
-    spec.on_proof = on_proof;
-    spec.on_proof_user = w;
-    pl__lock_acquire(&w->lock);
-    flight *f = NULL;
-    for (size_t i = 0; i < MAX_FLIGHTS && !f; i++)
-        if (!w->flights[i].used)
-            f = &w->flights[i];
-    memset(f, 0, sizeof(*f));
-    f->claim = *claim;
-    f->bytes = part_bytes;
-    f->started = pl__now_seconds();
-    f->promote_s = promote_s;
-    /* under the lock, so that a proof delivered before submit returns
-     * finds its flight (on_proof takes the lock) */
-    st = pl_engine_submit(svc->engine, &f->engine_job, &spec, &err);
-    if (st == PL_OK) {
-        if (svc->log_claims)
-            fprintf(stderr, "proofline serve: job %s partition %u (%s "
-                    "priority, attempt %u) is engine job %llu\n", job_id,
-                    index, pl__priority_name(claim->job.priority),
-                    claim->part.attempts, (unsigned long long)f->engine_job);
-        pl__metrics_note_job(svc->metrics, f->engine_job, job_id, index);
-        f->used = true;
-        w->n_flights++;
-        w->claimed++;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+        unrecorded *u = &w->pending[i];
+        if (u->used)
+            continue;
+        memset(u, 0, sizeof(*u));
+        u->used = true;
+        snprintf(u->job_id, sizeof(u->job_id), "%s", c->job.id);
+        u->index = c->part.index;
+        u->fence = c->part.fence;
+        u->complete = complete;
+        u->deadline = c->job.deadline_unix_ms > 0;
+        u->seconds = seconds;
+        w->n_pending++;
+        break;
     }
     pl__lock_release(&w->lock);
-    if (st != PL_OK) {
-        pl__residency_release(svc->residency, circuit_id);
-        fail_claim(w, job_id, index, claim->part.fence, st, err.msg);
-    }
-    return true;
 }
 
 /* A job with a deadline that a completion of this worker made done: met
@@ -366,22 +285,310 @@ static void judge_deadline(pl__worker *w, const char *job_id)
                 (long long)(job.deadline_unix_ms - job.created_unix_ms));
 }
 
+/* Records a completion; false when the store could not (kept for later). */
+static bool record_complete(pl__worker *w, const char *job_id, uint32_t index,
+                            uint64_t fence, bool deadline, double seconds)
+{
+    pl__service *svc = w->svc;
+    char proof_path[PL__STORE_PATH_MAX];
+    pl__worker_proof_paths(svc, job_id, index, proof_path, NULL,
+                           sizeof(proof_path));
+    bool job_done = false;
+    pl_error err = {0};
+    pl_status st = pl__store_complete_job(svc->store, job_id, index,
+                                          svc->owner, fence, proof_path,
+                                          &job_done, &err);
+    if (st == PL_ECANCELLED)
+        return true; /* the claim was lost: another worker's now */
+    if (st != PL_OK) {
+        note_error(w, "recording a proof (kept until the store can write)",
+                   &err);
+        return false;
+    }
+    count(w, &w->completed);
+    pl__metrics_proof_done(svc->metrics, seconds, true);
+    /* the deadline was recorded before the job could be claimed */
+    if (job_done && deadline)
+        judge_deadline(w, job_id);
+    return true;
+}
+
+/* Gives a claim back; false when the store could not. */
+static bool record_release(pl__worker *w, const char *job_id, uint32_t index,
+                           uint64_t fence)
+{
+    pl_error err = {0};
+    pl_status st = pl__store_release(w->svc->store, job_id, index,
+                                     w->svc->owner, fence, &err);
+    if (st == PL_OK)
+        count(w, &w->released);
+    if (st == PL_OK || st == PL_ECANCELLED)
+        return true;
+    note_error(w, "giving a claim back (kept until the store can write)",
+               &err);
+    return false;
+}
+
+/* Ends a claim with a failure whose message names the partition and the
+ * kind of failure (the status's text first, so a client can tell an
+ * invalid proof from a broken input).  A failure of the input (a witness
+ * that does not satisfy the circuit, a malformed file) fails the job at
+ * once; anything else (memory, I/O, a device) is retried, by any worker,
+ * up to the store's max_attempts.  A failure the store cannot record
+ * gives the claim back instead, when it can write again. */
+static void fail_claim(pl__worker *w, const pl__store_claim *c, pl_status st,
+                       const char *why)
+{
+    pl__service *svc = w->svc;
+    bool input = st == PL_EINVALID || st == PL_EFORMAT || st == PL_EUNSAT ||
+                 st == PL_EUSAGE || st == PL_EUNSUPPORTED;
+    pl__strbuf msg = {0};
+    pl__strbuf_printf(&msg, "job %s partition %u: %s: %s", c->job.id,
+                      c->part.index, pl_strerror(st), why);
+    /* the engine's words come in a pl_error, whose message is cut at its
+     * size: say so rather than end mid-word */
+    if (strlen(why) == ENGINE_MSG_MAX)
+        pl__strbuf_printf(&msg, " [...: the engine's message is cut at %zu "
+                          "bytes]", ENGINE_MSG_MAX);
+    pl_error e2 = {0};
+    bool requeued = false;
+    pl_status fs = pl__store_fail_attempt(
+        svc->store, c->job.id, c->part.index, svc->owner, c->part.fence,
+        msg.data ? msg.data : pl_strerror(st), !input, &requeued, &e2);
+    if (fs == PL_OK && requeued)
+        fprintf(stderr, "proofline serve: %s (retried)\n", msg.data);
+    if (fs != PL_OK && fs != PL_ECANCELLED) {
+        note_error(w, "recording a failure (the claim goes back when the "
+                   "store can write)", &e2);
+        if (!record_release(w, c->job.id, c->part.index, c->part.fence))
+            keep_unrecorded(w, c, false, 0);
+        pl__health_probe(svc);
+    } else {
+        count(w, &w->failed);
+    }
+    pl__strbuf_free(&msg);
+}
+
+/* The outcomes the store could not record, again: before a heartbeat, so
+ * the heartbeat never renews a claim whose outcome is known. */
+static void record_pending(pl__worker *w)
+{
+    for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+        pl__lock_acquire(&w->lock);
+        unrecorded u = w->pending[i];
+        pl__lock_release(&w->lock);
+        if (!u.used)
+            continue;
+        bool done = u.complete ? record_complete(w, u.job_id, u.index,
+                                                 u.fence, u.deadline,
+                                                 u.seconds)
+                               : record_release(w, u.job_id, u.index,
+                                                u.fence);
+        if (!done)
+            return; /* the store still cannot write: the rest waits too */
+        pl__lock_acquire(&w->lock);
+        w->pending[i].used = false;
+        w->n_pending--;
+        pl__lock_release(&w->lock);
+    }
+}
+
+/* ---- claims ---------------------------------------------------------------------- */
+
+/* A claim goes back to the queue (not now), and no claim for a second. */
+static void give_back(pl__worker *w, const pl__store_claim *claim)
+{
+    if (!record_release(w, claim->job.id, claim->part.index,
+                        claim->part.fence))
+        keep_unrecorded(w, claim, false, 0);
+    w->backoff_until = pl__now_seconds() + 1.0;
+}
+
+/* The engine's room now: the budget less what it has committed, plus what
+ * idle hot circuits would give back. */
+static uint64_t room(pl__worker *w)
+{
+    pl__service *svc = w->svc;
+    pl_engine_stats st;
+    pl_engine_stats_read(svc->engine, &st);
+    uint64_t hot = 0, in_use = 0;
+    pl__residency_bytes(svc->residency, &hot, &in_use, NULL);
+    uint64_t idle = hot > in_use ? hot - in_use : 0;
+    uint64_t have = svc->budget_bytes + idle;
+    return have > st.committed_bytes ? have - st.committed_bytes : 0;
+}
+
+/* Claims one partition when the engine can admit it now; true when it did
+ * (the loop tries again at once). */
+static bool claim_one(pl__worker *w)
+{
+    pl__service *svc = w->svc;
+    pl__lock_acquire(&w->lock);
+    bool can = !w->stop_claiming && w->n_flights < MAX_FLIGHTS &&
+               w->n_pending == 0 && pl__now_seconds() >= w->backoff_until;
+    for (size_t i = 0; can && i < MAX_FLIGHTS; i++)
+        if (w->flights[i].used &&
+            w->flights[i].stage <= PL__FLIGHT_QUEUED)
+            can = false; /* one waits for admission already */
+    pl__lock_release(&w->lock);
+    if (!can || !pl__health_ok(svc, NULL, 0))
+        return false;
+    uint64_t max_bytes = room(w);
+    if (max_bytes == 0)
+        return false;
+    pl__store_claim claim;
+    bool found = false;
+    pl_error err = {0};
+    if (pl__store_claim_next(svc->store, svc->owner, max_bytes, svc->lease_ms,
+                             &claim, &found, &err) != PL_OK) {
+        note_error(w, "claim", &err);
+        pl__health_probe(svc);
+        return false;
+    }
+    if (!found)
+        return false;
+    pl__lock_acquire(&w->lock);
+    flight *f = NULL;
+    for (size_t i = 0; i < MAX_FLIGHTS && !f; i++)
+        if (!w->flights[i].used)
+            f = &w->flights[i];
+    memset(f, 0, sizeof(*f));
+    f->used = true;
+    f->claim = claim;
+    f->stage = PL__FLIGHT_CLAIMED;
+    f->started = pl__now_seconds();
+    w->n_flights++;
+    w->claimed++;
+    pl__lock_release(&w->lock);
+
+    const char *job_id = claim.job.id, *circuit_id = claim.circuit.id;
+    uint32_t index = claim.part.index;
+    /* its circuit hot: promoted now if it is not (seconds for a large key) */
+    pl_circuit *circuit = NULL;
+    double promote_s = 0;
+    bool busy = false;
+    pl_status st = pl__residency_acquire(svc->residency, circuit_id,
+                                         claim.circuit.zkey_path, 0, &circuit,
+                                         &promote_s, &busy, &err);
+    if (st == PL_OK && promote_s > 0) {
+        pl__metrics_promotion(svc->metrics, circuit_id, promote_s);
+        if (svc->log_claims)
+            fprintf(stderr, "proofline serve: circuit %.16s... promoted "
+                    "(hot) in %.3f s for job %s partition %u\n", circuit_id,
+                    promote_s, job_id, index);
+    }
+    bool fits = st == PL_OK;
+    if (fits) {
+        /* room for this partition beside everything committed: idle
+         * circuits other than this one are demoted if they hold it */
+        uint64_t part_bytes = 0, hot = 0;
+        pl_circuit_plan(circuit, claim.circuit.witness_bytes, &part_bytes,
+                        NULL);
+        pl_engine_stats es;
+        pl_engine_stats_read(svc->engine, &es);
+        pl__residency_bytes(svc->residency, &hot, NULL, NULL);
+        uint64_t others = es.committed_bytes > hot ? es.committed_bytes - hot
+                                                   : 0;
+        uint64_t allowed_hot =
+            svc->budget_bytes > others + part_bytes
+                ? svc->budget_bytes - others - part_bytes
+                : 0;
+        fits = pl__residency_shrink(svc->residency, allowed_hot, circuit_id) <=
+               allowed_hot;
+        if (!fits)
+            pl__residency_release(svc->residency, circuit_id);
+    }
+    if (!fits) {
+        pl__lock_acquire(&w->lock);
+        f->used = false;
+        w->n_flights--;
+        pl__lock_release(&w->lock);
+        if (st == PL_OK || busy) /* the room is held: later */
+            give_back(w, &claim);
+        else
+            fail_claim(w, &claim, st, err.msg);
+        return st != PL_OK && !busy;
+    }
+    const char *paths[1] = {claim.part.witness_path};
+    pl_job_spec spec = {0};
+    spec.circuit = circuit;
+    spec.n_partitions = 1;
+    spec.witness_paths = paths;
+    spec.priority = (int)claim.job.priority;
+    spec.verify = true;
+    spec.on_proof = on_proof;
+    spec.on_proof_user = w;
+    pl__lock_acquire(&w->lock);
+    /* under the lock, so that a proof delivered (or an admission told)
+     * before submit returns finds its flight */
+    st = pl_engine_submit(svc->engine, &f->engine_job, &spec, &err);
+    if (st == PL_OK) {
+        f->stage = PL__FLIGHT_QUEUED;
+        if (svc->log_claims)
+            fprintf(stderr, "proofline serve: job %s partition %u (%s "
+                    "priority, claim %u) is engine job %llu\n", job_id,
+                    index, pl__priority_name(claim.job.priority),
+                    claim.part.attempts, (unsigned long long)f->engine_job);
+        pl__metrics_note_job(svc->metrics, f->engine_job, job_id, index);
+    } else {
+        f->used = false;
+        w->n_flights--;
+    }
+    pl__lock_release(&w->lock);
+    if (st != PL_OK) {
+        pl__residency_release(svc->residency, circuit_id);
+        fail_claim(w, &claim, st, err.msg);
+    }
+    return true;
+}
+
+/* The claims whose engine admitted them: the store is told their proofs
+ * started (from now on losing them costs an attempt). */
+static void tell_starts(pl__worker *w)
+{
+    pl__service *svc = w->svc;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+        pl__lock_acquire(&w->lock);
+        flight f = w->flights[i];
+        pl__lock_release(&w->lock);
+        if (!f.used || f.start_told || f.stage <= PL__FLIGHT_QUEUED)
+            continue;
+        pl_error err = {0};
+        pl_status st = pl__store_claim_started(svc->store, f.claim.job.id,
+                                               f.claim.part.index, svc->owner,
+                                               f.claim.part.fence, &err);
+        if (st != PL_OK && st != PL_ECANCELLED) {
+            note_error(w, "recording a proof's start", &err);
+            return; /* again at the next tick */
+        }
+        pl__lock_acquire(&w->lock);
+        if (w->flights[i].used && w->flights[i].engine_job == f.engine_job)
+            w->flights[i].start_told = true;
+        pl__lock_release(&w->lock);
+    }
+}
+
+/* Whether a proof that could not be written failed for the service's own
+ * storage (then the claim goes back, costing nothing) rather than for
+ * this partition. */
+static bool our_storage_failed(pl__service *svc)
+{
+    return !pl__health_probe(svc);
+}
+
 /* Ends the flights whose engine job is done: records the completion (the
  * pair is on disk), the failure (naming the partition), or gives the claim
- * back (drained). */
+ * back (drained, or the service's storage failed). */
 static void reap(pl__worker *w)
 {
     pl__service *svc = w->svc;
     for (size_t i = 0; i < MAX_FLIGHTS; i++) {
         pl__lock_acquire(&w->lock);
         flight *f = &w->flights[i];
-        if (!f->used) {
-            pl__lock_release(&w->lock);
-            continue;
-        }
         pl_job_status js;
         pl_error err = {0};
-        if (pl_engine_poll(svc->engine, f->engine_job, &js, &err) != PL_OK ||
+        if (!f->used || !f->engine_job ||
+            pl_engine_poll(svc->engine, f->engine_job, &js, &err) != PL_OK ||
             !js.done) {
             pl__lock_release(&w->lock);
             continue;
@@ -393,39 +600,29 @@ static void reap(pl__worker *w)
         pl__lock_release(&w->lock);
         pl__residency_release(svc->residency, done.claim.circuit.id);
 
-        const char *job_id = done.claim.job.id;
-        uint32_t index = done.claim.part.index;
-        uint64_t fence = done.claim.part.fence;
-        pl_error e2 = {0};
+        const pl__store_claim *c = &done.claim;
         double seconds = pl__now_seconds() - done.started;
         if (js.status == PL_OK && done.written) {
-            char proof_path[PL__STORE_PATH_MAX];
-            pl__worker_proof_paths(svc, job_id, index, proof_path, NULL,
-                                   sizeof(proof_path));
-            bool job_done = false;
-            pl_status st = pl__store_complete_job(svc->store, job_id, index,
-                                                  svc->owner, fence,
-                                                  proof_path, &job_done, &e2);
-            if (st == PL_OK) {
-                count(w, &w->completed);
-                pl__metrics_proof_done(svc->metrics, seconds, true);
-                /* the deadline was recorded before the job could be
-                 * claimed, so the claim's copy of the job has it */
-                if (job_done && done.claim.job.deadline_unix_ms > 0)
-                    judge_deadline(w, job_id);
-            } else if (st != PL_ECANCELLED) {
-                note_error(w, "complete", &e2);
+            if (!record_complete(w, c->job.id, c->part.index, c->part.fence,
+                                 c->job.deadline_unix_ms > 0, seconds)) {
+                keep_unrecorded(w, c, true, seconds);
+                pl__health_probe(svc);
             }
         } else if (done.release || (js.status == PL_ECANCELLED &&
                                     atomic_load(&svc->draining))) {
-            if (pl__store_release(svc->store, job_id, index, svc->owner,
-                                  fence, &e2) == PL_OK)
-                count(w, &w->released);
+            if (!record_release(w, c->job.id, c->part.index, c->part.fence))
+                keep_unrecorded(w, c, false, 0);
         } else if (js.status == PL_ECANCELLED) {
             /* the job was cancelled through the API: the store knows */
+        } else if (js.status == PL_OK && our_storage_failed(svc)) {
+            fprintf(stderr, "proofline serve: job %s partition %u: its proof "
+                    "could not be written (%s): the claim goes back\n",
+                    c->job.id, c->part.index, done.write_msg);
+            if (!record_release(w, c->job.id, c->part.index, c->part.fence))
+                keep_unrecorded(w, c, false, 0);
         } else {
-            fail_claim(w, job_id, index, fence,
-                       js.status != PL_OK ? js.status : done.write_status,
+            fail_claim(w, c, js.status != PL_OK ? js.status
+                                                : done.write_status,
                        js.status != PL_OK ? js.error.msg : done.write_msg);
             pl__metrics_proof_done(svc->metrics, seconds, false);
         }
@@ -444,7 +641,7 @@ static void check_live(pl__worker *w)
         pl__lock_acquire(&w->lock);
         flight f = w->flights[i];
         pl__lock_release(&w->lock);
-        if (!f.used)
+        if (!f.used || !f.engine_job)
             continue;
         bool live = true;
         pl_error err = {0};
@@ -476,24 +673,42 @@ static void *loop(void *arg)
     pl__worker *w = arg;
     pl__service *svc = w->svc;
     double last_beat = pl__now_seconds(), last_live = 0, last_purge = 0;
-    double last_recover = pl__now_seconds();
+    double last_recover = pl__now_seconds(), last_health = 0;
     for (;;) {
         pl__lock_acquire(&w->lock);
         bool stop = w->stop;
         pl__lock_release(&w->lock);
         if (stop)
             break;
-        reap(w);
         double now = pl__now_seconds();
+        if (now - last_health >= HEALTH_EVERY_S) {
+            pl__health_probe(svc);
+            last_health = now;
+        }
+        reap(w);
+        record_pending(w);
+        tell_starts(w);
         pl_error err = {0};
-        if (now - last_beat >= (double)svc->lease_ms / 3000.0) {
+        pl__lock_acquire(&w->lock);
+        bool unrecorded_left = w->n_pending > 0;
+        pl__lock_release(&w->lock);
+        /* no heartbeat while an outcome is unrecorded: its claim must
+         * not be renewed, so that another worker or a restart retries it
+         * if this one cannot record it */
+        if (now - last_beat >= (double)svc->lease_ms / 3000.0 &&
+            !unrecorded_left) {
             /* the worker's row (the cluster's view) and its leases, in
              * one transaction */
             pl__store_worker row;
             worker_row(w, &row);
             if (pl__store_worker_heartbeat(svc->store, &row, svc->lease_ms,
-                                           &err) != PL_OK)
+                                           &err) != PL_OK) {
                 note_error(w, "heartbeat", &err);
+            } else {
+                pl__lock_acquire(&w->lock);
+                w->error_logged = false;
+                pl__lock_release(&w->lock);
+            }
             last_beat = now;
         }
         if (now - last_live >= 0.25) {
@@ -511,8 +726,7 @@ static void *loop(void *arg)
                             unlink_path, NULL, &removed, &err);
             last_purge = now;
         }
-        pl__store_claim claim;
-        while (claim_one(w, &claim))
+        while (claim_one(w))
             ;
         if (svc->params_idle_s > 0)
             pl__residency_demote_idle(svc->residency, svc->params_idle_s);
@@ -521,7 +735,8 @@ static void *loop(void *arg)
         if (!w->kicked && !w->stop) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += (w->n_flights ? LOOP_MS : IDLE_MS) * 1000000L;
+            ts.tv_nsec += (w->n_flights || w->n_pending ? LOOP_MS : IDLE_MS) *
+                          1000000L;
             if (ts.tv_nsec >= 1000000000L) {
                 ts.tv_sec++;
                 ts.tv_nsec -= 1000000000L;
@@ -555,6 +770,7 @@ pl_status pl__worker_start(pl__worker **out, pl__service *svc, pl_error *err)
     worker_row(w, &row);
     if ((st = pl__store_worker_register(svc->store, &row, err)) != PL_OK)
         goto fail;
+    pl__health_probe(svc);
     /* published before the loop starts: the engine's events (on its
      * threads, once the loop submits) read it through the service */
     *out = w;
@@ -572,14 +788,46 @@ fail:
     return st;
 }
 
+/* A record's event moves its claim to a stage. */
+static pl__flight_stage stage_after(pl_event ev, pl__flight_stage was)
+{
+    switch (ev) {
+    case PL_EV_ADMITTED: return PL__FLIGHT_ADMITTED;
+    case PL_EV_SYNTH_START: return PL__FLIGHT_SYNTH;
+    case PL_EV_SYNTH_DONE:
+    case PL_EV_HANDED_OFF: return PL__FLIGHT_WAITING;
+    case PL_EV_PROVE_START:
+    case PL_EV_ABC_FREED: return PL__FLIGHT_PROVING;
+    case PL_EV_PROVE_DONE: return PL__FLIGHT_FINISHING;
+    case PL_EV_FINALIZE_DONE:
+    case PL_EV_DEALLOC_DONE:
+    case PL_EV_FAILED:
+    case PL_EV_CANCELLED: return PL__FLIGHT_RECORDING;
+    default: return was;
+    }
+}
+
 void pl__worker_on_event(void *user, const pl_ledger_record *record)
 {
     pl__service *svc = user;
     pl__metrics_on_event(svc->metrics, record);
-    /* emitted once the job's counters say the partition ended */
-    if (record->event == PL_EV_DEALLOC_DONE ||
-        record->event == PL_EV_FAILED || record->event == PL_EV_CANCELLED)
-        pl__worker_kick(svc->worker);
+    pl__worker *w = svc->worker;
+    if (!w || record->event >= PL_EV_COUNT || !record->job)
+        return;
+    bool wake = false;
+    pl__lock_acquire(&w->lock);
+    flight *f = flight_of_locked(w, record->job);
+    if (f) {
+        f->stage = stage_after(record->event, f->stage);
+        /* an admission frees the next claim; an end frees bytes */
+        wake = record->event == PL_EV_ADMITTED ||
+               f->stage == PL__FLIGHT_RECORDING;
+    }
+    if (wake) {
+        w->kicked = true;
+        pthread_cond_signal(&w->cond);
+    }
+    pl__lock_release(&w->lock);
 }
 
 void pl__worker_kick(pl__worker *w)
@@ -598,7 +846,8 @@ void pl__worker_cancel_job(pl__worker *w, const char *job_id)
         return;
     pl__lock_acquire(&w->lock);
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
-        if (w->flights[i].used && strcmp(w->flights[i].claim.job.id, job_id) == 0)
+        if (w->flights[i].used && w->flights[i].engine_job &&
+            strcmp(w->flights[i].claim.job.id, job_id) == 0)
             pl_engine_cancel(w->svc->engine, w->flights[i].engine_job, NULL);
     w->kicked = true;
     pthread_cond_signal(&w->cond);
@@ -628,7 +877,7 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s)
             break;
     /* what did not finish in time goes back to the queue */
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
-        if (w->flights[i].used) {
+        if (w->flights[i].used && w->flights[i].engine_job) {
             w->flights[i].release = true;
             pl_engine_cancel(w->svc->engine, w->flights[i].engine_job, NULL);
         }
@@ -640,6 +889,7 @@ size_t pl__worker_drain(pl__worker *w, double timeout_s)
     pl__lock_release(&w->lock);
     pthread_join(w->thread, NULL);
     w->thread_started = false;
+    record_pending(w); /* a last try: what stays is recovered at restart */
     pl_error err = {0};
     if (pl__store_worker_gone(w->svc->store, w->svc->owner, &err) != PL_OK)
         fprintf(stderr, "proofline serve: the store: %s\n", err.msg);
@@ -658,36 +908,63 @@ void pl__worker_destroy(pl__worker *w)
     free(w);
 }
 
-void pl__worker_status_json(pl__worker *w, pl__strbuf *sb)
+/* ---- the worker as the figures read it ---------------------------------------- */
+
+void pl__worker_view_read(pl__worker *w, pl__worker_view *out)
 {
-    uint64_t hot = 0;
-    pl__residency_bytes(w->svc->residency, &hot, NULL, NULL);
+    memset(out, 0, sizeof(*out));
+    out->state = "idle";
+    if (!w)
+        return;
     pl__lock_acquire(&w->lock);
-    const char *state = w->stop_claiming ? "draining"
-                        : w->n_flights   ? "busy"
-                                         : "idle";
-    pl__strbuf_printf(sb, "[{\"owner\": ");
-    pl__json_put_string(sb, w->svc->owner);
-    pl__strbuf_printf(sb, ", \"state\": \"%s\", \"in_flight\": %zu, "
-                      "\"claimed\": %llu, \"completed\": %llu, \"failed\": "
-                      "%llu, \"released\": %llu, \"in_flight_bytes\": %llu, "
-                      "\"resident_bytes\": %llu, \"partitions\": [",
-                      state, w->n_flights, (unsigned long long)w->claimed,
-                      (unsigned long long)w->completed,
-                      (unsigned long long)w->failed,
-                      (unsigned long long)w->released,
-                      (unsigned long long)inflight_sum_locked(w),
-                      (unsigned long long)hot);
-    bool first = true;
+    out->state = w->stop_claiming ? "draining" : w->n_flights ? "busy"
+                                                              : "idle";
+    out->in_flight = w->n_flights;
+    out->claimed = w->claimed;
+    out->completed = w->completed;
+    out->failed = w->failed;
+    out->released = w->released;
+    out->unrecorded = w->n_pending;
     for (size_t i = 0; i < MAX_FLIGHTS; i++)
-        if (w->flights[i].used) {
-            pl__strbuf_printf(sb, "%s{\"job\": \"%s\", \"index\": %u}",
-                              first ? "" : ", ", w->flights[i].claim.job.id,
-                              w->flights[i].claim.part.index);
-            first = false;
-        }
-    pl__strbuf_printf(sb, "], \"last_error\": ");
-    pl__json_put_string(sb, w->last_error);
-    pl__strbuf_printf(sb, "}]");
+        if (w->flights[i].used)
+            out->stages[w->flights[i].stage]++;
+    snprintf(out->last_error, sizeof(out->last_error), "%s", w->last_error);
     pl__lock_release(&w->lock);
+}
+
+void pl__worker_partitions_json(pl__worker *w, pl__jw *jw)
+{
+    pl__jw_array(jw);
+    if (w) {
+        pl__lock_acquire(&w->lock);
+        for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+            const flight *f = &w->flights[i];
+            if (!f->used)
+                continue;
+            pl__jw_object(jw);
+            pl__jw_key_str(jw, "job", f->claim.job.id);
+            pl__jw_key_u64(jw, "index", f->claim.part.index);
+            pl__jw_key_str(jw, "stage", pl__flight_stage_name(f->stage));
+            pl__jw_end_object(jw);
+        }
+        pl__lock_release(&w->lock);
+    }
+    pl__jw_end_array(jw);
+}
+
+const char *pl__worker_stage_of(pl__worker *w, const char *job_id,
+                                uint32_t index)
+{
+    const char *stage = NULL;
+    if (!w)
+        return NULL;
+    pl__lock_acquire(&w->lock);
+    for (size_t i = 0; i < MAX_FLIGHTS && !stage; i++) {
+        const flight *f = &w->flights[i];
+        if (f->used && f->claim.part.index == index &&
+            strcmp(f->claim.job.id, job_id) == 0)
+            stage = pl__flight_stage_name(f->stage);
+    }
+    pl__lock_release(&w->lock);
+    return stage;
 }

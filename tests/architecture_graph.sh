@@ -15,4 +15,21 @@ awk '/^The graph as the script prints it today/ { on = 1; next }
 [ -s "$work/doc" ] || fail "ARCHITECTURE.md has no copy of the graph"
 diff -u "$work/doc" "$work/graph" >"$work/diff" ||
     fail "ARCHITECTURE.md's graph is not the tree's (< doc, > tree): $(cat "$work/diff")"
+# service/ and cli/ sit over the public API: of the library's internal
+# headers they include only these (ARCHITECTURE.md, Layers); a header of
+# their own folders, include/ and examples/ are not internal
+allowed_service="util/alloc.h util/clock.h util/error.h util/file.h util/lock.h util/sha256.h formats/json.h formats/formats.h ledger/trace.h"
+allowed_cli="util/file.h"
+internal() { # FOLDER: the src/ headers its files include
+    grep -rhoE '#include "[a-z0-9_]+/[a-z0-9_]+\.h"' "$root/$1" |
+        sed 's/#include "\(.*\)"/\1/' | while read -r h; do
+            [ -e "$root/src/$h" ] && echo "$h"
+        done | sort -u
+}
+for folder in service cli; do
+    eval "allowed=\$allowed_$folder"
+    for h in $(internal "$folder"); do
+        case " $allowed " in *" $h "*) ;; *) fail "$folder/ includes src/$h, not among the headers it may use" ;; esac
+    done
+done
 finish "architecture_graph: ok"

@@ -293,7 +293,7 @@ elif [ -n "$deb" ]; then
     [ -e /usr/include/proofline.h ] && [ -e /usr/lib/pkgconfig/proofline.pc ] ||
         fail "dpkg -i of proofline-dev installed no header or no proofline.pc"
     getent passwd proofline >/dev/null || fail "dpkg -i made no proofline user"
-    [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:750 ] ||
+    [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:700 ] ||
         fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
     [ "$(/usr/bin/proofline --version)" = "proofline $version" ] || fail "the installed proofline"
     [ "$(man -w proofline 2>&1)" = /usr/share/man/man1/proofline.1.gz ] ||

@@ -8,6 +8,10 @@
 #  - budget under load: 50 queued jobs with a budget for 2 partitions:
 #    peak reserved never above the budget, /v1/status and /metrics agree,
 #    nothing reserved or live once idle;
+#  - web pages: a cross-site form post, a foreign Origin, Sec-Fetch-Site or
+#    Host refused in the tokenless mode, the service's own origin served;
+#    HEAD, strict ids and numbers, 401 before routing with a token, error
+#    bodies without server paths, DATA 0700 and its files 0600;
 #  - security and bad input: 401s, 404s, 405, 400s (wrong witness sizes,
 #    malformed or deep JSON), a witness that does not fit failing its job
 #    (naming the partition), an unsatisfied witness failing its job,
@@ -74,6 +78,62 @@ grep -q 'spec says 3' "$work/body" || fail "multipart, a witness short: $(cat "$
 expect 400 POST /v1/jobs -F "witness=@$wtns"
 [ "$(ls "$A/witnesses" | wc -l)" = 8 ] || fail "refused multipart jobs left witness files"
 
+# the data folder is its user's alone: folders 0700, witnesses 0600
+[ "$(stat -c %a "$A")" = 700 ] || fail "DATA is mode $(stat -c %a "$A"), not 700"
+for d in circuits witnesses proofs; do
+    [ "$(stat -c %a "$A/$d")" = 700 ] || fail "DATA/$d is mode $(stat -c %a "$A/$d"), not 700"
+done
+for f in "$A"/witnesses/* "$A"/proofs/* "$A"/circuits/* "$A"/store.sqlite; do
+    [ "$(stat -c %a "$f")" = 600 ] || fail "$f is mode $(stat -c %a "$f"), not 600"
+done
+
+# a web page on the same host cannot reach the tokenless service: a
+# cross-site form post (text/plain, form-urlencoded), a foreign Origin or
+# Sec-Fetch-Site, a foreign Host (DNS rebinding) are refused; the
+# service's own origin, and programs (no Origin), are served
+spec1="{\"circuit\": \"$cid\", \"partitions\": 1}"
+expect 415 POST /v1/jobs -H 'Content-Type: text/plain' -d "$spec1"
+expect 415 POST /v1/jobs -d "$spec1"
+expect 403 POST /v1/jobs -H 'Content-Type: application/json' -H 'Origin: https://evil.example' -d "$spec1"
+grep -q 'Origin' "$work/body" || fail "foreign Origin: $(cat "$work/body")"
+expect 403 POST /v1/jobs -H 'Content-Type: application/json' -H 'Origin: null' -d "$spec1"
+expect 403 POST /v1/jobs -H 'Content-Type: application/json' -H 'Sec-Fetch-Site: cross-site' -d "$spec1"
+expect 403 POST /v1/jobs -F "spec=$spec1;type=application/json" -F "witness=@$wtns" -H 'Origin: http://evil.example'
+port=${url##*:}
+expect 403 GET /v1/status -H "Host: evil.example:$port"
+grep -q 'Host' "$work/body" || fail "foreign Host: $(cat "$work/body")"
+expect 403 GET "/v1/jobs/${jobs[0]}/proofs/0" -H "Host: attacker.example"
+expect 403 GET /v1/status -H "Host: 127.0.0.1:$((port + 1))"
+expect 200 GET /v1/status -H "Host: localhost:$port"
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H "Origin: http://127.0.0.1:$port" -d "$spec1"
+expect 200 DELETE "/v1/jobs/$(first "$work/body" id)" -H "Origin: http://localhost:$port"
+
+# HEAD where GET is allowed; 405 names HEAD; strict ids and numbers;
+# never a 500 for the client's mistake
+expect 200 HEAD /healthz
+expect 200 HEAD "/v1/jobs/${jobs[0]}"
+expect 405 PUT /v1/jobs
+grep -qi '^Allow: GET, HEAD, POST' "$work/headers" || fail "405's Allow: $(grep -i allow "$work/headers")"
+expect 404 GET "/v1/jobs/${jobs[0]}%00x"
+expect 404 GET "/v1/jobs/${jobs[0]}%00"
+expect 404 GET "/v1/jobs/$(echo "${jobs[0]}" | tr a-f A-F)"
+expect 404 GET "/v1/jobs//${jobs[0]}"
+for w in 0x10 inf nan 1e3 -1 99999999999999999999 '1.5.5' '+1' ' 1' '10%00'; do
+    expect 400 GET "/v1/jobs/${jobs[0]}?wait=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$w")"
+done
+expect 200 GET "/v1/jobs/${jobs[0]}?wait=0.5s"
+for w in nan inf 0x1 -1 1e9; do expect 400 GET "/v1/trace?since=$w"; done
+expect 200 GET "/v1/trace?since=2.5"
+for l in 0 0x10 10001 -5 1e2; do expect 400 GET "/v1/jobs?limit=$l"; done
+
+# error bodies name files relative to DATA, never by the server's path
+mv "$A/proofs/${jobs[0]}.0.proof.json" "$work/moved.json"
+expect 503 GET "/v1/jobs/${jobs[0]}/proofs/0"
+grep -q "proofs/${jobs[0]}.0.proof.json" "$work/body" || fail "a missing proof: $(cat "$work/body")"
+grep -q "$(realpath "$A")" "$work/body" && fail "an error body carries the server's path: $(cat "$work/body")"
+grep -q "$A/" "$work/body" && fail "an error body carries DATA's path: $(cat "$work/body")"
+mv "$work/moved.json" "$A/proofs/${jobs[0]}.0.proof.json"
+
 # bad input: each a 4xx with a message; nothing else disturbed
 expect 404 GET /v1/nothing
 expect 404 GET /v1/jobs/no-such-job
@@ -105,9 +165,31 @@ expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/short.wtns"
 grep -q 'exactly' "$work/body" || fail "short witness: $(cat "$work/body")"
 expect 400 PUT "/v1/jobs/$bad/witness/0" --data-binary "@$work/long.wtns"
 expect 404 PUT "/v1/jobs/$bad/witness/1" --data-binary "@$wtns"
-# chunked (no Content-Length): the size is checked as the body streams
-expect 400 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/long.wtns"
-expect 400 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/short.wtns"
+# chunked (no Content-Length): refused before the body is read (411),
+# whatever its chunks carry: a chunk extension too long for the library's
+# buffer would otherwise end as its own 500
+expect 411 PUT "/v1/jobs/$bad/witness/0" -H 'Transfer-Encoding: chunked' --data-binary "@$work/long.wtns"
+grep -q 'Content-Length' "$work/body" || fail "chunked: $(cat "$work/body")"
+python3 - "$url" "$bad" >"$work/chunk.out" <<'EOF2'
+import socket, sys
+host, port = sys.argv[1][len("http://"):].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(("PUT /v1/jobs/%s/witness/0 HTTP/1.1\r\nHost: %s:%s\r\n"
+           "Transfer-Encoding: chunked\r\n\r\n5;" % (sys.argv[2], host, port)).encode()
+          + b"x" * 200000 + b"\r\nhello\r\n0\r\n\r\n")
+s.settimeout(10)
+out = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+except Exception:
+    pass
+print(out.split(b"\r\n", 1)[0].decode())
+EOF2
+grep -q ' 411 ' "$work/chunk.out" || fail "a long chunk extension: $(cat "$work/chunk.out")"
 # a client that goes away mid-upload leaves no temporary file
 curl -sS -X PUT --limit-rate 8K --max-time 1 --data-binary "@$wtns" \
     "$url/v1/jobs/$bad/witness/0" >/dev/null 2>&1 || true
@@ -216,7 +298,8 @@ code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
 [ "$code" = 413 ] || fail "--max-zkey 1000: $code $(cat "$work/body")"
 # a client that waits for 100-continue is answered before it sends
 code=$(curl -sS --unix-socket "$work/s.sock" -o "$work/body" -w '%{http_code}' \
-    -X POST -H 'Expect: 100-continue' --data-binary "@$zkey" http://localhost/v1/circuits)
+    -X POST -H 'Expect: 100-continue' -H 'Content-Type: application/octet-stream' \
+    --data-binary "@$zkey" http://localhost/v1/circuits)
 [ "$code" = 413 ] || fail "--max-zkey 1000, Expect: 100-continue: $code $(cat "$work/body")"
 [ -z "$(find "$D/circuits" -type f)" ] || fail "a refused zkey left a file"
 stop
@@ -243,8 +326,14 @@ expect 401 GET /v1/status
 expect 401 POST /v1/jobs -H 'Content-Type: application/json' -d '{}'
 token=""
 expect 401 GET /metrics
+expect 401 GET /v1/nothing
+expect 401 DELETE /v1/circuits
 expect 200 GET /healthz
+expect 200 HEAD /healthz
 token=secret-token-0123456789
+# with a token, any Host is taken (the token is the guard)
+expect 200 GET /v1/status -H 'Host: prover.example:7878'
+expect 404 GET /v1/nothing
 expect 200 GET /v1/status
 register 201
 # two jobs waiting for their witnesses fill a queue of 2

@@ -3,7 +3,9 @@
 # one-call POST /v1/prove, end to end with curl on a port the system picks
 # (--listen 127.0.0.1:0, the address read from DATA/listen.addr):
 #  - Idempotency-Key: the same key 5 times (JSON and multipart) is one job
-#    (201/202 the first time, 200 after), the same key with another body
+#    (each time the first answer's status, 201 or 202, and the retries
+#    marked Idempotent-Replayed), 20 concurrent POST /v1/prove with one key
+#    one job and 20 answers 200 with its proofs, the same key with another body
 #    is 409 naming the difference, a malformed key is 400 naming its
 #    rules, "request_id" in the body does the same as the header; after
 #    kill -9 and a restart the key still names the same job; a keyed job
@@ -55,12 +57,14 @@ spec="{\"circuit\": \"$cid\", \"priority\": \"normal\", \"partitions\": 2}"
 # ---- idempotency: JSON ----------------------------------------------------
 expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
 key1=$(first "$work/body" id)
+grep -qi '^Idempotent-Replayed' "$work/headers" && fail "the first answer marked replayed"
 for i in 2 3 4 5; do
-    expect 200 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
+    expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
     [ "$(first "$work/body" id)" = "$key1" ] || fail "the same key, try $i: job $(first "$work/body" id), not $key1"
+    grep -qi '^Idempotent-Replayed: true' "$work/headers" || fail "the same key, try $i: not marked replayed"
 done
 # the key in the body is the same key
-expect 200 POST /v1/jobs -H 'Content-Type: application/json' \
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' \
     -d "{\"circuit\": \"$cid\", \"partitions\": 2, \"request_id\": \"sector-17.porep:1\"}"
 [ "$(first "$work/body" id)" = "$key1" ] || fail "request_id: another job than the header's key"
 [ "$(jobs_in_store)" = 1 ] || fail "the same key 6 times: $(jobs_in_store) jobs"
@@ -90,7 +94,7 @@ for k in 0 1; do
     verify_pair "$work/body" d
 done
 # a retry after the end: still that job, done
-expect 200 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
 [ "$(first "$work/body" state)" = done ] || fail "a retry of a done job: $(head -c 300 "$work/body")"
 
 # ---- idempotency: multipart ----------------------------------------------
@@ -98,7 +102,7 @@ expect 202 POST /v1/jobs -H 'Idempotency-Key: mp-1' -F "spec=$spec;type=applicat
     -F "witness=@$wtns" -F "witness=@$wtns"
 mp=$(first "$work/body" id)
 for i in 2 3 4 5; do
-    expect 200 POST /v1/jobs -H 'Idempotency-Key: mp-1' -F "spec=$spec;type=application/json" \
+    expect 202 POST /v1/jobs -H 'Idempotency-Key: mp-1' -F "spec=$spec;type=application/json" \
         -F "witness=@$wtns" -F "witness=@$wtns"
     [ "$(first "$work/body" id)" = "$mp" ] || fail "multipart, the same key, try $i: another job"
 done
@@ -113,7 +117,7 @@ grep -q 'partitions 2 (this request: 1)' "$work/body" || fail "multipart 409: $(
 expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: resume-1' -d "$spec"
 res=$(first "$work/body" id)
 expect 202 PUT "/v1/jobs/$res/witness/0" --data-binary "@$wtns"
-expect 200 POST /v1/jobs -H 'Idempotency-Key: resume-1' -F "spec=$spec;type=application/json" \
+expect 202 POST /v1/jobs -H 'Idempotency-Key: resume-1' -F "spec=$spec;type=application/json" \
     -F "witness=@$wtns" -F "witness=@$wtns"
 [ "$(first "$work/body" id)" = "$res" ] && [ "$(first "$work/body" state)" != receiving ] ||
     fail "a multipart retry of a receiving job: $(head -c 300 "$work/body")"
@@ -190,7 +194,7 @@ expect 405 GET /v1/prove
 n_before=$(jobs_in_store)
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 start "$A" --max-connections 8 || finish x
-expect 200 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H 'Idempotency-Key: sector-17.porep:1' -d "$spec"
 [ "$(first "$work/body" id)" = "$key1" ] || fail "after kill -9: the key names $(first "$work/body" id), not $key1"
 expect 200 POST /v1/prove -H 'Idempotency-Key: prove-1' -F "spec=$spec;type=application/json" \
     -F "witness=@$wtns" -F "witness=@$wtns"
@@ -211,6 +215,27 @@ wait "$wpid" || fail "the waiter during a drain: curl failed"
 [ $(($(date +%s) - t0)) -lt 30 ] || fail "drain with a waiter took $(($(date +%s) - t0)) s"
 [ "$(cat "$work/drained.code")" = 200 ] && [ "$(first "$work/drained" state)" = receiving ] ||
     fail "the waiter during a drain: $(cat "$work/drained.code") $(head -c 200 "$work/drained")"
+
+# ---- 20 concurrent tries with one key: one job, every one the first answer ---
+start "$A" || finish x
+for i in $(seq 20); do
+    curl -sS --max-time 200 -o "$work/conc$i" -D "$work/conc$i.h" -w '%{http_code}' \
+        -H 'Idempotency-Key: prove-concurrent' -F "spec=$spec;type=application/json" \
+        -F "witness=@$wtns" -F "witness=@$wtns" "$url/v1/prove" >"$work/conc$i.code" 2>&1 &
+    eval "c$i=\$!"
+done
+n_before=$(jobs_in_store)
+for i in $(seq 20); do
+    eval "wait \$c$i" || fail "concurrent prove $i: curl failed ($(cat "$work/conc$i.code"))"
+done
+codes=$(for i in $(seq 20); do cat "$work/conc$i.code"; echo; done | sort | uniq -c | tr -s ' ')
+ids=$(for i in $(seq 20); do first "$work/conc$i" id; done | sort -u)
+[ "$codes" = " 20 200" ] || fail "20 concurrent tries of one key:$codes"
+[ "$(wc -l <<<"$ids")" = 1 ] || fail "20 concurrent tries of one key: jobs $ids"
+[ "$(grep -il '^Idempotent-Replayed: true' "$work"/conc*.h | wc -l)" = 19 ] ||
+    fail "20 concurrent tries: $(grep -il '^Idempotent-Replayed' "$work"/conc*.h | wc -l) marked replayed, wanted 19"
+verify_pair "$work/conc1" 'd["proofs"][1]'
+stop
 
 [ "$fails" = 0 ] || tail -20 "$work/serve.log"
 finish "cli_serve_await: ok"

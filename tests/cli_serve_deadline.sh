@@ -104,7 +104,7 @@ expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H "Idempotency-Key
     -d "{\"circuit\": \"$cid\", \"deadline_s\": 900}"
 kj=$(first "$work/body" id)
 kd=$(jget "$work/body" 'd["deadline_ms"]')
-expect 200 POST /v1/jobs -H 'Content-Type: application/json' -H "Idempotency-Key: $key" \
+expect 201 POST /v1/jobs -H 'Content-Type: application/json' -H "Idempotency-Key: $key" \
     -d "{\"circuit\": \"$cid\", \"deadline_s\": 5}"
 [ "$(first "$work/body" id)" = "$kj" ] || fail "retry: another job"
 [ "$(jget "$work/body" 'd["deadline_ms"]')" = "$kd" ] || fail "retry: the deadline changed"

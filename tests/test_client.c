@@ -7,12 +7,14 @@
  * bodies from memory and streamed from a file, every kind of error reply
  * (the URL and the server's message in it, the status it maps to), the
  * 429 retried after Retry-After, the members of a reply, a proof fetched
- * into the pair `proofline prove` writes, and a server that is not there.
- * The real server's round trip is tests/cli_serve_client.sh.
+ * into the pair `proofline prove` writes, and a server that is not there;
+ * then against a real service in this process, without its worker.  The
+ * real server's round trip end to end is tests/cli_serve_client.sh.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
-#include "client.h"
+#include "proofline_client.h"
+#include "proofline_service.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -120,16 +122,16 @@ static char *reply(int code, const char *reason, const char *extra,
     return r;
 }
 
-static pl__client *open_client(const canned *s, const char *token_file,
+static pl_client *open_client(const canned *s, const char *token_file,
                                long max_retry_s)
 {
     char url[64];
-    pl__client *c = NULL;
+    pl_client *c = NULL;
     pl_error err = {0};
     snprintf(url, sizeof(url), "http://127.0.0.1:%d", s->port);
-    pl__client_config cfg = {.server = url, .token_file = token_file,
+    pl_client_config cfg = {.server = url, .token_file = token_file,
                              .max_retry_s = max_retry_s};
-    CHECK_OK(pl__client_open(&c, &cfg, &err), &err);
+    CHECK_OK(pl_client_open(&c, &cfg, &err), &err);
     return c;
 }
 
@@ -149,10 +151,10 @@ PL_TEST(server_addresses)
                                       "http://host:1/path", "http://",
                                       "http://h:1?x"};
     pl_error err = {0};
-    pl__client *c = NULL;
+    pl_client *c = NULL;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        pl__client_config cfg = {.server = bad[i]};
-        CHECK_STATUS(pl__client_open(&c, &cfg, &err), PL_EUSAGE, &err);
+        pl_client_config cfg = {.server = bad[i]};
+        CHECK_STATUS(pl_client_open(&c, &cfg, &err), PL_EUSAGE, &err);
         CHECK(c == NULL);
         check_contains(err.msg, "--server");
     }
@@ -160,21 +162,21 @@ PL_TEST(server_addresses)
         {"http://127.0.0.1:7878/", "http://127.0.0.1:7878"},
         {"https://prover.example:443", "https://prover.example:443"},
         {"unix:/run/proofline/sock", "unix:/run/proofline/sock"},
-        {"", PL__CLIENT_DEFAULT_SERVER},
-        {NULL, PL__CLIENT_DEFAULT_SERVER}};
+        {"", PL_CLIENT_DEFAULT_SERVER},
+        {NULL, PL_CLIENT_DEFAULT_SERVER}};
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-        pl__client_config cfg = {.server = good[i][0]};
-        CHECK_OK(pl__client_open(&c, &cfg, &err), &err);
-        CHECK(strcmp(pl__client_server(c), good[i][1]) == 0);
-        pl__client_close(c);
+        pl_client_config cfg = {.server = good[i][0]};
+        CHECK_OK(pl_client_open(&c, &cfg, &err), &err);
+        CHECK(strcmp(pl_client_server(c), good[i][1]) == 0);
+        pl_client_close(c);
     }
-    pl__client_close(NULL);
+    pl_client_close(NULL);
 }
 
 PL_TEST(token_file)
 {
     pl_error err = {0};
-    pl__client *c = NULL;
+    pl_client *c = NULL;
     const char *tok = pl_test_tmp("client_token");
     char path[4096];
     snprintf(path, sizeof(path), "%s", tok);
@@ -183,14 +185,14 @@ PL_TEST(token_file)
                                           "to\x01ken\n"};
     for (size_t i = 0; i < 3; i++) {
         pl_test_write_file(path, refused[i], strlen(refused[i]));
-        pl__client_config cfg = {.server = "http://127.0.0.1:1",
+        pl_client_config cfg = {.server = "http://127.0.0.1:1",
                                  .token_file = path};
-        CHECK_STATUS(pl__client_open(&c, &cfg, &err), PL_EUSAGE, &err);
+        CHECK_STATUS(pl_client_open(&c, &cfg, &err), PL_EUSAGE, &err);
         check_contains(err.msg, path);
     }
-    pl__client_config missing = {.server = "http://127.0.0.1:1",
+    pl_client_config missing = {.server = "http://127.0.0.1:1",
                                  .token_file = "/nonexistent/token"};
-    CHECK(pl__client_open(&c, &missing, &err) != PL_OK);
+    CHECK(pl_client_open(&c, &missing, &err) != PL_OK);
     check_contains(err.msg, "/nonexistent/token");
 
     /* the first line, trailing blanks dropped, in the header */
@@ -199,14 +201,14 @@ PL_TEST(token_file)
     s.replies[0] = reply(200, "OK", NULL, "{\"status\": \"ok\"}");
     canned_start(&s);
     c = open_client(&s, path, 0);
-    pl__client_reply r;
-    CHECK_OK(pl__client_request(c, &r, "GET", "/v1/status", NULL, NULL, 0,
+    pl_client_reply r;
+    CHECK_OK(pl_client_request(c, &r, "GET", "/v1/status", NULL, NULL, 0,
                                 NULL, 0, &err), &err);
     canned_stop(&s);
     check_contains(s.request[0], "GET /v1/status HTTP/1.1\r\n");
     check_contains(s.request[0], "\r\nAuthorization: Bearer s3cret-token\r\n");
-    pl__client_reply_free(&r);
-    pl__client_close(c);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
     free((void *)s.replies[0]);
     unlink(path);
 }
@@ -229,19 +231,19 @@ PL_TEST(bodies)
     s.replies[0] = reply(202, "Accepted", NULL, "{\"id\": \"j1\"}");
     s.replies[1] = reply(201, "Created", NULL, "{\"id\": \"j2\"}");
     canned_start(&s);
-    pl__client *c = open_client(&s, NULL, 0);
-    pl__client_reply r;
-    CHECK_OK(pl__client_request(c, &r, "PUT", "/v1/jobs/j1/witness/0",
+    pl_client *c = open_client(&s, NULL, 0);
+    pl_client_reply r;
+    CHECK_OK(pl_client_request(c, &r, "PUT", "/v1/jobs/j1/witness/0",
                                 "application/octet-stream", NULL, 0, path, 0,
                                 &err), &err);
     CHECK_EQ(r.code, 202);
-    pl__client_reply_free(&r);
+    pl_client_reply_free(&r);
     const char *json = "{\"circuit\": \"abc\", \"partitions\": 2}";
-    CHECK_OK(pl__client_request(c, &r, "POST", "/v1/jobs", "application/json",
+    CHECK_OK(pl_client_request(c, &r, "POST", "/v1/jobs", "application/json",
                                 json, strlen(json), NULL, 0, &err), &err);
     CHECK_EQ(r.code, 201);
-    CHECK(strcmp(pl__client_str(&r, pl__json_root(&r.doc), "id"), "j2") == 0);
-    pl__client_reply_free(&r);
+    CHECK(strcmp(pl_client_str(&r, pl__json_root(&r.doc), "id"), "j2") == 0);
+    pl_client_reply_free(&r);
     canned_stop(&s);
 
     check_contains(s.request[0], "PUT /v1/jobs/j1/witness/0 HTTP/1.1\r\n");
@@ -256,12 +258,12 @@ PL_TEST(bodies)
     CHECK_EQ(s.body_bytes[1], strlen(json));
 
     /* a body file that is not there: nothing is sent */
-    CHECK_STATUS(pl__client_request(c, &r, "PUT", "/x", NULL, NULL, 0,
+    CHECK_STATUS(pl_client_request(c, &r, "PUT", "/x", NULL, NULL, 0,
                                     "/nonexistent/w.wtns", 0, &err),
                  PL_EIO, &err);
     check_contains(err.msg, "/nonexistent/w.wtns");
-    pl__client_reply_free(&r);
-    pl__client_close(c);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
     for (int i = 0; i < 2; i++)
         free((void *)s.replies[i]);
     free(data);
@@ -295,11 +297,11 @@ PL_TEST(error_replies)
             t.replies[i] = reply(cases[base + i].code, cases[base + i].reason,
                                  NULL, cases[base + i].body);
         canned_start(&t);
-        pl__client *c = open_client(&t, NULL, 0);
+        pl_client *c = open_client(&t, NULL, 0);
         for (int i = 0; i < t.n; i++) {
             pl_error err = {0};
-            pl__client_reply r;
-            CHECK_STATUS(pl__client_request(c, &r, "GET", "/v1/jobs/j9", NULL,
+            pl_client_reply r;
+            CHECK_STATUS(pl_client_request(c, &r, "GET", "/v1/jobs/j9", NULL,
                                             NULL, 0, NULL, 0, &err),
                          cases[base + i].want, &err);
             check_contains(err.msg, cases[base + i].says);
@@ -307,9 +309,9 @@ PL_TEST(error_replies)
             snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/jobs/j9",
                      t.port);
             check_contains(err.msg, url);
-            pl__client_reply_free(&r);
+            pl_client_reply_free(&r);
         }
-        pl__client_close(c);
+        pl_client_close(c);
         canned_stop(&t);
         for (int i = 0; i < t.n; i++)
             free((void *)t.replies[i]);
@@ -319,7 +321,7 @@ PL_TEST(error_replies)
 PL_TEST(retry_after)
 {
     pl_error err = {0};
-    pl__client_reply r;
+    pl_client_reply r;
     /* max_retry_s 0: the 429 is the caller's, with the server's message */
     canned s = {.n = 3};
     s.replies[0] = reply(429, "Too Many Requests", "Retry-After: 1\r\n",
@@ -328,21 +330,21 @@ PL_TEST(retry_after)
                          "{\"error\": \"the queue is full\"}");
     s.replies[2] = reply(201, "Created", NULL, "{\"id\": \"j3\"}");
     canned_start(&s);
-    pl__client *c = open_client(&s, NULL, 0);
-    CHECK_STATUS(pl__client_request(c, &r, "POST", "/v1/jobs",
+    pl_client *c = open_client(&s, NULL, 0);
+    CHECK_STATUS(pl_client_request(c, &r, "POST", "/v1/jobs",
                                     "application/json", "{}", 2, NULL, 0,
                                     &err), PL_EUSAGE, &err);
     check_contains(err.msg, "HTTP 429: the queue is full");
     CHECK_EQ(r.retry_after_s, 1);
-    pl__client_reply_free(&r);
-    pl__client_close(c);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
     /* with room to wait: again after Retry-After, the body sent again */
     c = open_client(&s, NULL, 30);
-    CHECK_OK(pl__client_request(c, &r, "POST", "/v1/jobs", "application/json",
+    CHECK_OK(pl_client_request(c, &r, "POST", "/v1/jobs", "application/json",
                                 "{}", 2, NULL, 0, &err), &err);
     CHECK_EQ(r.code, 201);
-    pl__client_reply_free(&r);
-    pl__client_close(c);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
     canned_stop(&s);
     CHECK_EQ(s.served, 3);
     CHECK_EQ(s.body_bytes[2], 2);
@@ -353,35 +355,35 @@ PL_TEST(retry_after)
 PL_TEST(members)
 {
     pl_error err = {0};
-    pl__client_reply r;
+    pl_client_reply r;
     canned s = {.n = 1};
     s.replies[0] = reply(200, "OK", NULL,
                          "{\"s\": \"text\", \"n\": 12, \"neg\": -5, "
                          "\"f\": 2.5, \"e\": 1e3, \"big\": 18446744073709551615, "
                          "\"o\": {\"k\": 1}, \"a\": [1, 2], \"null\": null}");
     canned_start(&s);
-    pl__client *c = open_client(&s, NULL, 0);
-    CHECK_OK(pl__client_request(c, &r, "GET", "/v1/status", NULL, NULL, 0,
+    pl_client *c = open_client(&s, NULL, 0);
+    CHECK_OK(pl_client_request(c, &r, "GET", "/v1/status", NULL, NULL, 0,
                                 NULL, 0, &err), &err);
     canned_stop(&s);
     const pl__json_value *root = pl__json_root(&r.doc);
-    CHECK(strcmp(pl__client_str(&r, root, "s"), "text") == 0);
-    CHECK(pl__client_str(&r, root, "n") == NULL);
-    CHECK(pl__client_str(&r, root, "absent") == NULL);
-    CHECK_EQ(pl__client_num(&r, root, "n", 7), 12);
-    CHECK_EQ(pl__client_num(&r, root, "neg", 7), 7);
-    CHECK(pl__client_int(&r, root, "neg", 7) == -5);
-    CHECK_EQ(pl__client_num(&r, root, "f", 7), 2);
-    CHECK_EQ(pl__client_num(&r, root, "e", 7), 1000);
-    CHECK_EQ(pl__client_num(&r, root, "big", 7), UINT64_MAX);
-    CHECK_EQ(pl__client_num(&r, root, "s", 7), 7);
-    CHECK_EQ(pl__client_num(&r, root, "null", 7), 7);
-    const pl__json_value *o = pl__client_get(&r, root, "o");
+    CHECK(strcmp(pl_client_str(&r, root, "s"), "text") == 0);
+    CHECK(pl_client_str(&r, root, "n") == NULL);
+    CHECK(pl_client_str(&r, root, "absent") == NULL);
+    CHECK_EQ(pl_client_num(&r, root, "n", 7), 12);
+    CHECK_EQ(pl_client_num(&r, root, "neg", 7), 7);
+    CHECK(pl_client_int(&r, root, "neg", 7) == -5);
+    CHECK_EQ(pl_client_num(&r, root, "f", 7), 2);
+    CHECK_EQ(pl_client_num(&r, root, "e", 7), 1000);
+    CHECK_EQ(pl_client_num(&r, root, "big", 7), UINT64_MAX);
+    CHECK_EQ(pl_client_num(&r, root, "s", 7), 7);
+    CHECK_EQ(pl_client_num(&r, root, "null", 7), 7);
+    const pl__json_value *o = pl_client_get(&r, root, "o");
     CHECK(o && o->type == PL__JSON_OBJECT);
-    CHECK_EQ(pl__client_num(&r, o, "k", 0), 1);
-    CHECK(pl__client_get(&r, pl__client_get(&r, root, "a"), "k") == NULL);
-    pl__client_reply_free(&r);
-    pl__client_close(c);
+    CHECK_EQ(pl_client_num(&r, o, "k", 0), 1);
+    CHECK(pl_client_get(&r, pl_client_get(&r, root, "a"), "k") == NULL);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
     free((void *)s.replies[0]);
 }
 
@@ -404,7 +406,7 @@ PL_TEST(fetch_proof)
                          "{\"error\": \"partition 0 is not done\"}");
     s.replies[1] = reply(200, "OK", NULL, body);
     canned_start(&s);
-    pl__client *c = open_client(&s, NULL, 0);
+    pl_client *c = open_client(&s, NULL, 0);
     char got_proof[4096], got_pub[4096], want_proof[4096], want_pub[4096];
     snprintf(got_proof, sizeof(got_proof), "%s",
              pl_test_tmp("client_fetch.proof.json"));
@@ -417,12 +419,12 @@ PL_TEST(fetch_proof)
     unlink(got_proof);
     unlink(got_pub);
     bool ready = true;
-    CHECK_OK(pl__client_fetch_proof(c, "j1", 0, got_proof, got_pub, &ready,
+    CHECK_OK(pl_client_fetch_proof(c, "j1", 0, got_proof, got_pub, &ready,
                                     &err), &err);
     CHECK(!ready);
     struct stat sb;
     CHECK(stat(got_proof, &sb) != 0 && stat(got_pub, &sb) != 0);
-    CHECK_OK(pl__client_fetch_proof(c, "j1", 0, got_proof, got_pub, &ready,
+    CHECK_OK(pl_client_fetch_proof(c, "j1", 0, got_proof, got_pub, &ready,
                                     &err), &err);
     CHECK(ready);
     canned_stop(&s);
@@ -453,7 +455,7 @@ PL_TEST(fetch_proof)
     free(a);
     free(b);
     pl_public_free(publics);
-    pl__client_close(c);
+    pl_client_close(c);
     for (int i = 0; i < 2; i++)
         free((void *)s.replies[i]);
     free(body);
@@ -468,18 +470,67 @@ PL_TEST(fetch_proof)
 PL_TEST(unreachable)
 {
     pl_error err = {0};
-    pl__client *c = NULL;
-    pl__client_reply r;
+    pl_client *c = NULL;
+    pl_client_reply r;
     char sock[4200];
     snprintf(sock, sizeof(sock), "unix:%s", pl_test_tmp("client_none.sock"));
     unlink(sock + 5);
-    pl__client_config cfg = {.server = sock};
-    CHECK_OK(pl__client_open(&c, &cfg, &err), &err);
-    CHECK_STATUS(pl__client_request(c, &r, "GET", "/healthz", NULL, NULL, 0,
+    pl_client_config cfg = {.server = sock};
+    CHECK_OK(pl_client_open(&c, &cfg, &err), &err);
+    CHECK_STATUS(pl_client_request(c, &r, "GET", "/healthz", NULL, NULL, 0,
                                     NULL, 0, &err), PL_EIO, &err);
     check_contains(err.msg, sock);
     check_contains(err.msg, "/healthz: cannot reach the server");
     CHECK_EQ(r.code, 0);
-    pl__client_reply_free(&r);
-    pl__client_close(c);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
+}
+
+/* The client against a real service in this process, opened as the API's
+ * fuzzer opens one (no_worker: jobs kept, never proved) on a Unix socket:
+ * a zkey registered, a job made and its witness sent, the job queued and
+ * left so; the service then closes with every buffer back. */
+PL_TEST(real_service_without_worker)
+{
+    char dir[256], listen[300], server[300];
+    snprintf(dir, sizeof(dir), "%s/client_service.XXXXXX", PL_TEST_TMP);
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(listen, sizeof(listen), "unix:%s/sock", dir);
+    snprintf(server, sizeof(server), "unix:%s/sock", dir);
+    pl_service_config cfg;
+    pl_service_config_init(&cfg);
+    cfg.listen = listen;
+    cfg.data_dir = dir;
+    cfg.no_worker = true;
+    cfg.engine.threads = 1;
+    pl_service *svc = NULL;
+    pl_error err = {0};
+    CHECK_OK(pl_service_open(&svc, &cfg, &err), &err);
+
+    pl_client *c = NULL;
+    pl_client_config ccfg = {.server = server};
+    CHECK_OK(pl_client_open(&c, &ccfg, &err), &err);
+    char id[65], job[37], path[160];
+    bool uploaded = false;
+    CHECK_OK(pl_client_register(c, PL_TEST_VECTORS "/multiplier/circuit.zkey",
+                                id, &uploaded, &err), &err);
+    CHECK(uploaded);
+    CHECK_OK(pl_client_create_job(c, id, "high", 1, 0, job, &err), &err);
+    snprintf(path, sizeof(path), "/v1/jobs/%s/witness/0", job);
+    pl_client_reply r;
+    CHECK_OK(pl_client_request(c, &r, "PUT", path, "application/octet-stream",
+                               NULL, 0,
+                               PL_TEST_VECTORS "/multiplier/witness.wtns", 0,
+                               &err), &err);
+    pl_client_reply_free(&r);
+    snprintf(path, sizeof(path), "/v1/jobs/%s", job);
+    CHECK_OK(pl_client_request(c, &r, "GET", path, NULL, NULL, 0, NULL, 0,
+                               &err), &err);
+    const char *state = pl_client_str(&r, pl__json_root(&r.doc), "state");
+    CHECK(state && strcmp(state, "queued") == 0);
+    const char *prio = pl_client_str(&r, pl__json_root(&r.doc), "priority");
+    CHECK(prio && strcmp(prio, "high") == 0);
+    pl_client_reply_free(&r);
+    pl_client_close(c);
+    CHECK_OK(pl_service_close(svc, &err), &err);
 }

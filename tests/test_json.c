@@ -2,15 +2,18 @@
 /*
  * Tests of the strict JSON parser (formats/json.c) and of the snarkjs JSON
  * files built on it: well-formed documents and their layout, every class
- * of malformed input rejected with a position, the verification key's
+ * of malformed input rejected with a position, the writer (layout,
+ * escaping, misuse), the verification key's
  * read -> write -> read round trip and byte equality with snarkjs's own
  * files, and the proof/public readers' checks.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "harness.h"
 #include "formats/json.h"
 #include "formats/snarkjs_json.h"
 #include "groth16/vkey.h"
 
+#include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +206,149 @@ PL_TEST(json_depth_limit)
     deep[big] = '\0';
     CHECK_STATUS(parse(&doc, deep, &err), PL_EFORMAT, &err);
     free(deep);
+}
+
+/* ---- the writer ------------------------------------------------------ */
+
+/* What the writer wrote parses back with the strict parser. */
+static void check_parses(const pl__strbuf *sb)
+{
+    pl_error err = {0};
+    pl__json_doc doc;
+    CHECK(sb->data != NULL);
+    CHECK_OK(pl__json_parse(&doc, sb->data, sb->len, "written", &err), &err);
+    pl__json_free(&doc);
+}
+
+PL_TEST(json_writer_layout)
+{
+    pl__strbuf sb = {0};
+    pl__jw w;
+    pl__jw_to_buffer(&w, &sb, false);
+    pl__jw_object(&w);
+    pl__jw_key_str(&w, "id", "a");
+    pl__jw_key_u64(&w, "max", UINT64_MAX);
+    pl__jw_key_i64(&w, "min", INT64_MIN);
+    pl__jw_key_f64(&w, "third", 1.0 / 3.0, 3);
+    pl__jw_key_f64(&w, "nan", NAN, -1);
+    pl__jw_key_bool(&w, "ok", true);
+    pl__jw_key(&w, "list");
+    pl__jw_array(&w);
+    pl__jw_u64(&w, 1);
+    pl__jw_newline(&w);
+    pl__jw_null(&w);
+    pl__jw_object(&w);
+    pl__jw_end_object(&w);
+    pl__jw_raw(&w, "[2]", 3);
+    pl__jw_end_array(&w);
+    pl__jw_end_object(&w);
+    CHECK(!w.failed);
+    const char *want = "{\"id\": \"a\", \"max\": 18446744073709551615, "
+                       "\"min\": -9223372036854775808, \"third\": 0.333, "
+                       "\"nan\": null, \"ok\": true, \"list\": [1,\nnull, "
+                       "{}, [2]]}";
+    if (strcmp(sb.data, want) != 0)
+        pl_test_fail(__FILE__, __LINE__, "wrote %s", sb.data);
+    check_parses(&sb);
+    pl__strbuf_free(&sb);
+
+    /* compact: the trace's layout */
+    pl__jw_to_buffer(&w, &sb, true);
+    pl__jw_array(&w);
+    pl__jw_object(&w);
+    pl__jw_key_u64(&w, "a", 1);
+    pl__jw_key_str(&w, "b", "");
+    pl__jw_end_object(&w);
+    pl__jw_newline(&w);
+    pl__jw_u64(&w, 2);
+    pl__jw_newline(&w);
+    pl__jw_end_array(&w);
+    CHECK(!w.failed);
+    if (strcmp(sb.data, "[{\"a\":1,\"b\":\"\"},\n2\n]") != 0)
+        pl_test_fail(__FILE__, __LINE__, "wrote %s", sb.data);
+    check_parses(&sb);
+    pl__strbuf_free(&sb);
+}
+
+/* Quotes, backslashes and control characters escaped; bytes that are not
+ * UTF-8 (a cut sequence, an overlong form, a surrogate) become U+FFFD;
+ * valid multi-byte characters pass as they are. */
+PL_TEST(json_writer_escapes)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain", "\"plain\""},
+        {"q\"b\\s/", "\"q\\\"b\\\\s/\""},
+        {"a\nb\tc\x01\x1f\x7f", "\"a\\u000ab\\u0009c\\u0001\\u001f\x7f\""},
+        {"caf\xc3\xa9 \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xf0\x9f\x98\x80\""},
+        {"cut \xc3", "\"cut \\ufffd\""},
+        {"over \xc0\xaf", "\"over \\ufffd\\ufffd\""},
+        {"sur \xed\xa0\x80", "\"sur \\ufffd\\ufffd\\ufffd\""},
+        {"latin1 \xe9t\xe9", "\"latin1 \\ufffdt\\ufffd\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pl__strbuf sb = {0};
+        pl__json_put_string(&sb, cases[i].in);
+        if (!sb.data || strcmp(sb.data, cases[i].out) != 0)
+            pl_test_fail(__FILE__, __LINE__, "case %zu: wrote %s", i,
+                         sb.data ? sb.data : "(nothing)");
+        check_parses(&sb);
+        pl__strbuf_free(&sb);
+    }
+    /* a NUL inside a counted string is escaped, not an end */
+    pl__strbuf sb = {0};
+    pl__jw w;
+    pl__jw_to_buffer(&w, &sb, true);
+    pl__jw_strn(&w, "a\0b", 3);
+    CHECK(strcmp(sb.data, "\"a\\u0000b\"") == 0);
+    pl__strbuf_free(&sb);
+    /* and on a stream */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    pl__json_fputs(f, "x\"y");
+    fclose(f);
+    CHECK(strcmp(text, "\"x\\\"y\"") == 0);
+    free(text);
+}
+
+/* Misuse stops the writer and says so, rather than writing broken JSON. */
+PL_TEST(json_writer_misuse)
+{
+    pl__strbuf sb = {0};
+    pl__jw w;
+    pl__jw_to_buffer(&w, &sb, false);
+    pl__jw_object(&w);
+    pl__jw_u64(&w, 1); /* a value without its key */
+    CHECK(w.failed);
+    pl__strbuf_free(&sb);
+
+    pl__jw_to_buffer(&w, &sb, false);
+    pl__jw_array(&w);
+    pl__jw_key(&w, "k"); /* a key in an array */
+    CHECK(w.failed);
+    pl__strbuf_free(&sb);
+
+    pl__jw_to_buffer(&w, &sb, false);
+    pl__jw_array(&w);
+    pl__jw_end_object(&w); /* the wrong close */
+    CHECK(w.failed);
+    pl__strbuf_free(&sb);
+
+    pl__jw_to_buffer(&w, &sb, false);
+    pl__jw_object(&w);
+    pl__jw_key(&w, "k");
+    pl__jw_end_object(&w); /* a key without its value */
+    CHECK(w.failed);
+    pl__strbuf_free(&sb);
+
+    pl__jw_to_buffer(&w, &sb, false);
+    for (int i = 0; i <= PL__JSON_MAX_DEPTH; i++)
+        pl__jw_array(&w);
+    CHECK(w.failed); /* deeper than the parser would read back */
+    pl__strbuf_free(&sb);
 }
 
 /* ---- snarkjs files ---------------------------------------------------- */

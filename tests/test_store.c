@@ -13,7 +13,7 @@
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "harness.h"
-#include "store.h"
+#include "store/store.h"
 
 #include <dirent.h>
 #include <ftw.h>
@@ -169,6 +169,17 @@ static void complete(pl__store *s, const pl__store_claim *c)
              &err);
 }
 
+/* The claim's proof starts (its engine admitted it): from now on losing
+ * it costs an attempt. */
+static pl__store_claim start(pl__store *s, pl__store_claim c)
+{
+    pl_error err = {0};
+    CHECK_OK(pl__store_claim_started(s, c.part.job_id, c.part.index,
+                                     c.part.owner, c.part.fence, &err),
+             &err);
+    return c;
+}
+
 static pl__store_partition part_of(pl__store *s, const char *job, uint32_t k)
 {
     pl_error err = {0};
@@ -197,11 +208,11 @@ PL_TEST(open_creates_private_folder)
     struct stat sb;
     CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
     CHECK_EQ(sb.st_mode & 0777, 0700);
-    CHECK_EQ(pl__store_schema_version(s), 3);
+    CHECK_EQ(pl__store_schema_version(s), 4);
     pl__store_close(s);
     /* Open again: the schema is there, nothing is created twice. */
     s = open_store(dir);
-    CHECK_EQ(pl__store_schema_version(s), 3);
+    CHECK_EQ(pl__store_schema_version(s), 4);
     pl__store_close(s);
     pl__store_close(NULL);
 
@@ -224,13 +235,13 @@ SCENARIO(newer_schema_refused)
     char where[4200];
     pl__store_close(open_store(loc));
     if (g_backend == BACKEND_POSTGRES) {
-        pg_sql("store_newer", "UPDATE proofline.meta SET version = 4");
+        pg_sql("store_newer", "UPDATE proofline.meta SET version = 5");
         snprintf(where, sizeof(where), "store_newer");
     } else {
         snprintf(where, sizeof(where), "%.4000s/store.sqlite", loc);
         sqlite3 *db = NULL;
         CHECK_EQ(sqlite3_open(where, &db), SQLITE_OK);
-        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 4", NULL, NULL,
+        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 5", NULL, NULL,
                               NULL),
                  SQLITE_OK);
         sqlite3_close(db);
@@ -240,7 +251,7 @@ SCENARIO(newer_schema_refused)
     CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUNSUPPORTED, &err);
     CHECK(s == NULL);
     CHECK(strstr(err.msg, where) != NULL);
-    CHECK(strstr(err.msg, "version 4") != NULL);
+    CHECK(strstr(err.msg, "version 5") != NULL);
 }
 
 PL_TEST(foreign_file_refused)
@@ -346,7 +357,7 @@ SCENARIO(job_states_receiving_to_queued)
     CHECK(strstr(err.msg, "already") != NULL);
     CHECK_STATUS(pl__store_witness_stored(s, job.id, 3, w, &now, &err),
                  PL_EUSAGE, &err);
-    CHECK(!pl__store_is_not_found(&err));
+    CHECK(pl__store_is_not_found(&err)); /* no partition 3: not found */
     CHECK_STATUS(pl__store_witness_stored(s, "00000000-0000-4000-8000-"
                                              "000000000000",
                                           0, w, &now, &err),
@@ -1108,7 +1119,7 @@ SCENARIO(lapses_count_as_attempts)
     pl__store_set_max_attempts(s, 2);
     put_circuit(s, 'a', 100);
     pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
-    claim(s, "w1", UINT64_MAX, 50);
+    start(s, claim(s, "w1", UINT64_MAX, 50));
     sleep_ms(120);
     uint64_t requeued = 0;
     CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
@@ -1122,7 +1133,7 @@ SCENARIO(lapses_count_as_attempts)
     CHECK(strstr(at[0].error, "lease of worker w1 lapsed") != NULL);
     /* The second holder restarts (recover with its own id): the last
      * allowed attempt, so the job fails. */
-    claim(s, "w2", UINT64_MAX, 600000);
+    start(s, claim(s, "w2", UINT64_MAX, 600000));
     CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
     CHECK_EQ(requeued, 0); /* its lease runs */
     CHECK_EQ(part_of(s, job.id, 0).state, PL__PART_CLAIMED);
@@ -1136,6 +1147,50 @@ SCENARIO(lapses_count_as_attempts)
     CHECK_EQ(n, 2);
     CHECK(!at[1].retried);
     claim_none(s, UINT64_MAX);
+    pl__store_close(s);
+}
+
+/* A claim whose proof never started (it waited for its engine's room)
+ * costs no attempt when its worker restarts or its lease lapses, however
+ * often: the partition goes back to the queue with a message that says
+ * so, and the job completes.  Marking a claim started twice changes
+ * nothing; marking one no longer the caller's is refused. */
+SCENARIO(waiting_claims_cost_nothing)
+{
+    pl__store *s = open_store(store_loc("store_waiting"));
+    pl_error err = {0};
+    pl__store_set_max_attempts(s, 2);
+    put_circuit(s, 'a', 100);
+    pl__store_job job = queued_job(s, 'a', PL__PRIORITY_NORMAL, 1);
+    uint64_t requeued = 0;
+    for (int i = 0; i < 5; i++) {
+        pl__store_claim c = claim(s, "w1", UINT64_MAX, 600000);
+        CHECK_EQ(part_of(s, job.id, 0).started_unix_ms, 0);
+        CHECK_OK(pl__store_recover(s, "w1", &requeued, &err), &err);
+        CHECK_EQ(requeued, 1);
+        pl__store_partition p = part_of(s, job.id, 0);
+        CHECK_EQ(p.state, PL__PART_QUEUED);
+        CHECK(strstr(p.error, "no attempt spent") != NULL);
+        CHECK_STATUS(pl__store_claim_started(s, job.id, 0, "w1", c.part.fence,
+                                             &err),
+                     PL_ECANCELLED, &err);
+    }
+    pl__store_claim c = claim(s, "w2", UINT64_MAX, 50);
+    sleep_ms(120); /* its lease lapses, never started */
+    CHECK_OK(pl__store_recover(s, NULL, &requeued, &err), &err);
+    CHECK_EQ(requeued, 1);
+    pl__store_attempt at[4];
+    size_t n = 9;
+    CHECK_OK(pl__store_attempts(s, job.id, at, 4, &n, &err), &err);
+    CHECK_EQ(n, 0);
+    c = start(s, claim(s, "w3", UINT64_MAX, 600000));
+    int64_t started = part_of(s, job.id, 0).started_unix_ms;
+    CHECK(started > 0);
+    start(s, c); /* again: nothing changes */
+    CHECK_EQ(part_of(s, job.id, 0).started_unix_ms, started);
+    complete(s, &c);
+    CHECK_EQ(job_of(s, job.id).state, PL__JOB_DONE);
+    CHECK_EQ(part_of(s, job.id, 0).started_unix_ms, started);
     pl__store_close(s);
 }
 
@@ -1169,7 +1224,10 @@ SCENARIO(stopped_and_killed_workers)
             if (pl__store_open(&mine, loc, &e) != PL_OK ||
                 pl__store_claim_next(mine, "stalled", UINT64_MAX, 200, &c,
                                      &found, &e) != PL_OK ||
-                !found)
+                !found ||
+                pl__store_claim_started(mine, c.part.job_id, c.part.index,
+                                        "stalled", c.part.fence,
+                                        &e) != PL_OK)
                 _exit(2);
             if (write(told[1], &c.part.index, sizeof(c.part.index)) !=
                 sizeof(c.part.index))
@@ -1453,14 +1511,14 @@ SCENARIO(migrate_from_v1)
     }
     CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
     CHECK_EQ(before, 1);
-    CHECK_EQ(after, 3);
+    CHECK_EQ(after, 4);
     CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
-    CHECK_EQ(before, 3);
-    CHECK_EQ(after, 3);
+    CHECK_EQ(before, 4);
+    CHECK_EQ(after, 4);
     CHECK_STATUS(pl__store_migrate(loc, 9, &before, &after, &err), PL_EUSAGE,
                  &err);
     s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 3);
+    CHECK_EQ(pl__store_schema_version(s), 4);
     const char *id = "11111111-1111-4111-8111-111111111111";
     pl__store_job j = job_of(s, id);
     CHECK_EQ(j.state, PL__JOB_QUEUED);
@@ -1764,7 +1822,7 @@ SCENARIO(concurrent_first_open)
         CHECK_EQ(WEXITSTATUS(status), 0);
     }
     pl__store *s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 3);
+    CHECK_EQ(pl__store_schema_version(s), 4);
     put_circuit(s, 'a', 100);
     queued_job(s, 'a', PL__PRIORITY_LOW, 1);
     pl__store_close(s);
@@ -1777,7 +1835,7 @@ SCENARIO(concurrent_first_open)
                  1);
         CHECK_EQ(pg_int("store_first_open",
                         "SELECT max(version) FROM proofline.meta"),
-                 3);
+                 4);
     }
 }
 
@@ -1934,7 +1992,7 @@ SCENARIO(job_deadline)
         sqlite3_close(db);
     }
     pl__store *s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 3);
+    CHECK_EQ(pl__store_schema_version(s), 4);
     pl__store_job old = job_of(s, old_id);
     CHECK_EQ(old.deadline_unix_ms, 0);
     CHECK_EQ(old.state, PL__JOB_RECEIVING);
@@ -2036,6 +2094,7 @@ SCENARIO(job_deadline)
     X(workers_table)                                                          \
     X(migrate_from_v1)                                                        \
     X(lapses_count_as_attempts)                                               \
+    X(waiting_claims_cost_nothing)                                            \
     X(stopped_and_killed_workers)                                             \
     X(schema_keeps_one_result)                                                \
     X(job_create_with_id)                                                     \
@@ -2066,6 +2125,7 @@ PL_TEST(failures_retry) { scenario_failures_retry(); }
 PL_TEST(workers_table) { scenario_workers_table(); }
 PL_TEST(migrate_from_v1) { scenario_migrate_from_v1(); }
 PL_TEST(lapses_count_as_attempts) { scenario_lapses_count_as_attempts(); }
+PL_TEST(waiting_claims_cost_nothing) { scenario_waiting_claims_cost_nothing(); }
 PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
 PL_TEST(schema_keeps_one_result) { scenario_schema_keeps_one_result(); }
 PL_TEST(job_create_with_id) { scenario_job_create_with_id(); }

@@ -567,6 +567,7 @@ static partition *admit_next(pl_engine *e)
         p->reserved = want;
         engine_lock(e);
         e->admitting_priority = INT_MIN;
+        j->admitted++;
         engine_unlock(e);
         set_stage(e, p, PL_STAGE_ADMITTED);
         emit(e, PL_EV_ADMITTED, p);
@@ -1512,6 +1513,19 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->baseline_rss_anon_bytes = peaks.baseline_rss_anon;
     out->events = peaks.events;
     engine_lock(e);
+    /* the partitions of live jobs not admitted yet (a stopped job admits
+     * nothing more) */
+    uint64_t unadmitted = 0;
+    for (const job *j = e->jobs; j; j = j->next)
+        if (!j->done && !atomic_load(&j->stopped))
+            unadmitted += (uint64_t)(j->n_partitions - j->admitted) *
+                          j->planned;
+    /* read under the lock (the budget's comes after it): a partition
+     * admitted meanwhile is then counted twice for a moment, never not
+     * at all */
+    uint64_t reserved_now = 0;
+    pl__budget_read(&e->budget, &reserved_now, NULL);
+    out->committed_bytes = reserved_now + unadmitted;
     memcpy(out->stage_now, e->stage_now, sizeof(out->stage_now));
     memcpy(out->stage_peak, e->stage_peak, sizeof(out->stage_peak));
     out->proofs = e->proofs;

@@ -291,6 +291,7 @@ pl_status pl_engine_submit_c2(pl_engine *e, uint64_t *job_id,
     j->on_proof_user = spec->on_proof_user;
     j->c2 = *spec;
     j->plan = plan;
+    j->planned = r.total;
     return pl__engine_enqueue(e, j, job_id, err);
 }
 

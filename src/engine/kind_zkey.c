@@ -279,6 +279,7 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
      * wait: each one's reservation against the budget less what the open
      * circuits hold (a witness file that cannot be read fails its
      * partition at admission, as before). */
+    uint64_t planned = 0;
     for (size_t i = 0; i < spec->n_partitions; i++) {
         pl__sched_reservation r;
         uint64_t wb;
@@ -287,6 +288,8 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
         pl__sched_reservation_for(&r, &spec->circuit->plan, wb);
         if (!pl__engine_can_fit(e, r.total))
             return pl__engine_never_fits(e, 0, i, r.total, err);
+        if (r.total > planned)
+            planned = r.total;
         if (!spec->witness_paths)
             break; /* the others are the same size */
     }
@@ -302,6 +305,7 @@ pl_status pl_engine_submit(pl_engine *e, uint64_t *job_id,
     j->on_proof = spec->on_proof;
     j->on_proof_user = spec->on_proof_user;
     j->plan = spec->circuit->plan;
+    j->planned = planned;
     if (spec->witness_paths) {
         j->paths = calloc(spec->n_partitions, sizeof(char *));
         for (size_t i = 0; j->paths && i < spec->n_partitions; i++)

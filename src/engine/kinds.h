@@ -128,6 +128,10 @@ struct job {
      * that synthesizes its assignments, their bytes */
     pl__prove_plan plan;
     size_t next_to_admit;  /* under engine->lock */
+    /* committed_bytes' share: each partition's planned bytes as submitted
+     * (the largest witness), and how many were admitted (under lock) */
+    uint64_t planned;
+    size_t admitted;
     atomic_bool stopped;   /* failed or cancelled: drop what is in flight */
     pl_status status;      /* first failure; under engine->lock */
     pl_error error;

@@ -116,8 +116,9 @@ static long pl__json_u4(pl__json_parser *p)
 }
 
 /* Length of the valid UTF-8 sequence starting at s (n bytes available),
- * or 0 (overlong forms, surrogates and values above U+10FFFF rejected). */
-static size_t pl__json_utf8_len(const unsigned char *s, size_t n)
+ * or 0 (overlong forms, surrogates and values above U+10FFFF rejected);
+ * the writer checks its strings with it too (json_write.c). */
+size_t pl__json_utf8_len(const unsigned char *s, size_t n)
 {
     unsigned char c = s[0];
     size_t need;

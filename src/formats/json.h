@@ -18,6 +18,10 @@
 #define PL_FORMATS_JSON_H
 
 #include "proofline.h"
+#include "util/file.h"
+
+#include <stdbool.h>
+#include <stdio.h>
 
 #define PL__JSON_MAX_DEPTH 64
 
@@ -109,6 +113,74 @@ pl_status pl__json_fail_status(const pl__json_doc *doc, pl_error *err,
     ;
 
 const char *pl__json_type_name(pl__json_type type);
+
+/* Length of the multi-byte UTF-8 sequence at s (n bytes available): 2 to
+ * 4, or 0 when it is not a valid one (an ASCII byte included): overlong
+ * forms, surrogates and values above U+10FFFF are not valid. */
+size_t pl__json_utf8_len(const unsigned char *s, size_t n);
+
+/* ---- the writer ------------------------------------------------------------
+ *
+ * The one JSON writer of the project (json_write.c): the ledger's report
+ * and trace, the service's replies and figures, and the CLI write their
+ * JSON through it, so commas, quoting and escaping are written once.  A
+ * writer appends to a text buffer (pl__strbuf) or to a stream.  Strings
+ * are escaped as RFC 8259 asks (quote and backslash after a backslash,
+ * control characters as \u00XX, the form the report always had), and
+ * bytes that are not valid UTF-8 become U+FFFD, so whatever a message
+ * quotes (a file name in another encoding) the output parses.
+ * Integers are written in full, doubles with the precision asked, a
+ * value that is not finite as null.  Two layouts: spaced (", " and ": ",
+ * the service's replies) and compact ("," and ":", the trace).  Misuse
+ * (a value where a key is due, containers closed that were not opened,
+ * nesting deeper than PL__JSON_MAX_DEPTH) and a full buffer set `failed`
+ * and stop the writing; the caller checks it once at the end. */
+typedef struct pl__jw {
+    pl__strbuf *sb;     /* one of the two */
+    FILE *f;
+    bool compact;
+    unsigned depth;
+    bool in_object[PL__JSON_MAX_DEPTH + 1];
+    bool has_items[PL__JSON_MAX_DEPTH + 1];
+    bool keyed;         /* in an object: a key was written, its value due */
+    bool break_next;    /* a line break before the next item */
+    bool failed;
+} pl__jw;
+
+void pl__jw_to_buffer(pl__jw *w, pl__strbuf *sb, bool compact);
+void pl__jw_to_stream(pl__jw *w, FILE *f, bool compact);
+void pl__jw_object(pl__jw *w);
+void pl__jw_end_object(pl__jw *w);
+void pl__jw_array(pl__jw *w);
+void pl__jw_end_array(pl__jw *w);
+/* A member's name in an object; its value is the next value written. */
+void pl__jw_key(pl__jw *w, const char *key);
+void pl__jw_str(pl__jw *w, const char *s); /* NULL: "" */
+void pl__jw_strn(pl__jw *w, const char *s, size_t len);
+void pl__jw_u64(pl__jw *w, uint64_t v);
+void pl__jw_i64(pl__jw *w, int64_t v);
+/* decimals < 0: the shortest text that reads back the same double */
+void pl__jw_f64(pl__jw *w, double v, int decimals);
+void pl__jw_bool(pl__jw *w, bool v);
+void pl__jw_null(pl__jw *w);
+/* A value already in JSON (a proof file's text, a stored object): written
+ * as it is, the caller vouching for it. */
+void pl__jw_raw(pl__jw *w, const char *json, size_t len);
+/* A line break before the next item, or before the container's end
+ * (layouts meant for people to read). */
+void pl__jw_newline(pl__jw *w);
+
+/* Members in one call: the key, then the value. */
+void pl__jw_key_str(pl__jw *w, const char *key, const char *s);
+void pl__jw_key_u64(pl__jw *w, const char *key, uint64_t v);
+void pl__jw_key_i64(pl__jw *w, const char *key, int64_t v);
+void pl__jw_key_f64(pl__jw *w, const char *key, double v, int decimals);
+void pl__jw_key_bool(pl__jw *w, const char *key, bool v);
+
+/* One string value, quoted and escaped, on a stream or in a buffer (for
+ * writers that lay out the rest themselves). */
+void pl__json_fputs(FILE *f, const char *s);
+void pl__json_put_string(pl__strbuf *sb, const char *s);
 
 /* pl_proof_read_json and pl_public_read_json on len bytes of text in
  * memory (for the fuzzers and tests), `name` standing for the path in

@@ -7,6 +7,7 @@
  * are whatever snapshot the caller read.
  */
 #include "ledger/report.h"
+#include "formats/json.h"
 #include "util/file.h"
 
 bool pl__report_balanced(const pl_engine_stats *st)
@@ -105,23 +106,6 @@ static void json_classes(FILE *f, const pl_engine_stats *st)
     fprintf(f, "\n    },\n");
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped
- * (file names and messages may hold any of them). */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;
-         p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 /* `witnesses`: what became of each one (none without items, so a report
  * without them keeps its layout). */
 static void json_items(FILE *f, const pl_run_facts *run)
@@ -135,12 +119,12 @@ static void json_items(FILE *f, const pl_run_facts *run)
                              : it->status == PL_ECANCELLED ? "cancelled"
                                                            : "failed";
         fprintf(f, "%s\n    {\"file\": ", i ? "," : "");
-        json_string(f, it->name);
+        pl__json_fputs(f, it->name);
         fprintf(f, ", \"status\": \"%s\", \"exit_code\": %d, \"error\": ",
                 status, pl_status_exit_code(it->status));
-        json_string(f, it->status == PL_OK ? "" : pl_strerror(it->status));
+        pl__json_fputs(f, it->status == PL_OK ? "" : pl_strerror(it->status));
         fprintf(f, ", \"message\": ");
-        json_string(f, it->message);
+        pl__json_fputs(f, it->message);
         fputc('}', f);
     }
     fprintf(f, "\n  ]");

@@ -3,13 +3,13 @@
  * The client of `proofline serve` over libcurl (client.h): one easy handle
  * per client, reset before every request so no option of one request
  * leaks into the next, kept so its connection is reused.  Replies are read
- * into a buffer bounded by PL__CLIENT_MAX_REPLY; request bodies come from
+ * into a buffer bounded by PL_CLIENT_MAX_REPLY; request bodies come from
  * memory or are streamed from a file by curl's read callback.  What it
  * does not do: TLS configuration beyond libcurl's defaults, redirects
  * (the service never sends one; a proxy that does is an error), cookies.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "client.h"
+#include "proofline_client.h"
 
 #include "util/error.h"
 #include "util/file.h"
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-struct pl__client {
+struct pl_client {
     CURL *curl;
     char server[512];      /* as given, without a trailing '/' */
     char base[512];        /* the URL prefix: the server or http://localhost */
@@ -33,6 +33,7 @@ struct pl__client {
     long connect_timeout_s, stall_timeout_s, max_retry_s;
     bool (*should_stop)(void);
     bool stoppable;
+    char *last_error; /* the whole text of the last failure, or NULL */
 };
 
 /* curl_global_init is not thread-safe: once per process. */
@@ -49,7 +50,7 @@ static pl_status read_token(char **out, const char *path, pl_error *err)
     char *text = NULL;
     size_t size = 0;
     pl_status st = pl__file_read_small(&text, &size, path,
-                                       PL__CLIENT_MAX_TOKEN, err);
+                                       PL_CLIENT_MAX_TOKEN, err);
     if (st != PL_OK)
         return st;
     size_t len = strcspn(text, "\r\n");
@@ -72,17 +73,17 @@ static pl_status read_token(char **out, const char *path, pl_error *err)
     return PL_OK;
 }
 
-pl_status pl__client_open(pl__client **out, const pl__client_config *cfg,
+pl_status pl_client_open(pl_client **out, const pl_client_config *cfg,
                           pl_error *err)
 {
     *out = NULL;
     const char *server = cfg->server && cfg->server[0]
-                             ? cfg->server : PL__CLIENT_DEFAULT_SERVER;
+                             ? cfg->server : PL_CLIENT_DEFAULT_SERVER;
     pthread_once(&curl_once, curl_init);
     if (curl_init_rc != CURLE_OK)
         return pl__error_set(err, PL_EINTERNAL, "libcurl: cannot initialise: "
                              "%s", curl_easy_strerror(curl_init_rc));
-    pl__client *c = calloc(1, sizeof(*c));
+    pl_client *c = calloc(1, sizeof(*c));
     if (!c)
         return pl__error_set(err, PL_ENOMEM, "out of memory for a client");
     pl_status st = PL_OK;
@@ -137,14 +138,20 @@ pl_status pl__client_open(pl__client **out, const pl__client_config *cfg,
     *out = c;
     return PL_OK;
 fail:
-    pl__client_close(c);
+    pl_client_close(c);
     return st;
 }
 
-void pl__client_close(pl__client *c)
+const char *pl_client_last_error(const pl_client *c)
+{
+    return c && c->last_error ? c->last_error : "";
+}
+
+void pl_client_close(pl_client *c)
 {
     if (!c)
         return;
+    free(c->last_error);
     if (c->curl)
         curl_easy_cleanup(c->curl);
     if (c->token) {
@@ -157,17 +164,17 @@ void pl__client_close(pl__client *c)
     free(c);
 }
 
-const char *pl__client_server(const pl__client *c)
+const char *pl_client_server(const pl_client *c)
 {
     return c->server;
 }
 
-void pl__client_stoppable(pl__client *c, bool on)
+void pl_client_stoppable(pl_client *c, bool on)
 {
     c->stoppable = on;
 }
 
-static bool stopped(const pl__client *c)
+static bool stopped(const pl_client *c)
 {
     return c->stoppable && c->should_stop && c->should_stop();
 }
@@ -193,7 +200,7 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *user)
 {
     sink *s = user;
     size_t n = size * nmemb;
-    if (s->len + n + 1 > PL__CLIENT_MAX_REPLY) {
+    if (s->len + n + 1 > PL_CLIENT_MAX_REPLY) {
         s->too_big = true;
         return 0; /* curl stops with CURLE_WRITE_ERROR */
     }
@@ -239,24 +246,31 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *user)
     return n;
 }
 
-/* The server's {"error": "..."} of a failed reply, else the body's start. */
-static void server_message(char *out, size_t cap, pl__client_reply *r)
+/* The server's {"error": "..."} of a failed reply, whole, else the body's
+ * first line (at most 100 characters). */
+static void server_message(pl__strbuf *out, pl_client_reply *r)
 {
     if (r->json && pl__json_root(&r->doc)->type == PL__JSON_OBJECT) {
-        const char *m = pl__client_str(r, pl__json_root(&r->doc), "error");
+        const char *m = pl_client_str(r, pl__json_root(&r->doc), "error");
         if (m) {
-            snprintf(out, cap, "%s", m);
+            pl__strbuf_printf(out, "%s", m);
             return;
         }
     }
     if (r->len == 0) {
-        snprintf(out, cap, "(no message)");
+        pl__strbuf_printf(out, "(no message)");
         return;
     }
-    /* the first line, at most 100 characters */
-    snprintf(out, cap, "%.*s", (int)strcspn(r->body, "\r\n") < 100
-                                   ? (int)strcspn(r->body, "\r\n") : 100,
-             r->body);
+    int line = (int)strcspn(r->body, "\r\n");
+    pl__strbuf_printf(out, "%.*s", line < 100 ? line : 100, r->body);
+}
+
+/* The last failure's whole text, kept for pl_client_last_error (err
+ * holds it too, cut to pl_error's size). */
+static void keep_error(pl_client *c, const char *text)
+{
+    free(c->last_error);
+    c->last_error = text ? strdup(text) : NULL;
 }
 
 /* A tenth of a second, so a wait notices should_stop soon. */
@@ -267,14 +281,14 @@ static void sleep_tenth(void)
 }
 
 /* One exchange; the reply is filled in whatever its status. */
-static pl_status exchange(pl__client *c, pl__client_reply *out,
+static pl_status exchange(pl_client *c, pl_client_reply *out,
                           const char *method, const char *url,
                           const char *content_type, source *src,
                           uint64_t body_len, bool has_body, pl_error *err)
 {
     CURL *h = c->curl;
     char errbuf[CURL_ERROR_SIZE] = "";
-    char auth[PL__CLIENT_MAX_TOKEN + 32], ctype[128];
+    char auth[PL_CLIENT_MAX_TOKEN + 32], ctype[128];
     struct curl_slist *headers = NULL, *tmp;
     sink s = {0};
     pl_status st = PL_OK;
@@ -348,7 +362,7 @@ static pl_status exchange(pl__client *c, pl__client_reply *out,
         if (s.too_big)
             st = pl__error_set(err, PL_EFORMAT, "%.160s: the reply is larger "
                                "than %zu MiB", out->url,
-                               PL__CLIENT_MAX_REPLY >> 20);
+                               PL_CLIENT_MAX_REPLY >> 20);
         else if (rc == CURLE_ABORTED_BY_CALLBACK && stopped(c))
             st = pl__error_set(err, PL_ECANCELLED, "%.160s: interrupted",
                                out->url);
@@ -393,14 +407,14 @@ done:
 
 /* "http://host:port/v1/jobs", or "unix:/run/p.sock /v1/jobs" (a socket's
  * path and the request's apart). */
-static void url_for_messages(const pl__client *c, pl__client_reply *out,
+static void url_for_messages(const pl_client *c, pl_client_reply *out,
                              const char *path)
 {
     snprintf(out->url, sizeof(out->url), "%.300s%s%.200s", c->server,
              c->socket_path[0] ? " " : "", path);
 }
 
-pl_status pl__client_request(pl__client *c, pl__client_reply *out,
+pl_status pl_client_request(pl_client *c, pl_client_reply *out,
                              const char *method, const char *path,
                              const char *content_type, const void *body,
                              size_t len, const char *body_file,
@@ -414,6 +428,7 @@ pl_status pl__client_request(pl__client *c, pl__client_reply *out,
 
     memset(out, 0, sizeof(*out));
     out->retry_after_s = -1;
+    keep_error(c, NULL);
     url_for_messages(c, out, path);
     if ((size_t)snprintf(url, sizeof(url), "%s%s", c->base, path) >=
         sizeof(url))
@@ -449,7 +464,7 @@ pl_status pl__client_request(pl__client *c, pl__client_reply *out,
             goto done;
         }
         waited += delay;
-        pl__client_reply_free(out);
+        pl_client_reply_free(out);
         url_for_messages(c, out, path);
         out->retry_after_s = -1;
         src.at = 0;
@@ -464,22 +479,29 @@ pl_status pl__client_request(pl__client *c, pl__client_reply *out,
             st = pl__error_set(err, PL_EFORMAT, "%.160s: HTTP %ld: the reply "
                                "is not JSON", out->url, out->code);
     } else if (out->code != allow_code || allow_code == 0) {
-        char msg[200];
-        server_message(msg, sizeof(msg), out);
+        pl__strbuf text = {0};
+        pl__strbuf_printf(&text, "%s: HTTP %ld: ", out->url, out->code);
+        server_message(&text, out);
+        if (out->code == 401)
+            pl__strbuf_printf(&text, " (check --token-file)");
         pl_status code = out->code == 500 ? PL_EINTERNAL
                          : out->code >= 400 && out->code < 500 ? PL_EUSAGE
                                                                : PL_EIO;
-        st = pl__error_set(err, code, "%.120s: HTTP %ld: %s%s", out->url,
-                           out->code, msg,
-                           out->code == 401 ? " (check --token-file)" : "");
+        st = pl__error_set(err, code, "%s",
+                           text.data ? text.data : "out of memory");
+        keep_error(c, text.data);
+        pl__strbuf_free(&text);
+        goto kept;
     }
 done:
+    keep_error(c, st == PL_OK ? NULL : err->msg);
+kept:
     if (src.f)
         fclose(src.f);
     return st;
 }
 
-void pl__client_reply_free(pl__client_reply *r)
+void pl_client_reply_free(pl_client_reply *r)
 {
     if (!r)
         return;
@@ -493,7 +515,7 @@ void pl__client_reply_free(pl__client_reply *r)
 
 /* ---- reading replies ---------------------------------------------------- */
 
-const pl__json_value *pl__client_get(const pl__client_reply *r,
+const pl__json_value *pl_client_get(const pl_client_reply *r,
                                      const pl__json_value *obj,
                                      const char *key)
 {
@@ -506,17 +528,17 @@ const pl__json_value *pl__client_get(const pl__client_reply *r,
     return NULL;
 }
 
-const char *pl__client_str(const pl__client_reply *r,
+const char *pl_client_str(const pl_client_reply *r,
                            const pl__json_value *obj, const char *key)
 {
-    const pl__json_value *v = pl__client_get(r, obj, key);
+    const pl__json_value *v = pl_client_get(r, obj, key);
     return v && v->type == PL__JSON_STRING ? v->text : NULL;
 }
 
-int64_t pl__client_int(const pl__client_reply *r, const pl__json_value *obj,
+int64_t pl_client_int(const pl_client_reply *r, const pl__json_value *obj,
                        const char *key, int64_t fallback)
 {
-    const pl__json_value *v = pl__client_get(r, obj, key);
+    const pl__json_value *v = pl_client_get(r, obj, key);
     if (!v || v->type != PL__JSON_NUMBER || v->len >= 32)
         return fallback;
     char buf[32];
@@ -534,10 +556,10 @@ int64_t pl__client_int(const pl__client_reply *r, const pl__json_value *obj,
     return (int64_t)x;
 }
 
-uint64_t pl__client_num(const pl__client_reply *r, const pl__json_value *obj,
+uint64_t pl_client_num(const pl_client_reply *r, const pl__json_value *obj,
                         const char *key, uint64_t fallback)
 {
-    const pl__json_value *v = pl__client_get(r, obj, key);
+    const pl__json_value *v = pl_client_get(r, obj, key);
     if (!v || v->type != PL__JSON_NUMBER || v->len >= 32 || v->text[0] == '-')
         return fallback;
     char buf[32];
@@ -592,29 +614,66 @@ done:
     return st;
 }
 
-pl_status pl__client_register(pl__client *c, const char *zkey_path,
+pl_status pl_client_create_job(pl_client *c, const char *circuit,
+                               const char *priority, size_t n_partitions,
+                               double deadline_s, char id[37], pl_error *err)
+{
+    pl__strbuf body = {0};
+    pl__jw w;
+    pl__jw_to_buffer(&w, &body, false);
+    pl__jw_object(&w);
+    pl__jw_key_str(&w, "circuit", circuit);
+    pl__jw_key_str(&w, "priority", priority);
+    pl__jw_key_u64(&w, "partitions", n_partitions);
+    if (deadline_s > 0) /* milliseconds are what the server keeps */
+        pl__jw_key_f64(&w, "deadline_s", deadline_s, 3);
+    pl__jw_end_object(&w);
+    if (w.failed || body.failed) {
+        pl__strbuf_free(&body);
+        return pl__error_set(err, PL_ENOMEM, "a job's spec: out of memory");
+    }
+    pl_client_reply r;
+    pl_status st = pl_client_request(c, &r, "POST", "/v1/jobs",
+                                      "application/json", body.data, body.len,
+                                      NULL, 0, err);
+    pl__strbuf_free(&body);
+    const char *got = st == PL_OK ? pl_client_str(&r, pl__json_root(&r.doc),
+                                                  "id")
+                                  : NULL;
+    /* it goes into paths next: the store's form only */
+    if (st == PL_OK && (!got || strlen(got) != 36 ||
+                        strspn(got, "0123456789abcdef-") != 36))
+        st = pl__error_set(err, PL_EFORMAT, "%.300s: the reply has no valid "
+                           "\"id\"", r.url);
+    if (st == PL_OK)
+        memcpy(id, got, 37);
+    pl_client_reply_free(&r);
+    return st;
+}
+
+pl_status pl_client_register(pl_client *c, const char *zkey_path,
                               char id[65], bool *uploaded, pl_error *err)
 {
     char path[96];
-    pl__client_reply r;
+    pl_client_reply r;
     *uploaded = false;
     pl_status st = file_sha256(id, zkey_path, err);
     if (st != PL_OK)
         return st;
     snprintf(path, sizeof(path), "/v1/circuits/%s", id);
-    st = pl__client_request(c, &r, "GET", path, NULL, NULL, 0, NULL, 404,
+    st = pl_client_request(c, &r, "GET", path, NULL, NULL, 0, NULL, 404,
                             err);
     bool known = st == PL_OK && r.code == 200;
-    pl__client_reply_free(&r);
+    pl_client_reply_free(&r);
     if (st != PL_OK || known)
         return st;
-    st = pl__client_request(c, &r, "POST", "/v1/circuits",
+    st = pl_client_request(c, &r, "POST", "/v1/circuits",
                             "application/octet-stream", NULL, 0, zkey_path, 0,
                             err);
     if (st == PL_OK) {
         /* the server hashed what it received: the same id, or the file
          * changed while it was sent */
-        const char *got = pl__client_str(&r, pl__json_root(&r.doc), "id");
+        const char *got = pl_client_str(&r, pl__json_root(&r.doc), "id");
         if (!got || strcmp(got, id) != 0)
             st = pl__error_set(err, PL_EIO, "%.200s: the server registered "
                                "it as %.64s, not %s (did the file change "
@@ -623,7 +682,7 @@ pl_status pl__client_register(pl__client *c, const char *zkey_path,
         else
             *uploaded = true;
     }
-    pl__client_reply_free(&r);
+    pl_client_reply_free(&r);
     return st;
 }
 
@@ -654,25 +713,25 @@ static size_t value_end(const char *src, size_t len, size_t at)
     return len;
 }
 
-pl_status pl__client_fetch_proof(pl__client *c, const char *job,
+pl_status pl_client_fetch_proof(pl_client *c, const char *job,
                                  uint32_t index, const char *proof_path,
                                  const char *public_path, bool *ready,
                                  pl_error *err)
 {
     char path[256];
-    pl__client_reply r;
+    pl_client_reply r;
     pl_proof proof;
     pl_scalar *publics = NULL;
     size_t count = 0;
     *ready = false;
     snprintf(path, sizeof(path), "/v1/jobs/%.64s/proofs/%u", job, index);
-    pl_status st = pl__client_request(c, &r, "GET", path, NULL, NULL, 0, NULL,
+    pl_status st = pl_client_request(c, &r, "GET", path, NULL, NULL, 0, NULL,
                                       409, err);
     if (st != PL_OK || r.code == 409)
         goto done;
     const pl__json_value *root = pl__json_root(&r.doc);
-    const pl__json_value *pv = pl__client_get(&r, root, "proof");
-    const pl__json_value *uv = pl__client_get(&r, root, "public");
+    const pl__json_value *pv = pl_client_get(&r, root, "proof");
+    const pl__json_value *uv = pl_client_get(&r, root, "public");
     if (!pv || pv->type != PL__JSON_OBJECT || !uv ||
         uv->type != PL__JSON_ARRAY) {
         st = pl__error_set(err, PL_EFORMAT, "%.160s: the reply has no "
@@ -694,6 +753,6 @@ pl_status pl__client_fetch_proof(pl__client *c, const char *job,
     *ready = true;
 done:
     pl_public_free(publics);
-    pl__client_reply_free(&r);
+    pl_client_reply_free(&r);
     return st;
 }

@@ -16,7 +16,10 @@ typedef struct pl__server_config {
     const char *listen;         /* "HOST:PORT" (PORT 0: any) or "unix:PATH" */
     unsigned threads;           /* polling threads; 0: 4 */
     unsigned connection_limit;  /* 0: 256 */
-    unsigned timeout_s;         /* an idle connection is closed; 0: 30 */
+    unsigned per_client_limit;  /* from one address; 0: 64 */
+    double header_timeout_s;    /* a request's headers; 0: 10 */
+    double idle_timeout_s;      /* an idle connection is closed; 0: 30 */
+    uint64_t body_min_rate;     /* bytes/s; 0: 1024 */
 } pl__server_config;
 
 /* Whether a --listen value is a loopback address (or a Unix socket); a
