@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Front door: `make` builds, `make test` runs every test and prints a short
 # summary (the build's and ctest's lines go to $(BUILD)/build.log and
-# $(BUILD)/ctest.log), `make demo` runs the main job, `make bench`
+# $(BUILD)/ctest.log), `make demo` runs the main job (what it did shown,
+# its ledger lines in $(BUILD)/demo.log), `make bench`
 # measures.  The real build is CMake in $(BUILD).
 #   BLST_DIR=/path/to/blst   build against a local blst checkout
 #   SANITIZE=address,undefined   build (in build-san-address-undefined) and
@@ -15,9 +16,13 @@
 #                            the headers, the pkg-config file, the man page
 #                            and the docs; make uninstall removes them
 #   make package             a Debian package (CPack) in $(BUILD)
+#   make screenshot          docs/live-page.png, the service's page in Chromium
 #   make bench-serve         proofline serve under load (bench/serve_load.sh)
 #   make bench-classes       critical jobs among normal ones (bench/serve_classes.sh)
 #   make bench-cluster       1-3 workers on one PostgreSQL queue (bench/cluster_load.sh)
+#   make bench-ceremony      the trusted setup's steps vs snarkjs (bench/ceremony_bench.sh;
+#                            POWERS="12 14 16" BIG=20: hours on 2 cores;
+#                            SNARKJS_STEPS="zkeynew" times snarkjs on that step alone)
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SANITIZE ?=
@@ -58,7 +63,7 @@ FUZZ_CC ?= clang
 BLST_TGZ := _deps/chainsafe-blst-0.2.11.tgz
 export BLST_DIR
 
-.PHONY: all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve bench-classes bench-cluster cuda-smoke clean install uninstall package
+.PHONY: screenshot all build quiet-build deps npm-deps test test-san-fast test-tsan-fast fuzz fuzz-deps demo bench bench-serve bench-classes bench-cluster bench-ceremony cuda-smoke clean install uninstall package
 
 all: build
 
@@ -89,17 +94,27 @@ quiet-build:
 	@echo "build: ok ($(BUILD)/build.log)"
 
 # ctest in folder $(1) with $(2) (its environment) and $(3) (arguments),
-# its lines in $(1)/ctest.log and a JUnit file beside it; then the short
-# summary (scripts/test_summary.py: counts, skipped tests and why, each
-# failure's output).  ctest's exit code is the target's.
-run_ctest = @cd $(1) && rc=0; \
-	$(2) ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml $(3) \
-	  >ctest.log 2>&1 || rc=$$?; \
+# its lines in $(1)/ctest.log and a JUnit file beside it, a short line per
+# finished test meanwhile (scripts/test_progress.py; on a terminal one
+# line rewritten in place); then the short summary
+# (scripts/test_summary.py: counts, skipped tests and why, each failure's
+# output; its last line the bare counts).  ctest's exit code is the
+# target's (kept in ctest.rc across the pipe: sh has no pipefail).
+run_ctest = @cd $(1) && rm -f ctest.rc && \
+	{ $(2) ctest --output-on-failure -j $(JOBS) --output-junit ctest-junit.xml $(3) \
+	  2>&1; echo $$? >ctest.rc; } | python3 $(CURDIR)/scripts/test_progress.py ctest.log; \
+	rc=$$(cat ctest.rc 2>/dev/null || echo 1); \
 	python3 $(CURDIR)/scripts/test_summary.py ctest-junit.xml $(CURDIR)/$(1)/ctest.log; \
 	exit $$rc
 
 test: deps npm-deps quiet-build
 	$(call run_ctest,$(BUILD),$(TEST_ENV),)
+
+# docs/live-page.png: the service's page in headless Chromium while it
+# proves a batch (tests/cli_serve_live.sh writes it).
+screenshot: build
+	cd $(BUILD) && PL_PAGE_SCREENSHOT=$(CURDIR)/docs/live-page.png \
+	  ctest -R '^cli_serve_live$$' --output-on-failure
 
 # CI's sanitizer pass: everything but the tests labelled slow (see
 # tests/CMakeLists.txt), under ASan and UBSan, in build-san-address-undefined.
@@ -120,16 +135,19 @@ test-tsan-fast: deps npm-deps
 fuzz-deps:
 	@FUZZ_CC=$(FUZZ_CC) sh tests/fuzz/deps.sh
 
-# libFuzzer targets in $(FUZZ_BUILD) (clang, ASan + UBSan), each run for
-# FUZZ_SECONDS; fails on any crash, leak, timeout or OOM and keeps the input
-# in tests/fuzz/regressions/<target>/, which `make test` replays.
+# libFuzzer targets in $(FUZZ_BUILD) (clang, ASan + UBSan, every object
+# instrumented: tests/fuzz/build.sh), each run for FUZZ_SECONDS, printing
+# its executions and coverage; fails on any crash, leak, timeout or OOM and
+# keeps the input in tests/fuzz/regressions/<target>/, which `make test`
+# replays (tests/fuzz/README.md).
 fuzz: deps fuzz-deps
-	$(MAKE) $(FUZZ_BUILD)/CMakeCache.txt BUILD=$(FUZZ_BUILD) \
-	  CMAKE_EXTRA="-DCMAKE_C_COMPILER=$(FUZZ_CC) -DPL_FUZZ=ON -DPL_CUDA=OFF -DPL_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+	FUZZ_CC=$(FUZZ_CC) JOBS=$(JOBS) sh tests/fuzz/build.sh . $(FUZZ_BUILD) \
+	  $(foreach d,build $(wildcard build-san-*),$(d)/_deps)
 	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-demo: deps build
+# The build's lines in $(BUILD)/build.log, the ledger's in
+# $(BUILD)/demo.log (scripts/demo.sh): the terminal shows what it did.
+demo: deps quiet-build
 	@sh scripts/demo.sh $(BUILD)/proofline
 
 bench: deps npm-deps build
@@ -151,6 +169,12 @@ bench-classes: deps build
 bench-cluster: deps build
 	@bash bench/cluster_load.sh $(BUILD)
 
+# Each step of a ptau and a zkey ceremony against snarkjs on the same files
+# (bench/ceremony_bench.sh; not part of make bench: snarkjs's prepare alone
+# takes an hour at 2^16 here).
+bench-ceremony: deps npm-deps build
+	@bash bench/ceremony_bench.sh $(BUILD)
+
 # The nvcc compile of all the device arithmetic (also part of make test
 # when nvcc is found).
 cuda-smoke: build
@@ -162,8 +186,10 @@ cuda-smoke: build
 # beside it, so uninstall removes exactly those files where they were put
 # (DESTDIR given to uninstall counts only when that record is missing)
 # (and our own folder, share/doc/proofline; shared folders such as
-# lib/pkgconfig stay).
-install: build
+# lib/pkgconfig stay).  NO_BUILD=1 installs (or packages) the build as it
+# is: tests/cli_install.sh runs under make test, beside tests that run the
+# build's binaries, and must never relink them.
+install: $(if $(NO_BUILD),,build)
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 	@printf '%s\n' "$(DESTDIR)" >$(BUILD)/install_destdir
 
@@ -180,7 +206,7 @@ uninstall:
 	@rm -f $(BUILD)/install_manifest.txt $(BUILD)/install_destdir
 
 # The .deb (CPack, "the Debian package" in CMakeLists.txt) lands in $(BUILD).
-package: build
+package: $(if $(NO_BUILD),,build)
 	cd $(BUILD) && cpack -G DEB
 
 clean:

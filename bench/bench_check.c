@@ -7,12 +7,19 @@
  * pool, over the same mapped file.  Not part of `make test`
  * (bench/check_params.sh builds the files and runs it).
  *
- *   bench_check FILE.params ...
+ *   bench_check FILE.params|FILE.zkey ...
  *   BENCH_THREADS=k    the pool (default: one per core)
  *   BENCH_ALONE_1=0    skip the one-thread point-by-point baseline (it is
  *                      the slowest: ~5 minutes of CPU at 2^20)
  *   BENCH_ALONE=0      skip both point-by-point baselines (the batched
  *                      check only)
+ *
+ * A .zkey among the files (told by its name) is checked the same ways
+ * through pl__zkey_check_points (formats/zkey.c over point_check.c): the
+ * old check, every point alone on one thread (what pl_zkey_check_points
+ * did before the shared checker), against the batched check on one
+ * thread and on the pool, with the ratios of wall and CPU time against
+ * the old one (zkey_wall_speedup_vs_old, zkey_cpu_speedup_vs_old).
  *
  * Output: key=value lines per file and mode: the points, wall and process
  * CPU seconds (on a shared machine only CPU time means much), CPU
@@ -23,6 +30,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "formats/bellperson.h"
+#include "formats/formats.h"
 #include "util/pool.h"
 
 #include <stdio.h>
@@ -72,6 +80,60 @@ static timing run(const pl_bp_params *p, pl__pool *pool, bool batched)
     return t;
 }
 
+/* The zkey check in one mode; exits 1 when the file does not pass. */
+static timing run_zkey(const pl_zkey *z, pl__pool *pool, bool alone)
+{
+    pl_error err = {0};
+    timing t = {clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_PROCESS_CPUTIME_ID),
+                0};
+    pl_status st = pl__zkey_check_points(z, pool, NULL, alone, &err);
+    t.wall = clock_s(CLOCK_MONOTONIC) - t.wall;
+    t.cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - t.cpu;
+    if (st != PL_OK) {
+        fprintf(stderr, "bench_check: %s\n", err.msg);
+        exit(1);
+    }
+    return t;
+}
+
+/* A zkey: the old per-point loop on one thread against the batched
+ * check on one thread and on the pool. */
+static int bench_zkey(const char *path, pl__pool *one, pl__pool *pool,
+                      unsigned threads)
+{
+    pl_error err = {0};
+    pl_zkey *z = NULL;
+    if (pl_zkey_open(&z, path, &err)) {
+        fprintf(stderr, "bench_check: %s\n", err.msg);
+        return 1;
+    }
+    pl_zkey_info in;
+    pl_zkey_get_info(z, &in);
+    const uint64_t g1 = (uint64_t)in.n_public + 1 + 3ull * in.n_vars -
+                        in.n_public - 1 + in.domain_size;
+    const double points = (double)g1 + in.n_vars;
+    printf("file=%s curve=%s g1_points=%llu g2_points=%u threads=%u\n", path,
+           pl_zkey_curve(z) == PL_CURVE_BN254 ? "bn254" : "bls12-381",
+           (unsigned long long)g1, in.n_vars, threads);
+    (void)run_zkey(z, pool, false); /* the pages read once */
+    const timing old = run_zkey(z, one, true);
+    const timing b1 = run_zkey(z, one, false);
+    const timing bt = run_zkey(z, pool, false);
+    printf("mode=zkey_alone threads=1 wall_s=%.2f cpu_s=%.2f "
+           "cpu_ns_per_point=%.0f\n", old.wall, old.cpu,
+           old.cpu / points * 1e9);
+    printf("mode=zkey_batch threads=1 wall_s=%.2f cpu_s=%.2f "
+           "cpu_ns_per_point=%.0f zkey_cpu_speedup_vs_old=%.2f\n", b1.wall,
+           b1.cpu, b1.cpu / points * 1e9, old.cpu / b1.cpu);
+    printf("mode=zkey_batch threads=%u wall_s=%.2f cpu_s=%.2f "
+           "cpu_ns_per_point=%.0f zkey_wall_speedup_vs_old=%.2f "
+           "zkey_cpu_speedup_vs_old=%.2f\n", threads, bt.wall, bt.cpu,
+           bt.cpu / points * 1e9, old.wall / bt.wall, old.cpu / bt.cpu);
+    fflush(stdout);
+    pl_zkey_close(z);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("BENCH_THREADS");
@@ -84,7 +146,7 @@ int main(int argc, char **argv)
     pl__pool *one = NULL, *pool = NULL;
     pl_error err = {0};
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_check FILE.params ...\n");
+        fprintf(stderr, "usage: bench_check FILE.params|FILE.zkey ...\n");
         return 2;
     }
     if (pl__pool_create(&one, 1, "pl-bench", &err) ||
@@ -93,6 +155,12 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int f = 1; f < argc; f++) {
+        size_t n = strlen(argv[f]);
+        if (n > 5 && strcmp(argv[f] + n - 5, ".zkey") == 0) {
+            if (bench_zkey(argv[f], one, pool, threads))
+                return 1;
+            continue;
+        }
         pl_bp_params *p = NULL;
         if (pl_bp_params_open(&p, argv[f], &err)) {
             fprintf(stderr, "bench_check: %s\n", err.msg);

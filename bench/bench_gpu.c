@@ -428,7 +428,8 @@ static bool msm_case_row(msm_device *md, unsigned lg, const msm_case *mc)
     int runs = timed ? 5 : 1;
     for (int r = md->warm ? 0 : -1; r < runs && !v.failed; r++) {
         t0 = pl__now_seconds();
-        if (pl__gpu_msm_g1(md->gpu, r <= 0 ? &got : &again, md->d_points,
+        if (pl__gpu_msm_g1(md->gpu, PL__CURVE_BLS12_381,
+                           r <= 0 ? &got : &again, md->d_points,
                            md->d_scalars, (uint32_t)n, md->scratch,
                            md->scratch_bytes, &err)) {
             fail(&v, "the device MSM failed: %s", err.msg);
@@ -452,8 +453,9 @@ static bool msm_case_row(msm_device *md, unsigned lg, const msm_case *mc)
             lo = t[r] < lo ? t[r] : lo;
         printf(" gpu_best_ms=%.2f", 1e3 * lo);
         profile_begin();
-        if (pl__gpu_msm_g1(md->gpu, &again, md->d_points, md->d_scalars,
-                           (uint32_t)n, md->scratch, md->scratch_bytes, &err))
+        if (pl__gpu_msm_g1(md->gpu, PL__CURVE_BLS12_381, &again,
+                           md->d_points, md->d_scalars, (uint32_t)n,
+                           md->scratch, md->scratch_bytes, &err))
             fail(&v, "the profiled MSM failed: %s", err.msg);
         else if (!fault_in(fault) && !blst_p1_is_equal(&got, &again))
             fail(&v, "the profiled run gave another sum than run 0");
@@ -497,8 +499,8 @@ static int bench_msm(int argc, char **argv)
     if (pl__gpu_open(&md.gpu, impl, 0, &err))
         die("open device 0", &err);
     printf("device=\"%s\"\n", pl__gpu_description(md.gpu));
-    if (pl__gpu_msm_scratch_bytes(md.gpu, &md.scratch_bytes, (uint32_t)md.n,
-                                  &err))
+    if (pl__gpu_msm_scratch_bytes(md.gpu, PL__CURVE_BLS12_381,
+                                  &md.scratch_bytes, (uint32_t)md.n, &err))
         die("MSM scratch size", &err);
     if (!(md.d_points = pl__gpu_alloc(md.gpu, md.n * 96, &err)) ||
         !(md.d_scalars = pl__gpu_alloc(md.gpu, md.n * 32, &err)) ||

@@ -32,124 +32,17 @@
 #include "msm/msm.h"
 #include "ntt/ntt.h"
 #include "util/pool.h"
+#include "bench_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* CPU time of the whole process (every thread): on a shared, overloaded
- * machine it leaves out the time spent waiting for a core, which wall
- * time does not.  The pool's idle workers sleep (no spinning), so it is
- * the work done. */
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return v[n / 2];
-}
-
 static double min3(const double t[3])
 {
     double m = t[0] < t[1] ? t[0] : t[1];
     return m < t[2] ? m : t[2];
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rng(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
-
-/* Uniform-ish scalars < r (rejection on the top limb's range). */
-static uint8_t *random_scalars(size_t n)
-{
-    uint8_t *s = malloc(n * 32);
-    if (!s)
-        exit(2);
-    for (size_t i = 0; i < n; i++) {
-        do {
-            for (int j = 0; j < 4; j++) {
-                uint64_t w = rng();
-                memcpy(s + 32 * i + 8 * j, &w, 8);
-            }
-            s[32 * i + 31] &= 0x7f;
-        } while (!pl__scalar_is_canonical(s + 32 * i));
-    }
-    return s;
-}
-
-/* k*G, (k+1)*G, ...: one mixed addition per point, then blst's batched
- * conversion to affine, a chunk at a time.  Fast enough for 2^20. */
-static uint8_t *g1_points(size_t n)
-{
-    blst_p1_affine *pts = malloc(n * sizeof(*pts));
-    blst_p1 *jac = malloc(4096 * sizeof(*jac));
-    if (!pts || !jac)
-        exit(2);
-    uint8_t k[32];
-    for (int j = 0; j < 32; j++)
-        k[j] = (uint8_t)rng();
-    blst_p1 p;
-    blst_p1_mult(&p, blst_p1_generator(), k, 255);
-    for (size_t lo = 0; lo < n; lo += 4096) {
-        size_t m = n - lo < 4096 ? n - lo : 4096;
-        for (size_t i = 0; i < m; i++) {
-            jac[i] = p;
-            blst_p1_add_or_double_affine(&p, &p, blst_p1_affine_generator());
-        }
-        const blst_p1 *ptrs[2] = {jac, NULL};
-        blst_p1s_to_affine(pts + lo, ptrs, m);
-    }
-    free(jac);
-    return (uint8_t *)pts;
-}
-
-static uint8_t *g2_points(size_t n)
-{
-    blst_p2_affine *pts = malloc(n * sizeof(*pts));
-    blst_p2 *jac = malloc(4096 * sizeof(*jac));
-    if (!pts || !jac)
-        exit(2);
-    uint8_t k[32];
-    for (int j = 0; j < 32; j++)
-        k[j] = (uint8_t)rng();
-    blst_p2 p;
-    blst_p2_mult(&p, blst_p2_generator(), k, 255);
-    for (size_t lo = 0; lo < n; lo += 4096) {
-        size_t m = n - lo < 4096 ? n - lo : 4096;
-        for (size_t i = 0; i < m; i++) {
-            jac[i] = p;
-            blst_p2_add_or_double_affine(&p, &p, blst_p2_affine_generator());
-        }
-        const blst_p2 *ptrs[2] = {jac, NULL};
-        blst_p2s_to_affine(pts + lo, ptrs, m);
-    }
-    free(jac);
-    return (uint8_t *)pts;
 }
 
 /* One dependent chain of multiplications (the latency an MSM sees), in ns
@@ -275,7 +168,7 @@ static void bench_msm(int g2, unsigned log2n, pl__pool *pool, bool one_thread)
 {
     size_t n = (size_t)1 << log2n;
     unsigned threads = pl__pool_size(pool);
-    input in = {g2, g2 ? g2_points(n) : g1_points(n), random_scalars(n), n, pool};
+    input in = {g2, g2 ? g2_points(n) : g1_points(n), random_scalars_below_r(n), n, pool};
     int kinds = one_thread ? 4 : 3;
     double t[4][16], mul[16];
     uint8_t want[192], got[192];
@@ -340,7 +233,7 @@ static void bench_glv(int g2, unsigned log2n, pl__pool *pool)
     size_t n = (size_t)1 << log2n, pb = g2 ? 192 : 96;
     unsigned threads = pl__pool_size(pool);
     const uint8_t *points = g2 ? g2_points(n) : g1_points(n);
-    const uint8_t *scalars = random_scalars(n);
+    const uint8_t *scalars = random_scalars_below_r(n);
     uint8_t *table = malloc(n * pb);
     if (!table)
         exit(2);
@@ -495,7 +388,7 @@ static void bench_fp8(void)
  * below r (large). */
 static uint8_t *witness_scalars(size_t n, unsigned zero_pct, unsigned one_pct)
 {
-    uint8_t *s = random_scalars(n);
+    uint8_t *s = random_scalars_below_r(n);
     for (size_t i = 0; i < n; i++) {
         unsigned pct = (unsigned)(rng() % 100);
         if (pct < zero_pct + one_pct) {

@@ -12,7 +12,8 @@
 #      PTX form (build-gpu-ptx/, PL_CUDA_PTX=ON) and the proof rows' keys
 #      (the PoRep-like circuit, `setup --dev`) while the GPU works;
 #   2. the GPU tests of tests/test_cuda.c and tests/test_backend.c
-#      (every *_on_device case);
+#      (every *_on_device case; test_cuda's on both curves, BN254's MSMs,
+#      NTTs and bn128 proofs among them);
 #   3. NTT rows at 2^20, 2^22, 2^24: upload, transform, download timed
 #      apart, results equal to the CPU's NTT;
 #   4. MSM rows at 2^20, 2^22, 2^24, four cases each (bench_gpu.c): random
@@ -106,7 +107,7 @@ fi
 est() { # est <step> [log]: seconds on an H200 (emulated: 0)
     [ "$emulated" = 1 ] && { echo 0; return; }
     case $1-${2:-} in
-        tests-cuda) echo 40 ;; tests-backend) echo 20 ;;
+        tests-cuda) echo 55 ;; tests-backend) echo 30 ;;
         tests-bellperson) echo 10 ;;
         ntt-24) echo 8 ;; ntt-*) echo 4 ;;
         msm-24) echo 35 ;; msm-22) echo 15 ;; msm-*) echo 8 ;;

@@ -13,8 +13,10 @@
 #      PostgreSQL, 1, 4 and 16 worker processes.
 #   5. The planner against runs (bench/plan_validate.sh): peak reserved,
 #      RssAnon and wall time, planned and measured, 2^12 to 2^16.
+#   6. BN254 (bench/bn254_prove.sh): proofline vs snarkjs on bn128 zkeys,
+#      and BN254 vs BLS12-381, at BENCH_BN254_SIZES.
 # Circuits, witnesses and zkeys are generated into $BUILD/bench and kept.
-#   BENCH_SIZES="14 16 18"  BENCH_RUNS=3  BENCH_SKIP="msm engine prove store plan"
+#   BENCH_SIZES="14 16 18"  BENCH_RUNS=3  BENCH_SKIP="msm engine prove store plan bn254"
 set -eu
 build=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,4 +107,8 @@ fi
 
 if ! skipped plan; then
     sh "$top/bench/plan_validate.sh" "$build"
+fi
+
+if ! skipped bn254; then
+    sh "$top/bench/bn254_prove.sh" "$build"
 fi

@@ -80,7 +80,9 @@ bool cli_parse_duration(const char *text, double *out)
         unit = 3600, end++;
     else if (*end == 'd')
         unit = 86400, end++;
-    if (*end)
+    /* a finite count of a unit can still be no finite count of seconds
+     * ("2e305h") */
+    if (*end || !isfinite(v * unit))
         return false;
     *out = v * unit;
     return true;
@@ -168,6 +170,19 @@ pl_status cli_check_bp_points(const char *cmd, const pl_bp_params *params,
         cfg.on_progress_user = &c;
     }
     return pl_bp_params_check_points_with(params, &cfg, err);
+}
+
+pl_status cli_check_zkey_points(const char *cmd, const char *path,
+                                const pl_zkey *zkey, pl_error *err)
+{
+    struct stat sb;
+    check_progress c = {.cmd = cmd, .tty = isatty(STDERR_FILENO)};
+    pl_check_config cfg = {.threads = 0};
+    if (stat(path, &sb) == 0 && (uint64_t)sb.st_size > CLI_PROGRESS_BYTES) {
+        cfg.on_progress = on_check_progress;
+        cfg.on_progress_user = &c;
+    }
+    return pl_zkey_check_points_with(zkey, &cfg, err);
 }
 
 char *cli_r1cs_beside(const char *zkey_path)

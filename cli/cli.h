@@ -52,18 +52,24 @@ void cli_signals_install(void);
 /* The signal caught (SIGINT, SIGTERM), or 0. */
 int cli_signal_caught(void);
 
-/* The point check of a bellperson file (--check-params), with its
- * progress on stderr when the file is large enough for it to take a while
- * (over CLI_PROGRESS_BYTES): on a terminal one line redrawn, else a line
- * every 10%. */
+/* The point check of a bellperson file (--check-params), over one thread
+ * per core, with its progress on stderr when the file is large enough for
+ * it to take a while (over CLI_PROGRESS_BYTES): on a terminal one line
+ * redrawn, else a line every 10%. */
 #define CLI_PROGRESS_BYTES (256ull << 20)
 pl_status cli_check_bp_points(const char *cmd, const pl_bp_params *params,
                               pl_error *err);
+/* The same for a zkey (its file at path, for its size). */
+pl_status cli_check_zkey_points(const char *cmd, const char *path,
+                                const pl_zkey *zkey, pl_error *err);
 
 /* circuit.zkey -> circuit.r1cs (malloc'd), or NULL without a .zkey suffix */
 char *cli_r1cs_beside(const char *zkey_path);
 
 int cli_prove(int argc, char **argv);
+/* rapidsnark's `prover <zkey> <wtns> <proof> <public> [log_level]`:
+ * cli_prove with its arguments and exit codes (0, else 1). */
+int cli_prover(int argc, char **argv);
 int cli_batch(int argc, char **argv);
 int cli_verify(int argc, char **argv);
 int cli_vkey(int argc, char **argv);
@@ -82,5 +88,8 @@ int cli_jobs(int argc, char **argv);
 int cli_status(int argc, char **argv);
 int cli_fetch(int argc, char **argv);
 int cli_store(int argc, char **argv); /* cmd_store.c: migrate, info */
+/* the trusted setup (cmd_ptau.c, cmd_zkey.c) */
+int cli_ptau(int argc, char **argv);
+int cli_zkey(int argc, char **argv);
 
 #endif /* PL_CLI_H */

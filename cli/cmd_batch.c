@@ -150,7 +150,8 @@ static pl_status batch_state_init(batch_run_state *b, const batch_options *o,
         return PL_ENOMEM;
     for (size_t i = 0; i < o->n; i++) {
         b->outs[i] = (cli_proof_out){.dir = o->out_dir, .name = names[i],
-                                     .witness = o->witnesses[i]};
+                                     .witness = o->witnesses[i],
+                                     .curve = pl_circuit_curve(circuit)};
         b->specs[i] = (pl_job_spec){.circuit = circuit, .n_partitions = 1,
                                     .witness_paths = &o->witnesses[i],
                                     .check_witness = o->check,

@@ -190,7 +190,7 @@ static int c2_run(c2_options *o, char **wtns_paths, size_t n)
     pl_status st = PL_OK;
     pl_engine *engine = NULL;
     pl_circuit *circuit = NULL;
-    pl_r1cs *r1cs = NULL;
+    const pl_r1cs *r1cs = NULL; /* the circuit's */
     c2_job j = {.paths = wtns_paths, .n = n};
     double t0 = cli_now(), t1 = t0, t2 = t0;
     j.w = calloc(n, sizeof(*j.w));
@@ -201,13 +201,13 @@ static int c2_run(c2_options *o, char **wtns_paths, size_t n)
         st = PL_ENOMEM;
         goto done;
     }
-    /* the parameters read whole into the engine's budget (reserved
-     * first), the r1cs whole too */
+    /* the parameters and the r1cs read whole into the circuit, their
+     * bytes reserved from the engine's budget first */
     if ((st = pl_engine_create(&engine, &o->engine.cfg, &err)) ||
-        (st = pl_r1cs_open(&r1cs, o->r1cs, &err)) ||
-        (st = pl_engine_open_c2_params(engine, &circuit, o->params,
-                                       o->check_params, &err)))
+        (st = pl_engine_open_c2_files(engine, &circuit, o->params, o->r1cs,
+                                      o->check_params, &err)))
         goto done;
+    r1cs = pl_circuit_r1cs(circuit);
     t1 = cli_now();
     j.r1cs = r1cs;
     j.n_public = pl_circuit_n_public(circuit);
@@ -266,7 +266,6 @@ done:
     free(j.as);
     free(j.changed);
     free(j.w);
-    pl_r1cs_close(r1cs);
     return cli_exit("c2", st, &err);
 }
 

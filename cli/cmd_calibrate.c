@@ -38,7 +38,9 @@ static const cli_command calibrate_cmd = {
     "Measures this machine's stage costs for `proofline plan`: the demo\n"
     "circuit (made and cached on the first run) proved through the engine one\n"
     "partition at a time at a few sizes; each stage's seconds fitted as\n"
-    "fixed + per_row x domain rows, written as a costs file (docs/plan.md).\n",
+    "fixed + per_row x domain rows, written as a costs file (docs/plan.md).\n"
+    "The demo circuit is BLS12-381's, so these are BLS12-381's stages (the\n"
+    "file's lines without a `curve` line); BN254's go after `curve bn128`.\n",
     "\n"
     "--validate then runs each size under three configurations and plans the\n"
     "same jobs: peak reserved (must be equal), peak RssAnon and wall time,\n"

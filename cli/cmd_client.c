@@ -603,11 +603,16 @@ int cli_submit(int argc, char **argv)
 static const cli_command fetch_cmd = {
     "fetch",
     "Usage: proofline fetch [--server URL] [--wait] JOB --out DIR\n"
+    "                       [W1.wtns W2.wtns ...]\n"
     "\n"
-    "Writes the proofs of a finished job of a `proofline serve`:\n"
-    "DIR/pK.proof.json and DIR/pK.public.json for each partition K (from 0),\n"
-    "the files `proofline prove` writes.  Without --wait a job that has not\n"
-    "ended is an error; with it, the command waits for the job to end.\n",
+    "Writes the proofs of a finished job of a `proofline serve`, the files\n"
+    "`proofline prove` writes: given the job's witnesses (one per partition,\n"
+    "in the order submitted), DIR/NAME.proof.json and DIR/NAME.public.json\n"
+    "for each witness NAME.wtns, as `submit --wait --out` and `batch` name\n"
+    "them (only the names are used: the files need not be here); without\n"
+    "them, DIR/pK.proof.json and DIR/pK.public.json for each partition K\n"
+    "(from 0).  Without --wait a job that has not ended is an error; with it,\n"
+    "the command waits for the job to end.\n",
     client_exit_text, 21};
 
 typedef struct {
@@ -627,7 +632,8 @@ static const cli_opt fetch_opts[] = {
 };
 
 static int fetch_run(const client_common *cc, const fetch_options *o,
-                     const char *job)
+                     const char *job, const char *const *witnesses,
+                     size_t n_witnesses)
 {
     pl_error err = {0};
     pl_client *cl = NULL;
@@ -677,11 +683,23 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
         st = PL_EFORMAT;
         goto done;
     }
-    if (!(names = calloc((size_t)total, sizeof(char *)))) {
+    if (n_witnesses && n_witnesses != total) {
+        snprintf(err.msg, sizeof(err.msg), "job %s has %llu partitions, "
+                 "%zu witnesses given (one per partition, or none)", job,
+                 (unsigned long long)total, n_witnesses);
+        st = PL_EUSAGE;
+        total = 0; /* no names to free */
+        goto done;
+    }
+    if (n_witnesses) {
+        /* the names submit --out and batch give the same witnesses */
+        if ((st = cli_output_names(&names, witnesses, n_witnesses, &err)))
+            goto done;
+    } else if (!(names = calloc((size_t)total, sizeof(char *)))) {
         st = PL_ENOMEM;
         goto done;
     }
-    for (size_t k = 0; k < total; k++) {
+    for (size_t k = 0; !n_witnesses && k < total; k++) {
         if (!(names[k] = malloc(24))) {
             st = PL_ENOMEM;
             goto done;
@@ -712,11 +730,12 @@ int cli_fetch(int argc, char **argv)
     const cli_table tables[] = {{fetch_opts, &o}, {client_opts, &cc}};
     int npos = 0;
     int rc = cli_parse(&fetch_cmd, tables, 2, argc, argv, &npos);
-    if (rc == CLI_RUN && (npos != 1 || !o.out_dir))
+    if (rc == CLI_RUN && (npos < 1 || !o.out_dir))
         rc = cli_usage_error("fetch", "needs one JOB and --out DIR");
     if (rc == CLI_RUN) {
         cli_signals_install();
-        rc = fetch_run(&cc, &o, argv[0]);
+        rc = fetch_run(&cc, &o, argv[0], (const char *const *)argv + 1,
+                       (size_t)npos - 1);
     }
     return rc;
 }
@@ -728,8 +747,8 @@ static const cli_command jobs_cmd = {
     "Usage: proofline jobs [--server URL] [--state S] [--limit N] [--json]\n"
     "\n"
     "Lists the jobs of a `proofline serve`, newest first: id, state,\n"
-    "priority, partitions done, circuit, when it was created (UTC), how long\n"
-    "it ran, and a failed job's message.\n",
+    "priority, partitions done, circuit, its curve (bls12381, bn128), when\n"
+    "it was created (UTC), how long it ran, and a failed job's message.\n",
     client_exit_text, 21};
 
 typedef struct {
@@ -757,6 +776,10 @@ static const cli_opt jobs_opts[] = {
     {NULL},
 };
 
+/* One format for the header and every row, so they cannot drift apart;
+ * PRIO holds the longest priority, "critical". */
+#define JOBS_ROW "%-36s  %-9s  %-8s  %7s  %-12.12s  %-8s  %-19s  %9s  %s\n"
+
 static void print_job_row(const pl_client_reply *r, const pl__json_value *j)
 {
     char created[32], dur[32] = "-", parts[32];
@@ -764,6 +787,7 @@ static void print_job_row(const pl_client_reply *r, const pl__json_value *j)
     const char *state = pl_client_str(r, j, "state");
     const char *prio = pl_client_str(r, j, "priority");
     const char *circuit = pl_client_str(r, j, "circuit");
+    const char *curve = pl_client_str(r, j, "curve"); /* NULL: unknown */
     const char *error = pl_client_str(r, j, "error");
     int64_t c_ms = pl_client_int(r, j, "created_ms", 0);
     int64_t f_ms = pl_client_int(r, j, "finished_ms", 0);
@@ -773,9 +797,9 @@ static void print_job_row(const pl_client_reply *r, const pl__json_value *j)
              (unsigned long long)total);
     if (c_ms > 0 && f_ms >= c_ms)
         snprintf(dur, sizeof(dur), "%.2fs", (double)(f_ms - c_ms) / 1000.0);
-    printf("%-36s  %-9s  %-6s  %7s  %-12.12s  %-19s  %9s  %s\n",
-           id ? id : "?", state ? state : "?", prio ? prio : "?", parts,
-           circuit ? circuit : "?", fmt_time(created, sizeof(created), c_ms),
+    printf(JOBS_ROW, id ? id : "?", state ? state : "?", prio ? prio : "?",
+           parts, circuit ? circuit : "?", curve ? curve : "-",
+           fmt_time(created, sizeof(created), c_ms),
            dur, error ? error : "");
 }
 
@@ -809,8 +833,8 @@ static int jobs_run(const client_common *cc, const jobs_options *o)
         st = PL_EFORMAT;
         goto done;
     }
-    printf("%-36s  %-9s  %-6s  %7s  %-12s  %-19s  %9s  %s\n", "ID", "STATE",
-           "PRIO", "DONE", "CIRCUIT", "CREATED (UTC)", "TOOK", "ERROR");
+    printf(JOBS_ROW, "ID", "STATE", "PRIO", "DONE", "CIRCUIT", "CURVE",
+           "CREATED (UTC)", "TOOK", "ERROR");
     for (const pl__json_value *j = pl__json_first(jobs);
          j != pl__json_end(jobs); j = pl__json_next(j))
         print_job_row(&r, j);
@@ -841,17 +865,23 @@ int cli_jobs(int argc, char **argv)
 static const cli_command status_cmd = {
     "status",
     "Usage: proofline status [--server URL] [--cluster] [--json]\n"
+    "                        [--watch [--count N]]\n"
     "\n"
     "Shows the ledger of a `proofline serve`, live: the byte budget, what is\n"
     "reserved and its peak, the process's RssAnon and the bytes no class\n"
     "accounts for, each buffer class (count, bytes, peak), partitions per\n"
     "stage, the queue per priority, jobs per state, and the workers.\n"
     "With --cluster: every service on the server's store (one PostgreSQL\n"
-    "queue): host, budget, reserved, partitions per stage, last heartbeat.\n",
+    "queue): host, budget, reserved, partitions per stage, last heartbeat.\n"
+    "With --watch: the same, redrawn in place each second in 80 columns,\n"
+    "until Ctrl-C (exit 0) or --count redraws; a server that stops\n"
+    "answering is shown as such and watched on.  The same figures, drawn\n"
+    "over time, are on the service's own page: open its address (GET /).\n",
     client_exit_text, 21};
 
 typedef struct {
-    bool json, cluster;
+    bool json, cluster, watch;
+    unsigned count;
 } status_options;
 
 static const cli_opt status_opts[] = {
@@ -859,39 +889,84 @@ static const cli_opt status_opts[] = {
      .help = "print the server's reply (GET /v1/status) as it is"},
     {"--cluster", NULL, CLI_FLAG, offsetof(status_options, cluster),
      .help = "the cluster's view instead (GET /v1/cluster)"},
+    {"--watch", NULL, CLI_FLAG, offsetof(status_options, watch),
+     .help = "redraw each second, in place, until Ctrl-C"},
+    {"--count", "N", CLI_COUNT, offsetof(status_options, count),
+     .help = "with --watch: stop after N redraws", .max = 1000000},
     {NULL},
 };
+
+/* Lines of items under a 10-column label, wrapped before column 80 (the
+ * width of a terminal `status --watch` must fit). */
+#define STATUS_WIDTH 80
+#define STATUS_INDENT 10
+
+typedef struct {
+    int col;
+    const char *sep;
+} status_line;
+
+static void line_start(status_line *l, const char *label)
+{
+    l->col = printf("%-*s", STATUS_INDENT, label);
+    l->sep = "";
+}
+
+static void line_item(status_line *l, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void line_item(status_line *l, const char *fmt, ...)
+{
+    char item[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(item, sizeof(item), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if (n > STATUS_WIDTH - STATUS_INDENT)
+        n = STATUS_WIDTH - STATUS_INDENT;
+    int sep = (int)strlen(l->sep);
+    if (l->col > STATUS_INDENT && l->col + sep + n > STATUS_WIDTH) {
+        printf("%s\n%*s", sep ? "," : "", STATUS_INDENT, "");
+        l->col = STATUS_INDENT;
+    } else if (l->col > STATUS_INDENT) {
+        l->col += printf("%s", l->sep);
+    }
+    l->col += printf("%.*s", n, item);
+    l->sep = ", ";
+}
 
 /* "a 1, b 2, c 0" from an object of numbers. */
 static void print_counts(const char *label, const pl_client_reply *r,
                          const pl__json_value *obj)
 {
-    printf("%-10s", label);
+    status_line l;
+    line_start(&l, label);
     if (!obj || obj->type != PL__JSON_OBJECT || obj->len == 0) {
         printf("-\n");
         return;
     }
-    const char *sep = "";
     for (const pl__json_value *m = pl__json_first(obj);
-         m != pl__json_end(obj); m = pl__json_next(m)) {
-        printf("%s%s %llu", sep, m->key,
-               (unsigned long long)pl_client_num(r, obj, m->key, 0));
-        sep = ", ";
-    }
+         m != pl__json_end(obj); m = pl__json_next(m))
+        line_item(&l, "%s %llu", m->key,
+                  (unsigned long long)pl_client_num(r, obj, m->key, 0));
     putchar('\n');
 }
 
 /* A scalar member as text, for the workers' lines. */
-static void print_scalar(const pl__json_value *v)
+static void scalar_text(const pl__json_value *v, char *out, size_t cap)
 {
     switch (v->type) {
-    case PL__JSON_NULL: printf("null"); break;
-    case PL__JSON_TRUE: printf("true"); break;
-    case PL__JSON_FALSE: printf("false"); break;
-    case PL__JSON_NUMBER: printf("%.*s", (int)v->len, v->text); break;
-    case PL__JSON_STRING: printf("%s", v->text); break;
-    case PL__JSON_ARRAY: printf("[%zu]", v->len); break;
-    default: printf("{%zu}", v->len); break;
+    case PL__JSON_NULL: snprintf(out, cap, "null"); break;
+    case PL__JSON_TRUE: snprintf(out, cap, "true"); break;
+    case PL__JSON_FALSE: snprintf(out, cap, "false"); break;
+    case PL__JSON_NUMBER: snprintf(out, cap, "%.*s", (int)v->len, v->text); break;
+    case PL__JSON_STRING: snprintf(out, cap, "%s", v->text); break;
+    case PL__JSON_ARRAY: snprintf(out, cap, "[%zu]", v->len); break;
+    default: snprintf(out, cap, "{%zu}", v->len); break;
     }
 }
 
@@ -908,31 +983,56 @@ static void print_status(const client_common *cc, const pl_client_reply *r,
     (void)cc;
     const char *backend = pl_client_str(r, root, "backend");
     const pl__json_value *drain = pl_client_get(r, root, "draining");
-    printf("%-10s%s (proofline %s%s%s, up %llud %02lluh %02llum %02llus)%s\n",
-           "server", server, version ? version : "?",
-           backend ? ", backend " : "", backend ? backend : "",
-           (unsigned long long)(up / 86400),
-           (unsigned long long)(up / 3600 % 24),
-           (unsigned long long)(up / 60 % 60), (unsigned long long)(up % 60),
-           drain && drain->type == PL__JSON_TRUE ? " DRAINING" : "");
-    printf("%-10s%s, reserved %s (%.1f%%), peak %s (%.1f%%)\n", "budget",
-           fmt_bytes(a, sizeof(a), budget), fmt_bytes(b, sizeof(b), reserved),
-           budget ? 100.0 * (double)reserved / (double)budget : 0.0,
-           fmt_bytes(c, sizeof(c), peak),
-           budget ? 100.0 * (double)peak / (double)budget : 0.0);
+    status_line l;
+    line_start(&l, "server");
+    line_item(&l, "%s", server);
+    line_item(&l, "proofline %s", version ? version : "?");
+    if (backend)
+        line_item(&l, "backend %s", backend);
+    line_item(&l, "up %llud %02lluh %02llum %02llus%s",
+              (unsigned long long)(up / 86400),
+              (unsigned long long)(up / 3600 % 24),
+              (unsigned long long)(up / 60 % 60), (unsigned long long)(up % 60),
+              drain && drain->type == PL__JSON_TRUE ? " DRAINING" : "");
+    putchar('\n');
+    line_start(&l, "budget");
+    line_item(&l, "%s", fmt_bytes(a, sizeof(a), budget));
+    line_item(&l, "reserved %s (%.1f%%)", fmt_bytes(b, sizeof(b), reserved),
+              budget ? 100.0 * (double)reserved / (double)budget : 0.0);
+    line_item(&l, "peak %s (%.1f%%)", fmt_bytes(c, sizeof(c), peak),
+              budget ? 100.0 * (double)peak / (double)budget : 0.0);
+    putchar('\n');
     int64_t untracked = pl_client_int(r, root, "untracked_bytes", 0);
-    char d[32];
-    printf("%-10sRssAnon %s (peak %s), tracked %s, untracked %s%s\n",
-           "memory",
-           fmt_bytes(a, sizeof(a), pl_client_num(r, root, "rss_anon_bytes",
-                                                  0)),
-           fmt_bytes(b, sizeof(b),
-                     pl_client_num(r, root, "peak_rss_anon_bytes", 0)),
-           fmt_bytes(c, sizeof(c), pl_client_num(r, root, "tracked_bytes",
-                                                  0)),
-           untracked < 0 ? "-" : "",
-           fmt_bytes(d, sizeof(d), untracked < 0 ? (uint64_t)-untracked
-                                                 : (uint64_t)untracked));
+    line_start(&l, "memory");
+    line_item(&l, "RssAnon %s (peak %s)",
+              fmt_bytes(a, sizeof(a),
+                        pl_client_num(r, root, "rss_anon_bytes", 0)),
+              fmt_bytes(b, sizeof(b),
+                        pl_client_num(r, root, "peak_rss_anon_bytes", 0)));
+    line_item(&l, "RssFile %s",
+              fmt_bytes(a, sizeof(a),
+                        pl_client_num(r, root, "rss_file_bytes", 0)));
+    line_item(&l, "tracked %s",
+              fmt_bytes(c, sizeof(c),
+                        pl_client_num(r, root, "tracked_bytes", 0)));
+    line_item(&l, "untracked %s%s", untracked < 0 ? "-" : "",
+              fmt_bytes(a, sizeof(a), untracked < 0 ? (uint64_t)-untracked
+                                                    : (uint64_t)untracked));
+    putchar('\n');
+    /* a line per GPU, as its driver reports it */
+    const pl__json_value *gpus = pl_client_get(r, root, "gpus");
+    if (gpus && gpus->type == PL__JSON_OBJECT)
+        for (const pl__json_value *m = pl__json_first(gpus);
+             m != pl__json_end(gpus); m = pl__json_next(m)) {
+            uint64_t used = pl_client_num(r, m, "used_bytes", 0),
+                     total = pl_client_num(r, m, "total_bytes", 0);
+            line_start(&l, m == pl__json_first(gpus) ? "gpus" : "");
+            line_item(&l, "%s: used %s of %s (%.1f%%)", m->key,
+                      fmt_bytes(a, sizeof(a), used),
+                      fmt_bytes(b, sizeof(b), total),
+                      total ? 100.0 * (double)used / (double)total : 0.0);
+            putchar('\n');
+        }
     const pl__json_value *classes = pl_client_get(r, root, "classes");
     if (classes && classes->type == PL__JSON_OBJECT && classes->len) {
         printf("\n%-14s %7s %12s %12s\n", "class", "count", "bytes", "peak");
@@ -953,20 +1053,21 @@ static void print_status(const client_common *cc, const pl_client_reply *r,
         size_t i = 0;
         for (const pl__json_value *w = pl__json_first(workers);
              w != pl__json_end(workers); w = pl__json_next(w), i++) {
-            printf("%-10s", i == 0 ? "workers" : "");
+            status_line wl; /* one per worker, apart from the function's l */
+            char text[200];
+            line_start(&wl, i == 0 ? "workers" : "");
             if (w->type != PL__JSON_OBJECT) {
-                print_scalar(w);
+                scalar_text(w, text, sizeof(text));
+                line_item(&wl, "%s", text);
                 putchar('\n');
                 continue;
             }
-            const char *sep = "";
             for (const pl__json_value *m = pl__json_first(w);
                  m != pl__json_end(w); m = pl__json_next(m)) {
                 if (m->type == PL__JSON_STRING && !m->text[0])
                     continue; /* an empty last_error, say */
-                printf("%s%s=", sep, m->key);
-                print_scalar(m);
-                sep = " ";
+                scalar_text(m, text, sizeof(text));
+                line_item(&wl, "%s=%s", m->key, text);
             }
             putchar('\n');
         }
@@ -1009,32 +1110,87 @@ static void print_cluster(const pl_client_reply *r)
     print_counts("jobs", r, pl_client_get(r, root, "jobs"));
 }
 
+/* One reading of /v1/status (or /v1/cluster), printed. */
+static pl_status status_once(const client_common *cc, pl_client *cl,
+                             const status_options *o, pl_error *err)
+{
+    pl_client_reply r = {0};
+    pl_status st = pl_client_request(cl, &r, "GET",
+                                     o->cluster ? "/v1/cluster"
+                                                : "/v1/status",
+                                     NULL, NULL, 0, NULL, 0, err);
+    if (st == PL_OK && o->json) {
+        fwrite(r.body, 1, r.len, stdout);
+        if (r.len && r.body[r.len - 1] != '\n')
+            putchar('\n');
+    } else if (st == PL_OK &&
+               pl__json_root(&r.doc)->type != PL__JSON_OBJECT) {
+        snprintf(err->msg, sizeof(err->msg), "%.160s: the reply is not an "
+                 "object", r.url);
+        st = PL_EFORMAT;
+    } else if (st == PL_OK && o->cluster) {
+        print_cluster(&r);
+    } else if (st == PL_OK) {
+        print_status(cc, &r, pl_client_server(cl));
+    }
+    pl_client_reply_free(&r);
+    return st;
+}
+
+/* --watch: the screen cleared and drawn again each second (a terminal's
+ * "home, clear"; in a pipe the draws follow one another), until SIGINT
+ * or SIGTERM (a watch's normal end: exit 0) or --count draws; a failed
+ * reading is shown in place of the figures and the watch goes on (a
+ * service restarting comes back into view). */
+static int status_watch(const client_common *cc, const status_options *o)
+{
+    pl_error err = {0};
+    pl_client *cl = NULL;
+    pl_status st = client_open(&cl, cc, 0, &err);
+    if (st != PL_OK) {
+        int rc = client_exit("status", cl, st, &err);
+        pl_client_close(cl);
+        return rc;
+    }
+    cli_signals_install();
+    bool tty = isatty(STDOUT_FILENO);
+    for (unsigned n = 0; !cli_signal_caught() && (!o->count || n < o->count);
+         n++) {
+        double t0 = cli_now();
+        fputs(tty ? "\033[H\033[2J" : "\f\n", stdout);
+        memset(&err, 0, sizeof(err));
+        st = status_once(cc, cl, o, &err);
+        if (st != PL_OK)
+            printf("%-10s%.*s\n", "error", STATUS_WIDTH - STATUS_INDENT,
+                   err.msg);
+        time_t now = time(NULL);
+        struct tm tmv;
+        char when[32];
+        strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tmv));
+        printf("\n%s, every 1 s; Ctrl-C ends\n", when);
+        fflush(stdout);
+        if (o->count && n + 1 == o->count)
+            break;
+        double left = 1.0 - (cli_now() - t0);
+        if (left > 0) {
+            struct timespec ts = {0, (long)(left * 1e9)};
+            nanosleep(&ts, NULL); /* a signal ends it early */
+        }
+    }
+    int rc = st == PL_OK || cli_signal_caught()
+                 ? 0
+                 : client_exit("status", cl, st, &err);
+    pl_client_close(cl);
+    return rc;
+}
+
 static int status_run(const client_common *cc, const status_options *o)
 {
     pl_error err = {0};
     pl_client *cl = NULL;
-    pl_client_reply r = {0};
-    pl_status st;
-    if ((st = client_open(&cl, cc, 0, &err)) ||
-        (st = pl_client_request(cl, &r, "GET",
-                                 o->cluster ? "/v1/cluster" : "/v1/status",
-                                 NULL, NULL, 0, NULL, 0, &err)))
-        goto done;
-    if (o->json) {
-        fwrite(r.body, 1, r.len, stdout);
-        if (r.len && r.body[r.len - 1] != '\n')
-            putchar('\n');
-    } else if (pl__json_root(&r.doc)->type != PL__JSON_OBJECT) {
-        snprintf(err.msg, sizeof(err.msg), "%.160s: the reply is not an "
-                 "object", r.url);
-        st = PL_EFORMAT;
-    } else if (o->cluster) {
-        print_cluster(&r);
-    } else {
-        print_status(cc, &r, pl_client_server(cl));
-    }
-done:
-    pl_client_reply_free(&r);
+    pl_status st = client_open(&cl, cc, 0, &err);
+    if (st == PL_OK)
+        st = status_once(cc, cl, o, &err);
     int rc = client_exit("status", cl, st, &err);
     pl_client_close(cl);
     return rc;
@@ -1050,7 +1206,9 @@ int cli_status(int argc, char **argv)
     int rc = cli_parse(&status_cmd, tables, 2, argc, argv, &npos);
     if (rc == CLI_RUN && npos != 0)
         rc = cli_usage_error("status", "takes no arguments, only options");
+    if (rc == CLI_RUN && o.count && !o.watch)
+        rc = cli_usage_error("status", "--count is for --watch");
     if (rc == CLI_RUN)
-        rc = status_run(&cc, &o);
+        rc = o.watch ? status_watch(&cc, &o) : status_run(&cc, &o);
     return rc;
 }

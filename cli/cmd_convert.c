@@ -98,8 +98,17 @@ static int to_bytes(char **in, int n_in, const char *out)
         st = PL_ENOMEM;
         goto done;
     }
-    for (int i = 0; i < n_in && st == PL_OK; i++)
-        st = pl_proof_read_json(&proofs[i], in[i], &err);
+    for (int i = 0; i < n_in && st == PL_OK; i++) {
+        pl_curve curve;
+        st = pl_proof_read_json_curve(&proofs[i], &curve, in[i], &err);
+        /* bellperson's proofs are BLS12-381's */
+        if (st == PL_OK && curve != PL_CURVE_BLS12_381) {
+            st = PL_EUNSUPPORTED;
+            snprintf(err.msg, sizeof(err.msg), "%.150s: a %s proof has no "
+                     "bellperson encoding (BLS12-381 only)", in[i],
+                     pl_curve_name(curve));
+        }
+    }
     if (st == PL_OK)
         st = pl_bp_proofs_write(out, proofs, (size_t)n_in, &err);
 done:

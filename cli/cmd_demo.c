@@ -27,6 +27,7 @@
 #include "proofline_c2.h"
 #include "util/file.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,13 +60,18 @@ static const cli_command demo_cmd = {
     "C2-shaped interface (docs/filecoin.md): a bellperson parameter file\n"
     "instead of the zkey, and the synthesis workers run the circuit the way\n"
     "bellperson synthesizes (a, b, c and densities as the constraints are\n"
-    "enforced), under the budget; 192-byte proofs.\n",
+    "enforced), under the budget; 192-byte proofs.\n"
+    "\n"
+    "--log FILE keeps the engine's ledger lines and the ledger's summary in\n"
+    "FILE, so the terminal shows only what the demo did (what it built,\n"
+    "proved and verified, the figures, where the files went); `make demo`\n"
+    "writes them to build/demo.log.\n",
     NULL, 21};
 
 typedef struct {
     unsigned partitions, depth;
     uint64_t target;
-    const char *cache, *out_dir, *seed;
+    const char *cache, *out_dir, *seed, *log;
     unsigned format; /* index in demo_formats[] */
     cli_engine_options engine;
 } demo_options;
@@ -90,6 +96,9 @@ static const cli_opt demo_opts[] = {
      .help = "trace, plot and proofs (default DIR/last-run under\nthe cache)"},
     {"--seed", "S", CLI_STRING, O(seed),
      .help = "input seed (default \"" CLI_POREP_SEED "\")"},
+    {"--log", "FILE", CLI_STRING, O(log),
+     .help = "the ledger's lines and summary go to FILE (default:\n"
+             "stderr and stdout)"},
     {"--format", "F", CLI_CHOICE, O(format),
      .help = "zkey (the engine, default) or bellperson (the\nC2-shaped API)",
      .choices = demo_formats},
@@ -524,7 +533,7 @@ static void print_engine(pl_engine *engine, const pl_circuit *circuit,
 
 static void print_results(demo_state *d, pl_engine *engine,
                           const pl_job_status *js, const pl_engine_stats *es,
-                          double wall, bool quiet)
+                          double wall, bool quiet, FILE *log)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -547,7 +556,7 @@ static void print_results(demo_state *d, pl_engine *engine,
            pl_format_bytes(b2, sizeof(b2), (uint64_t)ru.ru_maxrss * 1024));
     fflush(stdout);
     if (!quiet)
-        pl_engine_write_summary(engine, stdout);
+        pl_engine_write_summary(engine, log ? log : stdout);
 }
 
 static int demo_run(demo_options *o)
@@ -558,7 +567,20 @@ static int demo_run(demo_options *o)
     pl_engine_config *cfg = &o->engine.cfg;
     demo_state d = {.seed = o->seed, .lock = PTHREAD_MUTEX_INITIALIZER};
     cli_proof_out out = {0};
+    FILE *log = NULL;
     pl_status st;
+    /* the ledger's lines into --log: the engine writes them from its
+     * threads, one whole line per write, unbuffered for a reader's tail */
+    if (o->log) {
+        if (!(log = fopen(o->log, "w"))) {
+            snprintf(err.msg, sizeof(err.msg), "--log %.200s: %s", o->log,
+                     strerror(errno));
+            st = PL_EIO;
+            goto done;
+        }
+        setvbuf(log, NULL, _IOLBF, 0);
+        cfg->log_stream = log;
+    }
     if ((st = porep_params_for(&d.params, o->target, o->depth, &err)) ||
         (st = porep_shape(&d.params, &d.n_constraints, &d.n_public,
                           &d.n_wires, &err)))
@@ -591,13 +613,14 @@ static int demo_run(demo_options *o)
                         .on_proof_user = &out};
     pl_job_status js;
     pl_engine_stats es;
+    /* the progress line when the ledger's lines are not on the terminal */
     if ((st = cli_run_jobs(engine, &spec, 1, "demo", !o->engine.quiet &&
-                           cfg->log_level == PL_LOG_QUIET, t0, &js, NULL,
-                           NULL, &err)))
+                           (cfg->log_level == PL_LOG_QUIET || log), t0, &js,
+                           NULL, NULL, &err)))
         goto done;
     double wall = cli_now() - t0;
     cli_job_end(engine, &circuit, &es);
-    print_results(&d, engine, &js, &es, wall, o->engine.quiet);
+    print_results(&d, engine, &js, &es, wall, o->engine.quiet, log);
     if ((st = pl_engine_write_trace(engine, d.trace, &err)) ||
         (st = pl_engine_write_plot(engine, d.plot, &err)))
         goto done;
@@ -612,6 +635,15 @@ static int demo_run(demo_options *o)
     }
 done:
     cli_engine_close(engine, circuit, &st, &err);
+    if (log) {
+        /* after the engine's close, which may log too */
+        if (fclose(log) != 0 && st == PL_OK) {
+            snprintf(err.msg, sizeof(err.msg), "--log %.200s: %s", o->log,
+                     strerror(errno));
+            st = PL_EIO;
+        }
+        printf("log: %s (the ledger's lines and its summary)\n", o->log);
+    }
     return cli_exit("demo", st, &err);
 }
 

@@ -47,7 +47,7 @@ static pl_status check_points(const char *path, FILE *out, pl_error *err)
     if (got == 4 && memcmp(magic, "zkey", 4) == 0) {
         pl_zkey *z = NULL;
         if ((st = pl_zkey_open(&z, path, err)) == PL_OK)
-            st = pl_zkey_check_points(z, err);
+            st = cli_check_zkey_points("inspect", path, z, err);
         pl_zkey_close(z);
     } else {
         pl_bp_params *p = NULL;

@@ -3,13 +3,16 @@
  * `proofline plan`: what a configuration will do to memory and throughput,
  * answered before it runs (pl_plan_run: the engine's own scheduling
  * decisions on a simulated clock, with the bytes admission reserves).
- * Prints the answer first ("fits", or when and with what in flight the
- * machine runs out of memory), then the peaks by class and by stage,
+ * Prints the answer first, in one sentence: fits, or when the machine
+ * runs out of memory, and why (how fast synthesis makes partitions
+ * against how fast the provers take them); when it runs out, what was in
+ * flight and the smallest change that fits; then the peaks by class and
+ * by stage,
  * throughput, the bottleneck and each resource's utilisation; --report,
  * --trace and --plot write what `batch` writes for a run; --recommend
  * searches pw and prover workers for the best throughput that fits.
  *
- * The presets are the story's circuit (DESIGN.md; figures and sources in
+ * The presets are the story's circuit (docs/design.md; figures and sources in
  * docs/plan.md): shape, partitions per sector, the machine, and an
  * estimated GPU profile of stage costs.
  */
@@ -43,8 +46,10 @@ static const cli_command plan_cmd = {
     "                      stage costs\n"
     "  filecoin-porep-64g  the same at ~133M constraints (estimated)\n"
     "The costs file format is in docs/plan.md; `proofline calibrate` writes\n"
-    "one for this machine.  Exit codes: 0 fits, 1 runs out of memory, 2 bad\n"
-    "usage or input.\n",
+    "one for this machine.  Stage costs are per curve: the circuit's curve\n"
+    "(a zkey's or an r1cs's, or --curve) picks the file's stages for it (a\n"
+    "file without a `curve` line is BLS12-381's).  Exit codes: 0 fits, 1\n"
+    "runs out of memory, 2 bad usage or input.\n",
     24};
 
 typedef struct {
@@ -52,14 +57,18 @@ typedef struct {
     const char *witness;
     uint64_t constraints;
     long publics;
-    unsigned cores, gpus, pw, workers, jobs, partitions, policy;
+    unsigned cores, gpus, pw, workers, jobs, partitions, policy, curve;
     uint64_t memory, gpu_memory, budget;
     bool no_budget, recommend;
+    bool steady; /* --jobs not given: enough jobs for a steady state */
+    bool unheld; /* the plan's queue grows with nothing to hold it back */
     const char *report, *trace, *plot;
 } plan_options;
 
 static const char *const policies[] = {"ours", "release-at-synthesis-end",
                                        NULL};
+/* index: pl_curve */
+static const char *const curves[] = {"bls12381", "bn128", NULL};
 
 #define O(field) offsetof(plan_options, field)
 static const cli_opt plan_opts[] = {
@@ -72,6 +81,10 @@ static const cli_opt plan_opts[] = {
      .help = "the circuit: N constraints, 2^K or a number"},
     {"--public", "N", CLI_LONG, O(publics),
      .help = "public inputs, with --constraints (default 1)"},
+    {"--curve", "C", CLI_CHOICE, O(curve), .choices = curves,
+     .help = "the curve, with --constraints: bls12381 (default)\n"
+             "or bn128",
+     .bad = "%s is bls12381 or bn128, not '%s'"},
     {"--density", "D", CLI_STRING, O(density),
      .help = "A and B terms per constraint, with --constraints\n"
              "or --r1cs (default 2)"},
@@ -99,7 +112,9 @@ static const cli_opt plan_opts[] = {
     {"--no-budget", NULL, CLI_FLAG, O(no_budget),
      .help = "no byte budget at all"},
     {"--jobs", "N", CLI_COUNT, O(jobs), .max = 1000000,
-     .help = "jobs (sectors, batches) (default 1)"},
+     .help = "jobs (sectors, batches) (default: enough for a\n"
+             "steady state, 50 partitions per worker, more while\n"
+             "the queue grows with nothing to hold it back)"},
     {"--partitions", "K", CLI_COUNT, O(partitions), .max = 100000,
      .help = "partitions per job (default 1; a preset's: 10)"},
     {"--arrival", "RATE", CLI_STRING, O(arrival),
@@ -136,17 +151,18 @@ typedef struct {
     pl_plan_costs costs;
 } preset;
 
-/* The story's GPU machine: stage costs estimated from DESIGN.md (37.1 s
+/* The story's GPU machine: stage costs estimated from docs/design.md (37.1 s
  * per proof of 10 partitions on the GPU: 3.71 s a partition; synthesis
  * chosen inside the window the story implies, docs/plan.md). */
 #define STORY_ROWS 134217728.0 /* 2^27 */
 #define STORY_COSTS                                                          \
     {"story-gpu-estimate",                                                   \
-     "DESIGN.md: 37.1 s per 10-partition proof on the GPU; synthesis 40 s "  \
+     "docs/design.md: 37.1 s per 10-partition proof on the GPU; synthesis 40 s "  \
      "per partition, inside the window pw 10 fits and pw 12 does not",      \
      true, true, 96,                                                         \
      {0, 0, 0},                                                              \
-     {40.0 / STORY_ROWS, 3.71 / STORY_ROWS, 1.0 / STORY_ROWS}}
+     {40.0 / STORY_ROWS, 3.71 / STORY_ROWS, 1.0 / STORY_ROWS},                \
+     false, false, {0, 0, 0}, {0, 0, 0}} /* BLS12-381's: Filecoin's curve */
 
 static const preset presets[] = {
     {"filecoin-porep-32g", 130000000, 16, 10, 96, 1, 755, STORY_COSTS},
@@ -227,6 +243,68 @@ static void print_stage_counts(const uint64_t *now)
     printf(")");
 }
 
+/* "a partition every 3.3 s" from a stage's seconds and its servers. */
+static double every(double seconds, unsigned servers)
+{
+    return servers ? seconds / servers : 0;
+}
+
+/* The why of the answer, in one sentence after "plan: fits: ..." or
+ * "plan: runs out of memory ...": how fast synthesis makes partitions
+ * against how fast the provers take them, and what that does to the
+ * queue and the memory. */
+static void print_why(const pl_plan_result *r, bool unheld)
+{
+    char b1[40], b2[40], b3[40];
+    double make = every(r->stage_seconds[PL_PLAN_STAGE_SYNTH], r->synth_workers);
+    double take = every(r->stage_seconds[PL_PLAN_STAGE_PROVE], r->prover_workers);
+    bool plural = r->prover_workers > 1;
+    const char *prover = r->gpus ? (plural ? "the GPUs" : "the GPU")
+                                 : (plural ? "the prover workers"
+                                           : "the prover worker");
+    printf("%u synthesis worker%s make%s a partition every %.1f s, %s "
+           "prove%s one every %.1f s", r->synth_workers,
+           r->synth_workers == 1 ? "" : "s", r->synth_workers == 1 ? "s" : "",
+           make, prover, plural ? "" : "s", take);
+    bool faster = make > 0 && take > 0 && make < take * 0.999;
+    uint64_t waited = r->stage_peak[PL_STAGE_WAITING];
+    if (!r->fits && faster) {
+        double grow = 1.0 / (1.0 / make - 1.0 / take);
+        printf(": the queue grows by one every %.0f s, each holding %s, "
+               "until %s is reached at %.0f s", grow,
+               bytes(b1, sizeof(b1), r->partition_bytes),
+               bytes(b2, sizeof(b2), r->memory_bytes), r->oom_seconds);
+    } else if (!r->fits) {
+        uint64_t flying = 0;
+        for (int s = 0; s < PL_STAGE_COUNT; s++)
+            flying += r->oom_stage_now[s];
+        printf(": the prover keeps up, but %llu partitions in flight of %s "
+               "each and the circuit's %s resident are more than %s",
+               (unsigned long long)flying,
+               bytes(b1, sizeof(b1), r->partition_bytes),
+               bytes(b2, sizeof(b2), r->resident_bytes),
+               bytes(b3, sizeof(b3), r->memory_bytes));
+    } else if (faster && unheld) {
+        double grow = 1.0 / (1.0 / make - 1.0 / take);
+        printf(": synthesis feeds faster than %s drains and nothing holds it "
+               "back (no budget, the permit returned at synthesis end): the "
+               "queue grows by one every %.0f s, each holding %s, and this "
+               "load ends (at most %llu waiting) before %s is reached; a "
+               "longer one runs out of memory", prover, grow,
+               bytes(b1, sizeof(b1), r->partition_bytes),
+               (unsigned long long)waited,
+               bytes(b2, sizeof(b2), r->memory_bytes));
+    } else if (faster) {
+        printf(": synthesis feeds faster than %s drains, and the budget and "
+               "the hand-off hold it back (at most %llu waiting), so %s "
+               "sets the pace", prover, (unsigned long long)waited, prover);
+    } else {
+        printf(": %s keeps up (at most %llu waiting), so synthesis sets the "
+               "pace", prover, (unsigned long long)waited);
+    }
+    printf("\n");
+}
+
 static void print_result(const pl_plan_result *r, const plan_options *o,
                          const pl_plan_costs *costs, double arrival)
 {
@@ -239,13 +317,16 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
                bytes(b2, sizeof(b2), o->gpu_memory));
     }
     if (r->fits) {
-        printf("plan: %s: peak host memory %s of %s\n",
+        printf("plan: %s: peak host memory %s of %s: ",
                gpu_short ? "host memory fits" : "fits",
                bytes(b1, sizeof(b1), r->peak_memory_bytes),
                bytes(b2, sizeof(b2), r->memory_bytes));
+        print_why(r, o->unheld);
     } else {
-        printf("plan: runs out of memory at t = %s with ",
+        printf("plan: runs out of memory at t = %s: ",
                when(b1, sizeof(b1), r->oom_seconds));
+        print_why(r, o->unheld);
+        printf("  then: ");
         print_stage_counts(r->oom_stage_now);
         printf("; %s would reach %s of %s, the largest class %s\n",
                pl_event_name(r->oom_event),
@@ -253,8 +334,9 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
                bytes(b3, sizeof(b3), r->memory_bytes),
                pl_buffer_class_name(r->oom_class));
     }
-    printf("circuit: domain 2^%.0f; a partition reserves %s, the circuit "
-           "%s resident\n", log2((double)r->domain_rows),
+    printf("circuit: %s, domain 2^%.0f; a partition reserves %s, the "
+           "circuit %s resident\n", pl_curve_name(r->curve),
+           log2((double)r->domain_rows),
            bytes(b1, sizeof(b1), r->partition_bytes),
            bytes(b2, sizeof(b2), r->resident_bytes));
     printf("machine: %u cores, %s, %u GPU%s", r->cores,
@@ -266,10 +348,13 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
            r->synth_workers, r->prover_workers,
            r->prover_workers == 1 ? "" : "s",
            bytes(b2, sizeof(b2), r->budget_bytes), policies[o->policy]);
-    printf("load: %u job%s of %u partition%s, %s\n", o->jobs,
+    printf("load: %u job%s of %u partition%s, %s%s\n", o->jobs,
            o->jobs == 1 ? "" : "s", o->partitions,
            o->partitions == 1 ? "" : "s",
-           arrival > 0 ? "arriving" : "all at once");
+           arrival > 0 ? "arriving" : "all at once",
+           o->steady ? " (enough for a steady state, 50 partitions per "
+                       "worker, doubled while the queue grows with nothing "
+                       "to hold it back; --jobs sets it)" : "");
     if (arrival > 0)
         printf("  one job every %.1f s\n", arrival);
     printf("costs: %s (%s%s%s)\n", costs->profile,
@@ -349,6 +434,110 @@ static void print_result(const pl_plan_result *r, const plan_options *o,
     printf("\n");
 }
 
+/* Whether nothing holds synthesis back while it feeds faster than the
+ * provers drain: no byte budget and the story's policy (a synthesis worker
+ * freed when its synthesis ends), jobs all at once or arriving faster than
+ * the provers take their partitions.  The queue then grows without end, so
+ * whether a plan fits is only a question of how long its load lasts. */
+static bool unheld_growth(const pl_plan_config *c, const pl_plan_result *r)
+{
+    double make = every(r->stage_seconds[PL_PLAN_STAGE_SYNTH], r->synth_workers);
+    double take = every(r->stage_seconds[PL_PLAN_STAGE_PROVE], r->prover_workers);
+    size_t parts = c->partitions ? c->partitions : 1;
+    bool arrivals_keep_up = c->arrival_seconds <= 0 ||
+                            c->arrival_seconds / (double)parts < take * 0.999;
+    return c->policy == PL_PLAN_RELEASE_AT_SYNTH_END &&
+           r->budget_bytes == UINT64_MAX && arrivals_keep_up && make > 0 &&
+           take > 0 && make < take * 0.999;
+}
+
+/* At most this many times the first steady-state load (doubled each time). */
+#define STEADY_MAX_DOUBLINGS 6
+
+/* Runs a plan (into *out when out is not NULL, else only its result).  With
+ * steady (no --jobs), a plan that fits while its queue grows with nothing
+ * to hold it back has not reached a steady state: its load is doubled until
+ * it runs out of memory (or 2^STEADY_MAX_DOUBLINGS times the first load),
+ * c->jobs then the load planned. */
+static pl_status plan_load(pl_plan **out, pl_plan_config *c, bool steady,
+                           pl_plan_result *r, pl_error *err)
+{
+    for (int doubling = 0;; doubling++) {
+        pl_plan *p;
+        pl_status st = pl_plan_run(&p, c, err);
+        if (st != PL_OK)
+            return st;
+        pl_plan_result_read(p, r);
+        bool longer = steady && r->fits && unheld_growth(c, r) &&
+                      doubling < STEADY_MAX_DOUBLINGS && c->jobs <= SIZE_MAX / 2;
+        if (out && !longer)
+            *out = p;
+        else
+            pl_plan_destroy(p);
+        if (!longer)
+            return PL_OK;
+        c->jobs *= 2;
+    }
+}
+
+/* One plan's result alone (the searches below run many). */
+static pl_status plan_once(const pl_plan_config *c, bool steady,
+                           pl_plan_result *r, pl_error *err)
+{
+    pl_plan_config copy = *c;
+    return plan_load(NULL, &copy, steady, r, err);
+}
+
+/* Out of memory: the smallest change that fits, as a line: fewer
+ * synthesis workers (the most that still fit), else the engine's byte
+ * budget (80% of memory) with the same policy. */
+static pl_status smallest_change(const pl_plan_config *base, bool steady,
+                                 const pl_plan_result *r0, pl_error *err)
+{
+    pl_plan_config c = *base;
+    c.record_timeline = false;
+    unsigned fit_pw = 0;
+    for (unsigned pw = r0->synth_workers; pw-- > 1 && !fit_pw;) {
+        c.synth_workers = pw;
+        pl_plan_result r;
+        pl_status st = plan_once(&c, steady, &r, err);
+        if (st == PL_EBUDGET)
+            continue;
+        if (st != PL_OK)
+            return st;
+        if (r.fits)
+            fit_pw = pw;
+    }
+    c.synth_workers = base->synth_workers;
+    bool budget_fits = false;
+    uint64_t budget = 0;
+    if (base->no_budget) {
+        c.no_budget = false;
+        c.budget_bytes = 0; /* the engine's default */
+        pl_plan_result r;
+        pl_status st = plan_once(&c, steady, &r, err);
+        if (st != PL_OK && st != PL_EBUDGET)
+            return st;
+        budget_fits = st == PL_OK && r.fits;
+        budget = st == PL_OK ? r.budget_bytes : 0;
+    }
+    char b[40];
+    if (fit_pw)
+        printf("change: --pw %u fits (the most synthesis workers that do)%s",
+               fit_pw, budget_fits ? "; or " : "\n");
+    else
+        printf("change: ");
+    if (budget_fits)
+        printf("a byte budget fits: --budget %s (the engine's default, 80%% "
+               "of memory) admits no more than it holds\n",
+               bytes(b, sizeof(b), budget));
+    else if (!fit_pw)
+        printf("no smaller pw fits%s; give more memory or fewer "
+               "partitions at once\n",
+               base->no_budget ? " and no budget helps" : "");
+    return PL_OK;
+}
+
 /* --recommend: pw from 1 to the cores (at most 64) and workers from 1 to
  * the GPUs (or 2 on the CPU), policy ours, the budget left to the default;
  * the best throughput that fits, then the fewest workers within 1% of it,
@@ -371,15 +560,12 @@ static pl_status recommend(const pl_plan_config *base, const pl_plan_result *r0,
         for (unsigned pw = 1; pw <= max_pw; pw++) {
             c.synth_workers = pw;
             c.prover_workers = w;
-            pl_plan *p;
-            pl_status st = pl_plan_run(&p, &c, err);
+            pl_plan_result r;
+            pl_status st = plan_once(&c, false, &r, err);
             if (st == PL_EBUDGET)
                 continue;
             if (st != PL_OK)
                 return st;
-            pl_plan_result r;
-            pl_plan_result_read(p, &r);
-            pl_plan_destroy(p);
             tried++;
             if (!r.fits) {
                 oom++;
@@ -410,13 +596,10 @@ static pl_status recommend(const pl_plan_config *base, const pl_plan_result *r0,
             }
     c.synth_workers = best_pw;
     c.prover_workers = best_w;
-    pl_plan *p;
-    pl_status st = pl_plan_run(&p, &c, err);
+    pl_plan_result r;
+    pl_status st = plan_once(&c, false, &r, err);
     if (st != PL_OK)
         return st;
-    pl_plan_result r;
-    pl_plan_result_read(p, &r);
-    pl_plan_destroy(p);
     best_reserved = r.peak_reserved_bytes;
     best_mem = r.peak_memory_bytes;
     char b1[40], b2[40], b3[40];
@@ -462,6 +645,9 @@ static int plan_main(plan_options *o)
                                    "filecoin-porep-32g, filecoin-porep-64g",
                                    o->preset);
     }
+    if (o->curve && !o->constraints)
+        return cli_usage_error("plan", "--curve goes with --constraints (a "
+                               "zkey's or an r1cs's curve is the file's)");
     if (o->density) {
         char *end;
         cfg.density = strtod(o->density, &end);
@@ -503,6 +689,7 @@ static int plan_main(plan_options *o)
         cfg.r1cs_path = o->r1cs;
         cfg.constraints = o->constraints;
         cfg.publics = o->constraints && !o->publics ? 1 : (uint64_t)o->publics;
+        cfg.curve = (pl_curve)o->curve;
     }
     if (o->witness) { /* what the engine reserves for a witness file */
         struct stat sb;
@@ -515,10 +702,17 @@ static int plan_main(plan_options *o)
         }
         cfg.witness_bytes = (uint64_t)sb.st_size;
     }
-    if (!o->jobs)
-        o->jobs = 1;
     if (!o->partitions)
         o->partitions = 1;
+    if (!o->jobs) {
+        /* a steady state: the queue either stops growing within this
+         * many partitions or has grown past any doubt */
+        unsigned pw = o->pw ? o->pw : 2;
+        unsigned workers = o->workers ? o->workers : o->gpus ? o->gpus : 1;
+        uint64_t parts = 50ull * (pw + workers);
+        o->jobs = (unsigned)((parts + o->partitions - 1) / o->partitions);
+        o->steady = true;
+    }
     cfg.cores = o->cores;
     cfg.gpus = o->gpus;
     cfg.memory_bytes = o->memory;
@@ -535,11 +729,14 @@ static int plan_main(plan_options *o)
     cfg.arrival_seconds = arrival;
     cfg.costs = &costs;
     cfg.record_timeline = o->trace || o->plot;
-    if ((st = pl_plan_run(&plan, &cfg, &err)))
-        goto done;
     pl_plan_result r;
-    pl_plan_result_read(plan, &r);
+    if ((st = plan_load(&plan, &cfg, o->steady, &r, &err)))
+        goto done;
+    o->jobs = (unsigned)cfg.jobs;
+    o->unheld = unheld_growth(&cfg, &r);
     print_result(&r, o, &costs, arrival);
+    if (!r.fits && (st = smallest_change(&cfg, o->steady, &r, &err)))
+        goto done;
     if (o->report) {
         pl_engine_stats es;
         pl_plan_stats_read(plan, &es);

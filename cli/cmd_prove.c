@@ -6,6 +6,13 @@
  * (--report, --trace, --plot).  The proof is verified before it is
  * written (unless --no-verify), and one that does not verify is an invalid
  * proof (exit 1).
+ *
+ * `proofline prover` (and the links `prover`, `proofline-prover`) is
+ * rapidsnark's command line on top of it: exactly its arguments (four
+ * files, then rapidsnark's optional log level), no options, and its exit
+ * behaviour (0 success, 1 anything else: wrong arguments, a bad file, a
+ * proof that does not verify), so that scripts written for rapidsnark's
+ * `prover` run unchanged.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -21,10 +28,12 @@ static const cli_command prove_cmd = {
     "Usage: proofline prove <circuit.zkey> <witness.wtns> <proof.json> "
     "<public.json> [options]\n"
     "\n"
-    "Makes a Groth16 proof (BLS12-381) from a snarkjs zkey and a witness, and\n"
+    "Makes a Groth16 proof (BLS12-381 or BN254, the zkey's curve) from a\n"
+    "snarkjs zkey and a witness, and\n"
     "writes proof.json and public.json as snarkjs does.  The argument order is\n"
     "rapidsnark's (`proofline <zkey> <wtns> <proof> <public>` and a link named\n"
-    "`prover` do the same).  Both files are renamed into place together, only\n"
+    "`proofline prover` do the same; `proofline prover` with rapidsnark's exit\n"
+    "codes).  Both files are renamed into place together, only\n"
     "when both are complete: if anything fails, the previous ones stay.  A\n"
     "device or a pipe (/dev/stdout) is written in place, and may take both.\n",
     NULL, 23};
@@ -72,7 +81,7 @@ static pl_status check_points(const char *zkey_path, pl_error *err)
     pl_zkey *z = NULL;
     pl_status st = pl_zkey_open(&z, zkey_path, err);
     if (st == PL_OK)
-        st = pl_zkey_check_points(z, err);
+        st = cli_check_zkey_points("prove", zkey_path, z, err);
     pl_zkey_close(z);
     return st;
 }
@@ -132,6 +141,7 @@ static int prove_run(prove_options *o, const cli_table *tables,
         goto done;
     if (o->timings)
         fprintf(stderr, "  %-10s %8.3f s\n", "load", cli_now() - t0);
+    out.curve = pl_circuit_curve(circuit);
     const char *witness[1] = {pos[1]};
     /* the proof is verified (unless --no-verify) and written on the
      * finisher */
@@ -184,5 +194,73 @@ int cli_prove(int argc, char **argv)
         rc = prove_run(&o, tables, sizeof(tables) / sizeof(tables[0]),
                        argv);
     }
+    return rc;
+}
+
+/* ---- rapidsnark's `prover` ---------------------------------------------- */
+
+static const char prover_usage[] =
+    "Usage: prover <circuit.zkey> <witness.wtns> <proof.json> <public.json> "
+    "[log_level=0-4: 0]\n";
+
+static const char prover_help[] =
+    "Usage: proofline prover <circuit.zkey> <witness.wtns> <proof.json> "
+    "<public.json> [log_level]\n"
+    "\n"
+    "rapidsnark's prover, as its users call it (also through a link to\n"
+    "proofline named `prover` or `proofline-prover`): proves as `proofline\n"
+    "prove` does, with its defaults (all cores, the proof verified before it\n"
+    "is written), and takes exactly rapidsnark's arguments: the four files,\n"
+    "then an optional log level 0-4 (0-2: quiet, as rapidsnark's logs go to a\n"
+    "file; 3-4: each stage's time on stderr).  No options.\n"
+    "\n"
+    "Exit codes are rapidsnark's: 0 success; 1 for anything else (a wrong\n"
+    "number of arguments, a missing or bad file, files of two curves, a\n"
+    "proof that does not verify), with the reason on stderr.\n";
+
+/* A file name that the option parser would take for an option is given
+ * as ./name, which names the same file. */
+static char *as_file(const char *arg)
+{
+    size_t n = strlen(arg) + 3;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s", arg[0] == '-' ? "./" : "", arg);
+    return p;
+}
+
+int cli_prover(int argc, char **argv)
+{
+    if (argc == 1 && cli_is_help(argv[0])) {
+        fputs(prover_help, stdout);
+        return 0;
+    }
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "Invalid number of parameters\n%s", prover_usage);
+        return 1;
+    }
+    unsigned level = 0;
+    if (argc == 5) {
+        const char *l = argv[4];
+        if (!(l[0] >= '0' && l[0] <= '4' && l[1] == '\0')) {
+            fprintf(stderr, "Invalid log level '%s' (0-4)\n%s", l,
+                    prover_usage);
+            return 1;
+        }
+        level = (unsigned)(l[0] - '0');
+    }
+    char *args[6] = {0};
+    int n = 0, rc = 1;
+    for (; n < 4; n++)
+        if (!(args[n] = as_file(argv[n]))) {
+            fprintf(stderr, "Error: out of memory\n");
+            goto done;
+        }
+    if (level >= 3)
+        args[n++] = "--timings";
+    rc = cli_prove(n, args) == 0 ? 0 : 1;
+done:
+    for (int i = 0; i < 4; i++)
+        free(args[i]);
     return rc;
 }

@@ -62,12 +62,22 @@ static int verify_run(char **pos)
     pl_scalar *publics = NULL;
     size_t count = 0;
     pl_proof proof;
+    pl_curve curve;
     pl_status st;
     if ((st = pl_vkey_read_json(&vkey, pos[0], &err)) ||
         (st = pl_public_read_json(&publics, &count, pos[1],
                                   pl_vkey_n_public(vkey), &err)) ||
-        (st = pl_proof_read_json(&proof, pos[2], &err)))
+        (st = pl_proof_read_json_curve(&proof, &curve, pos[2], &err)))
         goto done;
+    /* a proof of one curve under a key of the other is a usage error, not
+     * an invalid proof: say which files and which curves */
+    if (curve != pl_vkey_curve(vkey)) {
+        st = PL_EFORMAT;
+        snprintf(err.msg, sizeof(err.msg), "%.90s is for curve %s but %.90s "
+                 "is for curve %s", pos[2], pl_curve_name(curve), pos[0],
+                 pl_curve_name(pl_vkey_curve(vkey)));
+        goto done;
+    }
     st = pl_verify(vkey, &proof, publics, count, &err);
     if (st == PL_EFORMAT) { /* the public inputs do not fit the key */
         char msg[sizeof(err.msg)];

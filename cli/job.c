@@ -175,9 +175,10 @@ void cli_write_proof(void *user, uint64_t job, size_t partition,
                  out->dir, base);
         snprintf(public_path, sizeof(public_path), "%s/%s.public.json",
                  out->dir, base);
-        st = pl_proof_write_json(
-            proof, out->proof_path ? out->proof_path : proof_path, publics,
-            n_public, out->proof_path ? out->public_path : public_path, &err);
+        st = pl_proof_write_json_curve(
+            proof, out->curve, out->proof_path ? out->proof_path : proof_path,
+            publics, n_public, out->proof_path ? out->public_path : public_path,
+            &err);
         if (st == PL_OK)
             out->written++;
     }

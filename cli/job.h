@@ -57,6 +57,7 @@ typedef struct cli_proof_out {
     const char *proof_path, *public_path;
     const char *dir, *name;
     const char *witness;  /* for messages */
+    pl_curve curve;       /* the circuit's: the proofs' JSON */
     size_t written;
     pl_status status;
     pl_error error;

@@ -9,8 +9,10 @@
  *
  * The argument order of `prove` is rapidsnark's, so proofline is a drop-in,
  * called as rapidsnark's users call it: `proofline <zkey> <wtns> <proof>
- * <public>` with no subcommand, or through a link named `prover` (the
- * build makes build/prover), both the same as `proofline prove`.
+ * <public>` with no subcommand (the same as `proofline prove`), or
+ * `proofline prover` and the links named `prover` and `proofline-prover`
+ * (the build makes both in build/; make install installs them), which
+ * take exactly rapidsnark's arguments and exit as it does (0, else 1).
  * Exit codes: 0 success, 1 invalid proof, 2 bad usage or bad input,
  * 3 internal error.  Errors go to stderr as one line naming the file.
  */
@@ -21,15 +23,18 @@
 
 static const char main_help[] =
     "proofline " PL_VERSION_STRING
-    ": a Groth16 prover for BLS12-381 that reads and writes snarkjs files.\n"
+    ": a Groth16 prover for BLS12-381 and BN254 (snarkjs's files).\n"
     "\n"
     "Usage: proofline <command> [arguments]\n"
     "       proofline <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
-    "       (rapidsnark's command line: the same as `proofline prove`; so is a\n"
-    "       link to proofline named `prover`)\n"
+    "       (rapidsnark's command line: the same as `proofline prove`; with\n"
+    "       rapidsnark's exit codes: `proofline prover`, or a link to proofline\n"
+    "       named `prover` or `proofline-prover`)\n"
     "\n"
     "Commands:\n"
     "  prove    <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+    "  prover   <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+    "           rapidsnark's prover: its arguments, its exit codes (0, else 1)\n"
     "  batch    --zkey <circuit.zkey> --out <dir> <w1.wtns> [w2.wtns ...]\n"
     "  verify   <verification_key.json> <public.json> <proof.json>\n"
     "  vkey     <circuit.zkey> <verification_key.json>\n"
@@ -38,6 +43,10 @@ static const char main_help[] =
     "  inspect  <file>   (snarkjs files; bellperson .params, .vk, proofs)\n"
     "  c2       --params P --r1cs R --proofs OUT <w.wtns ...>   (through the\n"
     "           SupraSeal-C2-shaped API, proofs in bellperson's bytes)\n"
+    "  ptau     new|contribute|beacon|prepare|verify ...   snarkjs's powers of\n"
+    "           tau (phase 1 of a trusted setup), natively\n"
+    "  zkey     new|contribute|beacon|verify|export ...   a circuit's phase 2:\n"
+    "           its production key from a ptau (docs/circom.md)\n"
     "  setup    --dev <circuit.r1cs> <out.zkey>   (known toxic waste: tests only)\n"
     "  setup    --dev --format bellperson <circuit.r1cs> <out.params> <out.vk>\n"
     "  circuit  info|export --constraints 2^K [--out DIR]   (the demo circuit)\n"
@@ -65,11 +74,14 @@ static const struct {
     int (*run)(int argc, char **argv);
 } commands[] = {
     {"prove", cli_prove},
+    {"prover", cli_prover},
     {"batch", cli_batch},
     {"verify", cli_verify},
     {"vkey", cli_vkey},
     {"inspect", cli_inspect},
     {"setup", cli_setup},
+    {"ptau", cli_ptau},
+    {"zkey", cli_zkey},
     {"circuit", cli_circuit},
     {"demo", cli_demo},
     {"plan", cli_plan},
@@ -93,9 +105,11 @@ static const char *base_name(const char *path)
 
 int main(int argc, char **argv)
 {
-    /* rapidsnark's binary is `prover`: a link by that name proves */
-    if (argc >= 1 && strcmp(base_name(argv[0]), "prover") == 0)
-        return cli_prove(argc - 1, argv + 1);
+    /* rapidsnark's binary is `prover`: a link by that name (or the less
+     * generic proofline-prover) is rapidsnark's command line */
+    if (argc >= 1 && (strcmp(base_name(argv[0]), "prover") == 0 ||
+                      strcmp(base_name(argv[0]), "proofline-prover") == 0))
+        return cli_prover(argc - 1, argv + 1);
     if (argc < 2) {
         fputs(main_help, stderr);
         return 2;

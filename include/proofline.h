@@ -150,6 +150,17 @@ typedef struct { uint8_t b[32]; } pl_scalar;      /* LE, standard form */
 typedef struct { uint8_t b[96]; } pl_g1_affine;   /* x || y, Montgomery */
 typedef struct { uint8_t b[192]; } pl_g2_affine;  /* x.c0 x.c1 y.c0 y.c1 */
 
+/* The curves proofline proves on; their names are snarkjs's ("bls12381",
+ * "bn128": circom's --prime and the "curve" of snarkjs's JSON files). */
+typedef enum {
+    PL_CURVE_BLS12_381 = 0,
+    PL_CURVE_BN254 = 1,
+} pl_curve;
+
+/* A proof's points in its curve's affine layout: BLS12-381's fill the
+ * arrays; BN254's (x || y, 32-byte Montgomery coordinates: 64 and 128
+ * bytes, the zkey's layout) fill their start, the rest zero.  The curve is
+ * not stored: it is the key's (pl_zkey_curve, pl_vkey_curve). */
 typedef struct pl_proof {
     pl_g1_affine a;
     pl_g2_affine b;
@@ -182,12 +193,35 @@ typedef struct pl_r1cs_info {
 PL_API pl_status pl_zkey_open(pl_zkey **out, const char *path, pl_error *err);
 PL_API void pl_zkey_close(pl_zkey *zkey);
 PL_API void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out);
+/* The curve of a file, from the prime its header declares. */
+PL_API pl_curve pl_zkey_curve(const pl_zkey *zkey);
+PL_API pl_curve pl_wtns_curve(const pl_wtns *wtns);
 
 /* Checks every point of the zkey: coordinates below q, on its curve, in its
  * prime-order subgroup (alpha, beta, gamma, delta also not infinity).  Costs
  * about one proof's worth of work, so opening does not do it; PL_EFORMAT
- * naming the section, the point and its byte offset. */
+ * naming the section, the point and its byte offset.  The subgroup checks
+ * are batched (a 2^-64 chance of missing a bad point; a failed batch names
+ * the first bad point), over one thread per online core; BN254's G1 has
+ * cofactor 1 (on the curve is in the group). */
 PL_API pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err);
+/* Threads and progress for a key's point check (zkeys here, bellperson's
+ * files too: proofline_c2.h's pl_bp_check_config is this type). */
+typedef struct pl_check_config {
+    unsigned threads; /* 0: one per online core */
+    /* now and then (about every 1% and at the end of a stage: "G1
+     * points", "G2 points", and when a batch fails the points one by
+     * one: "G1 points, one by one"), the bytes of points checked of the
+     * stage's total; one call at a time, on any of the check's threads;
+     * NULL: none */
+    void (*on_progress)(void *user, const char *stage, uint64_t done_bytes,
+                        uint64_t total_bytes);
+    void *on_progress_user;
+} pl_check_config;
+/* pl_zkey_check_points with threads and progress (cfg NULL: as it). */
+PL_API pl_status pl_zkey_check_points_with(const pl_zkey *zkey,
+                                           const pl_check_config *cfg,
+                                           pl_error *err);
 
 /* Reads a witness whole into accounted memory (class witness) and
  * validates it; a file that changes while it is read is refused, and
@@ -227,6 +261,7 @@ PL_API pl_status pl_vkey_read_json(pl_vkey **out, const char *path,
 PL_API pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
                                     pl_error *err);
 PL_API size_t pl_vkey_n_public(const pl_vkey *vkey);
+PL_API pl_curve pl_vkey_curve(const pl_vkey *vkey);
 PL_API void pl_vkey_destroy(pl_vkey *vkey);
 
 /* Every JSON input is read only when it is a regular file (opened
@@ -238,6 +273,9 @@ PL_API void pl_vkey_destroy(pl_vkey *vkey);
 #define PL_PUBLIC_JSON_BYTES 256u
 PL_API pl_status pl_proof_read_json(pl_proof *out, const char *path,
                                     pl_error *err);
+/* The same, with the proof's curve (its "curve" tag; none: BLS12-381). */
+PL_API pl_status pl_proof_read_json_curve(pl_proof *out, pl_curve *curve,
+                                          const char *path, pl_error *err);
 /* The public inputs are < r (checked).  *out holds *count values (a valid
  * pointer even for none) and is released with pl_public_free; on failure
  * *out is NULL.  max_count bounds the file's size (above): the inputs the
@@ -259,6 +297,17 @@ PL_API pl_status pl_proof_write_json(const pl_proof *proof,
                                      const char *proof_path,
                                      const pl_scalar *publics, size_t count,
                                      const char *public_path, pl_error *err);
+/* pl_proof_write_json for a proof of the given curve (the call above is
+ * BLS12-381's): BN254's files are snarkjs's for "bn128". */
+PL_API pl_status pl_proof_write_json_curve(const pl_proof *proof,
+                                           pl_curve curve,
+                                           const char *proof_path,
+                                           const pl_scalar *publics,
+                                           size_t count,
+                                           const char *public_path,
+                                           pl_error *err);
+/* A curve's name as snarkjs writes it ("bls12381", "bn128"). */
+PL_API const char *pl_curve_name(pl_curve curve);
 
 /* Checks the files a command will write before it starts work: each
  * output's folder exists and can be written, and no output is a folder,
@@ -329,7 +378,14 @@ PL_API pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
  * infinity, off its curve or outside its subgroup included, as snarkjs
  * reports it invalid; docs/snarkjs.md says where the checks differ);
  * PL_EFORMAT when the public input count disagrees with the key or an input
- * is not below r. */
+ * is not below r.
+ *
+ * publics[0..count) are circom's public wires in circom's order: the
+ * circuit's outputs first, then its public inputs, as declared; count is
+ * pl_vkey_n_public(vkey).  They are the witness's wires 1..count (wire 0
+ * is the constant ONE: pl_wtns_values(wtns) + 1) and public.json's values
+ * in its order (pl_public_read_json).  examples/api/prove_verify.c shows
+ * both. */
 PL_API pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
                            const pl_scalar *publics, size_t count,
                            pl_error *err);
@@ -472,6 +528,15 @@ typedef struct pl_engine_config {
     bool record_timeline;    /* keep records for trace/plot output */
     unsigned sample_ms;      /* RSS sampling period; 0: 100 ms */
     bool plain_msm;          /* see pl_prover_config (benchmarks) */
+    /* Proofs a prover worker starts together: with batch >= 2 a worker
+     * that takes a partition also takes up to batch - 1 more of the same
+     * circuit that are ready in the hand-off (so handoff_slots bounds a
+     * batch; each partition keeps the reservation it was admitted with,
+     * which covers its share of the batch), and the skeleton takes each
+     * G1 sum of them in one batched MSM where the backend has one (the
+     * CPU's).  0 or 1: one at a time, the default: on 2 cores the batch
+     * gains nothing (bench/README.md); the planner replays batch 1 only. */
+    unsigned batch;
 } pl_engine_config;
 
 PL_API void pl_engine_config_init(pl_engine_config *cfg);
@@ -491,6 +556,16 @@ PL_API pl_status pl_engine_destroy(pl_engine *engine, pl_error *err);
 PL_API pl_status pl_engine_open_circuit(pl_engine *engine, pl_circuit **out,
                                         const char *zkey_path,
                                         const char *r1cs_path, pl_error *err);
+/* The same with check_points: every point of the key checked as
+ * pl_zkey_check_points checks them (over the engine's threads) once it is
+ * read, before the circuit is opened (--check-params); a circuit open
+ * without the check is not shared with an open that asks for it. */
+PL_API pl_status pl_engine_open_circuit_checked(pl_engine *engine,
+                                                pl_circuit **out,
+                                                const char *zkey_path,
+                                                const char *r1cs_path,
+                                                bool check_points,
+                                                pl_error *err);
 PL_API void pl_circuit_release(pl_circuit *circuit);
 /* The bytes one partition of this circuit reserves (with a witness file of
  * witness_bytes, 0 for an in-memory witness), and the resident bytes. */
@@ -498,6 +573,11 @@ PL_API void pl_circuit_plan(const pl_circuit *circuit, uint64_t witness_bytes,
                             uint64_t *partition_bytes,
                             uint64_t *resident_bytes);
 PL_API size_t pl_circuit_n_public(const pl_circuit *circuit);
+/* The curve the circuit's key is for (its proofs' curve). */
+PL_API pl_curve pl_circuit_curve(const pl_circuit *circuit);
+/* The r1cs the circuit was opened with (read whole, in its resident
+ * bytes), or NULL; valid while the circuit is open. */
+PL_API const pl_r1cs *pl_circuit_r1cs(const pl_circuit *circuit);
 
 /* Called on the finisher thread for each proof, in completion order. */
 typedef void (*pl_proof_fn)(void *user, uint64_t job, size_t partition,
@@ -589,6 +669,10 @@ typedef struct pl_engine_stats {
      * (a proof's H and G1 sums ran there). */
     unsigned devices;
     uint64_t device_starts[PL_MAX_DEVICES];
+    /* Each device's memory as its driver reports it now, used and total
+     * (0 for a device not read, and past `devices`): the sums are
+     * device_used_bytes and device_total_bytes. */
+    uint64_t device_used[PL_MAX_DEVICES], device_total[PL_MAX_DEVICES];
 } pl_engine_stats;
 
 PL_API void pl_engine_stats_read(pl_engine *engine, pl_engine_stats *out);
@@ -693,7 +777,14 @@ typedef enum {
 /* Seconds of each stage for one partition of a circuit whose domain is n
  * rows: fixed + per_row * n, measured on `cores` cores (`proofline
  * calibrate`) or estimated (then `estimated` is true and `source` names
- * the figures).  The file format is in docs/plan.md. */
+ * the figures).  The file format is in docs/plan.md.
+ *
+ * A profile gives the stages of one curve or of both: BLS12-381's are
+ * fixed and per_row (the stage lines before any `curve` line, as in every
+ * file without one, or after `curve bls12381`), BN254's bn254_fixed and
+ * bn254_per_row (after `curve bn128`; bn254 true).  no_bls12_381 is true
+ * when a file gives BN254's alone: a negative, so that a profile filled
+ * in by a caller that knows only fixed and per_row means BLS12-381. */
 typedef struct pl_plan_costs {
     char profile[64];
     char source[192];
@@ -702,6 +793,10 @@ typedef struct pl_plan_costs {
     unsigned cores;    /* the cores the start was measured with */
     double fixed[PL_PLAN_STAGE_COUNT];
     double per_row[PL_PLAN_STAGE_COUNT];
+    bool no_bls12_381;
+    bool bn254;
+    double bn254_fixed[PL_PLAN_STAGE_COUNT];
+    double bn254_per_row[PL_PLAN_STAGE_COUNT];
 } pl_plan_costs;
 
 /* PL_EFORMAT naming the file, the line and the field. */
@@ -711,9 +806,17 @@ PL_API pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
 PL_API pl_status pl_plan_costs_write(const char *path,
                                      const pl_plan_costs *costs,
                                      pl_error *err);
-/* The seconds of a stage at n rows, on an otherwise idle machine. */
+/* The seconds of a stage at n rows, on an otherwise idle machine
+ * (BLS12-381's stages). */
 PL_API double pl_plan_costs_seconds(const pl_plan_costs *costs,
                                     pl_plan_stage stage, uint64_t rows);
+/* Whether the profile gives the curve's stages, and their seconds (0 for
+ * a curve it does not give). */
+PL_API bool pl_plan_costs_has_curve(const pl_plan_costs *costs,
+                                    pl_curve curve);
+PL_API double pl_plan_costs_seconds_curve(const pl_plan_costs *costs,
+                                          pl_curve curve, pl_plan_stage stage,
+                                          uint64_t rows);
 
 typedef struct pl_plan_config {
     /* the circuit: a zkey (its header), or an r1cs (its header: constraints
@@ -737,8 +840,11 @@ typedef struct pl_plan_config {
     size_t jobs, partitions; /* 0: 1 and 1 */
     double arrival_seconds;  /* between jobs; 0: all at once */
     pl_plan_policy policy;
-    const pl_plan_costs *costs;
+    const pl_plan_costs *costs; /* the circuit's curve's stages are used */
     bool record_timeline;    /* keep the records for trace and plot */
+    /* the curve of a circuit given by its constraints (a zkey's or an
+     * r1cs's is the file's) */
+    pl_curve curve;
 } pl_plan_config;
 
 PL_API void pl_plan_config_init(pl_plan_config *cfg);
@@ -777,6 +883,11 @@ typedef struct pl_plan_result {
     double core_utilisation, gpu_utilisation;
     uint64_t events;
     uint64_t domain_rows;
+    /* one partition's seconds in each stage, on average over the plan
+     * (what the answer's sentence compares: pw / synthesis against the
+     * provers / the start) */
+    double stage_seconds[PL_PLAN_STAGE_COUNT];
+    pl_curve curve;          /* the circuit's: whose stage costs were used */
 } pl_plan_result;
 
 typedef struct pl_plan pl_plan;

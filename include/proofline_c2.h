@@ -70,17 +70,9 @@ PL_API void pl_bp_params_get_info(const pl_bp_params *params,
  * offset. */
 PL_API pl_status pl_bp_params_check_points(const pl_bp_params *params,
                                            pl_error *err);
-/* The same with threads and progress. */
-typedef struct pl_bp_check_config {
-    unsigned threads; /* 0: one per online core */
-    /* now and then (about every 1% and at the end of a stage: "G1
-     * points", "G2 points", and when a batch fails the points one by
-     * one), the bytes of points checked of the stage's total; one call at
-     * a time, on any of the check's threads; NULL: none */
-    void (*on_progress)(void *user, const char *stage, uint64_t done_bytes,
-                        uint64_t total_bytes);
-    void *on_progress_user;
-} pl_bp_check_config;
+/* The same with threads and progress: pl_check_config (proofline.h),
+ * the one configuration of every key's point check. */
+typedef pl_check_config pl_bp_check_config;
 PL_API pl_status pl_bp_params_check_points_with(const pl_bp_params *params,
                                                 const pl_bp_check_config *cfg,
                                                 pl_error *err);
@@ -335,6 +327,15 @@ PL_API pl_status pl_engine_open_c2_params(pl_engine *engine,
                                           pl_circuit **out,
                                           const char *params_path,
                                           bool check_points, pl_error *err);
+/* The same with the circuit's r1cs (circom's, for witnesses made into
+ * assignments with pl_c2_assignment_from_r1cs, as `proofline c2` does):
+ * read whole into the circuit's resident bytes, reserved before it is
+ * read, as a zkey circuit's r1cs is; pl_circuit_r1cs gives it.  A circuit
+ * opened with an r1cs also serves opens without one. */
+PL_API pl_status pl_engine_open_c2_files(pl_engine *engine, pl_circuit **out,
+                                         const char *params_path,
+                                         const char *r1cs_path,
+                                         bool check_points, pl_error *err);
 
 /* A job of C2 proofs on an engine, for callers that keep one: the SRS's
  * circuit (pl_engine_open_c2_circuit), one partition per proof.  The

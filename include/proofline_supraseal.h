@@ -188,6 +188,11 @@ typedef struct pl_supraseal_config {
     /* 0: PROOFLINE_SUPRASEAL_THREADS, else one per online core */
     unsigned threads;
     unsigned synth_workers, prover_workers; /* 0: the engine's defaults */
+    /* a call's ready assignments proved up to this many together
+     * (pl_engine_config.batch, with a hand-off that holds them); 0:
+     * PROOFLINE_SUPRASEAL_BATCH, else 1, one at a time (batches gain
+     * nothing on a few cores: bench/README.md) */
+    unsigned batch;
     /* PL_LOG_QUIET unless PROOFLINE_SUPRASEAL_LOG=info (one ledger line
      * per event, and the summary at pl_supraseal_shutdown and at exit) */
     pl_log_level log_level;

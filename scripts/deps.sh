@@ -30,13 +30,25 @@ need pkg-config pkg-config
 # and dpkg-shlibdeps, from which `make package` takes the .deb's Depends.
 need man man-db
 need dpkg-shlibdeps dpkg-dev
+# jq: the docs' curl examples (README.md, docs/serve.md) pipe the service's
+# JSON through it, and the service tests read replies with it.
+need jq jq
 # Optional: OpenSSL's headers, for the SHA-256 gadget's comparison test
 # (tests/test_sha256.c; skipped without them).
 optional=""
 [ -f /usr/include/openssl/sha.h ] || optional="$optional libssl-dev"
+# Optional: GMP's headers, for the comparison of BN254's field arithmetic
+# with it (tests/test_bn254_field.c; skipped without them).
+for h in /usr/include/gmp.h /usr/include/*/gmp.h; do
+    [ -f "$h" ] && break
+done
+[ -f "$h" ] || optional="$optional libgmp-dev"
 # Optional: promtool (Debian prometheus), to check /metrics in the service
 # tests (that one check is skipped without it).
 command -v promtool >/dev/null 2>&1 || optional="$optional prometheus"
+# Optional: Chromium, the real browser the live page's test drives headless
+# (tests/cli_serve_live.sh; skipped without it).
+command -v chromium >/dev/null 2>&1 || optional="$optional chromium"
 # Optional: the PostgreSQL server, which the PostgreSQL store's tests start
 # on their own (initdb in a temporary folder; skipped without it).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||

@@ -110,7 +110,7 @@ def main():
         '.\\" each command\'s --help: edit those texts (cli/), not this file.',
         '.TH PROOFLINE 1 "" "proofline %s" "User Commands"' % version,
         ".SH NAME",
-        "proofline, prover \\- " + esc(summary),
+        "proofline, prover, proofline-prover \\- " + esc(summary),
         ".SH SYNOPSIS",
     ]
     rest = list(blocks(main_help[1:]))

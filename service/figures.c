@@ -4,9 +4,11 @@
  * renderings.  A row of the table says how a figure is named in
  * Prometheus (its family: name, type, help, label) and in /v1/status (its
  * key, and the object it sits in: "classes": {"witness": {"bytes": ...}}
- * when the row has a label, "gpu": {"used_bytes": ...} when it has not),
+ * when the row has a label ("gpus": {"0": {"used_bytes": ...}} too),
+ * "gpu": {"used_bytes": ...} when it has not),
  * and reads its samples from the snapshot.  A row whose samples are none
- * (the GPU's without a device) is left out of both.  The snapshot is read
+ * (the GPU's without a device) is left out of the JSON; in Prometheus its
+ * family is still named (HELP and TYPE, no sample).  The snapshot is read
  * once per request: the engine's stats, the store's counts, the worker's
  * view, the metrics, the residency, the connections' guard.
  */
@@ -100,6 +102,7 @@ static void r_tracked(const snap *s, emit_fn e, void *c) { e(c, U64(s->st.tracke
 static void r_peak_tracked(const snap *s, emit_fn e, void *c) { e(c, U64(s->st.peak_tracked_bytes)); }
 static void r_rss(const snap *s, emit_fn e, void *c) { e(c, U64(s->st.rss_anon_bytes)); }
 static void r_peak_rss(const snap *s, emit_fn e, void *c) { e(c, U64(s->st.peak_rss_anon_bytes)); }
+static void r_rss_file(const snap *s, emit_fn e, void *c) { e(c, U64(s->st.rss_file_bytes)); }
 static void r_untracked(const snap *s, emit_fn e, void *c)
 {
     e(c, &(sample){.t = V_I64, .i = s->st.untracked_bytes});
@@ -225,6 +228,25 @@ static void r_gpu_untracked(const snap *s, emit_fn e, void *c)
     if (s->st.device_total_bytes)
         e(c, &(sample){.t = V_I64, .i = s->st.peak_device_untracked_bytes});
 }
+/* each device the driver reports on, labelled by its ordinal */
+static const char *const gpu_ordinal[] = {"0", "1", "2", "3",
+                                          "4", "5", "6", "7"};
+_Static_assert(sizeof(gpu_ordinal) / sizeof(gpu_ordinal[0]) == PL_MAX_DEVICES,
+               "a label per device");
+static void gpu_each(const snap *s, emit_fn e, void *c, const uint64_t *v)
+{
+    for (unsigned d = 0; d < s->st.devices && d < PL_MAX_DEVICES; d++)
+        if (s->st.device_total[d])
+            e(c, LU64(gpu_ordinal[d], v[d]));
+}
+static void r_gpu_dev_used(const snap *s, emit_fn e, void *c)
+{
+    gpu_each(s, e, c, s->st.device_used);
+}
+static void r_gpu_dev_total(const snap *s, emit_fn e, void *c)
+{
+    gpu_each(s, e, c, s->st.device_total);
+}
 static void r_proof_hist(const snap *s, emit_fn e, void *c)
 {
     e(c, &(sample){.h = &s->mv.proof});
@@ -263,6 +285,9 @@ static const figure figures[] = {
     {"proofline_rss_anon_bytes", "gauge", "The process's anonymous resident "
      "memory (RssAnon).", NULL, "rss_anon_bytes", NULL, NULL, r_rss},
     {NULL, NULL, NULL, NULL, "peak_rss_anon_bytes", NULL, NULL, r_peak_rss},
+    {"proofline_rss_file_bytes", "gauge", "The process's file-backed "
+     "resident memory (RssFile: a mapped zkey's pages, say).", NULL,
+     "rss_file_bytes", NULL, NULL, r_rss_file},
     {"proofline_untracked_bytes", "gauge", "RssAnon not explained by "
      "accounted buffers and the baseline.", NULL, "untracked_bytes", NULL,
      NULL, r_untracked},
@@ -323,6 +348,11 @@ static const figure figures[] = {
     {"proofline_gpu_peak_untracked_bytes", "gauge", "The peak of GPU memory "
      "used outside class device.", "gpu", "peak_untracked_bytes", NULL, NULL,
      r_gpu_untracked},
+    {"proofline_gpu_device_used_bytes", "gauge", "One GPU's memory in use as "
+     "its driver reports it, by device (the ordinal the engine proves on).",
+     "gpus", "used_bytes", "gpu", NULL, r_gpu_dev_used},
+    {"proofline_gpu_device_total_bytes", "gauge", "One GPU's memory in total, "
+     "by device.", "gpus", "total_bytes", "gpu", NULL, r_gpu_dev_total},
     {"proofline_proof_duration_seconds", "histogram", "Seconds from a "
      "partition's claim to its proof on disk.", NULL, NULL, NULL, NULL,
      r_proof_hist},
@@ -387,7 +417,6 @@ static void snap_free(snap *s)
 typedef struct prom_ctx {
     pl__strbuf *sb;
     const figure *f;
-    bool header_done;
 } prom_ctx;
 
 static void prom_value(pl__strbuf *sb, const sample *v)
@@ -422,11 +451,6 @@ static void prom_sample(void *arg, const sample *v)
     pl__strbuf *sb = c->sb;
     if (v->t == V_STR)
         return;
-    if (!c->header_done) {
-        pl__strbuf_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", f->metric,
-                          f->help, f->metric, f->type);
-        c->header_done = true;
-    }
     if (v->h) { /* a histogram: its buckets, cumulative, then sum, count */
         const double *bounds = pl__histogram_bounds();
         uint64_t cum = 0;
@@ -481,7 +505,13 @@ pl_status pl__figures_prometheus(pl__service *svc, pl__strbuf *sb,
     for (size_t i = 0; st == PL_OK && i < N_FIGURES; i++) {
         if (!figures[i].metric)
             continue;
-        prom_ctx c = {sb, &figures[i], false};
+        /* every family is named, with no sample when it has none now
+         * (the GPU's without a device): a dashboard's query names a
+         * metric that exists, and a checker can tell */
+        pl__strbuf_printf(sb, "# HELP %s %s\n# TYPE %s %s\n",
+                          figures[i].metric, figures[i].help,
+                          figures[i].metric, figures[i].type);
+        prom_ctx c = {sb, &figures[i]};
         figures[i].read(&s, prom_sample, &c);
     }
     snap_free(&s);
@@ -648,6 +678,8 @@ static void params_entry_json(pl__jw *w, const pl__residency_entry *e)
     pl__jw_object(w);
     pl__jw_key_str(w, "id", e->id);
     pl__jw_key_str(w, "tier", pl__tier_name(e->tier));
+    if (e->curve) /* known once the circuit has been opened */
+        pl__jw_key_str(w, "curve", e->curve);
     pl__jw_key_u64(w, "resident_bytes", e->resident_bytes);
     pl__jw_key_u64(w, "cached_bytes", e->cached_bytes);
     pl__jw_key_u64(w, "refs", e->refs);

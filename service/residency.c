@@ -27,6 +27,7 @@ typedef struct entry {
     char *zkey_path;
     pl_circuit *circuit;     /* hot when set */
     uint64_t resident_bytes; /* 0 until first opened */
+    const char *curve;       /* its curve's name once opened, else NULL */
     unsigned refs;
     bool opening;
     uint64_t opening_bytes;  /* what the open in progress holds room for */
@@ -272,6 +273,7 @@ pl_status pl__residency_acquire(pl__residency *r, const char *id,
         }
         if (st == PL_OK) {
             e->circuit = c;
+            e->curve = pl_curve_name(pl_circuit_curve(c));
             e->refs = 1;
             e->promotions++;
             e->last_promotion_s = took;
@@ -441,6 +443,7 @@ size_t pl__residency_list(pl__residency *r, pl__residency_entry *out,
         snprintf(o->id, sizeof(o->id), "%s", e->id);
         o->tier = e->circuit ? PL__TIER_HOT : PL__TIER_COLD;
         o->resident_bytes = e->resident_bytes;
+        o->curve = e->curve;
         o->refs = e->refs;
         o->opening = e->opening;
         o->promotions = e->promotions;

@@ -45,6 +45,7 @@ typedef struct pl__residency_entry {
     char id[65];
     pl__tier tier;
     uint64_t resident_bytes; /* hot: reserved; otherwise the last known */
+    const char *curve;       /* "bn128", "bls12381"; NULL until opened */
     uint64_t cached_bytes;   /* the key file's pages in the page cache */
     unsigned refs;           /* proofs using it now */
     bool opening;            /* a promotion in progress */

@@ -244,6 +244,60 @@ static pl_status preload(pl__service *svc, const char *ids, pl_error *err)
     return PL_OK;
 }
 
+/* Circuits a store of schema 4 or older registered have no curve: it is
+ * read from each one's zkey (its header's prime; a map, nothing loaded)
+ * and stored, once, so that listings and the status show it.  A zkey that
+ * cannot be read leaves its circuit's curve unknown (said on stderr); the
+ * service starts all the same, as it would have before. */
+typedef struct {
+    pl__store_circuit *c;
+    size_t n, cap;
+    bool failed;
+} curveless;
+
+static bool collect_curveless(void *user, const pl__store_circuit *c)
+{
+    curveless *l = user;
+    if (c->curve[0])
+        return true;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        pl__store_circuit *p = realloc(l->c, cap * sizeof(*p));
+        if (!p) {
+            l->failed = true;
+            return false;
+        }
+        l->c = p;
+        l->cap = cap;
+    }
+    l->c[l->n++] = *c;
+    return true;
+}
+
+static void fill_curves(pl__service *svc)
+{
+    curveless l = {0};
+    pl_error err = {0};
+    pl_status st = pl__store_circuit_list(svc->store, collect_curveless, &l,
+                                          &err);
+    for (size_t i = 0; st == PL_OK && !l.failed && i < l.n; i++) {
+        pl_zkey *z = NULL;
+        pl_error zerr = {0};
+        if (pl_zkey_open(&z, l.c[i].zkey_path, &zerr) != PL_OK) {
+            fprintf(stderr, "proofline serve: circuit %.16s...: its curve "
+                    "stays unknown: %s\n", l.c[i].id, zerr.msg);
+            continue;
+        }
+        const char *curve = pl_curve_name(pl_zkey_curve(z));
+        pl_zkey_close(z);
+        st = pl__store_circuit_set_curve(svc->store, l.c[i].id, curve, &err);
+    }
+    if (st != PL_OK || l.failed)
+        fprintf(stderr, "proofline serve: the circuits' curves: %s\n",
+                l.failed ? "out of memory" : err.msg);
+    free(l.c);
+}
+
 /* DATA as the kernel resolves it (replies name files relative to it). */
 static pl_status resolve(pl__service *svc, pl_error *err)
 {
@@ -364,6 +418,7 @@ pl_status pl_service_open(pl_service **out, const pl_service_config *given,
     svc->params_budget_bytes = cfg->params_budget_bytes
                                    ? cfg->params_budget_bytes
                                    : svc->budget_bytes;
+    fill_curves(svc);
     if ((st = pl__residency_create(&svc->residency, svc->engine,
                                    svc->params_budget_bytes, err)) != PL_OK ||
         (st = preload(svc, cfg->preload, err)) != PL_OK ||

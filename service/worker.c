@@ -61,6 +61,7 @@ typedef struct flight {
     double started;       /* monotonic seconds at the claim */
     bool release;         /* cancelled by the drain: give it back */
     bool written;         /* on_proof wrote the pair */
+    pl_curve curve;       /* the circuit's: the pair's JSON */
     pl_status write_status;
     char write_msg[256];
 } flight;
@@ -161,8 +162,9 @@ static void on_proof(void *user, uint64_t job, size_t partition,
     /* the pair is whole on disk (temporary, fsync, rename) before the
      * completion is recorded; a crash between the two proves it again */
     pl_error err = {0};
-    pl_status st = pl_proof_write_json(proof, proof_path, publics, n_public,
-                                       public_path, &err);
+    pl_status st = pl_proof_write_json_curve(proof, f->curve, proof_path,
+                                             publics, n_public, public_path,
+                                             &err);
     pl__lock_acquire(&w->lock);
     f->written = st == PL_OK;
     f->write_status = st;
@@ -519,6 +521,7 @@ static bool claim_one(pl__worker *w)
     spec.on_proof = on_proof;
     spec.on_proof_user = w;
     pl__lock_acquire(&w->lock);
+    f->curve = pl_circuit_curve(circuit);
     /* under the lock, so that a proof delivered (or an admission told)
      * before submit returns finds its flight */
     st = pl_engine_submit(svc->engine, &f->engine_job, &spec, &err);
@@ -945,6 +948,15 @@ void pl__worker_partitions_json(pl__worker *w, pl__jw *jw)
             pl__jw_key_str(jw, "job", f->claim.job.id);
             pl__jw_key_u64(jw, "index", f->claim.part.index);
             pl__jw_key_str(jw, "stage", pl__flight_stage_name(f->stage));
+            pl__jw_key_str(jw, "circuit", f->claim.circuit.id);
+            /* the store's, or the circuit's own once it was opened */
+            pl__jw_key(jw, "curve");
+            if (f->claim.circuit.curve[0])
+                pl__jw_str(jw, f->claim.circuit.curve);
+            else if (f->engine_job)
+                pl__jw_str(jw, pl_curve_name(f->curve));
+            else
+                pl__jw_null(jw);
             pl__jw_end_object(jw);
         }
         pl__lock_release(&w->lock);

@@ -276,6 +276,14 @@ static pl_status resolve_settings(pl_error *err)
                              "'%s' is not a count of 0 to 4096", v);
         g.used.threads = (unsigned)t;
     }
+    if (!g.used.batch && (v = getenv("PROOFLINE_SUPRASEAL_BATCH")) && v[0]) {
+        char *end;
+        unsigned long b = strtoul(v, &end, 10);
+        if (*end || b > 16)
+            return set_error(err, PL_EUSAGE, "PROOFLINE_SUPRASEAL_BATCH: "
+                             "'%s' is not a count of 0 to 16", v);
+        g.used.batch = (unsigned)b;
+    }
     if (g.used.log_level == PL_LOG_QUIET &&
         (v = getenv("PROOFLINE_SUPRASEAL_LOG")) && v[0]) {
         if (strcmp(v, "info") == 0)
@@ -303,6 +311,11 @@ static pl_status engine_locked(pl_engine **out, pl_error *err)
         ec.threads = g.used.threads;
         ec.synth_workers = g.used.synth_workers;
         ec.prover_workers = g.used.prover_workers;
+        ec.batch = g.used.batch;
+        if (g.used.batch > 1) /* the hand-off holds a batch per worker */
+            ec.handoff_slots = g.used.batch * (g.used.prover_workers
+                                                   ? g.used.prover_workers
+                                                   : 1);
         ec.log_level = g.used.log_level;
         ec.log_stream = g.used.log_stream;
         ec.on_event = on_record;
@@ -788,11 +801,11 @@ static pl_status pending_make(ss_pending **out,
     }
     p->magic = PENDING_MAGIC;
     p->n = n;
-    p->as = (pl_c2_assignment *)room;
-    p->r = (pl_scalar *)(room + n * sizeof(pl_c2_assignment));
-    p->s = p->r + n;
-    p->proofs = (pl_proof *)(p->s + n);
-    if (n) {
+    if (n) { /* none: the pointers stay NULL (no offset from NULL) */
+        p->as = (pl_c2_assignment *)room;
+        p->r = (pl_scalar *)(room + n * sizeof(pl_c2_assignment));
+        p->s = p->r + n;
+        p->proofs = (pl_proof *)(p->s + n);
         memcpy(p->as, provers, n * sizeof(*provers));
         memcpy(p->r, r_s, n * sizeof(pl_scalar));
         memcpy(p->s, s_s, n * sizeof(pl_scalar));

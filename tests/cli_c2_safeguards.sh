@@ -101,6 +101,23 @@ expect_exit 0 c2 "$work/a.params" --proofs "$work/pair.proofs" --inputs "$work/p
 [ "$(stat -c %s "$work/pair.proofs")" = 192 ] || fail "the new pair's proofs are not one proof"
 verifies "$work/pair.proofs" "$work/pair.inputs" || fail "the new pair does not verify"
 
+# ---- the r1cs is in the budget ---------------------------------------------
+# Read whole into the circuit beside the parameters, its bytes reserved
+# before it is read: a budget that holds the parameters but not the r1cs
+# too is refused naming the r1cs, before any witness is read.
+psize=$(stat -c %s "$work/a.params") rsize=$(stat -c %s "$r1cs")
+named=""
+for step in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+    budget=$((psize + step * rsize / 4))
+    rc=0
+    c2 "$work/a.params" --budget "$budget" --proofs "$work/b.proofs" "$w0" \
+        >/dev/null 2>"$work/blog" || rc=$?
+    [ "$rc" = 0 ] && break
+    [ "$rc" = 2 ] || fail "budget $budget: exit $rc: $(cat "$work/blog")"
+    grep -q "the circuit's r1cs needs" "$work/blog" && named=$budget
+done
+[ -n "$named" ] || fail "no budget was refused for the r1cs: $(cat "$work/blog")"
+
 # ---- inputs that change while c2 runs ------------------------------------
 # change MODE FILE A B: again and again until killed, FILE becomes B's
 # bytes and A's again (overwrite: in place; truncate: cut, then A written
@@ -117,6 +134,31 @@ change() {
         esac
     done
 }
+# b.r1cs: the same circuit with its sections in the reverse order (the
+# container takes them in any order): other bytes, one meaning, so a run
+# that reads either whole proves, and one that reads a mix of the two
+# must refuse it.
+u32_at() { od -An -t u4 -j "$2" -N 4 "$1" | tr -d ' '; }
+u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+head -c 12 "$r1cs" >"$work/b.r1cs"
+order="" off=12
+for _ in $(seq 1 "$(u32_at "$r1cs" 8)"); do
+    len=$((12 + $(u64_at "$r1cs" $((off + 4)))))
+    order="$off:$len $order"
+    off=$((off + len))
+done
+for sec in $order; do
+    dd if="$r1cs" iflag=skip_bytes,count_bytes skip="${sec%:*}" \
+        count="${sec#*:}" status=none >>"$work/b.r1cs"
+done
+cmp -s "$r1cs" "$work/b.r1cs" && fail "b.r1cs has the r1cs's bytes"
+[ "$(stat -c %s "$r1cs")" = "$(stat -c %s "$work/b.r1cs")" ] ||
+    fail "b.r1cs is not the r1cs's size"
+"$PROOFLINE" c2 --threads 2 --params "$work/a.params" --r1cs "$work/b.r1cs" \
+    --proofs "$work/b.proofs" --inputs "$work/b.inputs" "$w0" \
+    >/dev/null 2>"$work/clog" || fail "c2 on b.r1cs: $(tail -2 "$work/clog")"
+verifies "$work/b.proofs" "$work/b.inputs" || fail "b.r1cs's proof"
+
 runs=0 written=0
 for what in params r1cs witness; do
     for mode in overwrite truncate cp; do
@@ -126,7 +168,7 @@ for what in params r1cs witness; do
             cp "$w0" "$work/k.wtns"
             case $what in
             params)  change "$mode" "$work/k.params" "$work/a.params" "$work/b.params" & ;;
-            r1cs)    change "$mode" "$work/k.r1cs" "$r1cs" "$r1cs" & ;;
+            r1cs)    change "$mode" "$work/k.r1cs" "$r1cs" "$work/b.r1cs" & ;;
             witness) change "$mode" "$work/k.wtns" "$w0" "$w1" & ;;
             esac
             changer=$!

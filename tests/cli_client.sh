@@ -45,7 +45,7 @@ usage "--limit needs a count" jobs --limit 0
 usage "takes no arguments" status extra
 usage "needs one JOB and --out DIR" fetch
 usage "needs one JOB and --out DIR" fetch some-job
-usage "needs one JOB and --out DIR" fetch a b --out "$work/o"
+usage "needs one JOB and --out DIR" fetch --out "$work/o"
 usage "not a job id" fetch '../../etc' --out "$work/o"
 usage "not an id" submit --circuit 'a/b?c' "$w"
 usage "$work/missing.wtns: cannot read it" submit --circuit "$id" "$work/missing.wtns"

@@ -74,6 +74,19 @@ await() { # NAME: until its address is written
 }
 use() { url=${url_of[$1]}; } # api and the helpers talk to this worker
 
+# a proof that does not verify (serve_lib.sh's verify_or_keep): its job's
+# rows and attempts in the store, the workers' logs and proof files
+db=q
+on_bad_proof() {
+    local j=$1 dir=$3
+    { sql "$db" "SELECT * FROM proofline.partitions WHERE job_id = '$j'"
+      sql "$db" "SELECT * FROM proofline.attempts WHERE job_id = '$j'"
+      ls -l --time-style=full-iso "$work"/*/proofs/"$j".* 2>&1
+    } >"$dir/$j.store.txt" 2>&1
+    cp "$work"/*.log "$dir/" 2>/dev/null || true
+    for f in "$work"/*/proofs/"$j".*; do cp "$f" "$dir/$(basename "$(dirname "$(dirname "$f")")").$(basename "$f")"; done 2>/dev/null || true
+}
+
 "$PROOFLINE" batch --zkey "$zkey" --out "$work/plan" --print-plan "$wtns" >"$work/plan.txt"
 part=$(sed -n 's/^partition_bytes=//p' "$work/plan.txt")
 resident=$(sed -n 's/^resident_bytes=//p' "$work/plan.txt")
@@ -121,7 +134,7 @@ for n in w1 w3; do
 done
 
 # ---- a worker without room never claims; one with room does ---------------------
-store2="postgresql:///q2?host=$pg&user=proofline"
+store2="postgresql:///q2?host=$pg&user=proofline" db=q2
 spawn big "$store2" --budget "$budget"; await big || finish x
 use big; register 201
 kill -TERM "${pid_of[big]}"; wait "${pid_of[big]}" || true; unset 'pid_of[big]'

@@ -5,7 +5,9 @@
 # verified, the ledger balances, the trace, the plot and the proofs are
 # written (and snarkjs accepts one); a second run reuses the cache; the
 # cache's note is written through the library's output path (a planted
-# symlink replaced, not followed).
+# symlink replaced, not followed); with --log (as `make demo` runs it) the
+# ledger's lines and summary go to that file alone, and the terminal gets
+# the short account that names it.
 . "$(dirname "$0")/lib.sh"
 run() { "$PROOFLINE" demo --partitions 2 --constraints 2^12 --pw 2 --budget 256MiB --cache "$work/cache" \
     --log-level quiet >"$work/out" 2>"$work/err"; }
@@ -45,6 +47,20 @@ grep -q "^setup_seconds=" "$meta" || fail "the note lacks its times: $(cat "$met
 if ls "$(dirname "$meta")" | grep -q '\.tmp'; then
     fail "a temporary is left: $(ls "$(dirname "$meta")")"
 fi
+
+# --log: the ledger at its default level, into the file; stdout the
+# account of the run, its last line naming the log; nothing on stderr
+"$PROOFLINE" demo --partitions 2 --constraints 2^12 --pw 2 --budget 256MiB --cache "$work/cache" \
+    --log "$work/demo.log" >"$work/out" 2>"$work/err" || fail "demo --log exit $?: $(cat "$work/out" "$work/err")"
+grep -q "^demo: 2 proved, 2 verified, 0 failed" "$work/out" || fail "demo --log: $(cat "$work/out")"
+! grep -q "log=ledger\|^ledger" "$work/out" "$work/err" ||
+    fail "demo --log: ledger lines on the terminal: $(grep -c "log=ledger" "$work/out" "$work/err")"
+[ ! -s "$work/err" ] || fail "demo --log wrote to stderr: $(head -3 "$work/err")"
+[ "$(grep -c "log=ledger event=" "$work/demo.log")" -ge 8 ] || fail "demo.log: $(head -3 "$work/demo.log")"
+grep -q "^ledger balanced" "$work/demo.log" || fail "demo.log has no ledger summary"
+[ "$(tail -n 1 "$work/out")" = "log: $work/demo.log (the ledger's lines and its summary)" ] ||
+    fail "demo --log's last line: $(tail -n 1 "$work/out")"
+[ "$(wc -l <"$work/out")" -le 15 ] || fail "demo --log printed $(wc -l <"$work/out") lines"
 
 expect_exit 2 "$PROOFLINE" demo --partitions 0
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # What a person sees (issue 13, point 9), each of which was missing before:
 #  - the rapidsnark drop-in as its users call it: `proofline <zkey> <wtns>
-#    <proof> <public>` with no subcommand, and the build's link `prover`;
+#    <proof> <public>` with no subcommand, and the build's link `prover`
+#    (rapidsnark's exit codes: cli_prover.sh);
 #  - `prove` writes --report, --trace and --plot as `batch` does;
 #  - a budget larger than this process can use (RAM, or the container's
 #    limit) is warned about.
@@ -16,8 +17,9 @@ prover="$(dirname "$PROOFLINE")/prover"
 [ -L "$prover" ] || fail "the build has no link $prover"
 expect_exit 0 "$prover" "$z" "$w" "$work/b.proof.json" "$work/b.public.json"
 expect_exit 0 "$PROOFLINE" verify "$vk" "$work/b.public.json" "$work/b.proof.json"
-expect_exit 2 "$prover" "$z" "$w" "$work/c.proof.json"
-grep -q "proofline prove: needs 4 files" "$work/log" || fail "prover with 3 files: $(cat "$work/log")"
+# the link is rapidsnark's command line, its exit codes too (tests/cli_prover.sh)
+expect_exit 1 "$prover" "$z" "$w" "$work/c.proof.json"
+grep -q "Invalid number of parameters" "$work/log" || fail "prover with 3 files: $(cat "$work/log")"
 expect_exit 2 "$PROOFLINE" porve "$z"
 grep -q "unknown command 'porve'" "$work/log" || fail "a mistyped command: $(cat "$work/log")"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installed like a system library (issue 20), from this build:
 #  - `make install DESTDIR=$root PREFIX=/usr` puts every file where it
-#    belongs (the binary and its `prover` link, the shared library with its
+#    belongs (the binary and its `prover` and `proofline-prover` links, the shared library with its
 #    soname and links, the static one, the headers, the pkg-config file,
 #    the man page, the docs);
 #  - libproofline.so exports the public API and nothing else: every name
@@ -10,10 +10,13 @@
 #    internal, no blst symbol);
 #  - the versions agree: the header's macros, the soname, pl_version(),
 #    `proofline --version` and pkg-config's;
-#  - a user's program (tests/install/prove_verify.c) builds with
-#    `pkg-config --cflags --libs proofline` alone, runs against the
-#    installed shared library, and proves and verifies the multiplier
-#    vector; linked against the installed static archive too;
+#  - the C API's example (examples/api: prove_verify.c and its Makefile)
+#    builds with `pkg-config --cflags --libs proofline` alone, runs against
+#    the installed shared library, and proves and verifies the multiplier
+#    vector, its public inputs from the witness and from public.json;
+#    built with `pkg-config --static` too, it links libproofline.a and not
+#    the shared library (no NEEDED entry), and those flags name no path
+#    outside the prefix (no CUDA toolkit's); likewise SupraSeal's shim;
 #  - the man page renders without warnings and is what the installed
 #    binary's --help texts give;
 #  - libproofline_supraseal and libproofline_supraseal_upstream (SupraSeal
@@ -66,23 +69,27 @@ ver_part() { sed -n "s/^#define PL_VERSION_$1 \([0-9]*\)$/\1/p" "$hdr"; }
 major=$(ver_part MAJOR) version="$(ver_part MAJOR).$(ver_part MINOR).$(ver_part PATCH)"
 
 root="$work/root"
-make -s -C "$src" install BUILD="$build" DESTDIR="$root" PREFIX=/usr \
+make -s -C "$src" install BUILD="$build" NO_BUILD=1 DESTDIR="$root" PREFIX=/usr \
     >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "make install"; finish x; }
 u="$root/usr"
-expected="bin/proofline bin/prover lib/libproofline.so.$version
+expected="bin/proofline bin/prover bin/proofline-prover lib/libproofline.so.$version
 lib/libproofline.so.$major lib/libproofline.so lib/libproofline.a
-include/proofline.h include/proofline_circuit.h include/proofline_c2.h lib/pkgconfig/proofline.pc
+include/proofline.h include/proofline_circuit.h include/proofline_c2.h
+include/proofline_ceremony.h lib/pkgconfig/proofline.pc
+lib/pkgconfig/proofline-shared.pc
 share/man/man1/proofline.1.gz share/doc/proofline/README.md
 lib/systemd/system/proofline.service share/doc/proofline/serve.md
 include/proofline_supraseal.h"
 for ss in proofline_supraseal proofline_supraseal_upstream; do
     expected="$expected lib/lib$ss.so.$version lib/lib$ss.so.$major lib/lib$ss.so
-lib/lib$ss.a lib/pkgconfig/$ss.pc"
+lib/lib$ss.a lib/pkgconfig/$ss.pc lib/pkgconfig/$ss-shared.pc"
 done
 for f in $expected; do
     [ -e "$u/$f" ] || fail "make install: no $f"
 done
 [ "$(readlink "$u/bin/prover")" = proofline ] || fail "bin/prover is not a link to proofline"
+[ "$(readlink "$u/bin/proofline-prover")" = proofline ] ||
+    fail "bin/proofline-prover is not a link to proofline"
 # the service's unit starts the binary of the prefix installed to
 grep -q "^ExecStart=/usr/bin/proofline serve " "$u/lib/systemd/system/proofline.service" ||
     fail "the unit's ExecStart: $(grep ExecStart= "$u/lib/systemd/system/proofline.service")"
@@ -97,7 +104,8 @@ soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libproofline.so.$major" ] || fail "soname $soname, wanted libproofline.so.$major"
 nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u >"$work/exported"
 sed -n 's/^PL_API .*[ *]\(pl_[a-z0-9_]*\)(.*/\1/p' "$u/include/proofline.h" \
-    "$u/include/proofline_circuit.h" "$u/include/proofline_c2.h" |
+    "$u/include/proofline_circuit.h" "$u/include/proofline_c2.h" \
+    "$u/include/proofline_ceremony.h" |
     sort -u >"$work/api"
 [ -s "$work/api" ] || fail "no PL_API names found in the installed headers"
 extra=$(comm -23 "$work/exported" "$work/api" | tr '\n' ' ')
@@ -143,30 +151,44 @@ flags=$(pkg-config --cflags --libs proofline)
 case "$flags" in *"$src/include"* | *"$src/src"* | *_deps*)
     fail "pkg-config points into the source or build tree: $flags" ;; esac
 m="$VECTORS/multiplier"
-# shellcheck disable=SC2086  # the flags are words
-"$cc" -o "$work/prove_verify" "$src/tests/install/prove_verify.c" $flags \
-    2>"$work/cc.log" || fail "cc with pkg-config's flags: $(cat "$work/cc.log")"
+# the example, built by its own Makefile (pkg-config alone)
+example() { # output, make's extra variables...
+    make -s -C "$src/examples/api" CC="$cc" OUT="$1" "${@:2}" \
+        >"$work/cc.log" 2>&1 || fail "examples/api's make ${*:2}: $(cat "$work/cc.log")"
+}
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+example "$work/prove_verify"
 if [ -x "$work/prove_verify" ]; then
     # (ldd's output held first: grep -q stopping early would fail ldd's
     # write, and pipefail the check)
     loads=$(LD_LIBRARY_PATH="$u/lib" ldd "$work/prove_verify")
     grep -qF "libproofline.so.$major => $u/lib/" <<<"$loads" ||
         fail "prove_verify does not load the installed library: $loads"
-    expect_exit 0 env LD_LIBRARY_PATH="$u/lib" "$work/prove_verify" "$m/circuit.zkey" "$m/witness.wtns"
+    expect_exit 0 env LD_LIBRARY_PATH="$u/lib" "$work/prove_verify" "$m/circuit.zkey" \
+        "$m/witness.wtns" "$m/public.json"
     grep -q "^proof: valid$" "$work/stdout" || fail "prove_verify: $(cat "$work/stdout" "$work/log")"
+    grep -q "^public.json: the witness's wires 1\.\." "$work/stdout" ||
+        fail "prove_verify with public.json: $(cat "$work/stdout" "$work/log")"
     grep -q "^library $version header $version$" "$work/stdout" ||
         fail "pl_version() and the header: $(head -1 "$work/stdout"), wanted $version"
 fi
 [ "$("$u/bin/proofline" --version)" = "proofline $version" ] ||
     fail "proofline --version: $("$u/bin/proofline" --version), wanted $version"
-# the static archive links on its own too (blst inside it)
-static_libs=$(pkg-config --static --libs-only-other --libs-only-l proofline | sed 's/-lproofline//')
-# shellcheck disable=SC2086
-"$cc" -o "$work/prove_verify_static" "$src/tests/install/prove_verify.c" \
-    $(pkg-config --cflags proofline) "$u/lib/libproofline.a" $static_libs \
-    2>"$work/cc.log" || fail "cc with libproofline.a: $(cat "$work/cc.log")"
+# `pkg-config --static`: the archive (blst and the CUDA runtime inside it)
+# and system libraries, every path within the prefix
+static_flags=$(pkg-config --static --libs proofline proofline_supraseal)
+for w in $static_flags; do
+    case $w in
+    -L"$u"/*|-l*|-Wl,*) ;;
+    *) fail "pkg-config --static --libs names $w (not a library of the prefix): $static_flags" ;;
+    esac
+done
+example "$work/prove_verify_static" STATIC=1
 if [ -x "$work/prove_verify_static" ]; then
+    ! needed "$work/prove_verify_static" | grep -q '^libproofline' ||
+        fail "pkg-config --static linked the shared library: $(needed "$work/prove_verify_static" | tr '\n' ' ')"
     expect_exit 0 "$work/prove_verify_static" "$m/circuit.zkey" "$m/witness.wtns"
+    grep -q "^proof: valid$" "$work/stdout" || fail "prove_verify (static): $(cat "$work/stdout" "$work/log")"
 fi
 
 # a program of SupraSeal's C ABI, through pkg-config alone and statically
@@ -181,14 +203,13 @@ if [ -x "$work/supraseal_srs" ]; then
         "$work/supraseal_srs" "$work/m.params" "$work/missing.params"
     grep -q "^srs: ok$" "$work/stdout" || fail "supraseal_srs: $(cat "$work/stdout" "$work/log")"
 fi
-ss_static=$(pkg-config --static --libs-only-other --libs-only-l proofline_supraseal |
-    sed 's/-lproofline_supraseal//; s/-lproofline//')
 # shellcheck disable=SC2086
 "$cc" -o "$work/supraseal_srs_static" "$src/tests/install/supraseal_srs.c" \
-    $(pkg-config --cflags proofline_supraseal) "$u/lib/libproofline_supraseal.a" \
-    "$u/lib/libproofline.a" $ss_static 2>"$work/cc.log" ||
-    fail "cc with libproofline_supraseal.a: $(cat "$work/cc.log")"
+    $(pkg-config --cflags --static --libs proofline_supraseal) 2>"$work/cc.log" ||
+    fail "cc with pkg-config --static proofline_supraseal: $(cat "$work/cc.log")"
 if [ -x "$work/supraseal_srs_static" ]; then
+    ! needed "$work/supraseal_srs_static" | grep -q '^libproofline' ||
+        fail "pkg-config --static proofline_supraseal linked a shared library: $(needed "$work/supraseal_srs_static" | tr '\n' ' ')"
     expect_exit 0 env PROOFLINE_SUPRASEAL_BACKEND=cpu "$work/supraseal_srs_static" \
         "$work/m.params" "$work/missing.params"
 fi
@@ -196,6 +217,8 @@ fi
 # the installed binaries prove and verify
 expect_exit 0 "$u/bin/prover" "$m/circuit.zkey" "$m/witness.wtns" "$work/p.json" "$work/pub.json"
 expect_exit 0 "$u/bin/proofline" verify "$m/verification_key.json" "$work/pub.json" "$work/p.json"
+expect_exit 0 "$u/bin/proofline-prover" "$m/circuit.zkey" "$m/witness.wtns" "$work/p2.json" "$work/pub2.json"
+expect_exit 0 "$u/bin/proofline" verify "$m/verification_key.json" "$work/pub2.json" "$work/p2.json"
 
 # the man page: no warnings, and the installed binary's --help texts
 # (installed gzipped, as Debian's policy asks)
@@ -217,7 +240,7 @@ if command -v python3 >/dev/null; then
 fi
 
 # uninstall leaves no file behind
-make -s -C "$src" uninstall BUILD="$build" >"$work/uninstall.log" 2>&1 ||
+make -s -C "$src" uninstall BUILD="$build" NO_BUILD=1 >"$work/uninstall.log" 2>&1 ||
     fail "make uninstall: $(cat "$work/uninstall.log")"
 left=$(find "$root" ! -type d | sed "s|^$root||" | tr '\n' ' ')
 [ -z "$left" ] || fail "make uninstall left: $left"
@@ -226,7 +249,7 @@ left=$(find "$root" ! -type d | sed "s|^$root||" | tr '\n' ' ')
 # man page, the docs, the service) and proofline-dev (the headers, the
 # static library, the .so link, the pkg-config file), which depends on it
 rm -f "$build"/proofline_*.deb "$build"/proofline-dev_*.deb
-make -s -C "$src" package BUILD="$build" >"$work/package.log" 2>&1 ||
+make -s -C "$src" package BUILD="$build" NO_BUILD=1 >"$work/package.log" 2>&1 ||
     fail "make package: $(tail -20 "$work/package.log")"
 debs=("$build"/proofline_"$version"_*.deb)
 deb=${debs[0]}
@@ -273,6 +296,13 @@ else
     grep -q "/var/lib/proofline" "$work/control/postinst" || fail "no data folder in postinst"
     grep -q "ldconfig" "$work/control/triggers" || fail "no ldconfig trigger"
     grep -q "deb-systemd-helper enable" "$work/control/postinst" || fail "postinst does not enable the service"
+    grep -q "was not started" "$work/control/postinst" ||
+        fail "postinst does not say when the service was not started (no systemd)"
+    # proofline-dev's pkg-config file names no path of the build machine
+    dpkg-deb -x "$dev" "$work/dev"
+    private=$(sed -n 's/^Libs.private: //p' "$work/dev/usr/lib/pkgconfig/proofline.pc")
+    case " $private" in *" /"*|*-L*)
+        fail "the .deb's proofline.pc: Libs.private: $private" ;; esac
     grep -q "deb-systemd-invoke stop proofline.service" "$work/control/prerm" || fail "no prerm stopping the service"
 fi
 
@@ -293,6 +323,10 @@ elif [ -n "$deb" ]; then
     [ -e /usr/include/proofline.h ] && [ -e /usr/lib/pkgconfig/proofline.pc ] ||
         fail "dpkg -i of proofline-dev installed no header or no proofline.pc"
     getent passwd proofline >/dev/null || fail "dpkg -i made no proofline user"
+    if [ ! -d /run/systemd/system ]; then
+        grep -q "proofline.service was not started" "$work/dpkg.log" ||
+            fail "dpkg -i without systemd does not say the service was not started: $(tail -5 "$work/dpkg.log")"
+    fi
     [ "$(stat -c %U:%a /var/lib/proofline 2>/dev/null)" = proofline:700 ] ||
         fail "/var/lib/proofline: $(stat -c %U:%a /var/lib/proofline 2>&1)"
     [ "$(/usr/bin/proofline --version)" = "proofline $version" ] || fail "the installed proofline"

@@ -8,10 +8,13 @@
 #    `proofline verify` and with snarkjs;
 #  - `submit --circuit ID` without --wait prints the job id alone on
 #    stdout; `fetch --wait ID --out DIR` writes DIR/pK.*.json, which verify;
+#    given the job's witnesses, fetch names the files as submit --out does
+#    (DIR/NAME.*.json), and refuses a count that is not the partitions';
 #  - the same proof fetched twice is the same bytes (the server serves the
 #    file it wrote, never a new proof);
 #  - `jobs` and `status` show the jobs and the ledger; their --json is the
-#    server's JSON;
+#    server's JSON; the jobs table's columns line up under the header for
+#    every priority, critical included;
 #  - a file that is not a witness of the circuit (its zkey, another
 #    circuit's witness): exit 2 before any job is made;
 #  - a missing or wrong token: exit 2, the server's 401 named; an unknown
@@ -88,8 +91,33 @@ for k in 0 1; do
     cmp -s "$work/f/p$k.proof.json" "$work/f2/p$k.proof.json" || fail "p$k fetched twice differs"
 done
 
-# jobs and status
+# fetch given the witnesses: their names, as submit --out writes them
+expect_exit 0 "$PROOFLINE" fetch --quiet "$job2" --out "$work/f3" "$work/w1.wtns" "$work/w2.wtns"
+for i in 1 2; do
+    cmp -s "$work/f/p$((i - 1)).proof.json" "$work/f3/w$i.proof.json" ||
+        fail "fetch with witnesses: w$i.proof.json is not partition $((i - 1))'s proof"
+done
+[ "$(ls "$work/f3" | wc -l)" = 4 ] || fail "fetch with witnesses wrote: $(ls "$work/f3")"
+expect_exit 2 "$PROOFLINE" fetch --quiet "$job2" --out "$work/f4" "$work/w1.wtns"
+grep -q "2 partitions, 1 witnesses given" "$work/log" || fail "fetch with 1 of 2 witnesses: $(cat "$work/log")"
+
+# jobs and status; a critical job's row lines up with the others
+expect_exit 0 "$PROOFLINE" submit --circuit "$id" --priority critical --wait --quiet "$work/w1.wtns"
 expect_exit 0 "$PROOFLINE" jobs
+grep -q " critical " "$work/stdout" || fail "jobs: no critical job: $(cat "$work/stdout")"
+python3 - "$work/stdout" <<'PY' || fail "jobs: the columns do not line up: $(cat "$work/stdout")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+head = lines[0]
+# each column's start in the header (two spaces apart); every row's
+# fields (none holds two spaces) start at the same columns
+starts = [m.start() for m in re.finditer(r"(?:^|(?<=  ))\S", head)]
+for row in lines[1:]:
+    got = [m.start() for m in re.finditer(r"(?:^|(?<=  ))\S", row)]
+    # DONE and TOOK are right-aligned: compare the left-aligned columns
+    for col in (0, 1, 2, 4, 5, 6):
+        assert got[col] == starts[col], (row, got, starts)
+PY
 grep -q "^$job1 .*done" "$work/stdout" || fail "jobs: no line for $job1 done: $(cat "$work/stdout")"
 grep -q "^$job2 .*done" "$work/stdout" || fail "jobs: no line for $job2 done"
 expect_exit 0 "$PROOFLINE" jobs --state done --limit 1 --json

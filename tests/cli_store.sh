@@ -10,20 +10,20 @@ want() { grep -qx "$1" "$work/stdout" || fail "$2: no line '$1' in: $(cat "$work
 
 expect_exit 0 "$PROOFLINE" store migrate --store "$work/a"
 want schema_before=0 "a new store"
-want schema_after=4 "a new store"
+want schema_after=5 "a new store"
 [ -f "$work/a/store.sqlite" ] || fail "no $work/a/store.sqlite"
 expect_exit 0 "$PROOFLINE" store migrate --store "$work/a"
-want schema_before=4 "migrated again"
-want schema_after=4 "migrated again"
+want schema_before=5 "migrated again"
+want schema_after=5 "migrated again"
 
 expect_exit 0 "$PROOFLINE" store migrate --store "$work/b" --to 1
 want schema_after=1 "--to 1"
 expect_exit 0 "$PROOFLINE" store migrate --store "$work/b"
-want schema_before=1 "1 to 4"
-want schema_after=4 "1 to 4"
+want schema_before=1 "1 to 5"
+want schema_after=5 "1 to 5"
 
 expect_exit 0 "$PROOFLINE" store info --store "$work/a"
-want schema=4 "info"
+want schema=5 "info"
 want jobs_queued=0 "info"
 want queued_high=0 "info"
 want claimed=0 "info"

@@ -11,6 +11,12 @@ command -v curl >/dev/null || { echo "SKIP: curl missing"; exit 77; }
 pid=""
 url=""
 token=""
+# the binary under test as it was at the start: a rebuild of the tree
+# during the run (a source edited while `make test` runs relinks it when
+# cli_install's `make install` builds) makes every exec of it fail for a
+# second or two (126, "Permission denied" or "Text file busy"), which a
+# check must not read as a rejected proof
+binary_stamp=$(stat -c '%y %s' "$PROOFLINE" 2>/dev/null || echo missing)
 
 # jq-like field access with python: jget FILE 'd["id"]'
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
@@ -105,6 +111,35 @@ wait_jobs() {
     done
 }
 
+# keep NAME FILE...: copies of a failure's files that outlive the test
+# ($work is removed at its end), as $TMPROOT/kept/TEST.PID/NAME.FILE;
+# prints the folder
+keep() {
+    local name=$1 f dir="$TMPROOT/kept/$(basename "$0" .sh).$$"; shift
+    mkdir -p "$dir"
+    for f in "$@"; do cp "$f" "$dir/$name.$(basename "$f")" 2>/dev/null || true; done
+    echo "$dir"
+}
+
+# verify_or_keep VKEY PUBLIC PROOF JOB K [FILE...]: ours verifies the pair,
+# else a failure that says why (verify's own words, the server that served
+# it) and keeps the pair and the files given (the reply's body).  A test
+# may define on_bad_proof JOB K DIR to keep more (its store's rows, logs).
+verify_or_keep() {
+    local vk=$1 pub=$2 proof=$3 j=$4 k=$5 dir rc=0; shift 5
+    "$PROOFLINE" verify "$vk" "$pub" "$proof" >"$work/verify.log" 2>&1 || rc=$?
+    [ "$rc" != 0 ] || return 0
+    dir=$(keep "$j.$k" "$pub" "$proof" "$work/verify.log" "$@")
+    ! declare -F on_bad_proof >/dev/null || on_bad_proof "$j" "$k" "$dir" || true
+    local what="rejects it" now
+    now=$(stat -c '%y %s' "$PROOFLINE" 2>/dev/null || echo missing)
+    [ "$rc" -lt 126 ] || what="did not run"
+    [ "$now" = "$binary_stamp" ] ||
+        what="$what, and $PROOFLINE was rebuilt during the test ($binary_stamp, now $now)"
+    fail "job $j proof $k (from $url): proofline verify $what (exit $rc:" \
+        "$(tr '\n' ' ' <"$work/verify.log")) (kept in $dir)"
+}
+
 # check_proofs ID N [snarkjs]: fetch each proof, verify it with ours (and
 # snarkjs when asked)
 check_proofs() {
@@ -117,8 +152,8 @@ d = json.load(open(sys.argv[1]))
 json.dump(d["proof"], open(sys.argv[2], "w"))
 json.dump(d["public"], open(sys.argv[3], "w"))
 EOF
-        "$PROOFLINE" verify "$vkey" "$work/pub.json" "$work/p.json" \
-            >/dev/null 2>&1 || fail "job $1 proof $k: proofline verify rejects it"
+        verify_or_keep "$vkey" "$work/pub.json" "$work/p.json" "$1" "$k" \
+            "$work/body" "$work/headers"
         if [ "${3:-}" = snarkjs ] && have_snarkjs; then
             snarkjs_accepts "$vkey" "$work/pub.json" "$work/p.json" ||
                 fail "job $1 proof $k: snarkjs rejects it"
@@ -149,8 +184,8 @@ for name in os.listdir(sys.argv[1]):
 PYEOF
     for j in "$@"; do
         for k in $(seq 0 $((n - 1))); do
-            "$PROOFLINE" verify "$vk" "$dir/$j.$k.public" "$dir/$j.$k.proof" \
-                >/dev/null 2>&1 || fail "job $j proof $k: proofline verify rejects it"
+            verify_or_keep "$vk" "$dir/$j.$k.public" "$dir/$j.$k.proof" "$j" "$k" \
+                "$dir/$j.$k"
         done
     done
 }

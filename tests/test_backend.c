@@ -14,13 +14,16 @@
  * and the CUDA backend's every sum must equal the CPU's; Montgomery-form
  * scalars must give what their standard form gives.  The device bytes
  * open allocates must be what device_bytes plans (plus the sort's storage,
- * which only the device sizes), and close must give every one back.
+ * which only the device sizes), and close must give every one back.  The
+ * *_bn254_* cases do the same on BN254's kernels against the CPU
+ * backend's BN254 code (snarkjs's shape).
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "backend/backend.h"
 #include "backend/cuda/gpu.h"
 #include "backend/cuda/process_device.h"
+#include "field/bn254/curve.h"
 #include "field/field.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
@@ -637,5 +640,279 @@ PL_TEST(threads_share_the_device_emulated)
     for (int k = 0; k < 2; k++)
         pl__backend_cuda_emulated.close(inst[k]);
     base_sets_free(&b);
+    pl__pool_destroy(pool);
+}
+
+/* ---- BN254 ------------------------------------------------------------------ */
+
+/* The CUDA backend's BN254 kernels against the CPU backend's BN254 code
+ * (itself checked against references in test_bn254_*.c), through the
+ * same interface: the H sum of snarkjs's shape for every domain the BLS
+ * cases take, and the sums of every base set with the sizes msm_cases
+ * takes.  Points are the zkey's 64-byte affine points; sums compare as
+ * group elements. */
+
+static uint8_t *bn_make_points(size_t n, unsigned offset, size_t inf_every)
+{
+    const pl__bn254_arith v = pl__bn254_arith_current();
+    pl__bn254_g1 *proj = malloc((n ? n : 1) * sizeof(*proj));
+    pl__bn254_g1_affine *aff = malloc((n ? n : 1) * sizeof(*aff));
+    CHECK(proj && aff);
+    pl__bn254_g1 g, acc;
+    pl__bn254_g1_from_affine(&g, &pl__bn254_g1_generator);
+    acc = g;
+    for (unsigned k = 0; k < offset; k++)
+        pl__bn254_g1_add(&acc, &acc, &g, v);
+    for (size_t i = 0; i < n; i++) {
+        proj[i] = acc;
+        pl__bn254_g1_add(&acc, &acc, &g, v);
+    }
+    if (n)
+        pl__bn254_g1_batch_to_affine(aff, proj, n, v);
+    if (inf_every)
+        for (size_t i = 0; i < n; i += inf_every)
+            memset(&aff[i], 0, sizeof(aff[i]));
+    free(proj);
+    return (uint8_t *)aff;
+}
+
+typedef struct {
+    uint8_t *points[PL__SUM_COUNT];
+    pl__backend_shape shape;
+} bn_sets;
+
+static void bn_sets_make(bn_sets *b, unsigned log2n,
+                         const size_t counts[PL__SUM_COUNT])
+{
+    memset(b, 0, sizeof(*b));
+    b->shape.log2n = log2n;
+    b->shape.h_form = PL__H_ODD_COSET;
+    b->shape.roots = PL__ROOTS_SNARKJS;
+    b->shape.curve = PL__CURVE_BN254;
+    for (int k = 0; k < PL__SUM_COUNT; k++) {
+        b->shape.counts[k] = counts[k];
+        b->points[k] = bn_make_points(counts[k], 1000u * (unsigned)k + 3,
+                                      k == PL__SUM_C ? 5 : 0);
+    }
+}
+
+static void bn_sets_free(bn_sets *b)
+{
+    for (int k = 0; k < PL__SUM_COUNT; k++)
+        free(b->points[k]);
+}
+
+/* One pass of the sums asked for on both backends (abc: h first, unless
+ * NULL), each sum compared; returns the CUDA backend's status (the CPU's
+ * must succeed whenever it does). */
+static pl_status bn_compare(const pl__backend_ops *cuda, const bn_sets *b,
+                            const blst_fr *abc,
+                            const pl__scalars scalars[PL__SUM_COUNT],
+                            const bool want[PL__SUM_COUNT], pl__pool *pool,
+                            const char *what)
+{
+    pl_error err = {0};
+    const pl__backend_ops *ops[2] = {&pl__backend_cpu, cuda};
+    blst_p1 got[2][PL__SUM_COUNT]; /* pl__bn254_g1 in blst_p1's storage */
+    pl_status st[2];
+    for (int k = 0; k < 2; k++) {
+        pl__backend_config cfg = {b->shape, {NULL}, "test", pool, false, 0};
+        for (int s = 0; s < PL__SUM_COUNT; s++)
+            cfg.bases[s] = b->points[s];
+        void *inst;
+        CHECK_OK(ops[k]->open(&inst, &cfg, &err), &err);
+        /* run_sums reads only the shape of its base sets */
+        base_sets shape_only;
+        memset(&shape_only, 0, sizeof(shape_only));
+        shape_only.shape = b->shape;
+        st[k] = run_sums(ops[k], inst, &shape_only, abc, scalars, want,
+                         got[k], &err);
+        ops[k]->close(inst);
+    }
+    if (st[1] != PL_OK)
+        return st[1];
+    CHECK_OK(st[0], &err);
+    for (int s = 0; s < PL__SUM_COUNT; s++)
+        if (want[s] && !pl__bn254_g1_eq((const pl__bn254_g1 *)&got[1][s],
+                                        (const pl__bn254_g1 *)&got[0][s],
+                                        pl__bn254_arith_current()))
+            pl_test_fail(__FILE__, __LINE__, "%s: BN254 sum %d (%s) differs "
+                         "from the CPU backend's", cuda->name, s, what);
+    return PL_OK;
+}
+
+static pl__bn254_fr bn_random_fr(uint64_t *state)
+{
+    uint8_t le[32];
+    pl__bn254_fr x;
+    pl_test_random_bytes(state, le, 32);
+    le[31] &= 0x1f;
+    CHECK(pl__bn254_fr_from_le(&x, le));
+    return x;
+}
+
+static void bn_h_cases(bool on_device, unsigned lo, unsigned hi)
+{
+    const pl__backend_ops *cuda = cuda_or_skip(on_device);
+    pl_error err = {0};
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+    for (unsigned log2n = lo; log2n <= hi; log2n++) {
+        size_t n = (size_t)1 << log2n;
+        const size_t counts[4] = {n, 5, 3, 2};
+        bn_sets b;
+        bn_sets_make(&b, log2n, counts);
+        uint64_t state = 0xb4c2u + log2n;
+        size_t rows = n - (size_t)(state % (n / 2 + 1));
+        /* pl__bn254_fr in blst_fr's storage (backend.h) */
+        blst_fr *abc = calloc(3 * n, sizeof(blst_fr));
+        CHECK(abc);
+        for (int m = 0; m < 3; m++)
+            for (size_t i = 0; i < rows; i++) {
+                pl__bn254_fr x = bn_random_fr(&state);
+                memcpy(&abc[m * n + i], &x, sizeof(x));
+            }
+        const bool only_h[4] = {true, false, false, false};
+        const pl__scalars none[4] = {{0}};
+        char what[64];
+        snprintf(what, sizeof(what), "H of 2^%u, %zu rows", log2n, rows);
+        CHECK_OK(bn_compare(cuda, &b, abc, none, only_h, pool, what), &err);
+        bn_sets_free(&b);
+        free(abc);
+    }
+    pl__pool_destroy(pool);
+}
+
+PL_TEST(h_matches_cpu_bn254_emulated)
+{
+    bn_h_cases(false, 0, 10);
+}
+
+PL_TEST(h_matches_cpu_bn254_on_device)
+{
+    bn_h_cases(true, 0, 16);
+}
+
+/* n standard-form BN254 scalars: random below 2^253 (< r), or all 1. */
+static pl_scalar *bn_make_scalars(size_t n, bool ones, uint64_t seed)
+{
+    pl_scalar *s = make_scalars(n, ones, seed);
+    for (size_t i = 0; i < n && !ones; i++)
+        s[i].b[31] &= 0x1f;
+    return s;
+}
+
+static void bn_check_sums(const pl__backend_ops *cuda, const bn_sets *b,
+                          const size_t n[PL__SUM_COUNT], bool ones,
+                          pl__pool *pool)
+{
+    pl_scalar *s[PL__SUM_COUNT] = {NULL};
+    pl__scalars scalars[PL__SUM_COUNT] = {{0}};
+    bool want[PL__SUM_COUNT] = {false};
+    for (int k = PL__SUM_A; k < PL__SUM_COUNT; k++) {
+        s[k] = bn_make_scalars(n[k], ones, 0xb2d0000u + 7919u * n[k] +
+                                               (unsigned)k);
+        scalars[k] = (pl__scalars){s[k], n[k], false};
+        want[k] = true;
+    }
+    char what[96];
+    snprintf(what, sizeof(what), "%zu, %zu, %zu points, %s scalars",
+             n[PL__SUM_A], n[PL__SUM_B1], n[PL__SUM_C],
+             ones ? "all-one" : "random");
+    pl_error err = {0};
+    CHECK_OK(bn_compare(cuda, b, NULL, scalars, want, pool, what), &err);
+    for (int k = PL__SUM_A; k < PL__SUM_COUNT; k++)
+        free(s[k]);
+}
+
+static void bn_msm_cases(bool on_device)
+{
+    const pl__backend_ops *cuda = cuda_or_skip(on_device);
+    pl_error err = {0};
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+    size_t big = on_device ? ((size_t)1 << 17) + 5 : 4159;
+    const size_t counts[4] = {16, big, 4200, 1000};
+    bn_sets b;
+    bn_sets_make(&b, 4, counts);
+    static const size_t sizes[] = {1, 7, 4097, 4159};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        const size_t n[4] = {0, sizes[i], sizes[i] % 4200, sizes[i] % 1000};
+        bn_check_sums(cuda, &b, n, false, pool);
+        bn_check_sums(cuda, &b, n, true, pool);
+    }
+    uint64_t state = 0xb3a5u;
+    uint8_t roll[6];
+    pl_test_random_bytes(&state, roll, sizeof(roll));
+    const size_t random_n[4] = {0, 1 + ((size_t)roll[0] << 8 | roll[1]) % big,
+                                1 + ((size_t)roll[2] << 8 | roll[3]) % 4200,
+                                1 + ((size_t)roll[4] << 8 | roll[5]) % 1000};
+    bn_check_sums(cuda, &b, random_n, false, pool);
+    bn_check_sums(cuda, &b, counts, false, pool);
+    const size_t empty[4] = {0, 0, 0, 0};
+    bn_check_sums(cuda, &b, empty, false, pool); /* infinity */
+    if (on_device)
+        bn_check_sums(cuda, &b, counts, true, pool);
+    /* C's scalars a slice of A's, as a zkey's witness gives them */
+    pl_scalar *w = bn_make_scalars(1000 + 7, false, 98);
+    const pl__scalars shared[4] = {{0}, {w, 1000 + 7, false},
+                                   {w, 1000 + 7, false}, {w + 7, 1000, false}};
+    const bool sums[4] = {false, true, true, true};
+    CHECK_OK(bn_compare(cuda, &b, NULL, shared, sums, pool, "C inside A"),
+             &err);
+    free(w);
+    bn_sets_free(&b);
+    pl__pool_destroy(pool);
+}
+
+PL_TEST(msm_matches_cpu_bn254_emulated)
+{
+    bn_msm_cases(false);
+}
+
+PL_TEST(msm_matches_cpu_bn254_on_device)
+{
+    bn_msm_cases(true);
+}
+
+/* Open allocates what device_bytes plans on BN254 too (its 64-byte points,
+ * its smaller XYZZ sums), and close gives back every byte; bellperson's
+ * form is refused on BN254, as the CPU backend refuses it. */
+PL_TEST(device_bytes_as_planned_bn254_emulated)
+{
+    pl_error err = {0};
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+    pl__gpu *held;
+    CHECK_OK(pl__cuda_device_acquire(&pl__gpu_impl_emulated, 0, &held, &err),
+             &err);
+    const size_t counts[4] = {512, 700, 300, 0};
+    bn_sets b;
+    bn_sets_make(&b, 9, counts);
+    pl__backend_config cfg = {b.shape, {NULL}, "test", pool, false, 0};
+    for (int s = 0; s < PL__SUM_COUNT; s++)
+        cfg.bases[s] = b.points[s];
+    pl_alloc_stats before, opened, after;
+    pl_alloc_stats_read(&before, PL_BUF_DEVICE, false);
+    void *inst;
+    CHECK_OK(pl__backend_cuda_emulated.open(&inst, &cfg, &err), &err);
+    pl_alloc_stats_read(&opened, PL_BUF_DEVICE, false);
+    uint64_t used = opened.live_bytes - before.live_bytes;
+    uint64_t planned = pl__backend_cuda_emulated.device_bytes(&b.shape);
+    CHECK(used >= planned);
+    CHECK(used - planned < ((uint64_t)1 << 20));
+    /* less than the same shape on BLS12-381 takes: 64-byte points */
+    pl__backend_shape bls = b.shape;
+    bls.curve = PL__CURVE_BLS12_381;
+    CHECK(planned < pl__backend_cuda_emulated.device_bytes(&bls));
+    pl__backend_cuda_emulated.close(inst);
+    pl_alloc_stats_read(&after, PL_BUF_DEVICE, false);
+    CHECK_EQ(after.live_bytes, before.live_bytes);
+    cfg.shape.montgomery_scalars = true;
+    CHECK_STATUS(pl__backend_cuda_emulated.open(&inst, &cfg, &err),
+                 PL_EUNSUPPORTED, &err);
+    CHECK(strstr(err.msg, "bellperson's form") != NULL);
+    bn_sets_free(&b);
+    pl__cuda_device_release(0);
     pl__pool_destroy(pool);
 }

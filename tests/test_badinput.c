@@ -16,6 +16,7 @@
  * the CLI (exit codes, no output left behind) are in cli_bad_inputs.sh.
  */
 #include "harness.h"
+#include "points_test.h"
 
 #include "field/field.h"
 #include "formats/formats.h"
@@ -394,46 +395,6 @@ PL_TEST(check_points_accepts_every_vector)
     }
 }
 
-/* An affine point on E1: y^2 = x^3 + 4 outside G1 (E1 has cofactor
- * h1 != 1, so almost every x with a square gives one). */
-static void g1_outside_subgroup(blst_p1_affine *out)
-{
-    for (uint64_t k = 1;; k++) {
-        uint64_t limbs[6] = {k};
-        blst_fp x, rhs, four;
-        uint64_t four_l[6] = {4};
-        blst_fp_from_uint64(&x, limbs);
-        blst_fp_from_uint64(&four, four_l);
-        blst_fp_sqr(&rhs, &x);
-        blst_fp_mul(&rhs, &rhs, &x);
-        blst_fp_add(&rhs, &rhs, &four);
-        out->x = x;
-        if (blst_fp_sqrt(&out->y, &rhs) && blst_p1_affine_on_curve(out) &&
-            !blst_p1_affine_in_g1(out))
-            return;
-    }
-}
-
-/* The same on E2: y^2 = x^3 + 4(1 + i). */
-static void g2_outside_subgroup(blst_p2_affine *out)
-{
-    for (uint64_t k = 1;; k++) {
-        uint64_t limbs[6] = {k}, four_l[6] = {4};
-        blst_fp2 x, rhs, b;
-        blst_fp_from_uint64(&x.fp[0], limbs);
-        blst_fp_from_uint64(&x.fp[1], four_l);
-        blst_fp_from_uint64(&b.fp[0], four_l);
-        b.fp[1] = b.fp[0];
-        blst_fp2_sqr(&rhs, &x);
-        blst_fp2_mul(&rhs, &rhs, &x);
-        blst_fp2_add(&rhs, &rhs, &b);
-        out->x = x;
-        if (blst_fp2_sqrt(&out->y, &rhs) && blst_p2_affine_on_curve(out) &&
-            !blst_p2_affine_in_g2(out))
-            return;
-    }
-}
-
 typedef struct {
     const char *label;   /* as in the message */
     uint32_t section;
@@ -488,8 +449,8 @@ PL_TEST(check_points_refuses_bad_points)
     };
     blst_p1_affine p1;
     blst_p2_affine p2;
-    g1_outside_subgroup(&p1);
-    g2_outside_subgroup(&p2);
+    bls_g1_outside_subgroup(&p1);
+    bls_g2_outside_subgroup(&p2);
     static const uint8_t zero[192];
     for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
         const point_site *s = &sites[i];

@@ -9,13 +9,16 @@
  * runs on the threads asked for and reports its progress.
  */
 #include "harness.h"
+#include "points_test.h"
 #include "proofline_c2.h"
 #include "formats/bellperson.h"
 #include "field/field.h"
 #include "setup/dev_setup.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool msg_has(const pl_error *err, const char *what)
 {
@@ -62,49 +65,6 @@ static void put_infinity(uint8_t *at, bool g2)
     at[0] = 0x40;
 }
 
-/* Points on the curves outside the subgroups: x = 1, 2, ... until
- * x^3 + b is a square (the cofactors are large, so such a point is almost
- * never in G1 or G2). */
-static void off_subgroup_g1(blst_p1_affine *out)
-{
-    const uint64_t l4[6] = {4, 0, 0, 0, 0, 0};
-    blst_fp four;
-    blst_fp_from_uint64(&four, l4);
-    for (uint64_t x = 1;; x++) {
-        const uint64_t lx[6] = {x, 0, 0, 0, 0, 0};
-        blst_fp rhs;
-        blst_fp_from_uint64(&out->x, lx);
-        blst_fp_sqr(&rhs, &out->x);
-        blst_fp_mul(&rhs, &rhs, &out->x);
-        blst_fp_add(&rhs, &rhs, &four);
-        if (blst_fp_sqrt(&out->y, &rhs) && !blst_p1_affine_in_g1(out)) {
-            CHECK(blst_p1_affine_on_curve(out));
-            return;
-        }
-    }
-}
-
-static void off_subgroup_g2(blst_p2_affine *out)
-{
-    const uint64_t l4[6] = {4, 0, 0, 0, 0, 0};
-    blst_fp2 b; /* 4 (1 + u) */
-    blst_fp_from_uint64(&b.fp[0], l4);
-    b.fp[1] = b.fp[0];
-    for (uint64_t x = 1;; x++) {
-        const uint64_t lx[6] = {x, 0, 0, 0, 0, 0};
-        blst_fp2 rhs;
-        memset(&out->x, 0, sizeof(out->x));
-        blst_fp_from_uint64(&out->x.fp[0], lx);
-        blst_fp2_sqr(&rhs, &out->x);
-        blst_fp2_mul(&rhs, &rhs, &out->x);
-        blst_fp2_add(&rhs, &rhs, &b);
-        if (blst_fp2_sqrt(&out->y, &rhs) && !blst_p2_affine_in_g2(out)) {
-            CHECK(blst_p2_affine_on_curve(out));
-            return;
-        }
-    }
-}
-
 /* A dev parameter file to damage: its bytes, a copy to change and its
  * parsed shape. */
 typedef struct {
@@ -125,8 +85,8 @@ static void crafted_open(crafted *f, const char *circuit)
     f->orig = params_bytes(circuit, &f->len, &f->shape);
     f->c = malloc(f->len);
     crafted_reset(f);
-    off_subgroup_g1(&f->off1);
-    off_subgroup_g2(&f->off2);
+    bls_g1_outside_subgroup(&f->off1);
+    bls_g2_outside_subgroup(&f->off2);
 }
 
 static void crafted_close(crafted *f)
@@ -136,10 +96,14 @@ static void crafted_close(crafted *f)
     free(f->orig);
 }
 
-/* c's bytes as a parameter file on disk, for the C2 SRS's decoder. */
+/* c's bytes as a parameter file on disk, for the C2 SRS's decoder; named
+ * by the process, since ctest runs this file's cases side by side and one
+ * case must not read another's file. */
 static const char *on_disk(const uint8_t *c, size_t len)
 {
-    const char *path = pl_test_tmp("strict_crafted.params");
+    char name[64];
+    snprintf(name, sizeof(name), "strict_crafted.%ld.params", (long)getpid());
+    const char *path = pl_test_tmp(name);
     pl_test_write_file(path, c, len);
     return path;
 }
@@ -160,9 +124,11 @@ static void refused_by_readers(const uint8_t *c, size_t len, const char *where,
     CHECK(msg_has(&err, why));
     pl_bp_params_close(p);
     memset(&err, 0, sizeof(err));
-    CHECK_STATUS(pl_c2_srs_create(&srs, on_disk(c, len), false, 2, &err),
-                 PL_EFORMAT, &err);
+    const char *path = on_disk(c, len);
+    CHECK_STATUS(pl_c2_srs_create(&srs, path, false, 2, &err), PL_EFORMAT,
+                 &err);
     CHECK(srs == NULL);
+    unlink(path);
     CHECK(msg_has(&err, where));
 }
 
@@ -332,8 +298,8 @@ PL_TEST(proof_points_at_infinity_or_outside_subgroup_refused_on_read)
                 {144, 48, "C (bytes 144-191)"}};
     blst_p1_affine q1;
     blst_p2_affine q2;
-    off_subgroup_g1(&q1);
-    off_subgroup_g2(&q2);
+    bls_g1_outside_subgroup(&q1);
+    bls_g2_outside_subgroup(&q2);
     for (unsigned k = 0; k < 3; k++) {
         memcpy(bad, good, sizeof(bad));
         memset(bad + pts[k].at, 0, pts[k].bytes);
@@ -392,7 +358,7 @@ PL_TEST(proof_writer_refuses_bad_points)
     CHECK(msg_has(&err, "proof 0: point A is not on the curve: not written"));
     /* outside the subgroup: B */
     bad = good;
-    off_subgroup_g2(&q2);
+    bls_g2_outside_subgroup(&q2);
     memcpy(bad.b.b, &q2, sizeof(q2));
     CHECK_STATUS(pl_bp_proofs_write(path, &bad, 1, &err), PL_EINVALID, &err);
     CHECK(msg_has(&err, "point B is not in the prime-order subgroup"));
@@ -410,26 +376,6 @@ PL_TEST(proof_writer_refuses_bad_points)
 
 /* ---- the point check at scale ------------------------------------------- */
 
-typedef struct {
-    unsigned calls;
-    bool ended_g1, ended_g2;
-    uint64_t last_done, last_total;
-} progress_seen;
-
-static void on_progress(void *user, const char *stage, uint64_t done,
-                        uint64_t total)
-{
-    progress_seen *s = user;
-    s->calls++;
-    CHECK(done <= total);
-    if (done == total && strcmp(stage, "G1 points") == 0)
-        s->ended_g1 = true;
-    if (done == total && strcmp(stage, "G2 points") == 0)
-        s->ended_g2 = true;
-    s->last_done = done;
-    s->last_total = total;
-}
-
 /* The check passes a good file on any number of threads, telling its
  * progress to the end of each stage. */
 PL_TEST(check_passes_good_files_with_progress)
@@ -441,7 +387,7 @@ PL_TEST(check_passes_good_files_with_progress)
     for (unsigned threads = 1; threads <= 3; threads++) {
         progress_seen seen = {0};
         pl_bp_check_config cfg = {.threads = threads,
-                                  .on_progress = on_progress,
+                                  .on_progress = progress_record,
                                   .on_progress_user = &seen};
         CHECK_OK(pl_bp_params_check_points_with(p, &cfg, &err), &err);
         CHECK(seen.ended_g1 && seen.ended_g2);

@@ -18,13 +18,18 @@
  *
  * Proofs made with r = s = 0 must equal the CPU backend's bit for bit (and
  * the vectors' proof_ref.json); NTTs and MSMs must give the CPU's values.
+ * On both curves: the *_bn254_* cases run BN254's kernels (the same bodies
+ * instantiated over its fields) against the CPU's BN254 MSM, NTT and
+ * prover, on the bn128 vectors of tests/vectors/bn254/.
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "backend/backend.h"
 #include "backend/cuda/gpu.h"
 #include "engine/engine.h"
+#include "field/bn254/curve.h"
 #include "field/field.h"
+#include "formats/formats.h"
 #include "groth16/zkey_prover.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
@@ -63,43 +68,85 @@ static const pl__backend_ops *backend_or_skip(bool on_device)
 
 /* ---- MSM ------------------------------------------------------------------ */
 
-/* n points P_i = (i + 1 + offset) G in blst's affine layout (distinct, and
- * made by additions, which is fast), with every `inf_every`-th one (0:
- * none) set to infinity. */
-static uint8_t *make_points(size_t n, unsigned offset, size_t inf_every)
+/* n points P_i = (i + 1 + offset) G of the curve's G1 in the CPU's affine
+ * layout (blst's, 96 bytes, for BLS12-381; the zkey's, 64 bytes, for BN254;
+ * distinct, and made by additions, which is fast), with every
+ * `inf_every`-th one (0: none) set to infinity. */
+static size_t affine_bytes(pl__curve curve)
 {
-    blst_p1 *proj = malloc(n * sizeof(*proj));
-    blst_p1_affine *aff = malloc(n * sizeof(*aff));
+    return curve == PL__CURVE_BN254 ? sizeof(pl__bn254_g1_affine)
+                                    : sizeof(blst_p1_affine);
+}
+
+static uint8_t *make_points_bn254(size_t n, unsigned offset)
+{
+    pl__bn254_arith v = pl__bn254_arith_current();
+    pl__bn254_g1 *proj = malloc(n * sizeof(*proj));
+    pl__bn254_g1_affine *aff = malloc(n * sizeof(*aff));
     CHECK(proj && aff);
-    blst_p1 acc = *blst_p1_generator();
+    pl__bn254_g1 g, acc;
+    pl__bn254_g1_from_affine(&g, &pl__bn254_g1_generator);
+    acc = g;
     for (unsigned k = 0; k < offset; k++)
-        blst_p1_add_or_double(&acc, &acc, blst_p1_generator());
+        pl__bn254_g1_add(&acc, &acc, &g, v);
     for (size_t i = 0; i < n; i++) {
         proj[i] = acc;
-        blst_p1_add_or_double(&acc, &acc, blst_p1_generator());
+        pl__bn254_g1_add(&acc, &acc, &g, v);
     }
-    const blst_p1 *list[2] = {proj, NULL}; /* NULL: one contiguous array */
-    blst_p1s_to_affine(aff, list, n);
-    if (inf_every)
-        for (size_t i = 0; i < n; i += inf_every)
-            memset(&aff[i], 0, sizeof(aff[i]));
+    pl__bn254_g1_batch_to_affine(aff, proj, n, v);
     free(proj);
     return (uint8_t *)aff;
 }
 
+static uint8_t *make_points(pl__curve curve, size_t n, unsigned offset,
+                            size_t inf_every)
+{
+    uint8_t *out;
+    if (curve == PL__CURVE_BN254) {
+        out = make_points_bn254(n, offset);
+    } else {
+        blst_p1 *proj = malloc(n * sizeof(*proj));
+        blst_p1_affine *aff = malloc(n * sizeof(*aff));
+        CHECK(proj && aff);
+        blst_p1 acc = *blst_p1_generator();
+        for (unsigned k = 0; k < offset; k++)
+            blst_p1_add_or_double(&acc, &acc, blst_p1_generator());
+        for (size_t i = 0; i < n; i++) {
+            proj[i] = acc;
+            blst_p1_add_or_double(&acc, &acc, blst_p1_generator());
+        }
+        const blst_p1 *list[2] = {proj, NULL}; /* NULL: one contiguous array */
+        blst_p1s_to_affine(aff, list, n);
+        free(proj);
+        out = (uint8_t *)aff;
+    }
+    if (inf_every)
+        for (size_t i = 0; i < n; i += inf_every)
+            memset(out + i * affine_bytes(curve), 0, affine_bytes(curve));
+    return out;
+}
+
 typedef enum {
-    SCALARS_RANDOM,    /* uniform below 2^255, reduced below r */
+    SCALARS_RANDOM,    /* uniform below 2^254 (BN254: 2^253), below r */
     SCALARS_ONES,      /* all 1: one bucket holds every point */
     SCALARS_WITNESS,   /* 60% zero, 30% one, 10% random */
-    SCALARS_EDGES,     /* 0, 1, r - 1, r - 2, 2^k, top bit set */
+    SCALARS_EDGES,     /* 0, 1, r - 1, r - 2^32 - 1 (BN254: r - 2), 2^k,
+                        * top bit set */
 } scalar_kind;
 
-static uint8_t *make_scalars(size_t n, scalar_kind kind, uint64_t seed)
+static uint8_t *make_scalars(pl__curve curve, size_t n, scalar_kind kind,
+                             uint64_t seed)
 {
-    static const uint8_t r_minus_1[32] = {
+    static const uint8_t bls_r_minus_1[32] = {
         0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xfe, 0x5b, 0xfe,
         0xff, 0x02, 0xa4, 0xbd, 0x53, 0x05, 0xd8, 0xa1, 0x09, 0x08, 0xd8,
         0x39, 0x33, 0x48, 0x7d, 0x9d, 0x29, 0x53, 0xa7, 0xed, 0x73};
+    static const uint8_t bn_r_minus_1[32] = {
+        0x00, 0x00, 0x00, 0xf0, 0x93, 0xf5, 0xe1, 0x43, 0x91, 0x70, 0xb9,
+        0x79, 0x48, 0xe8, 0x33, 0x28, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45,
+        0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+    const bool bn = curve == PL__CURVE_BN254;
+    const uint8_t *r_minus_1 = bn ? bn_r_minus_1 : bls_r_minus_1;
     uint8_t *s = calloc(n, 32);
     CHECK(s);
     uint64_t state = seed;
@@ -121,16 +168,25 @@ static uint8_t *make_scalars(size_t n, scalar_kind kind, uint64_t seed)
             /* fall through */
         case SCALARS_RANDOM:
             pl_test_random_bytes(&state, x, 32);
-            x[31] &= 0x3f; /* < 2^254 < r */
+            x[31] &= bn ? 0x1f : 0x3f; /* < r */
             break;
         case SCALARS_EDGES:
             switch (i % 6) {
             case 0: break;
             case 1: x[0] = 1; break;
             case 2: memcpy(x, r_minus_1, 32); break;
-            case 3: memcpy(x, r_minus_1, 32); x[4] = 0xfe; break;
+            case 3:
+                memcpy(x, r_minus_1, 32);
+                if (bn)
+                    x[0] = 0xff, x[1] = 0xff, x[2] = 0xff, x[3] = 0xef;
+                else
+                    x[4] = 0xfe;
+                break;
+            /* 2^k for every k below 256: on BN254 from 2^254 above r,
+             * which both MSMs take mod r (the group's order) */
             case 4: x[(i / 6) % 32] = (uint8_t)(1u << (i % 8)); break;
-            /* bit 255 is ignored by both MSMs: x and x + 2^255 agree */
+            /* bit 255 set: ignored by both BLS12-381 MSMs (x and
+             * x + 2^255 agree), taken mod r by both BN254 ones */
             case 5: x[0] = 7; x[31] = 0x80; break;
             }
             break;
@@ -139,84 +195,121 @@ static uint8_t *make_scalars(size_t n, scalar_kind kind, uint64_t seed)
     return s;
 }
 
+/* The CPU's sum of the curve (blst's Pippenger for BLS12-381, the BN254
+ * MSM for BN254), and whether two sums are the same point. */
+static void cpu_msm(pl__curve curve, void *out, const uint8_t *points,
+                    const uint8_t *scalars, size_t n)
+{
+    pl_error err = {0};
+    if (curve == PL__CURVE_BN254) {
+        pl__pool *pool;
+        CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+        CHECK_OK(pl__msm_sum(PL__MSM_BN254_G1, out, points, scalars, n, NULL,
+                             pool, &err), &err);
+        pl__pool_destroy(pool);
+    } else {
+        CHECK_OK(pl__msm_g1_blst(out, points, scalars, n, NULL, &err), &err);
+    }
+}
+
+static bool same_sum(pl__curve curve, const void *a, const void *b)
+{
+    return curve == PL__CURVE_BN254
+               ? pl__bn254_g1_eq(a, b, pl__bn254_arith_current())
+               : blst_p1_is_equal(a, b);
+}
+
 /* The device MSM of n points against the CPU's, on an open device; with
  * `growth`, also the drop in the device's free memory over the MSM call
  * (what the driver took at its launches beyond our buffers). */
-static void check_msm_on(pl__gpu *gpu, size_t n, scalar_kind kind,
-                         size_t inf_every, uint64_t *growth)
+static void check_msm_on(pl__gpu *gpu, pl__curve curve, size_t n,
+                         scalar_kind kind, size_t inf_every, uint64_t *growth)
 {
     pl_error err = {0};
-    uint8_t *points = make_points(n, (unsigned)(n % 97), inf_every);
-    uint8_t *scalars = make_scalars(n, kind, 0x5eed0000u + n + kind);
-    blst_p1 want, got;
-    CHECK_OK(pl__msm_g1_blst(&want, points, scalars, n, NULL, &err), &err);
+    const size_t pb = affine_bytes(curve);
+    uint8_t *points = make_points(curve, n, (unsigned)(n % 97), inf_every);
+    uint8_t *scalars = make_scalars(curve, n, kind,
+                                    0x5eed0000u + n + kind + 16 * curve);
+    blst_p1 want, got; /* either curve's sum: backend.h's storage rule */
+    cpu_msm(curve, &want, points, scalars, n);
 
     uint64_t scratch_bytes, free_before, free_after, total;
-    CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, &scratch_bytes, (uint32_t)n, &err),
-             &err);
-    void *d_points = pl__gpu_alloc(gpu, n * 96, &err);
+    CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, curve, &scratch_bytes,
+                                       (uint32_t)n, &err), &err);
+    void *d_points = pl__gpu_alloc(gpu, n * pb, &err);
     void *d_scalars = pl__gpu_alloc(gpu, n * 32, &err);
     void *scratch = pl__gpu_alloc(gpu, scratch_bytes, &err);
     CHECK(d_points && d_scalars && scratch);
-    CHECK_OK(pl__gpu_upload(gpu, d_points, points, n * 96, &err), &err);
+    CHECK_OK(pl__gpu_upload(gpu, d_points, points, n * pb, &err), &err);
     CHECK_OK(pl__gpu_upload(gpu, d_scalars, scalars, n * 32, &err), &err);
     CHECK_OK(pl__gpu_mem_info(gpu, &free_before, &total, &err), &err);
-    CHECK_OK(pl__gpu_msm_g1(gpu, &got, d_points, d_scalars, (uint32_t)n,
-                            scratch, scratch_bytes, &err), &err);
+    CHECK_OK(pl__gpu_msm_g1(gpu, curve, &got, d_points, d_scalars,
+                            (uint32_t)n, scratch, scratch_bytes, &err), &err);
     CHECK_OK(pl__gpu_mem_info(gpu, &free_after, &total, &err), &err);
     if (growth)
         *growth = free_before > free_after ? free_before - free_after : 0;
-    if (!blst_p1_is_equal(&got, &want))
+    if (!same_sum(curve, &got, &want))
         pl_test_fail(__FILE__, __LINE__,
-                     "%s MSM of %zu points (scalars %d, infinity every %zu) "
-                     "differs from the CPU's",
-                     pl__gpu_impl_of(gpu)->name, n, (int)kind, inf_every);
+                     "%s %s MSM of %zu points (scalars %d, infinity every "
+                     "%zu) differs from the CPU's",
+                     pl__gpu_impl_of(gpu)->name, pl__curve_name(curve), n,
+                     (int)kind, inf_every);
     pl__gpu_free(gpu, scratch, scratch_bytes);
     pl__gpu_free(gpu, d_scalars, n * 32);
-    pl__gpu_free(gpu, d_points, n * 96);
+    pl__gpu_free(gpu, d_points, n * pb);
     free(points);
     free(scalars);
 }
 
-static void check_msm(const pl__gpu_impl *impl, size_t n, scalar_kind kind,
-                      size_t inf_every)
+static void check_msm(const pl__gpu_impl *impl, pl__curve curve, size_t n,
+                      scalar_kind kind, size_t inf_every)
 {
     pl_error err = {0};
     pl__gpu *gpu;
     CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
-    check_msm_on(gpu, n, kind, inf_every, NULL);
+    check_msm_on(gpu, curve, n, kind, inf_every, NULL);
     pl__gpu_close(gpu);
 }
 
-static void msm_cases(bool on_device)
+static void msm_cases(bool on_device, pl__curve curve)
 {
     const pl__gpu_impl *impl = impl_or_skip(on_device);
     /* sizes around the window and segment boundaries: c = 8 below 2^13,
      * one level up to 64 entries per bucket, two to 4096, three above */
     static const size_t small[] = {1, 2, 3, 17, 64, 65, 300, 1000};
     for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
-        check_msm(impl, small[i], SCALARS_RANDOM, 0);
-    check_msm(impl, 200, SCALARS_EDGES, 0);
-    check_msm(impl, 257, SCALARS_WITNESS, 5);
-    check_msm(impl, 4200, SCALARS_ONES, 0); /* 3 accumulate levels */
+        check_msm(impl, curve, small[i], SCALARS_RANDOM, 0);
+    check_msm(impl, curve, 200, SCALARS_EDGES, 0);
+    check_msm(impl, curve, 257, SCALARS_WITNESS, 5);
+    check_msm(impl, curve, 4200, SCALARS_ONES, 0); /* 3 accumulate levels */
     if (on_device) {
         size_t large[] = {(size_t)1 << 16, ((size_t)1 << 18) + 3};
         for (size_t i = 0; i < 2; i++) {
-            check_msm(impl, large[i], SCALARS_RANDOM, 0);
-            check_msm(impl, large[i], SCALARS_WITNESS, 1000);
+            check_msm(impl, curve, large[i], SCALARS_RANDOM, 0);
+            check_msm(impl, curve, large[i], SCALARS_WITNESS, 1000);
         }
-        check_msm(impl, (size_t)1 << 17, SCALARS_ONES, 0);
+        check_msm(impl, curve, (size_t)1 << 17, SCALARS_ONES, 0);
     }
 }
 
 PL_TEST(msm_matches_cpu_emulated)
 {
-    msm_cases(false);
+    msm_cases(false, PL__CURVE_BLS12_381);
 }
 
 PL_TEST(msm_matches_cpu_on_device)
 {
-    msm_cases(true);
+    msm_cases(true, PL__CURVE_BLS12_381);
+}
+
+PL_TEST(msm_matches_cpu_bn254_emulated)
+{
+    msm_cases(false, PL__CURVE_BN254);
+}
+
+PL_TEST(msm_matches_cpu_bn254_on_device)
+{
+    msm_cases(true, PL__CURVE_BN254);
 }
 
 /* Scalars all 1 put every point in bucket 1 of window 0, the longest run
@@ -224,12 +317,12 @@ PL_TEST(msm_matches_cpu_on_device)
  * sum.  4096 = 64^2 takes 2 levels exactly, 4097 and 4159 3 (the ends of
  * the first range where levels counted by floor division left two sums
  * and the reduction read one: issue 21.1), 262145 = 64^3 + 1 takes 4. */
-static void msm_longest_runs(bool on_device)
+static void msm_longest_runs(bool on_device, pl__curve curve)
 {
     const pl__gpu_impl *impl = impl_or_skip(on_device);
     static const size_t sizes[] = {4096, 4097, 4159, 262145};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-        check_msm(impl, sizes[i], SCALARS_ONES, 0);
+        check_msm(impl, curve, sizes[i], SCALARS_ONES, 0);
 }
 
 /* The level count itself, for every n up to 2^25 (cheap: no MSM runs):
@@ -270,15 +363,20 @@ PL_TEST(msm_sizes_beyond_32_bits_refused_emulated)
     pl__gpu *gpu;
     uint64_t bytes;
     CHECK_OK(pl__gpu_open(&gpu, &pl__gpu_impl_emulated, 0, &err), &err);
-    CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, &bytes, PL_CU_MSM_MAX_POINTS,
-                                       &err), &err);
-    CHECK(bytes > ((uint64_t)1 << 32)); /* sized in 64 bits */
-    CHECK_EQ(pl__gpu_msm_scratch_bytes(gpu, &bytes, PL_CU_MSM_MAX_POINTS + 1,
-                                       &err), PL_EUNSUPPORTED);
-    CHECK(strstr(err.msg, "2^28 - 1") != NULL);
-    blst_p1 sum;
-    CHECK_EQ(pl__gpu_msm_g1(gpu, &sum, NULL, NULL, PL_CU_MSM_MAX_POINTS + 1,
-                            NULL, UINT64_MAX, &err), PL_EUNSUPPORTED);
+    for (int c = 0; c < 2; c++) {
+        pl__curve curve = c ? PL__CURVE_BN254 : PL__CURVE_BLS12_381;
+        CHECK_OK(pl__gpu_msm_scratch_bytes(gpu, curve, &bytes,
+                                           PL_CU_MSM_MAX_POINTS, &err), &err);
+        CHECK(bytes > ((uint64_t)1 << 32)); /* sized in 64 bits */
+        CHECK_EQ(pl__gpu_msm_scratch_bytes(gpu, curve, &bytes,
+                                           PL_CU_MSM_MAX_POINTS + 1, &err),
+                 PL_EUNSUPPORTED);
+        CHECK(strstr(err.msg, "2^28 - 1") != NULL);
+        blst_p1 sum;
+        CHECK_EQ(pl__gpu_msm_g1(gpu, curve, &sum, NULL, NULL,
+                                PL_CU_MSM_MAX_POINTS + 1, NULL, UINT64_MAX,
+                                &err), PL_EUNSUPPORTED);
+    }
     pl__gpu_close(gpu);
 }
 
@@ -301,7 +399,7 @@ static void stack_reservation(bool on_device)
     CHECK_OK(pl__gpu_mem_info(gpu, &free_bytes, &total, &err), &err);
     if (!on_device) /* nothing else moves on the emulated card */
         CHECK_EQ(total - free_bytes - pl__gpu_used_at_open(gpu), stack);
-    check_msm_on(gpu, 4200, SCALARS_RANDOM, 0, &growth);
+    check_msm_on(gpu, PL__CURVE_BLS12_381, 4200, SCALARS_RANDOM, 0, &growth);
     printf("stack reserved at open: %llu bytes; the driver took %llu more "
            "over the first MSM (headroom %llu)\n",
            (unsigned long long)stack, (unsigned long long)growth,
@@ -324,12 +422,22 @@ PL_TEST(stack_reserved_at_open_on_device)
 
 PL_TEST(msm_longest_runs_emulated)
 {
-    msm_longest_runs(false);
+    msm_longest_runs(false, PL__CURVE_BLS12_381);
 }
 
 PL_TEST(msm_longest_runs_on_device)
 {
-    msm_longest_runs(true);
+    msm_longest_runs(true, PL__CURVE_BLS12_381);
+}
+
+PL_TEST(msm_longest_runs_bn254_emulated)
+{
+    msm_longest_runs(false, PL__CURVE_BN254);
+}
+
+PL_TEST(msm_longest_runs_bn254_on_device)
+{
+    msm_longest_runs(true, PL__CURVE_BN254);
 }
 
 /* A failed CUDA call says which call, where, and CUDA's code; and neither
@@ -353,36 +461,43 @@ PL_TEST(errors_name_the_cuda_call_on_device)
     CHECK(pl__alloc_account(PL_BUF_DEVICE, 0, &err));
     pl__gpu_free(gpu, not_device_memory, 0);
     pl__gpu_close(gpu);
-    check_msm(impl, 65, SCALARS_RANDOM, 0);
+    check_msm(impl, PL__CURVE_BLS12_381, 65, SCALARS_RANDOM, 0);
+    check_msm(impl, PL__CURVE_BN254, 65, SCALARS_RANDOM, 0);
 }
 
 /* ---- NTT ------------------------------------------------------------------ */
 
-static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
+static void check_ntt(const pl__gpu_impl *impl, pl__curve curve,
+                      unsigned log2n)
 {
     pl_error err = {0};
     size_t n = (size_t)1 << log2n;
     pl__pool *pool;
     CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
     pl__ntt_plan *plan;
-    CHECK_OK(pl__ntt_plan_create(&plan, log2n, pool, &err), &err);
+    CHECK_OK(pl__ntt_plan_create_curve(&plan, curve, log2n, pool, &err), &err);
+    /* 32-byte elements of the curve's Fr, Montgomery form */
     blst_fr *want = malloc(n * sizeof(blst_fr));
     blst_fr *got = malloc(n * sizeof(blst_fr));
     CHECK(want && got);
-    uint64_t state = 0xabcdef00u + log2n;
+    uint64_t state = 0xabcdef00u + log2n + 64 * curve;
     for (size_t i = 0; i < n; i++) {
         uint8_t le[32];
         pl_test_random_bytes(&state, le, 32);
-        le[31] &= 0x3f;
-        pl__fr_from_le(&want[i], le);
+        le[31] &= 0x1f;
+        if (curve == PL__CURVE_BN254)
+            CHECK(pl__bn254_fr_from_le((pl__bn254_fr *)&want[i], le));
+        else
+            pl__fr_from_le(&want[i], le);
     }
     memcpy(got, want, n * sizeof(blst_fr));
-    pl__ntt_to_odd_coset(plan, want, pool);
+    pl__ntt_to_odd_coset_elems(plan, want, pool);
 
     pl__gpu *gpu;
     CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
     pl__gpu_ntt_set set;
     CHECK_OK(pl__gpu_ntt_set_create(gpu, &set, plan, log2n, &err), &err);
+    CHECK_EQ(set.tables.curve, curve);
     void *d_data = pl__gpu_alloc(gpu, n * sizeof(blst_fr), &err);
     CHECK(d_data);
     CHECK_OK(pl__gpu_upload(gpu, d_data, got, n * sizeof(blst_fr), &err), &err);
@@ -392,9 +507,9 @@ static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
     for (size_t i = 0; i < n; i++)
         if (memcmp(&got[i], &want[i], sizeof(blst_fr)) != 0)
             pl_test_fail(__FILE__, __LINE__,
-                         "%s odd-coset NTT of 2^%u differs from the CPU's at "
-                         "%zu",
-                         impl->name, log2n, i);
+                         "%s %s odd-coset NTT of 2^%u differs from the CPU's "
+                         "at %zu",
+                         impl->name, pl__curve_name(curve), log2n, i);
     pl__gpu_free(gpu, d_data, n * sizeof(blst_fr));
     pl__gpu_ntt_set_destroy(gpu, &set);
     pl__gpu_close(gpu);
@@ -404,20 +519,104 @@ static void check_ntt(const pl__gpu_impl *impl, unsigned log2n)
     pl__pool_destroy(pool);
 }
 
+/* below, at and above the shared-memory tile (2^10) */
+static const unsigned emulated_ntt_logs[] = {0, 1, 2, 3, 5, 9, 10, 11, 12};
+
 PL_TEST(ntt_matches_cpu_emulated)
 {
     const pl__gpu_impl *impl = impl_or_skip(false);
-    /* below, at and above the shared-memory tile (2^10) */
-    static const unsigned logs[] = {0, 1, 2, 3, 5, 9, 10, 11, 12};
-    for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
-        check_ntt(impl, logs[i]);
+    for (size_t i = 0; i < sizeof(emulated_ntt_logs) / sizeof(unsigned); i++)
+        check_ntt(impl, PL__CURVE_BLS12_381, emulated_ntt_logs[i]);
 }
 
 PL_TEST(ntt_matches_cpu_on_device)
 {
     const pl__gpu_impl *impl = impl_or_skip(true);
     for (unsigned log2n = 0; log2n <= 20; log2n++)
-        check_ntt(impl, log2n);
+        check_ntt(impl, PL__CURVE_BLS12_381, log2n);
+}
+
+PL_TEST(ntt_matches_cpu_bn254_emulated)
+{
+    const pl__gpu_impl *impl = impl_or_skip(false);
+    for (size_t i = 0; i < sizeof(emulated_ntt_logs) / sizeof(unsigned); i++)
+        check_ntt(impl, PL__CURVE_BN254, emulated_ntt_logs[i]);
+}
+
+PL_TEST(ntt_matches_cpu_bn254_on_device)
+{
+    const pl__gpu_impl *impl = impl_or_skip(true);
+    for (unsigned log2n = 0; log2n <= 20; log2n++)
+        check_ntt(impl, PL__CURVE_BN254, log2n);
+}
+
+/* The way back from the odd coset on BN254 (the quotient's tables, which
+ * no BN254 key uses yet: snarkjs's H stays on the coset): h of degree
+ * below n times t = x^n - 1, taken to the coset on the CPU, comes back as
+ * h's coefficients, canonical in, canonical out. */
+PL_TEST(quotient_round_trip_bn254_emulated)
+{
+    const pl__gpu_impl *impl = impl_or_skip(false);
+    pl_error err = {0};
+    const unsigned log2n = 11;
+    const size_t n = (size_t)1 << log2n;
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, 2, "pl-test", &err), &err);
+    pl__ntt_plan *plan;
+    CHECK_OK(pl__ntt_plan_create_curve(&plan, PL__CURVE_BN254, log2n, pool,
+                                       &err), &err);
+    pl__bn254_arith v = pl__bn254_arith_current();
+    pl__bn254_fr *h = malloc(n * sizeof(*h)), *p = malloc(n * sizeof(*p));
+    pl__bn254_fr *back = malloc(n * sizeof(*back));
+    CHECK(h && p && back);
+    uint64_t state = 0x9e0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t le[32];
+        pl_test_random_bytes(&state, le, 32);
+        le[31] &= 0x1f;
+        CHECK(pl__bn254_fr_from_le(&h[i], le));
+    }
+    /* p = h t on the coset: h's values there times t = g^n - 1, from the
+     * coefficients (the CPU's transform takes evaluations, so h's
+     * coefficients are first made the evaluations of the same h) */
+    memcpy(p, h, n * sizeof(*p));
+    pl__ntt_forward_elems(plan, p, pool); /* values of h on the domain */
+    pl__ntt_to_odd_coset_elems(plan, p, pool);
+    pl__bn254_fr g, t;
+    pl__ntt_bn254_coset(&g, log2n);
+    pl__bn254_fr_pow_u64(&t, &g, n, v);
+    pl__bn254_fr_sub(&t, &t, &PL__BN254_FR_ONE, v);
+    for (size_t i = 0; i < n; i++) {
+        pl__bn254_fr_mul(&p[i], &p[i], &t, v);
+        uint8_t le[32]; /* canonical integers, as pl__gpu_coset_h writes */
+        pl__bn254_fr_to_le(le, &p[i]);
+        memcpy(&p[i], le, 32);
+    }
+    pl__gpu *gpu;
+    CHECK_OK(pl__gpu_open(&gpu, impl, 0, &err), &err);
+    pl__gpu_ntt_set set;
+    CHECK_OK(pl__gpu_ntt_set_create(gpu, &set, plan, log2n, &err), &err);
+    void *d = pl__gpu_alloc(gpu, 2 * n * 32, &err);
+    CHECK(d);
+    CHECK_OK(pl__gpu_upload(gpu, (char *)d + n * 32, p, n * 32, &err), &err);
+    CHECK_OK(pl__gpu_odd_coset_quotient(gpu, d, (char *)d + n * 32,
+                                        &set.quotient, &err), &err);
+    CHECK_OK(pl__gpu_download(gpu, back, d, n * 32, &err), &err);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t le[32];
+        pl__bn254_fr_to_le(le, &h[i]);
+        if (memcmp(le, &back[i], 32) != 0)
+            pl_test_fail(__FILE__, __LINE__, "BN254 quotient: coefficient "
+                         "%zu differs", i);
+    }
+    pl__gpu_free(gpu, d, 2 * n * 32);
+    pl__gpu_ntt_set_destroy(gpu, &set);
+    pl__gpu_close(gpu);
+    free(h);
+    free(p);
+    free(back);
+    pl__ntt_plan_destroy(plan);
+    pl__pool_destroy(pool);
 }
 
 /* ---- phase timing ------------------------------------------------------------ */
@@ -430,14 +629,14 @@ PL_TEST(profile_counts_each_phase_emulated)
     double seconds[PL_GPU_PHASES];
     uint64_t counts[PL_GPU_PHASES];
     pl__gpu_profile_read(NULL, NULL, true);
-    check_msm(impl, 300, SCALARS_RANDOM, 0); /* profile off */
+    check_msm(impl, PL__CURVE_BLS12_381, 300, SCALARS_RANDOM, 0); /* off */
     pl__gpu_profile_read(seconds, counts, false);
     for (int i = 0; i < PL_GPU_PHASES; i++)
         CHECK_EQ(counts[i], 0);
 
     pl__gpu_profile(true);
-    check_msm(impl, 300, SCALARS_RANDOM, 0);
-    check_ntt(impl, 5);
+    check_msm(impl, PL__CURVE_BLS12_381, 300, SCALARS_RANDOM, 0);
+    check_ntt(impl, PL__CURVE_BLS12_381, 5);
     pl__gpu_profile(false);
     pl__gpu_profile_read(seconds, counts, true);
     CHECK_EQ(counts[PL_GPU_PHASE_UPLOAD], 2 + 4); /* points, scalars; NTT:
@@ -511,9 +710,105 @@ PL_TEST(proofs_equal_cpu_on_device)
     proof_cases(true);
 }
 
+/* BN254: each bn128 vector's proof with r = s = 0 through the backend is
+ * the CPU backend's, byte for byte; a blinded one verifies under the key
+ * from the zkey and under snarkjs's verification_key.json, and one moved
+ * by a bit is refused. */
+static const char *const bn254_vectors[] = {"multiplier", "chain10",
+                                            "nopublic",   "noB",
+                                            "manypublic", "edgevalues"};
+
+static void proof_cases_bn254(bool on_device)
+{
+    const pl__backend_ops *ops = backend_or_skip(on_device);
+    for (size_t i = 0; i < sizeof(bn254_vectors) / sizeof(char *); i++) {
+        pl_error err = {0};
+        char path[512];
+        pl_zkey *zk;
+        pl_wtns *wtns;
+        pl_vkey *vk, *vk_file;
+        snprintf(path, sizeof(path), "bn254/%s/circuit.zkey",
+                 bn254_vectors[i]);
+        CHECK_OK(pl_zkey_open(&zk, pl_test_vector(path), &err), &err);
+        snprintf(path, sizeof(path), "bn254/%s/witness.wtns",
+                 bn254_vectors[i]);
+        CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(path), &err), &err);
+        snprintf(path, sizeof(path), "bn254/%s/verification_key.json",
+                 bn254_vectors[i]);
+        CHECK_OK(pl_vkey_read_json(&vk_file, pl_test_vector(path), &err),
+                 &err);
+        CHECK_EQ(pl_zkey_curve(zk), PL_CURVE_BN254);
+        CHECK_OK(pl_vkey_from_zkey(&vk, zk, &err), &err);
+        pl_proof cpu, gpu, blinded;
+        prove_on(&pl__backend_cpu, zk, wtns, &cpu);
+        prove_on(ops, zk, wtns, &gpu);
+        if (memcmp(&gpu, &cpu, sizeof(gpu)) != 0)
+            pl_test_fail(__FILE__, __LINE__,
+                         "bn254/%s: the %s backend's proof with r = s = 0 "
+                         "differs from the CPU backend's",
+                         bn254_vectors[i], ops->name);
+
+        pl_prover_config cfg;
+        pl_prover_config_init(&cfg);
+        cfg.threads = 2;
+        pl_prover *prover;
+        CHECK_OK(pl__prover_create_with_backend(&prover, zk, ops, &cfg, &err),
+                 &err);
+        CHECK_OK(pl_prove(prover, &blinded, wtns, &err), &err);
+        pl_prover_destroy(prover);
+        const pl_scalar *publics = pl_wtns_values(wtns) + 1;
+        size_t n_public = pl_vkey_n_public(vk);
+        CHECK_OK(pl_verify(vk, &gpu, publics, n_public, &err), &err);
+        CHECK_OK(pl_verify(vk, &blinded, publics, n_public, &err), &err);
+        CHECK_OK(pl_verify(vk_file, &blinded, publics, n_public, &err), &err);
+        CHECK(memcmp(&blinded, &gpu, sizeof(gpu)) != 0);
+        pl_proof bad = blinded;
+        bad.c.b[0] ^= 1;
+        CHECK(pl_verify(vk, &bad, publics, n_public, &err) != PL_OK);
+        pl_vkey_destroy(vk_file);
+        pl_vkey_destroy(vk);
+        pl_wtns_close(wtns);
+        pl_zkey_close(zk);
+    }
+    pl_error err = {0};
+    CHECK(pl_alloc_all_freed(&err));
+}
+
+PL_TEST(proofs_bn254_equal_cpu_and_verify_emulated)
+{
+    proof_cases_bn254(false);
+}
+
+PL_TEST(proofs_bn254_equal_cpu_and_verify_on_device)
+{
+    proof_cases_bn254(true);
+}
+
+/* A BN254 shape beyond the field's two-adicity is refused at open, with
+ * the reason, before anything is allocated on the device. */
+PL_TEST(bn254_domain_beyond_two_adicity_refused_emulated)
+{
+    pl_error err = {0};
+    pl__backend_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.shape.curve = PL__CURVE_BN254;
+    cfg.shape.log2n = PL__NTT_BN254_MAX_LOG + 1;
+    cfg.shape.roots = PL__ROOTS_SNARKJS;
+    cfg.shape.h_form = PL__H_ODD_COSET;
+    cfg.name = "big.zkey";
+    void *instance = NULL;
+    CHECK_STATUS(pl__backend_cuda_emulated.open(&instance, &cfg, &err),
+                 PL_EUNSUPPORTED, &err);
+    CHECK(instance == NULL);
+    CHECK(strstr(err.msg, "big.zkey") && strstr(err.msg, "two-adicity 28"));
+    CHECK(pl_alloc_all_freed(&err));
+}
+
 /* ---- through the engine --------------------------------------------------- */
 
-static void engine_batch(bool on_device)
+/* vector: the folder under tests/vectors (chain10, or bn254/chain10 for
+ * BN254's kernels). */
+static void engine_batch(bool on_device, const char *vector)
 {
     const pl__backend_ops *ops = backend_or_skip(on_device);
     pl_engine_config cfg;
@@ -531,8 +826,11 @@ static void engine_batch(bool on_device)
     CHECK_OK(pl__engine_create_with_backend(&e, &cfg, ops, NULL, &err), &err);
     pl_circuit *c;
     char zkey[512], wtns[512];
-    snprintf(zkey, sizeof(zkey), "%s", pl_test_vector("chain10/circuit.zkey"));
-    snprintf(wtns, sizeof(wtns), "%s", pl_test_vector("chain10/witness.wtns"));
+    char rel[256];
+    snprintf(rel, sizeof(rel), "%s/circuit.zkey", vector);
+    snprintf(zkey, sizeof(zkey), "%s", pl_test_vector(rel));
+    snprintf(rel, sizeof(rel), "%s/witness.wtns", vector);
+    snprintf(wtns, sizeof(wtns), "%s", pl_test_vector(rel));
     CHECK_OK(pl_engine_open_circuit(e, &c, zkey, NULL, &err), &err);
     const char *paths[3] = {wtns, wtns, wtns};
     pl_job_spec spec = {.circuit = c, .n_partitions = 3,
@@ -576,12 +874,22 @@ static void engine_batch(bool on_device)
 
 PL_TEST(engine_batch_emulated)
 {
-    engine_batch(false);
+    engine_batch(false, "chain10");
 }
 
 PL_TEST(engine_batch_on_device)
 {
-    engine_batch(true);
+    engine_batch(true, "chain10");
+}
+
+PL_TEST(engine_batch_bn254_emulated)
+{
+    engine_batch(false, "bn254/chain10");
+}
+
+PL_TEST(engine_batch_bn254_on_device)
+{
+    engine_batch(true, "bn254/chain10");
 }
 
 /* Every accounted allocation of an emulated open and proof failed in turn:
@@ -858,6 +1166,15 @@ PL_TEST(engine_two_devices_emulated)
     CHECK_EQ(es.devices, 2);
     CHECK_EQ(es.device_starts[0] + es.device_starts[1], 8);
     CHECK(es.device_starts[0] > 0 && es.device_starts[1] > 0);
+    /* each card's memory, read apart, the sums theirs; none past them */
+    for (int d = 0; d < 2; d++) {
+        CHECK(es.device_total[d] > 0);
+        CHECK(es.device_used[d] > 0 && es.device_used[d] <= es.device_total[d]);
+    }
+    CHECK_EQ(es.device_used[0] + es.device_used[1], es.device_used_bytes);
+    CHECK_EQ(es.device_total[0] + es.device_total[1], es.device_total_bytes);
+    for (int d = 2; d < PL_MAX_DEVICES; d++)
+        CHECK(es.device_used[d] == 0 && es.device_total[d] == 0);
     pl_circuit_release(c);
     CHECK_OK(pl_engine_destroy(e, &err), &err);
     CHECK(pl_alloc_all_freed(&err));

@@ -10,12 +10,16 @@
  * instructions emulated; G1 XYZZ mixed addition, full addition and
  * doubling, including infinity, P + P and P + (-P), through the Jacobian
  * conversion; and a naive 16-point G1 MSM over XYZZ against blst_p1_mult.
+ * BN254's fields and G1 (arith/bn254.h, g1.h's pl__cu_bn254_g1_*) the same
+ * way against the CPU's BN254 arithmetic (field/bn254).
  * The nvcc compile of the same headers is the ctest cuda_arith.nvcc_smoke
  * (tests/cuda_arith_smoke.cu).
  */
 #include "harness.h"
 #include "blst.h"
+#include "field/bn254/curve.h"
 #include "field/field.h"
+#include "backend/cuda/arith/bn254.h"
 #include "backend/cuda/arith/fr.h"
 #include "backend/cuda/arith/g1.h"
 
@@ -392,4 +396,183 @@ PL_TEST(g1_msm_naive_matches_blst)
     }
     CHECK_G1("g1 msm", &acc, &want);
     CHECK(!pl__cu_g1_xyzz_is_inf(&acc));
+}
+
+/* ---- BN254 (arith/bn254.h, g1.h's pl__cu_bn254_g1_*) ---------------------- */
+
+/* The same checks against the CPU's BN254 arithmetic (field/bn254, its
+ * portable implementation), whose 4 x 64-bit limbs have our bytes. */
+_Static_assert(sizeof(pl__cu_bn254_fp) == sizeof(pl__bn254_fp), "bn fp");
+_Static_assert(sizeof(pl__cu_bn254_fr) == sizeof(pl__bn254_fr), "bn fr");
+_Static_assert(sizeof(pl__cu_bn254_g1_affine) == sizeof(pl__bn254_g1_affine),
+               "bn g1 affine");
+_Static_assert(sizeof(pl__cu_bn254_g1_jacobian) == sizeof(pl__bn254_g1),
+               "bn g1 jacobian");
+
+PL_TEST(fr_one_matches_blst)
+{
+    const pl__cu_fr one = {PL_CU_FR_ONE};
+    const uint64_t unit[4] = {1, 0, 0, 0};
+    blst_fr b;
+    blst_fr_from_uint64(&b, unit);
+    CHECK_BYTES("Fr ONE", one.l, &b, 32);
+}
+
+PL_TEST(bn254_constants_match_cpu)
+{
+    const pl__cu_bn254_fp p = {PL_CU_BN254_FP_P}, one = {PL_CU_BN254_FP_ONE};
+    const pl__cu_bn254_fr r = {PL_CU_BN254_FR_R}, rone = {PL_CU_BN254_FR_ONE};
+    CHECK_BYTES("p", p.l, PL__BN254_P, 32);
+    CHECK_BYTES("r", r.l, PL__BN254_R, 32);
+    CHECK_BYTES("Fp ONE", one.l, &PL__BN254_FP_ONE, 32);
+    CHECK_BYTES("Fr ONE", rone.l, &PL__BN254_FR_ONE, 32);
+    CHECK_EQ((uint32_t)(p.l[0] * PL_CU_BN254_FP_N0), 0xffffffffu);
+    CHECK_EQ((uint32_t)(r.l[0] * PL_CU_BN254_FR_N0), 0xffffffffu);
+    CHECK_EQ(PL_CU_BN254_FP_N0, (uint32_t)PL__BN254_P_INV);
+    CHECK_EQ(PL_CU_BN254_FR_N0, (uint32_t)PL__BN254_R_INV);
+}
+
+/* A value below m (8 limbs): random below 2^254, rejected while >= m; or
+ * an edge (0, 1 in Montgomery form, m - 1) for `pick` 0 to 2. */
+static void bn_pick(uint64_t *rng, int pick, const uint32_t m[8],
+                    const uint32_t one[8], uint32_t out[8])
+{
+    uint32_t d[8];
+    switch (pick) {
+    case 0: memset(out, 0, 32); return;
+    case 1: memcpy(out, one, 32); return;
+    case 2:
+        memcpy(out, m, 32);
+        out[0] -= 1; /* both moduli are odd */
+        return;
+    }
+    do {
+        pl_test_random_bytes(rng, out, 32);
+        out[7] &= 0x3fffffff;
+    } while (!pl__cu_limbs_sub(d, out, m, 8));
+}
+
+PL_TEST(bn254_field_ops_match_cpu)
+{
+    const uint32_t p[8] = PL_CU_BN254_FP_P, p_one[8] = PL_CU_BN254_FP_ONE;
+    const uint32_t r[8] = PL_CU_BN254_FR_R, r_one[8] = PL_CU_BN254_FR_ONE;
+    const pl__bn254_arith v = PL__BN254_PORTABLE;
+    uint64_t rng = 0xb254;
+    for (int i = 0; i < ROUNDS; i++) {
+        int ai = i < 16 ? i % 4 : 99, bi = i < 16 ? i / 4 : 99;
+        /* Fp */
+        pl__cu_bn254_fp a, b, x;
+        pl__bn254_fp ca, cb, cx;
+        bn_pick(&rng, ai, p, p_one, a.l);
+        bn_pick(&rng, bi, p, p_one, b.l);
+        memcpy(&ca, &a, 32);
+        memcpy(&cb, &b, 32);
+        pl__cu_bn254_fp_add(&x, &a, &b);
+        pl__bn254_fp_add(&cx, &ca, &cb, v);
+        CHECK_BYTES("bn fp add", &x, &cx, 32);
+        pl__cu_bn254_fp_sub(&x, &a, &b);
+        pl__bn254_fp_sub(&cx, &ca, &cb, v);
+        CHECK_BYTES("bn fp sub", &x, &cx, 32);
+        pl__cu_bn254_fp_mul(&x, &a, &b);
+        pl__bn254_fp_mul(&cx, &ca, &cb, v);
+        CHECK_BYTES("bn fp mul", &x, &cx, 32);
+        pl__cu_mont_mul_chains(x.l, a.l, b.l, p, PL_CU_BN254_FP_N0, 8);
+        CHECK_BYTES("bn fp mul (PTX carry chains, emulated)", &x, &cx, 32);
+        pl__cu_bn254_fp_sqr(&x, &a);
+        pl__bn254_fp_sqr(&cx, &ca, v);
+        CHECK_BYTES("bn fp sqr", &x, &cx, 32);
+        pl__cu_bn254_fp_neg(&x, &a);
+        pl__bn254_fp_neg(&cx, &ca, v);
+        CHECK_BYTES("bn fp neg", &x, &cx, 32);
+        CHECK_EQ(pl__cu_bn254_fp_is_zero(&a), ai == 0);
+        /* Fr */
+        pl__cu_bn254_fr s, t, y;
+        pl__bn254_fr cs, ct, cy;
+        bn_pick(&rng, ai, r, r_one, s.l);
+        bn_pick(&rng, bi, r, r_one, t.l);
+        memcpy(&cs, &s, 32);
+        memcpy(&ct, &t, 32);
+        pl__cu_bn254_fr_add(&y, &s, &t);
+        pl__bn254_fr_add(&cy, &cs, &ct, v);
+        CHECK_BYTES("bn fr add", &y, &cy, 32);
+        pl__cu_bn254_fr_sub(&y, &s, &t);
+        pl__bn254_fr_sub(&cy, &cs, &ct, v);
+        CHECK_BYTES("bn fr sub", &y, &cy, 32);
+        pl__cu_bn254_fr_mul(&y, &s, &t);
+        pl__bn254_fr_mul(&cy, &cs, &ct, v);
+        CHECK_BYTES("bn fr mul", &y, &cy, 32);
+        pl__cu_mont_mul_chains(y.l, s.l, t.l, r, PL_CU_BN254_FR_N0, 8);
+        CHECK_BYTES("bn fr mul (PTX carry chains, emulated)", &y, &cy, 32);
+        uint8_t le[32];
+        pl__bn254_fr_to_le(le, &cs);
+        pl__cu_bn254_fr_to_canonical(&y, &s);
+        CHECK_BYTES("bn fr to canonical", y.l, le, 32);
+    }
+}
+
+/* A random point k G of BN254's G1 (the CPU's), affine. */
+static void bn_rand_g1(uint64_t *rng, pl__cu_bn254_g1_affine *out)
+{
+    const pl__bn254_arith v = PL__BN254_PORTABLE;
+    uint64_t k[4];
+    pl_test_random_bytes(rng, k, sizeof(k));
+    k[3] &= 0x0fffffffffffffffull;
+    pl__bn254_g1 g, p;
+    pl__bn254_g1_from_affine(&g, &pl__bn254_g1_generator);
+    pl__bn254_g1_mul(&p, &g, k, v);
+    pl__bn254_g1_to_affine((pl__bn254_g1_affine *)out, &p, v);
+}
+
+/* ours (XYZZ) == want (the CPU's Jacobian), through our conversion. */
+static void bn_check_g1(int line, const char *what,
+                        const pl__cu_bn254_g1_xyzz *ours,
+                        const pl__bn254_g1 *want)
+{
+    pl__cu_bn254_g1_jacobian j;
+    pl__cu_bn254_g1_xyzz_to_jacobian(&j, ours);
+    if (!pl__bn254_g1_eq((const pl__bn254_g1 *)&j, want, PL__BN254_PORTABLE))
+        pl_test_fail(__FILE__, line, "%s: a different point", what);
+}
+
+/* Mixed and full additions and doublings, with infinity, P + P and
+ * P + (-P) in the mix, against the CPU's Jacobian arithmetic. */
+PL_TEST(bn254_g1_ops_match_cpu)
+{
+    const pl__bn254_arith v = PL__BN254_PORTABLE;
+    uint64_t rng = 0xb2541;
+    pl__cu_bn254_g1_xyzz acc, other;
+    pl__bn254_g1 want, want_other, t;
+    pl__cu_bn254_g1_xyzz_set_inf(&acc);
+    memset(&want, 0, sizeof(want));
+    pl__cu_bn254_g1_affine last;
+    memset(&last, 0, sizeof(last));
+    for (int i = 0; i < 200; i++) {
+        pl__cu_bn254_g1_affine a;
+        switch (i % 8) {
+        case 3: memset(&a, 0, sizeof(a)); break;        /* infinity */
+        case 5: a = last; break;                         /* P + P maybe */
+        case 6: pl__cu_bn254_g1_affine_neg(&a, &last); break;
+        default: bn_rand_g1(&rng, &a);
+        }
+        last = a;
+        pl__cu_bn254_g1_xyzz_add_affine(&acc, &acc, &a);
+        pl__bn254_g1_from_affine(&t, (const pl__bn254_g1_affine *)&a);
+        pl__bn254_g1_add(&want, &want, &t, v);
+        bn_check_g1(__LINE__, "bn g1 add affine", &acc, &want);
+        /* acc + acc, as XYZZ addition and as doubling */
+        pl__cu_bn254_g1_xyzz_add(&other, &acc, &acc);
+        pl__bn254_g1_dbl(&want_other, &want, v);
+        bn_check_g1(__LINE__, "bn g1 add (P + P)", &other, &want_other);
+        pl__cu_bn254_g1_xyzz_dbl(&other, &acc);
+        bn_check_g1(__LINE__, "bn g1 dbl", &other, &want_other);
+        /* acc + (-acc) = infinity, acc + infinity = acc */
+        pl__cu_bn254_g1_xyzz neg = acc;
+        pl__cu_bn254_fp_neg(&neg.y, &acc.y);
+        pl__cu_bn254_g1_xyzz_add(&other, &acc, &neg);
+        CHECK(pl__cu_bn254_g1_xyzz_is_inf(&other));
+        pl__cu_bn254_g1_xyzz_set_inf(&other);
+        pl__cu_bn254_g1_xyzz_add(&other, &acc, &other);
+        bn_check_g1(__LINE__, "bn g1 add infinity", &other, &want);
+    }
+    CHECK(!pl__cu_bn254_g1_xyzz_is_inf(&acc));
 }

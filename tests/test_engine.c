@@ -384,6 +384,72 @@ PL_TEST(unverified_proof_blames_a_key_changed_on_disk)
     }
 }
 
+/* --check-params through the engine: a key with a point off the curve is
+ * refused when it is opened checked (naming the section, the point and
+ * the offset), with nothing left reserved; opened unchecked it opens.  A
+ * good key opened checked proves; an unchecked open shares a checked
+ * circuit, a checked open does not share an unchecked one. */
+PL_TEST(open_checked_refuses_a_bad_key)
+{
+    pl_error err = {0};
+    char bad[512];
+    snprintf(bad, sizeof(bad), "%s", pl_test_tmp("badpoint.zkey"));
+    size_t len;
+    uint8_t *b = pl_test_read_file(zkey_path("chain10"), &len);
+    const size_t h = pl_test_section_payload(b, len, 9);
+    size_t k = 7;
+    static const uint8_t zero[96];
+    while (memcmp(b + h + k * 96, zero, 96) == 0)
+        k++;
+    b[h + k * 96] ^= 1; /* the low bit of x: off the curve */
+    pl_test_write_file(bad, b, len);
+    free(b);
+    pl_engine *e = engine_with(0, 1, 1, NULL);
+    pl_circuit *c = NULL, *c2 = NULL;
+    CHECK_STATUS(pl_engine_open_circuit_checked(e, &c, bad, NULL, true,
+                                                &err),
+                 PL_EFORMAT, &err);
+    char want[160];
+    snprintf(want, sizeof(want), "section 9 (H points): point %zu is not "
+             "on the curve (at byte offset %zu)", k, h + k * 96);
+    CHECK(strstr(err.msg, want) != NULL);
+    CHECK(strstr(err.msg, "badpoint.zkey") != NULL);
+    pl_engine_stats st;
+    pl_engine_stats_read(e, &st);
+    CHECK_EQ(st.reserved_bytes, 0);
+    CHECK_OK(pl_engine_open_circuit(e, &c, bad, NULL, &err), &err);
+    pl_circuit_release(c);
+
+    CHECK_OK(pl_engine_open_circuit_checked(e, &c, zkey_path("chain10"),
+                                            NULL, true, &err),
+             &err);
+    CHECK_OK(pl_engine_open_circuit(e, &c2, zkey_path("chain10"), NULL,
+                                    &err),
+             &err);
+    CHECK(c2 == c);
+    pl_circuit_release(c2);
+    delivery_log log = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}};
+    uint64_t id = submit_copies(e, c, "chain10", 1, &log, 0);
+    pl_job_status js;
+    CHECK_OK(pl_engine_wait(e, id, &js, &err), &err);
+    CHECK_OK(js.status, &js.error);
+    CHECK_EQ(js.verified, 1);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+
+    e = engine_with(0, 1, 1, NULL);
+    CHECK_OK(pl_engine_open_circuit(e, &c, zkey_path("chain10"), NULL,
+                                    &err),
+             &err);
+    CHECK_OK(pl_engine_open_circuit_checked(e, &c2, zkey_path("chain10"),
+                                            NULL, true, &err),
+             &err);
+    CHECK(c2 != c);
+    pl_circuit_release(c2);
+    pl_circuit_release(c);
+    destroy_balanced(e);
+}
+
 PL_TEST(cancel_mid_job_returns_every_byte)
 {
     pl__backend_ops slow;

@@ -455,7 +455,10 @@ PL_TEST(vkey_json_rejects)
     const char *ic1_y = "4322374051601211240331960333402850186144802535152988"
                         "53931840781051875255002177710250755237756900009128786"
                         "870455625";
-    vkey_mutant("\"bls12381\"", "\"bn128\"", PL_EUNSUPPORTED, "bn128");
+    vkey_mutant("\"bls12381\"", "\"bls12377\"", PL_EUNSUPPORTED, "bls12377");
+    /* a BLS12-381 key tagged bn128 is read as BN254's: its coordinates are
+     * not below BN254's q */
+    vkey_mutant("\"bls12381\"", "\"bn128\"", PL_EFORMAT, "not a bn128 G1");
     vkey_mutant("\"groth16\"", "\"plonk\"", PL_EUNSUPPORTED, "plonk");
     vkey_mutant("\"curve\": \"bls12381\",", "", PL_EFORMAT,
                 "missing key \"curve\"");
@@ -683,9 +686,12 @@ static pl_status proof_mutant(const char *from, const char *to,
 PL_TEST(proof_json_rejects)
 {
     pl_error err = {0};
-    CHECK_STATUS(proof_mutant("\"bls12381\"", "\"bn128\"", &err),
+    CHECK_STATUS(proof_mutant("\"bls12381\"", "\"bls12377\"", &err),
                  PL_EUNSUPPORTED, &err);
-    CHECK(strstr(err.msg, "bn128") != NULL);
+    CHECK(strstr(err.msg, "bls12377") != NULL);
+    CHECK_STATUS(proof_mutant("\"bls12381\"", "\"bn128\"", &err),
+                 PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "not a bn128 G1") != NULL);
     CHECK_STATUS(proof_mutant("\"groth16\"", "\"fflonk\"", &err),
                  PL_EUNSUPPORTED, &err);
     /* both tags are optional */

@@ -23,11 +23,13 @@
  * order, so the scenarios keep at most one waiting (checked on the plan).
  *
  * Also: the planner's bytes are pl_circuit_plan's, the story's OOM at full
- * scale, a partition that can never fit, the costs file round trip.
+ * scale, a partition that can never fit, the costs file round trip, stage
+ * costs per curve (a bn128 circuit planned with BN254's).
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "engine/engine.h"
+#include "engine/sched.h"
 #include "formats/formats.h"
 #include "plan/plan.h"
 
@@ -523,4 +525,210 @@ PL_TEST(costs_file_round_trip_and_errors)
     pl_test_write_file(path, bad, sizeof(bad) - 1);
     CHECK_STATUS(pl_plan_costs_read(&back, path, &err), PL_EFORMAT, &err);
     CHECK(strstr(err.msg, ":3: prove") != NULL);
+}
+
+/* Stage costs per curve: a file without a `curve` line is BLS12-381's (as
+ * files always were); `curve bn128` starts BN254's; both round trip; a
+ * curve's section without all three stages, or an unknown curve, is an
+ * error naming the line or the curve. */
+PL_TEST(costs_per_curve)
+{
+    pl_plan_costs c, back;
+    pl_error err = {0};
+    const char *path = pl_test_tmp("plan_costs_curves.txt");
+    const char legacy[] = "profile old\nsynth 1 0\nprove 2 0\nfinish 3 0\n";
+    pl_test_write_file(path, legacy, sizeof(legacy) - 1);
+    CHECK_OK(pl_plan_costs_read(&c, path, &err), &err);
+    CHECK(pl_plan_costs_has_curve(&c, PL_CURVE_BLS12_381));
+    CHECK(!pl_plan_costs_has_curve(&c, PL_CURVE_BN254));
+    CHECK(pl_plan_costs_seconds_curve(&c, PL_CURVE_BLS12_381,
+                                      PL_PLAN_STAGE_PROVE, 9) == 2);
+    CHECK(pl_plan_costs_seconds_curve(&c, PL_CURVE_BN254,
+                                      PL_PLAN_STAGE_PROVE, 9) == 0);
+
+    const char both[] = "profile two\ncores 2\nsynth 1 0\nprove 2 1e-6\n"
+                        "finish 3 0\ncurve bn128\nsynth 0.5 0\n"
+                        "prove 0.25 5e-7\nfinish 0.125 0\n";
+    pl_test_write_file(path, both, sizeof(both) - 1);
+    CHECK_OK(pl_plan_costs_read(&c, path, &err), &err);
+    CHECK(pl_plan_costs_has_curve(&c, PL_CURVE_BLS12_381));
+    CHECK(pl_plan_costs_has_curve(&c, PL_CURVE_BN254));
+    CHECK(fabs(pl_plan_costs_seconds_curve(&c, PL_CURVE_BN254,
+                                           PL_PLAN_STAGE_PROVE, 1000000) -
+               0.75) < 1e-12);
+    CHECK(fabs(pl_plan_costs_seconds(&c, PL_PLAN_STAGE_PROVE, 1000000) - 3) <
+          1e-12);
+    CHECK_OK(pl_plan_costs_write(path, &c, &err), &err);
+    CHECK_OK(pl_plan_costs_read(&back, path, &err), &err);
+    CHECK(back.bn254 && !back.no_bls12_381);
+    for (int st = 0; st < PL_PLAN_STAGE_COUNT; st++) {
+        CHECK(fabs(back.fixed[st] - c.fixed[st]) < 1e-12);
+        CHECK(fabs(back.bn254_fixed[st] - c.bn254_fixed[st]) < 1e-12);
+        CHECK(fabs(back.bn254_per_row[st] - c.bn254_per_row[st]) < 1e-18);
+    }
+
+    /* BN254's alone: no BLS12-381 stages, and it round trips so */
+    const char bn_only[] = "profile bn\ncurve bn128\nsynth 1 0\nprove 1 0\n"
+                           "finish 1 0\n";
+    pl_test_write_file(path, bn_only, sizeof(bn_only) - 1);
+    CHECK_OK(pl_plan_costs_read(&c, path, &err), &err);
+    CHECK(!pl_plan_costs_has_curve(&c, PL_CURVE_BLS12_381));
+    CHECK(pl_plan_costs_has_curve(&c, PL_CURVE_BN254));
+    CHECK_OK(pl_plan_costs_write(path, &c, &err), &err);
+    CHECK_OK(pl_plan_costs_read(&back, path, &err), &err);
+    CHECK(back.no_bls12_381 && back.bn254);
+
+    const char partial[] = "synth 1 0\nprove 1 0\nfinish 1 0\n"
+                           "curve bn128\nsynth 1 0\nfinish 1 0\n";
+    pl_test_write_file(path, partial, sizeof(partial) - 1);
+    CHECK_STATUS(pl_plan_costs_read(&c, path, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, "curve bn128: prove: missing") != NULL);
+    const char unknown[] = "synth 1 0\nprove 1 0\nfinish 1 0\ncurve bn254x\n";
+    pl_test_write_file(path, unknown, sizeof(unknown) - 1);
+    CHECK_STATUS(pl_plan_costs_read(&c, path, &err), PL_EFORMAT, &err);
+    CHECK(strstr(err.msg, ":4: curve: 'bn254x' is not a curve") != NULL);
+}
+
+/* A bn128 circuit's plan takes BN254's stage costs and a BLS12-381 one
+ * BLS12-381's, from one file; a profile without the circuit's curve is
+ * refused naming both; the bytes of a bn128 zkey's plan are the engine's
+ * (pl_circuit_plan) for the same key, as for BLS12-381. */
+PL_TEST(bn254_circuit_plans_with_bn254_costs)
+{
+    pl_plan_costs costs;
+    memset(&costs, 0, sizeof(costs));
+    snprintf(costs.profile, sizeof(costs.profile), "two-curves");
+    costs.cores = 2;
+    costs.fixed[PL_PLAN_STAGE_SYNTH] = 1;
+    costs.fixed[PL_PLAN_STAGE_PROVE] = 2;
+    costs.fixed[PL_PLAN_STAGE_FINISH] = 0.5;
+    costs.bn254 = true;
+    costs.bn254_fixed[PL_PLAN_STAGE_SYNTH] = 0.25;
+    costs.bn254_fixed[PL_PLAN_STAGE_PROVE] = 0.75;
+    costs.bn254_fixed[PL_PLAN_STAGE_FINISH] = 0.125;
+    char bn_zkey[512], bn_wtns[512], bls_zkey[512];
+    snprintf(bn_zkey, sizeof(bn_zkey), "%s/bn254/chain10/circuit.zkey",
+             PL_TEST_VECTORS);
+    snprintf(bn_wtns, sizeof(bn_wtns), "%s/bn254/chain10/witness.wtns",
+             PL_TEST_VECTORS);
+    snprintf(bls_zkey, sizeof(bls_zkey), "%s/chain10/circuit.zkey",
+             PL_TEST_VECTORS);
+    pl_error err = {0};
+    pl_plan_config cfg;
+    pl_plan_config_init(&cfg);
+    cfg.cores = 2;
+    cfg.memory_bytes = 8ull << 30;
+    cfg.synth_workers = cfg.prover_workers = 1;
+    cfg.jobs = 1; /* one partition: no stage shares the cores, none stretched */
+    cfg.costs = &costs;
+    pl_plan *plan;
+    pl_plan_result r;
+
+    cfg.zkey_path = bn_zkey;
+    CHECK_OK(pl_plan_run(&plan, &cfg, &err), &err);
+    pl_plan_result_read(plan, &r);
+    pl_plan_destroy(plan);
+    CHECK_EQ(r.curve, PL_CURVE_BN254);
+    CHECK_EQ(r.proved, 1);
+    CHECK(fabs(r.stage_seconds[PL_PLAN_STAGE_SYNTH] - 0.25) < 1e-9);
+    CHECK(fabs(r.stage_seconds[PL_PLAN_STAGE_PROVE] - 0.75) < 1e-9);
+    CHECK(fabs(r.stage_seconds[PL_PLAN_STAGE_FINISH] - 0.125) < 1e-9);
+
+    /* the engine's bytes for the same key */
+    pl_wtns *w;
+    CHECK_OK(pl_wtns_open(&w, bn_wtns, &err), &err);
+    cfg.witness_bytes = pl_wtns_count(w) * 32ull;
+    CHECK_OK(pl_plan_run(&plan, &cfg, &err), &err);
+    pl_plan_result_read(plan, &r);
+    pl_plan_destroy(plan);
+    pl_engine_config ec;
+    pl_engine_config_init(&ec);
+    ec.threads = 2;
+    pl_engine *e;
+    CHECK_OK(pl_engine_create(&e, &ec, &err), &err);
+    pl_circuit *c;
+    CHECK_OK(pl_engine_open_circuit(e, &c, bn_zkey, NULL, &err), &err);
+    CHECK_EQ(pl_circuit_curve(c), PL_CURVE_BN254);
+    uint64_t part_bytes, resident;
+    pl_circuit_plan(c, pl_wtns_count(w) * 32ull, &part_bytes, &resident);
+    CHECK_EQ(r.partition_bytes, part_bytes);
+    CHECK_EQ(r.resident_bytes, resident);
+    pl_circuit_release(c);
+    pl_wtns_close(w);
+    CHECK_OK(pl_engine_destroy(e, &err), &err);
+    cfg.witness_bytes = 0;
+
+    cfg.zkey_path = bls_zkey;
+    CHECK_OK(pl_plan_run(&plan, &cfg, &err), &err);
+    pl_plan_result_read(plan, &r);
+    pl_plan_destroy(plan);
+    CHECK_EQ(r.curve, PL_CURVE_BLS12_381);
+    CHECK(fabs(r.stage_seconds[PL_PLAN_STAGE_PROVE] - 2) < 1e-9);
+
+    /* by constraints: the curve given */
+    cfg.zkey_path = NULL;
+    cfg.constraints = 1000;
+    cfg.publics = 1;
+    cfg.curve = PL_CURVE_BN254;
+    CHECK_OK(pl_plan_run(&plan, &cfg, &err), &err);
+    pl_plan_result_read(plan, &r);
+    pl_plan_destroy(plan);
+    CHECK_EQ(r.curve, PL_CURVE_BN254);
+    CHECK(fabs(r.stage_seconds[PL_PLAN_STAGE_PROVE] - 0.75) < 1e-9);
+
+    /* a BLS12-381 profile (no curve line) for a bn128 circuit: refused */
+    costs.bn254 = false;
+    cfg.constraints = 0;
+    cfg.zkey_path = bn_zkey;
+    CHECK_STATUS(pl_plan_run(&plan, &cfg, &err), PL_EUSAGE, &err);
+    CHECK(strstr(err.msg, "the circuit is for curve bn128, but the costs "
+                          "(profile two-curves) give stage costs for "
+                          "bls12381 only") != NULL);
+}
+
+/* Issue 29 item 3: the planner's `--gpus N` makes the engine's decision,
+ * one prover worker per device (pl__sched_config_complete, which the
+ * engine calls with its devices): with the GPU the bottleneck, two GPUs
+ * prove the same load in half the time, within the same budget, and an
+ * explicit prover_workers still wins over the default. */
+PL_TEST(gpus_give_one_prover_worker_each_as_the_engine)
+{
+    pl__plan_shape shape;
+    pl_error err = {0};
+    CHECK_OK(pl__plan_shape_of(&shape, 130000000, 16, 2.0, &err), &err);
+    pl__plan_config pc;
+    memset(&pc, 0, sizeof(pc));
+    pl__plan_bytes_for(&pc.bytes, &shape, &pl__backend_cuda_emulated, 96, 0,
+                       0);
+    pc.engine.synth_workers = 24; /* 40 s / 24 < 3.71 s / 2: GPU-bound */
+    pc.memory_bytes = 1536ull << 30;
+    pc.jobs = 20;
+    pc.partitions = 10;
+    pc.duration = story_duration;
+    pc.policy = PL__SCHED_OURS;
+    double wall[3] = {0};
+    for (unsigned gpus = 1; gpus <= 2; gpus++) {
+        pc.engine.devices = gpus;
+        pc.engine.prover_workers = 0; /* the default: one per device */
+        pl__plan_result res;
+        CHECK_OK(pl__plan_run(&res, &pc, &err), &err);
+        CHECK(!res.out_of_memory);
+        CHECK_EQ(res.proved, 200);
+        CHECK_EQ(res.servers[PL__PLAN_PROVE], gpus);
+        CHECK(res.peak_reserved_bytes <= res.budget_bytes);
+        /* the engine's own completion of the same configuration */
+        pl_engine_config ec;
+        memset(&ec, 0, sizeof(ec));
+        ec.devices = gpus;
+        pl__sched_config_complete(&ec, pc.memory_bytes, gpus);
+        CHECK_EQ(ec.prover_workers, res.servers[PL__PLAN_PROVE]);
+        wall[gpus] = res.wall_seconds;
+    }
+    CHECK(fabs(wall[2] / wall[1] - 0.5) < 0.05);
+    pc.engine.devices = 2;
+    pc.engine.prover_workers = 1;
+    pl__plan_result one;
+    CHECK_OK(pl__plan_run(&one, &pc, &err), &err);
+    CHECK_EQ(one.servers[PL__PLAN_PROVE], 1);
+    CHECK(fabs(one.wall_seconds / wall[1] - 1.0) < 0.05);
 }

@@ -3,20 +3,22 @@
  * The development setup (src/setup):
  *  - SHA-512 against FIPS 180-4 examples and block-boundary lengths;
  *  - the fixed-base comb against blst's own scalar multiplication, zero
- *    and r - 1 included, for several window widths and thread counts;
+ *    and r - 1 included, for several window widths and thread counts; its
+ *    BN254 tables against field/bn254's double-and-add likewise;
  *  - pl_setup_dev writes sections 1-9 byte for byte as the reference tool
  *    fast_zkey.mjs does (committed keys in vectors/setup/), whatever the
  *    thread count; section 10 (where the reference has none) holds exactly
  *    one contribution in snarkjs's layout, named "... TOXIC WASTE KNOWN
  *    ...", with deltaAfter the key's delta_1 and g1_sx = delta g1_s;
  *  - keys it writes open, prove with our prover and verify with our
- *    verifier (multiplier, chain10);
+ *    verifier (multiplier, chain10; BN254's chain10 and noB: a bn128 key);
  *  - failures (missing input, unwritable target, every accounted
  *    allocation failing in turn) return an error, leave no file behind and
  *    leak nothing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
+#include "field/bn254/curve.h"
 #include "formats/formats.h"
 #include "setup/fixed_base.h"
 #include "setup/sha512.h"
@@ -216,6 +218,82 @@ PL_TEST(fixed_base_matches_blst)
     for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
         check_fixed_base(false, windows[i], 1 + (unsigned)i % 3);
         check_fixed_base(true, windows[i], 1 + (unsigned)(i + 1) % 3);
+    }
+}
+
+/* BN254's tables: products against pl__bn254_gX_mul of the generator, 300
+ * scalars with zeros, 1, r - 1 and random values below r. */
+static void check_fixed_base_bn254(bool g2, unsigned w, unsigned threads)
+{
+    pl_error err = {0};
+    enum { N = 300 };
+    const pl__bn254_arith v = pl__bn254_arith_current();
+    const size_t pb = g2 ? 128 : 64;
+    pl__bn254_fr *scalars = malloc(N * sizeof(*scalars));
+    uint8_t *out = malloc(N * pb);
+    CHECK(scalars && out);
+    uint64_t rng = 0xb2540000u + w * 31 + g2;
+    for (size_t i = 0; i < N; i++) {
+        uint8_t le[32];
+        pl_test_random_bytes(&rng, le, 32);
+        le[31] &= 0x1f; /* below r (r > 2^253) */
+        if (i % 97 == 3)
+            memset(le, 0, 32);
+        if (i == 1) {
+            memset(le, 0, 32);
+            le[0] = 1;
+        }
+        if (i == 2) { /* r - 1 */
+            memcpy(le, pl__bn254_r_le, 32);
+            le[0] -= 1; /* r is odd */
+        }
+        CHECK(pl__bn254_fr_from_le(&scalars[i], le));
+    }
+    pl__pool *pool;
+    CHECK_OK(pl__pool_create(&pool, threads, "pl-test", &err), &err);
+    pl__fixed_base *fb;
+    CHECK_OK(pl__fixed_base_create_curve(&fb, PL__CURVE_BN254, g2, w,
+                                         pl__pool_size(pool), &err), &err);
+    CHECK_EQ(pl__fixed_base_point_bytes(fb), pb);
+    pl__fixed_base_mul(fb, out, scalars, N, pool);
+    for (size_t i = 0; i < N; i++) {
+        uint8_t le[32];
+        uint64_t k[4];
+        uint8_t want[128];
+        pl__bn254_fr_to_le(le, &scalars[i]);
+        memcpy(k, le, 32); /* little-endian limbs */
+        if (g2) {
+            pl__bn254_g2 p;
+            pl__bn254_g2_affine a;
+            pl__bn254_g2_from_affine(&p, &pl__bn254_g2_generator);
+            pl__bn254_g2_mul(&p, &p, k, v);
+            pl__bn254_g2_to_affine(&a, &p, v);
+            memcpy(want, &a, 128);
+        } else {
+            pl__bn254_g1 p;
+            pl__bn254_g1_affine a;
+            pl__bn254_g1_from_affine(&p, &pl__bn254_g1_generator);
+            pl__bn254_g1_mul(&p, &p, k, v);
+            pl__bn254_g1_to_affine(&a, &p, v);
+            memcpy(want, &a, 64);
+        }
+        if (memcmp(out + i * pb, want, pb) != 0)
+            pl_test_fail(__FILE__, __LINE__, "BN254 G%d, window %u, %u "
+                         "threads: product %zu differs", g2 ? 2 : 1, w,
+                         threads, i);
+    }
+    pl__fixed_base_destroy(fb);
+    pl__pool_destroy(pool);
+    free(out);
+    free(scalars);
+}
+
+PL_TEST(fixed_base_bn254_matches_mul)
+{
+    static const unsigned windows[] = {1, 5, 8};
+    for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+        check_fixed_base_bn254(false, windows[i], 1 + (unsigned)i % 3);
+        check_fixed_base_bn254(true, windows[i], 1 + (unsigned)(i + 1) % 3);
     }
 }
 
@@ -430,6 +508,7 @@ static void prove_and_verify(const char *vector, unsigned threads)
     CHECK_OK(pl_zkey_open(&zkey, out, &err), &err);
     CHECK_OK(pl_r1cs_open(&r1cs, pl_test_vector(path), &err), &err);
     CHECK_OK(pl_r1cs_matches_zkey(r1cs, zkey, &err), &err);
+    CHECK_EQ((int)pl_zkey_curve(zkey), (int)r1cs->curve); /* the r1cs's */
     snprintf(path, sizeof(path), "%s/witness.wtns", vector);
     CHECK_OK(pl_wtns_open(&wtns, pl_test_vector(path), &err), &err);
     CHECK_OK(pl_vkey_from_zkey(&vkey, zkey, &err), &err);
@@ -462,6 +541,9 @@ static void prove_and_verify(const char *vector, unsigned threads)
 
 PL_TEST(prove_verify_multiplier) { prove_and_verify("multiplier", 1); }
 PL_TEST(prove_verify_chain10) { prove_and_verify("chain10", 2); }
+/* BN254 (bn128 r1cs files): the key is the r1cs's curve's */
+PL_TEST(prove_verify_bn254_chain10) { prove_and_verify("bn254/chain10", 2); }
+PL_TEST(prove_verify_bn254_nob) { prove_and_verify("bn254/noB", 1); }
 
 PL_TEST(errors_leave_no_file)
 {
@@ -483,15 +565,15 @@ PL_TEST(errors_leave_no_file)
     CHECK(strstr(err.msg, "no_such_dir") != NULL);
 }
 
-PL_TEST(every_allocation_failure)
+static void every_allocation_failure_of(const char *vector)
 {
     pl_error err = {0};
-    char out[512];
+    char out[512], r1cs[4096];
     snprintf(out, sizeof(out), "%s", pl_test_tmp("setup_fault.zkey"));
     pl_setup_config cfg;
     pl_setup_config_init(&cfg);
     cfg.threads = 2;
-    const char *r1cs = pl_test_vector("chain10/circuit.r1cs");
+    snprintf(r1cs, sizeof(r1cs), "%s", pl_test_vector(vector));
     pl__alloc_fail_at(0);
     CHECK_OK(pl_setup_dev(r1cs, out, &cfg, &err), &err);
     uint64_t total = pl__alloc_fail_at(0);
@@ -510,4 +592,10 @@ PL_TEST(every_allocation_failure)
                          (unsigned long long)k, err.msg);
         check_no_file("setup_fault.zkey");
     }
+}
+
+PL_TEST(every_allocation_failure)
+{
+    every_allocation_failure_of("chain10/circuit.r1cs");
+    every_allocation_failure_of("bn254/chain10/circuit.r1cs"); /* BN254's */
 }

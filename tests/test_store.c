@@ -208,11 +208,11 @@ PL_TEST(open_creates_private_folder)
     struct stat sb;
     CHECK(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode));
     CHECK_EQ(sb.st_mode & 0777, 0700);
-    CHECK_EQ(pl__store_schema_version(s), 4);
+    CHECK_EQ(pl__store_schema_version(s), 5);
     pl__store_close(s);
     /* Open again: the schema is there, nothing is created twice. */
     s = open_store(dir);
-    CHECK_EQ(pl__store_schema_version(s), 4);
+    CHECK_EQ(pl__store_schema_version(s), 5);
     pl__store_close(s);
     pl__store_close(NULL);
 
@@ -235,13 +235,13 @@ SCENARIO(newer_schema_refused)
     char where[4200];
     pl__store_close(open_store(loc));
     if (g_backend == BACKEND_POSTGRES) {
-        pg_sql("store_newer", "UPDATE proofline.meta SET version = 5");
+        pg_sql("store_newer", "UPDATE proofline.meta SET version = 6");
         snprintf(where, sizeof(where), "store_newer");
     } else {
         snprintf(where, sizeof(where), "%.4000s/store.sqlite", loc);
         sqlite3 *db = NULL;
         CHECK_EQ(sqlite3_open(where, &db), SQLITE_OK);
-        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 5", NULL, NULL,
+        CHECK_EQ(sqlite3_exec(db, "PRAGMA user_version = 6", NULL, NULL,
                               NULL),
                  SQLITE_OK);
         sqlite3_close(db);
@@ -251,7 +251,7 @@ SCENARIO(newer_schema_refused)
     CHECK_STATUS(pl__store_open(&s, loc, &err), PL_EUNSUPPORTED, &err);
     CHECK(s == NULL);
     CHECK(strstr(err.msg, where) != NULL);
-    CHECK(strstr(err.msg, "version 5") != NULL);
+    CHECK(strstr(err.msg, "version 6") != NULL);
 }
 
 PL_TEST(foreign_file_refused)
@@ -1451,7 +1451,7 @@ SCENARIO(workers_table)
 }
 
 /* Migrations: a version 1 store (made by the version 1 step alone), with
- * jobs in every state, opened by this build: version 3, every row as it
+ * jobs in every state, opened by this build: version 5, every row as it
  * was, the new tables usable.  pl__store_migrate tells before/after. */
 SCENARIO(migrate_from_v1)
 {
@@ -1511,14 +1511,14 @@ SCENARIO(migrate_from_v1)
     }
     CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
     CHECK_EQ(before, 1);
-    CHECK_EQ(after, 4);
+    CHECK_EQ(after, 5);
     CHECK_OK(pl__store_migrate(loc, 0, &before, &after, &err), &err);
-    CHECK_EQ(before, 4);
-    CHECK_EQ(after, 4);
+    CHECK_EQ(before, 5);
+    CHECK_EQ(after, 5);
     CHECK_STATUS(pl__store_migrate(loc, 9, &before, &after, &err), PL_EUSAGE,
                  &err);
     s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 4);
+    CHECK_EQ(pl__store_schema_version(s), 5);
     const char *id = "11111111-1111-4111-8111-111111111111";
     pl__store_job j = job_of(s, id);
     CHECK_EQ(j.state, PL__JOB_QUEUED);
@@ -1822,7 +1822,7 @@ SCENARIO(concurrent_first_open)
         CHECK_EQ(WEXITSTATUS(status), 0);
     }
     pl__store *s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 4);
+    CHECK_EQ(pl__store_schema_version(s), 5);
     put_circuit(s, 'a', 100);
     queued_job(s, 'a', PL__PRIORITY_LOW, 1);
     pl__store_close(s);
@@ -1835,7 +1835,7 @@ SCENARIO(concurrent_first_open)
                  1);
         CHECK_EQ(pg_int("store_first_open",
                         "SELECT max(version) FROM proofline.meta"),
-                 4);
+                 5);
     }
 }
 
@@ -1992,7 +1992,7 @@ SCENARIO(job_deadline)
         sqlite3_close(db);
     }
     pl__store *s = open_store(loc);
-    CHECK_EQ(pl__store_schema_version(s), 4);
+    CHECK_EQ(pl__store_schema_version(s), 5);
     pl__store_job old = job_of(s, old_id);
     CHECK_EQ(old.deadline_unix_ms, 0);
     CHECK_EQ(old.state, PL__JOB_RECEIVING);
@@ -2069,6 +2069,89 @@ SCENARIO(job_deadline)
     pl__store_close(s);
 }
 
+/* A circuit's curve (schema 5): put with its circuit, read back with it
+ * and with each of its jobs (get, list); a version 4 store's circuit
+ * migrates with none ('': the service reads its zkey) and takes one once,
+ * the second set keeping the first; jobs of two circuits of different
+ * curves listed side by side each with its own. */
+static bool see_curves(void *user, const pl__store_job *job)
+{
+    char (*seen)[PL__STORE_CURVE_LEN + 1] = user;
+    /* the jobs' circuits here are 'a' (bn128) and 'b' (bls12381) */
+    snprintf(seen[job->circuit_id[0] == 'a' ? 0 : 1], PL__STORE_CURVE_LEN + 1,
+             "%s", job->curve);
+    return true;
+}
+
+SCENARIO(circuit_curve)
+{
+    const char *loc0 = store_loc("store_curve");
+    char loc[4200];
+    snprintf(loc, sizeof(loc), "%s", loc0);
+    pl_error err = {0};
+    int before = -1, after = -1;
+    CHECK_OK(pl__store_migrate(loc, 4, &before, &after, &err), &err);
+    CHECK_EQ(after, 4);
+    if (g_backend == BACKEND_POSTGRES) {
+        pg_sql("store_curve",
+               "INSERT INTO proofline.circuits VALUES ('c1', '/z', 1, 2, 3, "
+               "4, 5, 100, 7);");
+    } else {
+        char file[4300];
+        snprintf(file, sizeof(file), "%s/store.sqlite", loc);
+        sqlite3 *db = NULL;
+        CHECK_EQ(sqlite3_open(file, &db), SQLITE_OK);
+        CHECK_EQ(sqlite3_exec(db, "INSERT INTO circuits VALUES ('c1', '/z', "
+                              "1, 2, 3, 4, 5, 100, 7);", NULL, NULL, NULL),
+                 SQLITE_OK);
+        sqlite3_close(db);
+    }
+    pl__store *s = open_store(loc);
+    CHECK_EQ(pl__store_schema_version(s), 5);
+    pl__store_circuit c;
+    CHECK_OK(pl__store_circuit_get(s, "c1", &c, &err), &err);
+    CHECK(c.curve[0] == 0);
+    CHECK_EQ(c.partition_bytes, 100);
+    CHECK_OK(pl__store_circuit_set_curve(s, "c1", "bn128", &err), &err);
+    CHECK_OK(pl__store_circuit_set_curve(s, "c1", "bls12381", &err), &err);
+    CHECK_OK(pl__store_circuit_get(s, "c1", &c, &err), &err);
+    CHECK(strcmp(c.curve, "bn128") == 0);
+
+    /* new circuits carry theirs; their jobs show it */
+    pl__store_circuit a = {0}, b = {0};
+    memset(a.id, 'a', PL__STORE_ID_LEN);
+    memset(b.id, 'b', PL__STORE_ID_LEN);
+    snprintf(a.zkey_path, sizeof(a.zkey_path), "/a.zkey");
+    snprintf(b.zkey_path, sizeof(b.zkey_path), "/b.zkey");
+    a.n_vars = b.n_vars = 10;
+    a.partition_bytes = b.partition_bytes = 100;
+    snprintf(a.curve, sizeof(a.curve), "bn128");
+    snprintf(b.curve, sizeof(b.curve), "bls12381");
+    CHECK_OK(pl__store_circuit_put(s, &a, &err), &err);
+    CHECK_OK(pl__store_circuit_put(s, &b, &err), &err);
+    CHECK_OK(pl__store_circuit_get(s, circuit_id('a'), &c, &err), &err);
+    CHECK(strcmp(c.curve, "bn128") == 0);
+    pl__store_job ja, jb;
+    CHECK_OK(pl__store_job_create(s, circuit_id('a'), PL__PRIORITY_NORMAL, 1,
+                                  &ja, &err), &err);
+    CHECK_OK(pl__store_job_create(s, circuit_id('b'), PL__PRIORITY_NORMAL, 1,
+                                  &jb, &err), &err);
+    CHECK(strcmp(ja.curve, "bn128") == 0);
+    CHECK(strcmp(jb.curve, "bls12381") == 0);
+    CHECK(strcmp(job_of(s, ja.id).curve, "bn128") == 0);
+    char seen[2][PL__STORE_CURVE_LEN + 1] = {"", ""};
+    CHECK_OK(pl__store_job_list(s, -1, 10, see_curves, seen, &err), &err);
+    CHECK(strcmp(seen[0], "bn128") == 0 && strcmp(seen[1], "bls12381") == 0);
+    memset(seen, 0, sizeof(seen));
+    CHECK_OK(pl__store_job_list(s, PL__JOB_RECEIVING, 10, see_curves, seen,
+                                &err), &err);
+    CHECK(strcmp(seen[0], "bn128") == 0 && strcmp(seen[1], "bls12381") == 0);
+    /* a name too long for the column is refused before the database */
+    CHECK_STATUS(pl__store_circuit_set_curve(s, "c1", "a-curve-name-too-long",
+                                             &err), PL_EUSAGE, &err);
+    pl__store_close(s);
+}
+
 #define SCENARIO_LIST(X)                                                      \
     X(newer_schema_refused)                                                   \
     X(circuits)                                                               \
@@ -2098,7 +2181,8 @@ SCENARIO(job_deadline)
     X(stopped_and_killed_workers)                                             \
     X(schema_keeps_one_result)                                                \
     X(job_create_with_id)                                                     \
-    X(job_deadline)
+    X(job_deadline)                                                           \
+    X(circuit_curve)
 
 /* CMake reads these lines (one ctest case each). */
 PL_TEST(newer_schema_refused) { scenario_newer_schema_refused(); }
@@ -2130,6 +2214,7 @@ PL_TEST(stopped_and_killed_workers) { scenario_stopped_and_killed_workers(); }
 PL_TEST(schema_keeps_one_result) { scenario_schema_keeps_one_result(); }
 PL_TEST(job_create_with_id) { scenario_job_create_with_id(); }
 PL_TEST(job_deadline) { scenario_job_deadline(); }
+PL_TEST(circuit_curve) { scenario_circuit_curve(); }
 
 /* ---- PostgreSQL: a server of the test's own ------------------------------
  *

@@ -1013,6 +1013,10 @@ PL_TEST(bad_environment_refused)
     expect_error(create_SRS(&srs, f.params, true), PL_EUSAGE,
                  "PROOFLINE_SUPRASEAL_LOG");
     setenv("PROOFLINE_SUPRASEAL_LOG", "quiet", 1);
+    setenv("PROOFLINE_SUPRASEAL_BATCH", "many", 1);
+    expect_error(create_SRS(&srs, f.params, true), PL_EUSAGE,
+                 "PROOFLINE_SUPRASEAL_BATCH");
+    setenv("PROOFLINE_SUPRASEAL_BATCH", "2", 1);
     setenv("PROOFLINE_SUPRASEAL_BACKEND", "cpu", 1);
     srs = srs_make(f.params, true);
     pl_supraseal_stats st;
@@ -1096,10 +1100,15 @@ static void sizes(const fixture *f, uint64_t *resident, uint64_t *per_proof)
     CHECK_OK(pl_engine_destroy(e, &err), &err);
 }
 
-PL_TEST(ten_under_a_budget_for_two)
+/* Ten in one call under a budget for two, proved one at a time or (batch
+ * > 1, through PROOFLINE_SUPRASEAL_BATCH) in batches of the ready ones:
+ * the same rules either way. */
+static void ten_under_a_budget_for_two_batched(const char *batch)
 {
     fixture f;
     fixture_open(&f, "budget");
+    if (batch)
+        setenv("PROOFLINE_SUPRASEAL_BATCH", batch, 1);
     uint64_t resident, per;
     sizes(&f, &resident, &per);
     seen l = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -1148,6 +1157,16 @@ PL_TEST(ten_under_a_budget_for_two)
     drop_SRS(&srs);
     shutdown_clean();
     fixture_close(&f);
+}
+
+PL_TEST(ten_under_a_budget_for_two)
+{
+    ten_under_a_budget_for_two_batched(NULL);
+}
+
+PL_TEST(ten_in_batches_under_a_budget_for_two)
+{
+    ten_under_a_budget_for_two_batched("10");
 }
 
 PL_TEST(budget_too_small_for_one_refused)

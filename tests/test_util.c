@@ -6,7 +6,8 @@
  * worker indices, thread names, concurrent runs), size parsing and
  * printing, the byte budget (reserve, release, peak, try, give up, and
  * a waiter woken by a release or a wake from another thread), and the
- * memory limit read from RAM and a (fake) cgroup.
+ * memory limit read from RAM and a (fake) cgroup, and error messages too
+ * long for pl_error kept at their end.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -14,7 +15,10 @@
 #include "util/alloc.h"
 #include "util/pool.h"
 #include "util/sysmem.h"
+#include "util/error.h"
 
+#include <errno.h>
+#include <string.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
@@ -273,6 +277,62 @@ PL_TEST(pool_concurrent_runs_queue)
         check_every_task_once(&callers[i].check);
     }
     pl__pool_destroy(pool);
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+/* A message longer than pl_error.msg keeps its end (what to do) and loses
+ * the front of its leading path, cut at a component: the service's job
+ * folders made the engine's "--check-witness" hint fall off the end. */
+PL_TEST(long_messages_keep_their_end)
+{
+    char path[400] = "/srv";
+    while (strlen(path) < 300)
+        strcat(path, "/a-long-folder-name");
+    strcat(path, "/w0.wtns");
+    pl_error err = {0};
+    CHECK(pl__error_set(&err, PL_EINVALID, "%s: the proof does not verify "
+                        "(--check-witness names the constraint)",
+                        path) == PL_EINVALID);
+    CHECK(strlen(err.msg) < sizeof(err.msg));
+    CHECK(strncmp(err.msg, ".../", 4) == 0);
+    CHECK(strstr(err.msg, "/w0.wtns: the proof does not verify "
+                 "(--check-witness names the constraint)") != NULL);
+    /* a short one is kept as it is, errno's text included */
+    CHECK(pl__error_errno(&err, PL_EIO, ENOENT, "%s: open", "x.zkey") ==
+          PL_EIO);
+    CHECK(strcmp(err.msg, "x.zkey: open: No such file or directory") == 0);
+    /* the file's own name stays whatever follows it (a fuzzed field
+     * quoted in the message): its folders go, then the end */
+    char field[600];
+    memset(field, 'f', sizeof(field) - 1);
+    field[sizeof(field) - 1] = 0;
+    pl__error_set(&err, PL_EFORMAT, "/tmp/in/x.costs:2: '%s' is not a field",
+                  field);
+    CHECK(strncmp(err.msg, ".../x.costs:2: 'fff", 19) == 0);
+    CHECK(strlen(err.msg) == sizeof(err.msg) - 1);
+    CHECK(strcmp(err.msg + sizeof(err.msg) - 4, "...") == 0);
+    /* two long paths: the longer loses folders first, both names and the
+     * words between and after them stay */
+    char deep[200] = "/check";
+    while (strlen(deep) < 120)
+        strcat(deep, "/build-tree");
+    pl__error_set(&err, PL_EFORMAT,
+                  "%s/tmp/run.x/multiplier.proof.json is for curve bn128 but "
+                  "%s/tests/vectors/verification_key.json is for curve "
+                  "bls12381", deep, deep);
+    CHECK(strlen(err.msg) < sizeof(err.msg));
+    CHECK(strstr(err.msg, "/multiplier.proof.json is for curve bn128 but ") !=
+          NULL);
+    CHECK(strstr(err.msg, "/verification_key.json is for curve bls12381") !=
+          NULL);
+    /* no path to shorten: cut at the end, marked */
+    char words[600];
+    memset(words, 'w', sizeof(words) - 1);
+    words[sizeof(words) - 1] = 0;
+    pl__error_set(&err, PL_EUSAGE, "%s", words);
+    CHECK(strlen(err.msg) == sizeof(err.msg) - 1);
+    CHECK(strcmp(err.msg + sizeof(err.msg) - 4, "...") == 0);
 }
 
 /* ---- sizes --------------------------------------------------------------- */

@@ -28,6 +28,11 @@ static void circuit_json(pl__jw *w, const pl__store_circuit *c)
 {
     pl__jw_object(w);
     pl__jw_key_str(w, "id", c->id);
+    pl__jw_key(w, "curve"); /* null: registered before the store kept it */
+    if (c->curve[0])
+        pl__jw_str(w, c->curve);
+    else
+        pl__jw_null(w);
     pl__jw_key_u64(w, "constraints", c->n_constraints);
     pl__jw_key_u64(w, "vars", c->n_vars);
     pl__jw_key_u64(w, "public", c->n_public);
@@ -69,6 +74,8 @@ static pl_status describe_circuit(pl__service *svc, pl__store_circuit *c,
     }
     pl_zkey_info info;
     pl_zkey_get_info(zkey, &info);
+    snprintf(c->curve, sizeof(c->curve), "%s",
+             pl_curve_name(pl_zkey_curve(zkey)));
     pl_zkey_close(zkey);
     snprintf(c->zkey_path, sizeof(c->zkey_path), "%s", path);
     c->n_constraints = info.n_constraints;

@@ -41,6 +41,11 @@ pl_status pl__api_job_json(pl__strbuf *sb, pl__service *svc,
     pl__jw_object(&w);
     pl__jw_key_str(&w, "id", j->id);
     pl__jw_key_str(&w, "circuit", j->circuit_id);
+    pl__jw_key(&w, "curve"); /* its circuit's; null while unknown */
+    if (j->curve[0])
+        pl__jw_str(&w, j->curve);
+    else
+        pl__jw_null(&w);
     pl__jw_key_str(&w, "priority", pl__priority_name(j->priority));
     pl__jw_key_str(&w, "state", pl__job_state_name(j->state));
     pl__jw_key_u64(&w, "n_partitions", j->n_partitions);

@@ -4,7 +4,8 @@
  * for work: not draining, and the store and DATA can be written), and the
  * ledger's views, /metrics (Prometheus text), /v1/status and /v1/cluster
  * (JSON) and /v1/trace (a Chrome trace), all rendered by figures.c and
- * metrics.c from one reading of the figures.
+ * metrics.c from one reading of the figures; and GET /, the live page
+ * (page.html, compiled in), which reads those.
  */
 #include "http.h"
 #include "figures.h"
@@ -12,6 +13,16 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* service/http/page.html, embedded by cmake/embed.cmake */
+extern const unsigned char pl__page_html[];
+extern const size_t pl__page_html_len;
+
+enum MHD_Result pl__api_page(request *rq)
+{
+    return pl__http_reply_text(rq, 200, (const char *)pl__page_html,
+                               "text/html; charset=utf-8", false);
+}
 
 enum MHD_Result pl__api_healthz(request *rq)
 {

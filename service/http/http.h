@@ -96,7 +96,7 @@ enum {
 };
 
 typedef enum {
-    PL__R_HEALTHZ, PL__R_READYZ, PL__R_METRICS, PL__R_STATUS, PL__R_CLUSTER,
+    PL__R_PAGE, PL__R_HEALTHZ, PL__R_READYZ, PL__R_METRICS, PL__R_STATUS, PL__R_CLUSTER,
     PL__R_TRACE, PL__R_CIRCUITS_LIST, PL__R_CIRCUITS_ADD, PL__R_CIRCUIT,
     PL__R_PRELOAD, PL__R_EVICT, PL__R_JOBS_LIST, PL__R_JOBS_ADD, PL__R_JOB,
     PL__R_JOB_CANCEL, PL__R_WITNESS, PL__R_PROOF, PL__R_PROVE,
@@ -300,6 +300,7 @@ void pl__guard_counts_read(pl__guard *g, pl__guard_counts *out);
 
 /* ---- the handlers, by resource ------------------------------------------------------ */
 
+enum MHD_Result pl__api_page(request *rq);
 enum MHD_Result pl__api_healthz(request *rq);
 enum MHD_Result pl__api_readyz(request *rq);
 enum MHD_Result pl__api_metrics(request *rq);

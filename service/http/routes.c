@@ -15,6 +15,10 @@
 #include <string.h>
 
 static const pl__route routes[] = {
+    /* the live page: open, since a browser's navigation carries no token;
+     * it holds no figure itself and reads them with the token it is given
+     * (Host is checked before this, as for every route) */
+    {PL__R_PAGE, "GET", "/", PL__BODY_NONE, true, false, NULL, pl__api_page},
     {PL__R_HEALTHZ, "GET", "/healthz", PL__BODY_NONE, true, false, NULL,
      pl__api_healthz},
     {PL__R_READYZ, "GET", "/readyz", PL__BODY_NONE, false, false, NULL,

@@ -87,8 +87,20 @@ static enum MHD_Result queue(request *rq, unsigned code, const char *text,
     if (!r)
         return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    /* an answer is never a page a browser should render or sniff */
+    /* an answer is never a page a browser should sniff; the one page
+     * (GET /) may load nothing from anywhere, read only this service, and
+     * be framed by no other site */
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (strncmp(type, "text/html", 9) == 0) {
+        MHD_add_response_header(
+            r, "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src "
+            "'unsafe-inline'; connect-src 'self'; base-uri 'none'; "
+            "form-action 'none'; frame-ancestors 'none'");
+        MHD_add_response_header(r, "X-Frame-Options", "DENY");
+        MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+        MHD_add_response_header(r, "Cache-Control", "no-store");
+    }
     if (retry) {
         char s[16];
         snprintf(s, sizeof(s), "%d", PL__HTTP_RETRY_AFTER_S);

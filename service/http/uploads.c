@@ -619,6 +619,8 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind,
         if (rq->part == P_WITNESS && !witness_part_end(rq))
             return MHD_YES;
         rq->part = P_NONE;
+        if (!key) /* a part without a name (libmicrohttpd passes NULL) */
+            key = "";
         if (strcmp(key, "spec") == 0) {
             if (rq->spec_seen || rq->job_made) {
                 pl__http_refuse(rq, 400, "multipart: one part `spec`, first");

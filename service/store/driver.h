@@ -24,20 +24,26 @@
  * (every failure kept) and workers (the cluster's view), an index of the
  * live claims by owner, partitions.claim_id (a claim's token).  3:
  * jobs.deadline_ms.  4: partitions.started_ms (a claim's proof began: only
- * then does its loss cost an attempt). */
-#define PL__STORE_SCHEMA_VERSION 4
+ * then does its loss cost an attempt).  5: circuits.curve (the zkey's, from
+ * its prime; '' in the rows a version 4 store had, until the service reads
+ * their zkeys: pl__store_circuit_set_curve). */
+#define PL__STORE_SCHEMA_VERSION 5
 
 /* Columns, in the order every driver returns them (the readers below
  * take them so): the lists are the drivers' SQL for them, their counts the
  * readers'. */
 #define PL__SQL_CIRCUIT_COLS                                                  \
     "id, zkey_path, zkey_bytes, n_constraints, n_vars, n_public, "            \
-    "witness_bytes, partition_bytes, created_ms"
-#define PL__CIRCUIT_NCOLS 9
-#define PL__SQL_JOB_COLS                                                      \
+    "witness_bytes, partition_bytes, created_ms, curve"
+#define PL__CIRCUIT_NCOLS 10
+/* A job's columns then its circuit's curve (a listing shows it), from the
+ * circuits table the driver names (`circuits`: its table's name). */
+#define PL__SQL_JOB_COLS_WITH(circuits)                                       \
     "id, circuit_id, priority, state, n_partitions, seq, created_ms, "        \
-    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms"
-#define PL__JOB_NCOLS 13
+    "updated_ms, finished_ms, error, n_stored, n_done, deadline_ms, "         \
+    "COALESCE((SELECT c.curve FROM " circuits " c WHERE c.id = "              \
+    "jobs.circuit_id), '')"
+#define PL__JOB_NCOLS 14
 #define PL__SQL_PART_COLS                                                     \
     "job_id, idx, state, witness_path, proof_path, owner, fence, "            \
     "lease_until, attempts, completions, claimed_ms, finished_ms, error, "    \
@@ -48,8 +54,10 @@
  * may give NULL for one it needs nothing for (PL__SQL_PARTS_LOCK on
  * SQLite, whose write transactions hold the whole file). */
 #define PL__SQL_MAP(X)                                                        \
-    X(PL__SQL_CIRCUIT_PUT)  /* the 9 circuit columns; a second put of an id \
-                               changes nothing */                           \
+    X(PL__SQL_CIRCUIT_PUT)  /* the 10 circuit columns; a second put of an  \
+                               id changes nothing */                        \
+    X(PL__SQL_CIRCUIT_CURVE) /* id, curve: set where it is '' (a circuit    \
+                                from before schema 5) */                    \
     X(PL__SQL_CIRCUIT_GET)  /* id -> circuit */                             \
     X(PL__SQL_CIRCUIT_PAGE) /* after_id, limit -> circuits by id */         \
     X(PL__SQL_JOB_INSERT)   /* id, circuit_id, priority, n, now -> seq */   \

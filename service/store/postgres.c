@@ -173,9 +173,18 @@ static const char schema_v4[] =
     " at_ms bigint NOT NULL);"
     "UPDATE proofline.meta SET version = 4;";
 
+/* Version 5, one step from version 4: a circuit's curve ("bls12381",
+ * "bn128": its zkey's), which job listings and the status show.  The rows
+ * of an older store get '' (SQL cannot read their zkeys); the service
+ * fills them in from the zkeys when it starts. */
+static const char schema_v5[] =
+    "ALTER TABLE proofline.circuits ADD COLUMN curve text NOT NULL"
+    " DEFAULT '';"
+    "UPDATE proofline.meta SET version = 5;";
+
 /* The steps, by the version each one makes. */
 static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2, schema_v3, schema_v4};
+    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
 
 #define LIVE_JOB "('receiving', 'queued', 'running')"
 #define CLAIM_IS                                                              \
@@ -186,6 +195,7 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
 #define PARTS "proofline.partitions"
 #define ATTEMPTS "proofline.attempts"
 #define WORKERS "proofline.workers"
+#define SQL_JOB_COLS PL__SQL_JOB_COLS_WITH(CIRCUITS)
 
 /* The SQL of every statement (driver.h gives their parameters and
  * columns). */
@@ -193,7 +203,10 @@ static const char *const sql[PL__SQL_COUNT] = {
     [PL__SQL_CIRCUIT_PUT] =
         "INSERT INTO " CIRCUITS " (" PL__SQL_CIRCUIT_COLS ") VALUES ($1::text, "
         "$2::text, $3::bigint, $4::bigint, $5::bigint, $6::bigint, "
-        "$7::bigint, $8::bigint, $9::bigint) ON CONFLICT (id) DO NOTHING",
+        "$7::bigint, $8::bigint, $9::bigint, $10::text) ON CONFLICT (id) DO "
+        "NOTHING",
+    [PL__SQL_CIRCUIT_CURVE] = "UPDATE " CIRCUITS " SET curve = $2::text "
+                              "WHERE id = $1::text AND curve = ''",
     [PL__SQL_CIRCUIT_GET] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM " CIRCUITS
                             " WHERE id = $1::text",
     [PL__SQL_CIRCUIT_PAGE] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM " CIRCUITS
@@ -208,7 +221,7 @@ static const char *const sql[PL__SQL_COUNT] = {
         "INSERT INTO " PARTS " (job_id, idx, state, priority, seq, "
         "partition_bytes) SELECT $1::text, g, 'waiting', $2::smallint, "
         "$3::bigint, $4::bigint FROM generate_series(0, $5::integer - 1) g",
-    [PL__SQL_JOB_GET] = "SELECT " PL__SQL_JOB_COLS " FROM " JOBS " WHERE "
+    [PL__SQL_JOB_GET] = "SELECT " SQL_JOB_COLS " FROM " JOBS " WHERE "
                         "id = $1::text",
     [PL__SQL_JOB_DEADLINE] = "UPDATE " JOBS " SET deadline_ms = $2::bigint "
                              "WHERE id = $1::text",
@@ -228,11 +241,11 @@ static const char *const sql[PL__SQL_COUNT] = {
                             "job_id = $1::text AND state = 'waiting'",
     [PL__SQL_PARTS_PAGE] = "SELECT " PL__SQL_PART_COLS " FROM " PARTS " WHERE "
                            "job_id = $1::text ORDER BY idx LIMIT $2::bigint",
-    [PL__SQL_JOB_PAGE] = "SELECT " PL__SQL_JOB_COLS " FROM " JOBS " WHERE "
+    [PL__SQL_JOB_PAGE] = "SELECT " SQL_JOB_COLS " FROM " JOBS " WHERE "
                          "seq < $1::bigint ORDER BY seq DESC LIMIT "
                          "$2::bigint",
     [PL__SQL_JOB_PAGE_STATE] =
-        "SELECT " PL__SQL_JOB_COLS " FROM " JOBS " WHERE state = $3::text AND "
+        "SELECT " SQL_JOB_COLS " FROM " JOBS " WHERE state = $3::text AND "
         "seq < $1::bigint ORDER BY seq DESC LIMIT $2::bigint",
     [PL__SQL_JOB_END] =
         "UPDATE " JOBS " SET state = $2::text, error = CASE WHEN error = '' "

@@ -163,12 +163,20 @@ static const char schema_v4[] =
     "CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1),"
     " at_ms INTEGER NOT NULL);";
 
+/* Version 5, one step from version 4: a circuit's curve ("bls12381",
+ * "bn128": its zkey's), which job listings and the status show.  The rows
+ * of an older store get '' (SQL cannot read their zkeys); the service
+ * fills them in from the zkeys when it starts. */
+static const char schema_v5[] =
+    "ALTER TABLE circuits ADD COLUMN curve TEXT NOT NULL DEFAULT '';";
+
 /* The steps, by the version each one makes. */
 static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
-    NULL, schema_v1, schema_v2, schema_v3, schema_v4};
+    NULL, schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
 
 
 #define LIVE_JOB "('receiving', 'queued', 'running')"
+#define SQL_JOB_COLS PL__SQL_JOB_COLS_WITH("circuits")
 #define CLAIM_IS                                                              \
     "job_id = ?1 AND idx = ?2 AND state = 'claimed' AND owner = ?3 AND "      \
     "fence = ?4"
@@ -182,7 +190,9 @@ static const char *const migrations[PL__STORE_SCHEMA_VERSION + 1] = {
 static const char *const sql[PL__SQL_COUNT] = {
     [PL__SQL_CIRCUIT_PUT] =
         "INSERT INTO circuits (" PL__SQL_CIRCUIT_COLS ") VALUES (?1, ?2, ?3, "
-        "?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (id) DO NOTHING",
+        "?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT (id) DO NOTHING",
+    [PL__SQL_CIRCUIT_CURVE] = "UPDATE circuits SET curve = ?2 WHERE id = ?1 "
+                              "AND curve = ''",
     [PL__SQL_CIRCUIT_GET] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM circuits "
                             "WHERE id = ?1",
     [PL__SQL_CIRCUIT_PAGE] = "SELECT " PL__SQL_CIRCUIT_COLS " FROM circuits "
@@ -196,7 +206,7 @@ static const char *const sql[PL__SQL_COUNT] = {
         "WHERE i + 1 < ?5) INSERT INTO partitions (job_id, idx, state, "
         "priority, seq, partition_bytes) SELECT ?1, i, 'waiting', ?2, ?3, ?4 "
         "FROM k",
-    [PL__SQL_JOB_GET] = "SELECT " PL__SQL_JOB_COLS " FROM jobs WHERE id = ?1",
+    [PL__SQL_JOB_GET] = "SELECT " SQL_JOB_COLS " FROM jobs WHERE id = ?1",
     [PL__SQL_JOB_DEADLINE] = "UPDATE jobs SET deadline_ms = ?2 WHERE id = ?1",
     [PL__SQL_PARTS_LOCK] = NULL, /* the write lock holds the whole file */
     [PL__SQL_PART_GET] = "SELECT " PL__SQL_PART_COLS " FROM partitions WHERE "
@@ -212,9 +222,9 @@ static const char *const sql[PL__SQL_COUNT] = {
                             "job_id = ?1 AND state = 'waiting'",
     [PL__SQL_PARTS_PAGE] = "SELECT " PL__SQL_PART_COLS " FROM partitions WHERE "
                            "job_id = ?1 ORDER BY idx LIMIT ?2",
-    [PL__SQL_JOB_PAGE] = "SELECT " PL__SQL_JOB_COLS " FROM jobs WHERE seq < ?1 "
+    [PL__SQL_JOB_PAGE] = "SELECT " SQL_JOB_COLS " FROM jobs WHERE seq < ?1 "
                          "ORDER BY seq DESC LIMIT ?2",
-    [PL__SQL_JOB_PAGE_STATE] = "SELECT " PL__SQL_JOB_COLS " FROM jobs WHERE "
+    [PL__SQL_JOB_PAGE_STATE] = "SELECT " SQL_JOB_COLS " FROM jobs WHERE "
                                "state = ?3 AND seq < ?1 ORDER BY seq DESC "
                                "LIMIT ?2",
     [PL__SQL_JOB_END] =

@@ -283,6 +283,7 @@ void pl__store_read_circuit(const pl__sql_rows *r, size_t row, size_t off,
     c->witness_bytes = pl__sql_u64(r, row, off + 6);
     c->partition_bytes = pl__sql_u64(r, row, off + 7);
     c->created_unix_ms = pl__sql_i64(r, row, off + 8);
+    pl__store_copy(c->curve, sizeof(c->curve), pl__sql_text(r, row, off + 9));
 }
 
 void pl__store_read_job(const pl__sql_rows *r, size_t row, size_t off,
@@ -305,6 +306,7 @@ void pl__store_read_job(const pl__sql_rows *r, size_t row, size_t off,
     j->finished_unix_ms = pl__sql_i64(r, row, off + 8);
     pl__store_copy(j->error, sizeof(j->error), pl__sql_text(r, row, off + 9));
     j->deadline_unix_ms = pl__sql_i64(r, row, off + 12);
+    pl__store_copy(j->curve, sizeof(j->curve), pl__sql_text(r, row, off + 13));
 }
 
 void pl__store_read_part(const pl__sql_rows *r, size_t row, size_t off,
@@ -577,7 +579,8 @@ static pl_status body_circuit_put(pl__store *s, void *arg, int64_t now,
                     pl__arg_u64(c->n_public), pl__arg_u64(c->witness_bytes),
                     pl__arg_u64(c->partition_bytes),
                     pl__arg_int(c->created_unix_ms ? c->created_unix_ms
-                                                   : now));
+                                                   : now),
+                    pl__arg_text(c->curve));
 }
 
 pl_status pl__store_circuit_put(pl__store *store, const pl__store_circuit *c,
@@ -585,6 +588,11 @@ pl_status pl__store_circuit_put(pl__store *store, const pl__store_circuit *c,
 {
     PL__CHECK_TEXT("circuit id", c->id, sizeof(c->id));
     PL__CHECK_TEXT("zkey path", c->zkey_path, sizeof(c->zkey_path));
+    /* "" is a circuit whose curve is not known (a test's) */
+    pl_status cst = pl__store_check_text("curve", c->curve, sizeof(c->curve),
+                                         true, err);
+    if (cst != PL_OK)
+        return cst;
     /* Both databases keep 64-bit signed integers. */
     const uint64_t sizes[] = {c->zkey_bytes,    c->n_constraints,
                               c->n_vars,        c->n_public,
@@ -596,6 +604,29 @@ pl_status pl__store_circuit_put(pl__store *store, const pl__store_circuit *c,
                                  c->id);
     return pl__store_txn(store, PL__TXN_WRITE, true, body_circuit_put,
                          (void *)c, err);
+}
+
+typedef struct {
+    const char *id, *curve;
+} circuit_curve_args;
+
+static pl_status body_circuit_curve(pl__store *s, void *arg, int64_t now,
+                                    pl_error *err)
+{
+    (void)now;
+    const circuit_curve_args *a = arg;
+    return PL__EXEC(s, PL__SQL_CIRCUIT_CURVE, NULL, err, pl__arg_text(a->id),
+                    pl__arg_text(a->curve));
+}
+
+pl_status pl__store_circuit_set_curve(pl__store *store, const char *id,
+                                      const char *curve, pl_error *err)
+{
+    PL__CHECK_TEXT("circuit id", id, PL__STORE_ID_LEN + 1);
+    PL__CHECK_TEXT("curve", curve, PL__STORE_CURVE_LEN + 1);
+    circuit_curve_args a = {id, curve};
+    return pl__store_txn(store, PL__TXN_WRITE, true, body_circuit_curve, &a,
+                         err);
 }
 
 typedef struct {

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #define PL__STORE_ID_LEN 64   /* circuit ids: sha256 in hex */
+#define PL__STORE_CURVE_LEN 15 /* "bls12381", "bn128" */
 #define PL__STORE_JOB_ID_LEN 36
 #define PL__STORE_PATH_MAX 4096
 /* A failure's message: long enough for a whole one (the engine's message of
@@ -120,11 +121,15 @@ typedef struct pl__store_circuit {
     uint64_t witness_bytes;   /* the exact size of a witness file */
     uint64_t partition_bytes; /* planned bytes per partition */
     int64_t created_unix_ms;
+    /* its zkey's curve, snarkjs's name ("bls12381", "bn128"); "" for a
+     * circuit registered before the store kept it, until filled in */
+    char curve[PL__STORE_CURVE_LEN + 1];
 } pl__store_circuit;
 
 typedef struct pl__store_job {
     char id[PL__STORE_JOB_ID_LEN + 1];
     char circuit_id[PL__STORE_ID_LEN + 1];
+    char curve[PL__STORE_CURVE_LEN + 1]; /* its circuit's ("" unknown) */
     pl__priority priority;
     pl__job_state state;
     uint32_t n_partitions;
@@ -188,6 +193,10 @@ pl_status pl__store_circuit_put(pl__store *store, const pl__store_circuit *c,
 /* An absent id: not found (pl__store_is_not_found). */
 pl_status pl__store_circuit_get(pl__store *store, const char *id,
                                 pl__store_circuit *out, pl_error *err);
+/* Sets a circuit's curve where the store has none (a circuit registered
+ * before schema 5); one it has is kept. */
+pl_status pl__store_circuit_set_curve(pl__store *store, const char *id,
+                                      const char *curve, pl_error *err);
 typedef bool (*pl__store_circuit_fn)(void *user, const pl__store_circuit *c);
 pl_status pl__store_circuit_list(pl__store *store, pl__store_circuit_fn fn,
                                  void *user, pl_error *err);

@@ -4,7 +4,7 @@
  * GPU differ, below the one proof skeleton (src/groth16/prover.c), which
  * calls them in one straight line and owns everything else (the G2 sum,
  * blinding, assembly).  It knows nothing of key files: the two key decoders
- * (groth16/zkey_key.c for snarkjs's zkey, groth16/c2.c for bellperson's
+ * (groth16/zkey_prover.c for snarkjs's zkey, groth16/c2.c for bellperson's
  * parameters) turn a key into the shape and base sets below, in the spirit
  * of sppark's msm_t (supranational/sppark msm/pippenger.cuh): resident
  * bases opened once per circuit, scalars given per call on the host or
@@ -35,6 +35,14 @@
  * (open checks it against the device's free memory), and device_bytes
  * says how much for planners without a device.
  *
+ * The shape carries the key's curve (BLS12-381, BN254).  The element and
+ * point types below are BLS12-381's by name and the storage of either
+ * curve: on BN254 abc holds pl__bn254_fr (32 bytes, Montgomery form, as
+ * blst_fr), the bases are the zkey's 64-byte G1 points, and msm_g1's out
+ * receives a pl__bn254_g1 (Jacobian, smaller than blst_p1) -- one
+ * interface, the curve read once per call.  A backend that has no code
+ * for a curve refuses it at open (PL_EUNSUPPORTED naming it).
+ *
  * Nothing here knows about the prover, the key formats or the engine.
  */
 #ifndef PL_BACKEND_H
@@ -42,6 +50,9 @@
 
 #include "proofline.h"
 #include "blst.h"
+#include "field/bn254/curve.h"
+#include "field/curve.h"
+#include "msm/msm.h"
 #include "util/clock.h"
 #include "util/pool.h"
 
@@ -88,7 +99,26 @@ typedef struct pl__backend_shape {
     /* proofs may name Montgomery-form scalars (bellperson's in-memory
      * Scalar): the backend converts them (a buffer planned for it) */
     bool montgomery_scalars;
+    pl__curve curve;                /* the key's (zero: BLS12-381) */
 } pl__backend_shape;
+
+/* The storage rule above, checked once. */
+_Static_assert(sizeof(pl__bn254_g1) <= sizeof(blst_p1) &&
+                   sizeof(pl__bn254_fr) == sizeof(blst_fr),
+               "BN254's sums and scalars fit BLS12-381's storage");
+
+/* The shape's MSM groups. */
+static inline pl__msm_group_id pl__shape_g1(const pl__backend_shape *shape)
+{
+    return shape->curve == PL__CURVE_BN254 ? PL__MSM_BN254_G1
+                                           : PL__MSM_BLS12_381_G1;
+}
+
+static inline pl__msm_group_id pl__shape_g2(const pl__backend_shape *shape)
+{
+    return shape->curve == PL__CURVE_BN254 ? PL__MSM_BN254_G2
+                                           : PL__MSM_BLS12_381_G2;
+}
 
 /* H's scalars for a shape: n on the odd coset, n - 1 coefficients. */
 static inline size_t pl__shape_h_count(const pl__backend_shape *shape)
@@ -111,7 +141,8 @@ typedef struct pl__backend_config {
 } pl__backend_config;
 
 /* One sum's scalars: n values of 32 bytes in host memory, standard form
- * (little-endian, below r; bit 255 is ignored as the MSMs do), or with
+ * (little-endian, below r; a value that is not is taken as its MSMs take
+ * it: BLS12-381's ignore bit 255, BN254's read all 256 bits mod r), or with
  * montgomery blstrs's in-memory form (Montgomery limbs), which the backend
  * converts. */
 typedef struct pl__scalars {
@@ -169,6 +200,18 @@ typedef struct pl__backend_ops {
     /* Whether the backend can run here now (a device counted, not
      * faulted, and opening), else why not.  NULL: always. */
     bool (*usable)(char *why, size_t why_len);
+    /* Batches: k proofs of one instance begun together (each with its own
+     * begin, h and end), their G1 sums taken together.  NULL where the
+     * backend has none (the CUDA backend: a batch is then proved one
+     * proof after another).  plan_batch: the backend's bytes for k such
+     * proofs, at most k times plan's in every class (so k proofs'
+     * reservations cover a batch of them); msm_g1_batch: sum `sum` of
+     * proofs[0..k-1] into outs[0..k-1], each the group element msm_g1
+     * gives, H's scalars freed as msm_g1 frees them. */
+    void (*plan_batch)(const pl__backend_shape *shape, unsigned threads,
+                       size_t k, pl__prove_plan *out);
+    pl_status (*msm_g1_batch)(pl__backend_proof *const *proofs, size_t k,
+                              pl__g1_sum sum, blst_p1 *outs, pl_error *err);
 } pl__backend_ops;
 
 /* The backends, by name: "cpu"; "cuda" (NULL with a reason in note when

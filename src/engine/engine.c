@@ -186,19 +186,25 @@ static pl_engine *enter_thread(void *arg)
 }
 
 /* The engine's devices' memory as their drivers see it, summed (0: no
- * device). */
+ * device); per_used, per_total (PL_MAX_DEVICES each, or NULL): each
+ * device's, 0 for one not read. */
 static void device_memory(pl_engine *e, uint64_t *used, uint64_t *total,
-                          uint64_t *used_at_open)
+                          uint64_t *used_at_open, uint64_t *per_used,
+                          uint64_t *per_total)
 {
     const pl__backend_ops *backend = atomic_load(&e->backend);
     *used = *total = *used_at_open = 0;
-    for (unsigned d = 0; d < e->cfg.devices; d++) {
+    for (unsigned d = 0; d < e->cfg.devices && d < PL_MAX_DEVICES; d++) {
         uint64_t u, t, o;
-        if (pl__prover_device_memory(backend, (int)d, &u, &t, &o)) {
-            *used += u;
-            *total += t;
-            *used_at_open += o;
-        }
+        if (!pl__prover_device_memory(backend, (int)d, &u, &t, &o))
+            u = t = o = 0;
+        *used += u;
+        *total += t;
+        *used_at_open += o;
+        if (per_used)
+            per_used[d] = u;
+        if (per_total)
+            per_total[d] = t;
     }
 }
 
@@ -215,7 +221,7 @@ static void emit_ids_note(pl_engine *e, pl_event event, uint64_t job_id,
     pl__budget_read(&e->budget, &state.reserved_bytes, NULL);
     state.budget_bytes = e->budget.limit;
     device_memory(e, &state.device_used_bytes, &state.device_total_bytes,
-                  &state.device_used_at_open_bytes);
+                  &state.device_used_at_open_bytes, NULL, NULL);
     pl__ledger_record(e->ledger, event, job_id, part, current_track, &state,
                       note);
 }
@@ -660,6 +666,37 @@ static pl_status start_proof(pl_engine *e, partition *p, unsigned device,
     return st;
 }
 
+/* The most partitions one batch takes (pl_engine_config.batch is capped
+ * here: the worker keeps them on its stack). */
+#define PL__ENGINE_BATCH_MAX 16u
+
+/* Starts the proofs of ps[0..k-1], partitions of one circuit, together on
+ * its skeleton for `device` (groth16/prover.h's batch): each one's a/b/c
+ * released at its own abc_freed, as start_proof does.  On failure every
+ * partition still holds what it reserved but a/b/c's share. */
+static pl_status start_batch(pl_engine *e, partition *const *ps, size_t k,
+                             unsigned device, pl_error *err)
+{
+    abc_freed_ctx ctx[PL__ENGINE_BATCH_MAX];
+    void *ctxp[PL__ENGINE_BATCH_MAX];
+    pl__proof_input *in[PL__ENGINE_BATCH_MAX];
+    pl_pending *pending[PL__ENGINE_BATCH_MAX];
+    for (size_t j = 0; j < k; j++) {
+        ctx[j] = (abc_freed_ctx){e, ps[j]};
+        ctxp[j] = &ctx[j];
+        in[j] = ps[j]->input;
+    }
+    /* the trace's spans go to the first partition of the batch */
+    pl__engine_stage_spans_of(e, ps[0]);
+    pl_status st = pl__groth16_start_batch(ps[0]->job->circuit->skeletons[device],
+                                           pending, in, k, abc_freed, ctxp,
+                                           err);
+    pl__engine_stage_spans_of(e, NULL);
+    for (size_t j = 0; j < k; j++)
+        ps[j]->pending = pending[j];
+    return st;
+}
+
 /* Whether the prover worker of `device` may take partition p: its
  * circuit is open there and its job allows it; any worker takes one that
  * is only to be dropped (its job stopped, the engine stopping). */
@@ -673,14 +710,18 @@ static bool worker_takes(pl_engine *e, const partition *p, unsigned device)
 }
 
 /* Under e->lock: the first partition of the hand-off the worker of
- * `device` may take, unlinked (NULL: none). */
-static partition *handoff_take_locked(pl_engine *e, unsigned device)
+ * `device` may take, unlinked (NULL: none); with `same`, only one of that
+ * circuit that is to be proved (a batch's: not one only to be dropped). */
+static partition *handoff_take_locked(pl_engine *e, unsigned device,
+                                      const pl_circuit *same)
 {
     assert(engine_lock_held(e));
     fifo *q = &e->handoff;
     partition *prev = NULL;
     for (partition *p = q->head; p; prev = p, p = p->next) {
-        if (!worker_takes(e, p, device))
+        if (!worker_takes(e, p, device) ||
+            (same && (p->job->circuit != same ||
+                      atomic_load(&p->job->stopped))))
             continue;
         if (prev)
             prev->next = p->next;
@@ -694,6 +735,19 @@ static partition *handoff_take_locked(pl_engine *e, unsigned device)
     return NULL;
 }
 
+/* Hands a started partition to the finisher (waiting for room). */
+static void to_finisher(pl_engine *e, partition *p)
+{
+    engine_lock(e);
+    set_stage_locked(e, p, PL_STAGE_FINISHING);
+    while (!pl__sched_queue_has_room(e->finishing.count,
+                                     e->finishing.capacity))
+        engine_wait(e, &e->finish_changed);
+    fifo_push(&e->finishing, p);
+    pthread_cond_broadcast(&e->finish_changed);
+    engine_unlock(e);
+}
+
 static void *prover_main(void *arg)
 {
     const unsigned device = ((const thread_arg *)arg)->device;
@@ -704,7 +758,7 @@ static void *prover_main(void *arg)
          * when stopping, or it would be pushed into a queue nobody drains
          * (every worker takes any partition once the engine stops). */
         partition *p;
-        while (!(p = handoff_take_locked(e, device)) &&
+        while (!(p = handoff_take_locked(e, device, NULL)) &&
                !(atomic_load(&e->stopping) && e->handoff.claimed == 0 &&
                  e->handoff.count == 0))
             engine_wait(e, &e->handoff_changed);
@@ -715,31 +769,45 @@ static void *prover_main(void *arg)
             return NULL;
         }
         set_stage_locked(e, p, PL_STAGE_PROVING);
+        /* a batch: more of the same circuit that are ready now, up to the
+         * configured size (never waiting for them) */
+        partition *more[PL__ENGINE_BATCH_MAX];
+        size_t k = 1;
+        more[0] = p;
+        if (e->cfg.batch > 1 && !atomic_load(&p->job->stopped) &&
+            !atomic_load(&e->stopping) &&
+            pl__groth16_batches(p->job->circuit->skeletons[device])) {
+            unsigned most = e->cfg.batch < PL__ENGINE_BATCH_MAX
+                                ? e->cfg.batch
+                                : PL__ENGINE_BATCH_MAX;
+            while (k < most &&
+                   (more[k] = handoff_take_locked(e, device,
+                                                  p->job->circuit)))
+                set_stage_locked(e, more[k++], PL_STAGE_PROVING);
+        }
         pthread_cond_broadcast(&e->handoff_changed);
         engine_unlock(e);
 
         if (atomic_load(&p->job->stopped) || atomic_load(&e->stopping)) {
-            retire(e, p, OUTCOME_SKIPPED, PL_OK, NULL);
+            for (size_t j = 0; j < k; j++)
+                retire(e, more[j], OUTCOME_SKIPPED, PL_OK, NULL);
             continue;
         }
-        emit(e, PL_EV_PROVE_START, p);
+        for (size_t j = 0; j < k; j++)
+            emit(e, PL_EV_PROVE_START, more[j]);
         engine_lock(e);
-        e->device_starts[device]++;
+        e->device_starts[device] += k;
         engine_unlock(e);
         pl_error err = {0};
-        pl_status st = start_proof(e, p, device, &err);
+        pl_status st = k == 1 ? start_proof(e, p, device, &err)
+                              : start_batch(e, more, k, device, &err);
         if (st != PL_OK) {
-            retire(e, p, OUTCOME_FAILED, st, &err);
+            for (size_t j = 0; j < k; j++)
+                retire(e, more[j], OUTCOME_FAILED, st, &err);
             continue;
         }
-        engine_lock(e);
-        set_stage_locked(e, p, PL_STAGE_FINISHING);
-        while (!pl__sched_queue_has_room(e->finishing.count,
-                                         e->finishing.capacity))
-            engine_wait(e, &e->finish_changed);
-        fifo_push(&e->finishing, p);
-        pthread_cond_broadcast(&e->finish_changed);
-        engine_unlock(e);
+        for (size_t j = 0; j < k; j++)
+            to_finisher(e, more[j]);
     }
 }
 
@@ -1129,6 +1197,19 @@ pl_status pl__engine_reserve_resident(pl_engine *e, pl_circuit *c,
     return PL_OK;
 }
 
+pl_status pl__engine_load_r1cs(pl_engine *e, pl_circuit *c, const char *path,
+                               pl_error *err)
+{
+    struct stat sb;
+    pl_status st;
+    if (stat(path, &sb) != 0)
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot open", path);
+    if ((st = pl__engine_reserve_resident(e, c, (uint64_t)sb.st_size, "r1cs",
+                                          err)))
+        return st;
+    return pl__r1cs_load(&c->r1cs, path, (uint64_t)sb.st_size, err);
+}
+
 /* Gives back bytes reserve_resident took, once what they stood for is
  * freed. */
 static void release_resident(pl_engine *e, pl_circuit *c, uint64_t bytes)
@@ -1375,6 +1456,16 @@ size_t pl_circuit_n_public(const pl_circuit *c)
     return pl__groth16_prover_key(c->skeleton)->n_public;
 }
 
+pl_curve pl_circuit_curve(const pl_circuit *c)
+{
+    return (pl_curve)pl__groth16_prover_key(c->skeleton)->shape.curve;
+}
+
+const pl_r1cs *pl_circuit_r1cs(const pl_circuit *c)
+{
+    return c->r1cs;
+}
+
 /* ---- jobs -------------------------------------------------------------- */
 
 pl_status pl__engine_enqueue(pl_engine *e, job *j, uint64_t *job_id,
@@ -1507,8 +1598,10 @@ void pl_engine_stats_read(pl_engine *e, pl_engine_stats *out)
     out->peak_rss_file_bytes = peaks.rss_file;
     out->peak_rss_bytes = peaks.rss;
     out->peak_untracked_bytes = peaks.untracked;
-    out->device_used_bytes = now.device_used_bytes;
-    out->device_total_bytes = now.device_total_bytes;
+    /* each device's read once: the sums are of the same reads */
+    uint64_t used_at_open;
+    device_memory(e, &out->device_used_bytes, &out->device_total_bytes,
+                  &used_at_open, out->device_used, out->device_total);
     out->peak_device_untracked_bytes = peaks.device_untracked;
     out->baseline_rss_anon_bytes = peaks.baseline_rss_anon;
     out->events = peaks.events;

@@ -31,6 +31,7 @@
 typedef struct {
     const pl_c2_srs *srs;
     const char *params_path;
+    const char *r1cs_path; /* or NULL */
     bool check_points;
 } c2_args;
 
@@ -41,7 +42,8 @@ static pl_status c2_identify(pl_circuit *c, const void *arg, pl_error *err)
                                   : a->params_path)))
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     c->given_srs = a->srs;
-    c->wants_r1cs = a->check_points; /* its points checked */
+    c->points_checked = a->check_points;
+    c->wants_r1cs = a->r1cs_path != NULL;
     return PL_OK;
 }
 
@@ -50,9 +52,11 @@ static bool c2_matches(const pl_circuit *c, const void *arg)
     const c2_args *a = arg;
     if (a->srs)
         return c->given_srs == a->srs;
-    /* a file opened once with its points checked serves either ask */
+    /* a file opened once with its points checked, or with an r1cs, serves
+     * either ask */
     return !c->given_srs && strcmp(c->name, a->params_path) == 0 &&
-           (!a->check_points || c->wants_r1cs);
+           (!a->check_points || c->points_checked) &&
+           (!a->r1cs_path || c->wants_r1cs);
 }
 
 static void c2_plan(const pl_circuit *c, const pl__backend_ops *backend,
@@ -105,6 +109,8 @@ static pl_status c2_build(pl_engine *e, pl_circuit *c, const void *arg,
     } else {
         st = read_params(e, c, a, err);
     }
+    if (st == PL_OK && a->r1cs_path)
+        st = pl__engine_load_r1cs(e, c, a->r1cs_path, err);
     if (st != PL_OK ||
         (st = pl__engine_open_prover(e, c, c2_plan, c2_create, err)))
         return st;
@@ -117,6 +123,7 @@ static void c2_close(pl_circuit *c)
     for (int d = 0; d < PL_MAX_DEVICES; d++)
         pl__groth16_prover_destroy(c->skeletons[d]);
     pl_c2_srs_destroy(c->own_srs); /* a caller's SRS is the caller's */
+    pl_r1cs_close(c->r1cs);
 }
 
 static pl_status c2_extra_bytes(const job *j, size_t index, uint64_t *out,
@@ -231,7 +238,20 @@ pl_status pl_engine_open_c2_circuit(pl_engine *e, pl_circuit **out,
     if (!srs)
         return pl__error_set(err, PL_EUSAGE, "pl_engine_open_c2_circuit: no "
                              "SRS");
-    c2_args a = {srs, NULL, false};
+    c2_args a = {srs, NULL, NULL, false};
+    return pl__engine_open(e, out, &pl__kind_c2, &a, err);
+}
+
+pl_status pl_engine_open_c2_files(pl_engine *e, pl_circuit **out,
+                                  const char *params_path,
+                                  const char *r1cs_path, bool check_points,
+                                  pl_error *err)
+{
+    *out = NULL;
+    if (!params_path)
+        return pl__error_set(err, PL_EUSAGE, "pl_engine_open_c2_files: no "
+                             "parameter file");
+    c2_args a = {NULL, params_path, r1cs_path, check_points};
     return pl__engine_open(e, out, &pl__kind_c2, &a, err);
 }
 
@@ -239,12 +259,8 @@ pl_status pl_engine_open_c2_params(pl_engine *e, pl_circuit **out,
                                    const char *params_path, bool check_points,
                                    pl_error *err)
 {
-    *out = NULL;
-    if (!params_path)
-        return pl__error_set(err, PL_EUSAGE, "pl_engine_open_c2_params: no "
-                             "parameter file");
-    c2_args a = {NULL, params_path, check_points};
-    return pl__engine_open(e, out, &pl__kind_c2, &a, err);
+    return pl_engine_open_c2_files(e, out, params_path, NULL, check_points,
+                                   err);
 }
 
 pl_status pl_engine_submit_c2(pl_engine *e, uint64_t *job_id,

@@ -4,7 +4,9 @@
  * snarkjs zkey (and its r1cs when witnesses are checked), read whole into
  * the budget; a partition is a witness (a file, in memory, or generated),
  * synthesized into a, b, c through the zkey's matrices.  Everything after
- * synthesis is the engine's one path.
+ * synthesis is the engine's one path.  With check_points
+ * (pl_engine_open_circuit_checked) the key's points are checked once it is
+ * read, by the point checker of pl_zkey_check_points.
  */
 #define _GNU_SOURCE
 #include "engine/kinds.h"
@@ -23,6 +25,7 @@
 typedef struct {
     const char *zkey_path;
     const char *r1cs_path;
+    bool check_points;
 } zkey_args;
 
 static pl_status zkey_identify(pl_circuit *c, const void *arg, pl_error *err)
@@ -31,6 +34,7 @@ static pl_status zkey_identify(pl_circuit *c, const void *arg, pl_error *err)
     if (!(c->name = strdup(a->zkey_path)))
         return pl__error_set(err, PL_ENOMEM, "engine: out of memory");
     c->wants_r1cs = a->r1cs_path != NULL;
+    c->points_checked = a->check_points;
     return PL_OK;
 }
 
@@ -38,7 +42,8 @@ static bool zkey_matches(const pl_circuit *c, const void *arg)
 {
     const zkey_args *a = arg;
     return strcmp(c->name, a->zkey_path) == 0 &&
-           (!a->r1cs_path || c->wants_r1cs);
+           (!a->r1cs_path || c->wants_r1cs) &&
+           (!a->check_points || c->points_checked);
 }
 
 static void zkey_plan(const pl_circuit *c, const pl__backend_ops *backend,
@@ -82,18 +87,18 @@ static pl_status zkey_build(pl_engine *e, pl_circuit *c, const void *arg,
     if ((st = pl__engine_reserve_resident(e, c, key_bytes, "key", err)) ||
         (st = pl__zkey_load(&c->zkey, c->name, key_bytes, err)))
         return st;
-    if (a->r1cs_path) {
-        /* read whole too, its bytes reserved first */
-        if (stat(a->r1cs_path, &sb) != 0)
-            return pl__error_errno(err, PL_EIO, errno, "%s: cannot open",
-                                   a->r1cs_path);
-        if ((st = pl__engine_reserve_resident(e, c, (uint64_t)sb.st_size,
-                                              "r1cs", err)) ||
-            (st = pl__r1cs_load(&c->r1cs, a->r1cs_path, (uint64_t)sb.st_size,
-                                err)) ||
-            (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err)))
+    /* --check-params: the copy in memory is what is proved with, so it is
+     * what is checked (over the engine's threads) */
+    if (a->check_points) {
+        const pl_check_config cfg = {.threads =
+                                         pl__engine_config(e)->threads};
+        if ((st = pl_zkey_check_points_with(c->zkey, &cfg, err)))
             return st;
     }
+    if (a->r1cs_path &&
+        ((st = pl__engine_load_r1cs(e, c, a->r1cs_path, err)) ||
+         (st = pl_r1cs_matches_zkey(c->r1cs, c->zkey, err))))
+        return st;
     if ((st = pl__engine_open_prover(e, c, zkey_plan, zkey_create, err)) ||
         (st = pl__engine_reserve_resident(e, c,
                                           pl__vkey_bytes(c->zkey->n_public),
@@ -164,14 +169,16 @@ static pl_status zkey_synthesize(pl_engine *e, partition *p, pl_error *err)
             return PL_ENOMEM;
         st = j->spec.generate(j->spec.generate_user, p->index, values, n, err);
         if (st == PL_OK)
-            st = pl__wtns_adopt(&p->wtns, values, n, name, err);
+            st = pl__wtns_adopt_curve(&p->wtns, c->zkey->curve, values, n,
+                                      name, err);
         if (st != PL_OK) {
             pl__free(values);
             return st;
         }
     } else {
-        st = pl__wtns_wrap(&p->wtns, j->spec.witnesses[p->index],
-                           c->zkey->n_vars, name, err);
+        st = pl__wtns_wrap_curve(&p->wtns, c->zkey->curve,
+                                 j->spec.witnesses[p->index], c->zkey->n_vars,
+                                 name, err);
     }
     if (st != PL_OK)
         return st;
@@ -255,7 +262,16 @@ pl_status pl_engine_open_circuit(pl_engine *e, pl_circuit **out,
                                  const char *zkey_path, const char *r1cs_path,
                                  pl_error *err)
 {
-    zkey_args a = {zkey_path, r1cs_path};
+    return pl_engine_open_circuit_checked(e, out, zkey_path, r1cs_path,
+                                          false, err);
+}
+
+pl_status pl_engine_open_circuit_checked(pl_engine *e, pl_circuit **out,
+                                         const char *zkey_path,
+                                         const char *r1cs_path,
+                                         bool check_points, pl_error *err)
+{
+    zkey_args a = {zkey_path, r1cs_path, check_points};
     return pl__engine_open(e, out, &pl__kind_zkey, &a, err);
 }
 

@@ -64,14 +64,17 @@ struct pl_circuit {
     const pl_vkey *vkey;
     pl__prove_plan plan;            /* one partition's bytes */
     uint64_t resident_reserved;
+    pl_r1cs *r1cs; /* the circuit's r1cs, when opened with one */
     /* the zkey kind's */
     pl_zkey *zkey;
-    pl_r1cs *r1cs;
     pl_prover *prover;
     pl_vkey *own_vkey;
-    /* opened with an r1cs (witness checks); for the C2 kind's own
-     * parameter file: its points checked */
+    /* opened with an r1cs (c->r1cs: a zkey's witness checks, the C2
+     * kind's assignments from witnesses) */
     bool wants_r1cs;
+    /* its points checked when it was read: the C2 kind's own parameter
+     * file, the zkey kind's key (pl_engine_open_circuit_checked) */
+    bool points_checked;
     /* the C2 kind's: the caller's SRS, which outlives the circuit (also
      * given_srs, what matches reads), or one the circuit read from a
      * parameter file (own_srs: freed with it) */
@@ -185,6 +188,11 @@ void pl__engine_job_free(job *j);
 pl_status pl__engine_reserve_resident(pl_engine *e, pl_circuit *c,
                                       uint64_t bytes, const char *what,
                                       pl_error *err);
+/* The circuit's r1cs (c->r1cs), the way every kind reads one: read whole
+ * (class csr: immune to later changes of the file; one that grew since it
+ * was sized is refused), its bytes reserved as resident first. */
+pl_status pl__engine_load_r1cs(pl_engine *e, pl_circuit *c, const char *path,
+                               pl_error *err);
 /* The provers of a circuit's key on the engine's backend, the way every
  * kind opens them: the plan of the backend chosen (plan(c, backend,
  * threads, out)); then for each of the engine's devices, its resident

@@ -127,6 +127,28 @@ static const char *slot_problem(const uint8_t *in, BLST_ERROR e)
     return blst_problem(e);
 }
 
+const char *pl__bp_decode_g1(void *out, const uint8_t *bytes,
+                             const void *ctx)
+{
+    (void)ctx;
+    BLST_ERROR e = decode_g1(out, bytes);
+    if (e == BLST_SUCCESS && blst_p1_affine_is_inf(out))
+        e = BLST_PK_IS_INFINITY;
+    return slot_problem(bytes, e);
+}
+
+const char *pl__bp_decode_g2(void *out, const uint8_t *bytes,
+                             const void *ctx)
+{
+    (void)ctx;
+    BLST_ERROR e = decode_g2(out, bytes);
+    if (e == BLST_SUCCESS && blst_p2_affine_is_inf(out))
+        e = BLST_PK_IS_INFINITY;
+    return slot_problem(bytes, e);
+}
+
+const char *const pl__bp_not_in_group = "is not in the prime-order subgroup";
+
 static uint64_t slot_offset(const pl_bp_params *p, unsigned section,
                             uint64_t i)
 {

@@ -71,6 +71,15 @@ BLST_ERROR pl__bp_g1_at(blst_p1_affine *out, const pl_bp_params *p,
                         unsigned section, uint32_t i);
 BLST_ERROR pl__bp_g2_at(blst_p2_affine *out, const pl_bp_params *p,
                         uint32_t i);
+/* The same rules from a slot's bytes, as the point checker's decoders
+ * (formats/point_check.h: out a blst_p1_affine or blst_p2_affine; NULL or
+ * what is wrong, as pl__bp_point_fail says it; ctx unused), and what it
+ * says of a point outside the subgroup. */
+const char *pl__bp_decode_g1(void *out, const uint8_t *bytes,
+                             const void *ctx);
+const char *pl__bp_decode_g2(void *out, const uint8_t *bytes,
+                             const void *ctx);
+extern const char *const pl__bp_not_in_group;
 /* pl_bp_params_check_points over the caller's pool (bp_check.c): the
  * prover's, sized by its --threads. */
 pl_status pl__bp_params_check_points(const pl_bp_params *p, pl__pool *pool,

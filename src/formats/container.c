@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* BN254 (alt_bn128, circom's default curve) primes, little-endian: recognised
- * only to say what a refused file is for. */
+/* BN254 (alt_bn128, circom's default curve, snarkjs's "bn128") primes,
+ * little-endian. */
 static const uint8_t bn254_q_le[32] = {
     0x47, 0xfd, 0x7c, 0xd8, 0x16, 0x8c, 0x20, 0x3c, 0x8d, 0xca, 0x71,
     0x68, 0x91, 0x6a, 0x81, 0x97, 0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45,
@@ -239,13 +239,20 @@ pl_status pl__container_write_end(pl__container_writer *w, pl_error *err)
 
 /* ---- the prime of a file ------------------------------------------------ */
 
-pl_status pl__check_prime(const char *path, const char *field, const char *kind,
-                          bool scalar, uint32_t n8, const uint8_t *p,
-                          uint64_t avail, uint64_t at, pl_error *err)
+bool pl__scalar_below_r(pl__curve curve, const uint8_t b[32])
 {
-    const uint8_t *want = scalar ? pl__fr_modulus_le : pl__fp_modulus_le;
+    return curve == PL__CURVE_BN254 ? pl__le_less(b, bn254_r_le, 32)
+                                    : pl__scalar_is_canonical(b);
+}
+
+pl_status pl__file_curve(const char *path, const char *field, const char *kind,
+                         bool scalar, uint32_t n8, const uint8_t *p,
+                         uint64_t avail, uint64_t at, pl__curve *curve,
+                         pl_error *err)
+{
+    const uint8_t *bls = scalar ? pl__fr_modulus_le : pl__fp_modulus_le;
     const uint8_t *bn254 = scalar ? bn254_r_le : bn254_q_le;
-    uint32_t want_n8 = scalar ? PL__FR_BYTES : PL__FP_BYTES;
+    uint32_t bls_n8 = scalar ? PL__FR_BYTES : PL__FP_BYTES;
     const char *name = scalar ? "scalar field r" : "base field q";
 
     if (n8 > avail)
@@ -253,25 +260,52 @@ pl_status pl__check_prime(const char *path, const char *field, const char *kind,
                              "%s: %s: %" PRIu32 " bytes declared but only %"
                              PRIu64 " left in the section (at byte offset %"
                              PRIu64 ")", path, field, n8, avail, at);
-    if (n8 == want_n8 && memcmp(p, want, n8) == 0)
+    if (n8 == bls_n8 && memcmp(p, bls, n8) == 0) {
+        *curve = PL__CURVE_BLS12_381;
         return PL_OK;
-    if (n8 == 32 && memcmp(p, bn254, 32) == 0)
+    }
+    if (n8 == 32 && memcmp(p, bn254, 32) == 0) {
+        *curve = PL__CURVE_BN254;
+        return PL_OK;
+    }
+    if (n8 != bls_n8 && n8 != 32)
         return pl__error_set(err, PL_EUNSUPPORTED,
-                             "%s: this is a BN254 (bn128) %s; proofline "
-                             "works on BLS12-381 only (compile with circom "
-                             "--prime bls12381) (%s at byte offset %" PRIu64
-                             ")", path, kind, field, at);
-    if (n8 != want_n8)
-        return pl__error_set(err, PL_EUNSUPPORTED,
-                             "%s: %s: %" PRIu32 "-byte elements, but the "
-                             "BLS12-381 %s has %" PRIu32 "-byte elements: this "
-                             "%s is for another curve (at byte offset %"
-                             PRIu64 ")", path, field, n8, name, want_n8, kind,
+                             "%s: %s: %" PRIu32 "-byte elements, but the %s "
+                             "of BLS12-381 has %" PRIu32 " and BN254's 32: "
+                             "this %s is for another curve (at byte offset %"
+                             PRIu64 ")", path, field, n8, name, bls_n8, kind,
                              at);
     return pl__error_set(err, PL_EUNSUPPORTED,
-                         "%s: %s is not the BLS12-381 %s: this %s is for "
-                         "another curve (at byte offset %" PRIu64 ")",
-                         path, field, name, kind, at);
+                         "%s: %s is neither the BLS12-381 nor the BN254 "
+                         "(bn128) %s: this %s is for another curve (at byte "
+                         "offset %" PRIu64 ")", path, field, name, kind, at);
+}
+
+pl_status pl__check_prime(const char *path, const char *field, const char *kind,
+                          bool scalar, uint32_t n8, const uint8_t *p,
+                          uint64_t avail, uint64_t at, pl_error *err)
+{
+    pl__curve curve;
+    pl_status st = pl__file_curve(path, field, kind, scalar, n8, p, avail, at,
+                                  &curve, err);
+    if (st == PL_OK && curve != PL__CURVE_BLS12_381)
+        st = pl__error_set(err, PL_EUNSUPPORTED,
+                           "%s: this is a BN254 (bn128) %s, where only "
+                           "BLS12-381 is read (compile with circom --prime "
+                           "bls12381) (%s at byte offset %" PRIu64 ")", path,
+                           kind, field, at);
+    return st;
+}
+
+pl_status pl__curve_match(const char *what, const char *path_a, pl__curve a,
+                          const char *path_b, pl__curve b, pl_error *err)
+{
+    if (a == b)
+        return PL_OK;
+    return pl__error_set(err, PL_EFORMAT,
+                         "%s: %s is for curve %s but %s is for curve %s",
+                         what, path_a, pl__curve_name(a), path_b,
+                         pl__curve_name(b));
 }
 
 char *pl__path_dup(const char *path)

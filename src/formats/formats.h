@@ -18,7 +18,9 @@
 
 #include "proofline.h"
 #include "formats/container.h"
+#include "field/curve.h"
 #include "util/file.h"
+#include "util/pool.h"
 
 #define PL__G1_BYTES 96u
 #define PL__G2_BYTES 192u
@@ -31,6 +33,9 @@ struct pl_zkey {
     pl__mapped map;
     bool borrowed;  /* map is the caller's memory (pl__zkey_parse) */
     bool heap;      /* map is an accounted copy of the file (pl__zkey_load) */
+    pl__curve curve;   /* from the primes of section 2 */
+    uint32_t g1_bytes, g2_bytes; /* the curve's affine points: 96/192 on
+                                  * BLS12-381, 64/128 on BN254 */
     uint32_t n_vars;
     uint32_t n_public;
     uint32_t domain_size;
@@ -38,8 +43,8 @@ struct pl_zkey {
     uint32_t n_coefs;
     uint32_t n_constraints; /* from section 4: max constraint index + 1 - (n_public + 1) */
     /* section 2 */
-    const uint8_t *alpha1, *beta1, *delta1;   /* G1, 96 B each */
-    const uint8_t *beta2, *gamma2, *delta2;   /* G2, 192 B each */
+    const uint8_t *alpha1, *beta1, *delta1;   /* G1, g1_bytes each */
+    const uint8_t *beta2, *gamma2, *delta2;   /* G2, g2_bytes each */
     const uint8_t *ic;      /* n_public + 1 G1 points */
     const uint8_t *coefs;   /* n_coefs records of 44 B */
     const uint8_t *a;       /* n_vars G1 */
@@ -63,6 +68,7 @@ struct pl_wtns {
     bool heap;
     bool borrowed;  /* values or map are the caller's memory (pl__wtns_wrap,
                        pl__wtns_parse) */
+    pl__curve curve;   /* from its prime (wrapped values: BLS12-381) */
     uint64_t n_values;
     const uint8_t *values; /* n_values x 32 B, LE standard form, each < r */
 };
@@ -72,6 +78,7 @@ struct pl_r1cs {
     pl__mapped map;
     bool borrowed;  /* map is the caller's memory (pl__r1cs_parse) */
     bool heap;      /* map is an accounted copy of the file (class csr) */
+    pl__curve curve; /* from its prime */
     pl_r1cs_info info;
     const uint8_t *constraints; /* section 2 payload */
     uint64_t constraints_bytes;
@@ -90,7 +97,6 @@ pl_status pl__zkey_load(pl_zkey **out, const char *path, uint64_t max_bytes,
 /* The same for an r1cs (class csr): what pl_r1cs_open does with no limit. */
 pl_status pl__r1cs_load(pl_r1cs **out, const char *path, uint64_t max_bytes,
                         pl_error *err);
-
 /* A pl_wtns over n caller-owned values (32-byte LE scalars, each < r,
  * checked), not copied: they must outlive it. */
 pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
@@ -107,10 +113,25 @@ pl_status pl__wtns_parse(pl_wtns **out, const uint8_t *data, size_t len,
 pl_status pl__r1cs_parse(pl_r1cs **out, const uint8_t *data, size_t len,
                          const char *name, pl_error *err);
 
+/* pl_zkey_check_points_with over the caller's pool (NULL: one of cfg's
+ * threads); alone: every point checked on its own, the old per-point
+ * check (bench/bench_check.c's baseline). */
+pl_status pl__zkey_check_points(const pl_zkey *zkey, pl__pool *pool,
+                                const pl_check_config *cfg, bool alone,
+                                pl_error *err);
+
 /* A pl_wtns that owns `values`, an accounted buffer (pl__alloc) of n
  * values: closing it frees them.  Values are checked < r. */
 pl_status pl__wtns_adopt(pl_wtns **out, pl_scalar *values, size_t n,
                          const char *name, pl_error *err);
+/* wrap and adopt for a curve's witness (the two above: BLS12-381's):
+ * values checked below its r, the witness then of that curve. */
+pl_status pl__wtns_wrap_curve(pl_wtns **out, pl__curve curve,
+                              const pl_scalar *values, size_t n,
+                              const char *name, pl_error *err);
+pl_status pl__wtns_adopt_curve(pl_wtns **out, pl__curve curve,
+                               pl_scalar *values, size_t n, const char *name,
+                               pl_error *err);
 
 /* A malloc'd copy of a path, kept by an open file for its messages (NULL
  * when out of memory). */
@@ -256,13 +277,19 @@ typedef struct pl__section_shape {
 void pl__zkey_section_shape(pl__section_shape *out, unsigned id,
                             uint32_t n_vars, uint32_t n_public,
                             uint32_t domain_size, uint32_t n_coefs);
+/* The same for a curve's point sizes (pl__zkey_section_shape: BLS12-381). */
+void pl__zkey_section_shape_curve(pl__section_shape *out, pl__curve curve,
+                                  unsigned id, uint32_t n_vars,
+                                  uint32_t n_public, uint32_t domain_size,
+                                  uint32_t n_coefs);
 
 /* What the writer needs for sections 1-2 and the sizes of 3-9. */
 typedef struct pl__zkey_header {
+    pl__curve curve;   /* its primes and point sizes (0: BLS12-381) */
     uint32_t n_vars, n_public, domain_size;
     uint32_t n_coefs;                        /* section 4's count */
-    const uint8_t *alpha1, *beta1, *delta1;  /* G1, 96 B each */
-    const uint8_t *beta2, *gamma2, *delta2;  /* G2, 192 B each */
+    const uint8_t *alpha1, *beta1, *delta1;  /* G1: 96 B each (BN254: 64) */
+    const uint8_t *beta2, *gamma2, *delta2;  /* G2: 192 B each (BN254: 128) */
 } pl__zkey_header;
 
 /* Starts a Groth16 zkey (version 1, 10 sections) on an open output and
@@ -285,6 +312,7 @@ void pl__zkey_coef_encode(uint8_t rec[PL__COEF_RECORD_BYTES], uint32_t matrix,
 /* One contribution record in snarkjs 0.7.6's layout (zkey_utils.js
  * readContribution). */
 typedef struct pl__zkey_contribution {
+    pl__curve curve;             /* the points' sizes (0: BLS12-381) */
     const uint8_t *cs_hash;      /* 64 B; NULL: zeros (no circuit hash) */
     const uint8_t *delta_after;  /* G1 */
     const uint8_t *g1_s, *g1_sx; /* G1 */
@@ -326,13 +354,44 @@ uint64_t pl__wtns_file_bytes(uint64_t n);
 pl_status pl__wtns_write(const char *path, const pl_scalar *values, size_t n,
                          pl_error *err);
 
-/* Checks the prime field a file declares: n8 bytes at p (file offset `at`,
- * `avail` bytes left in its section) must be BLS12-381's r (scalar) or q.
- * Another curve's prime is PL_EUNSUPPORTED naming it when known (BN254);
- * `field` names the field in the message ("section 1 (header): prime"),
- * `kind` the file ("zkey", "witness", "r1cs"). */
+/* ---- .ptau: what more than one reader needs (ptau.c) ------------------ */
+
+#define PL__PTAU_SECTIONS 16
+/* snarkjs's names of a .ptau's sections by id ("tauG1", ...; "" unused) */
+extern const char *const pl__ptau_section_names[PL__PTAU_SECTIONS];
+/* Section 1: n8q, q (n8q bytes, in the map), power, ceremonyPower. */
+typedef struct {
+    uint32_t n8q;
+    const uint8_t *q;
+    uint32_t power, ceremony_power;
+    uint64_t at; /* the section's offset */
+} pl__ptau_header;
+/* The header of a parsed .ptau container, its size checked against n8q;
+ * the curve and the powers' range are the caller's to check. */
+pl_status pl__ptau_header_read(const pl__container *c, const pl__mapped *m,
+                               const char *path, pl__ptau_header *out,
+                               pl_error *err);
+
+/* The curve of the prime field a file declares: n8 bytes at p (file offset
+ * `at`, `avail` bytes left in its section) must be BLS12-381's or BN254's
+ * r (scalar) or q; any other prime is PL_EUNSUPPORTED.  `field` names the
+ * field in the message ("section 1 (header): prime"), `kind` the file
+ * ("zkey", "witness", "r1cs"). */
+pl_status pl__file_curve(const char *path, const char *field, const char *kind,
+                         bool scalar, uint32_t n8, const uint8_t *p,
+                         uint64_t avail, uint64_t at, pl__curve *curve,
+                         pl_error *err);
+/* pl__file_curve for readers of BLS12-381 files only: a BN254 prime is
+ * PL_EUNSUPPORTED too, saying so. */
 pl_status pl__check_prime(const char *path, const char *field, const char *kind,
                           bool scalar, uint32_t n8, const uint8_t *p,
                           uint64_t avail, uint64_t at, pl_error *err);
+/* b (32 bytes, little-endian) below the curve's scalar field modulus r. */
+bool pl__scalar_below_r(pl__curve curve, const uint8_t b[32]);
+/* Two files used together must be of one curve: PL_EFORMAT naming both
+ * files and both curves otherwise ("what: a is for curve bn128 but b is
+ * for curve bls12381"). */
+pl_status pl__curve_match(const char *what, const char *path_a, pl__curve a,
+                          const char *path_b, pl__curve b, pl_error *err);
 
 #endif /* PL_FORMATS_H */

@@ -4,8 +4,9 @@
  * opens it with the full validating reader (so what it prints can be
  * trusted, and a bad file fails here with the reader's message), and writes
  * its header facts as flat `key: value` lines, one fact a line, for people
- * and for grep.  A .ptau gets only its container facts: proofline does not
- * read powers of tau.  It prints counts and layout, never witness values.
+ * and for grep.  A .ptau gets its header (the curve, the powers) and its
+ * sections by name; `proofline ptau verify` checks its points.  It prints
+ * counts and layout, never witness values.
  *
  * bellperson's files have no magic: a file that starts with no known magic
  * is read as a bellperson parameter or .vk file (formats/bellperson.c,
@@ -48,7 +49,7 @@ static void print_sections(FILE *f, const pl__container *c,
         unsigned id = ids[i];
         fprintf(f, "section_%u: offset=%" PRIu64 " size=%" PRIu64 " name=%s\n",
                 id, c->offset[id], c->size[id],
-                id < n_names ? names[id] : "unknown");
+                id < n_names && names[id][0] ? names[id] : "unknown");
     }
 }
 
@@ -59,6 +60,13 @@ static void print_common(FILE *f, const char *path, const pl__container *c,
     fprintf(f, "format: %s\n", c->magic);
     fprintf(f, "version: %" PRIu32 "\n", c->version);
     fprintf(f, "file_bytes: %" PRIu64 "\n", m->size);
+}
+
+/* The curve as inspect has always named BLS12-381; BN254 by snarkjs's
+ * name too, which is what circom and snarkjs users search for. */
+static const char *inspect_curve(pl__curve curve)
+{
+    return curve == PL__CURVE_BN254 ? "bn254 (bn128)" : "bls12-381";
 }
 
 static pl_status inspect_zkey(FILE *f, const char *path, pl_error *err)
@@ -73,7 +81,7 @@ static pl_status inspect_zkey(FILE *f, const char *path, pl_error *err)
         goto fail;
     print_common(f, path, &c, &z->map);
     fprintf(f, "protocol: groth16\n");
-    fprintf(f, "curve: bls12-381\n");
+    fprintf(f, "curve: %s\n", inspect_curve(z->curve));
     fprintf(f, "n_vars: %" PRIu32 "\n", z->n_vars);
     fprintf(f, "n_public: %" PRIu32 "\n", z->n_public);
     fprintf(f, "n_constraints: %" PRIu32 "\n", z->n_constraints);
@@ -97,7 +105,7 @@ static pl_status inspect_wtns(FILE *f, const char *path, pl_error *err)
     if ((st = pl__container_parse(&c, &w->map, path, "wtns", err)) != PL_OK)
         goto fail;
     print_common(f, path, &c, &w->map);
-    fprintf(f, "curve: bls12-381\n");
+    fprintf(f, "curve: %s\n", inspect_curve(w->curve));
     fprintf(f, "n_values: %" PRIu64 "\n", w->n_values);
     print_sections(f, &c, wtns_section_names,
                    sizeof(wtns_section_names) / sizeof(wtns_section_names[0]));
@@ -116,7 +124,7 @@ static pl_status inspect_r1cs(FILE *f, const char *path, pl_error *err)
     if ((st = pl__container_parse(&c, &r->map, path, "r1cs", err)) != PL_OK)
         goto fail;
     print_common(f, path, &c, &r->map);
-    fprintf(f, "curve: bls12-381\n");
+    fprintf(f, "curve: %s\n", inspect_curve(r->curve));
     fprintf(f, "n_wires: %" PRIu32 "\n", r->info.n_wires);
     fprintf(f, "n_pub_out: %" PRIu32 "\n", r->info.n_pub_out);
     fprintf(f, "n_pub_in: %" PRIu32 "\n", r->info.n_pub_in);
@@ -137,8 +145,19 @@ static pl_status inspect_ptau(FILE *f, const char *path, const pl__mapped *m,
     pl_status st = pl__container_parse(&c, m, path, "ptau", err);
     if (st != PL_OK)
         goto fail;
+    pl__ptau_header h;
+    pl__curve curve;
+    if ((st = pl__ptau_header_read(&c, m, path, &h, err)) ||
+        (st = pl__file_curve(path, "section 1 (header): q", "ptau", false,
+                             h.n8q, h.q, c.size[1] - 4, h.at + 4, &curve,
+                             err)))
+        goto fail;
     print_common(f, path, &c, m);
-    print_sections(f, &c, NULL, 0);
+    fprintf(f, "curve: %s\n", inspect_curve(curve));
+    fprintf(f, "power: %" PRIu32 "\n", h.power);
+    fprintf(f, "ceremony_power: %" PRIu32 "\n", h.ceremony_power);
+    fprintf(f, "prepared: %s\n", c.offset[12] ? "yes" : "no");
+    print_sections(f, &c, pl__ptau_section_names, PL__PTAU_SECTIONS);
 fail:
     return st;
 }

@@ -2,7 +2,7 @@
 /*
  * The .r1cs reader (version 1, as written by circom): reads the file whole
  * into accounted memory (class csr, never mapped), checks the header (field
- * BLS12-381's r, wire counts consistent), and walks the constraints
+ * BLS12-381's or BN254's r, wire counts consistent), and walks the constraints
  * section once so that later readers (pl_witness_check) can
  * trust every term: a wire index below nWires and a coefficient below r,
  * and exactly nConstraints constraints filling the section.  The section 3
@@ -45,14 +45,14 @@ static pl_status read_header(pl_r1cs *r, const pl__container *c,
         goto fail;
     }
     uint32_t n8 = pl__le32(p);
-    st = pl__check_prime(r->path, "section 1 (header): prime", "r1cs", true,
-                         n8, p + 4, size - 4, at + 4, err);
+    st = pl__file_curve(r->path, "section 1 (header): prime", "r1cs", true,
+                        n8, p + 4, size - 4, at + 4, &r->curve, err);
     if (st != PL_OK)
         goto fail;
     if (size != 4 + PL__FR_BYTES + COUNTS_BYTES) {
         st = pl__error_set(err, PL_EFORMAT,
                            "%s: section 1 (header): size %" PRIu64 ", but a "
-                           "BLS12-381 r1cs header is %u bytes (at byte offset "
+                           "groth16 r1cs header is %u bytes (at byte offset "
                            "%" PRIu64 ")", r->path, size,
                            4 + PL__FR_BYTES + COUNTS_BYTES, at);
         goto fail;
@@ -142,7 +142,7 @@ static pl_status walk_constraints(pl_r1cs *r, const pl__container *c,
                                        n_wires, base + pos);
                     goto fail;
                 }
-                if (!pl__scalar_is_canonical(p + pos + 4)) {
+                if (!pl__scalar_below_r(r->curve, p + pos + 4)) {
                     st = pl__error_set(err, PL_EFORMAT,
                                        "%s: section 2 (constraints): "
                                        "constraint %" PRIu32 " %s term %" PRIu32

@@ -13,6 +13,8 @@
 
 #include "proofline.h"
 #include "blst.h"
+#include "field/bn254/serial.h"
+#include "field/curve.h"
 #include "formats/json.h"
 #include "util/file.h"
 
@@ -42,5 +44,39 @@ void pl__json_put_fp(pl__strbuf *sb, const blst_fp *v);
 void pl__json_put_g1(pl__strbuf *sb, const blst_p1_affine *p, int depth);
 void pl__json_put_g2(pl__strbuf *sb, const blst_p2_affine *p, int depth);
 void pl__json_put_fp12(pl__strbuf *sb, const blst_fp12 *f, int depth);
+
+/* The same layouts over decimal strings (both curves' putters end here). */
+void pl__json_put_dec_g1(pl__strbuf *sb, const char *const s[3], int depth);
+void pl__json_put_dec_g2(pl__strbuf *sb, const char *const s[3][2],
+                         int depth);
+void pl__json_put_dec_fp12(pl__strbuf *sb, const char *const s[2][3][2],
+                           int depth);
+
+/* BN254 ("bn128"): the same encodings, read and written through
+ * field/bn254/serial.h (coordinates below q checked, infinity as
+ * ffjavascript writes it; not that a point is on its curve). */
+pl_status pl__json_read_bn254_g1(pl__bn254_g1_affine *out,
+                                 const pl__json_doc *doc,
+                                 const pl__json_value *v, const char *path,
+                                 pl_error *err);
+pl_status pl__json_read_bn254_g2(pl__bn254_g2_affine *out,
+                                 const pl__json_doc *doc,
+                                 const pl__json_value *v, const char *path,
+                                 pl_error *err);
+pl_status pl__json_read_bn254_fp12(pl__bn254_fp12 *out,
+                                   const pl__json_doc *doc,
+                                   const pl__json_value *v, const char *path,
+                                   pl_error *err);
+void pl__json_put_bn254_g1(pl__strbuf *sb, const pl__bn254_g1_affine *p,
+                           int depth);
+void pl__json_put_bn254_g2(pl__strbuf *sb, const pl__bn254_g2_affine *p,
+                           int depth);
+void pl__json_put_bn254_fp12(pl__strbuf *sb, const pl__bn254_fp12 *f,
+                             int depth);
+/* The "curve" tag of obj: "bls12381" or absent (unless required) is
+ * BLS12-381, "bn128" BN254, another PL_EUNSUPPORTED naming it. */
+pl_status pl__json_curve(pl__curve *out, const pl__json_doc *doc,
+                         const pl__json_value *obj, bool required,
+                         pl_error *err);
 
 #endif /* PL_FORMATS_SNARKJS_JSON_H */

@@ -4,15 +4,17 @@
  * pl_witness_check evaluates every constraint A*B = C on the witness (a
  * witness that fails would give a proof that does not verify, after all
  * the work), and pl_r1cs_matches_zkey checks that an r1cs and a zkey
- * describe the same circuit shape.  Both rely on the readers' validation:
+ * describe the same circuit shape; both refuse files of two curves.  Both rely on the readers' validation:
  * every wire index is below nWires and every value below r.
  *
  * On a failing constraint the error holds its index and its A, B, C values
- * (signed: r - 3 prints as -3), as the caller asked for a diagnosis; those are witness-derived, so the
+ * (signed: r - 3 prints as -3), as the caller asked for a diagnosis;
+ * those are witness-derived, so the
  * message is for the person running the prover, not for logs.
  */
 #include "formats/formats.h"
 #include "field/field.h"
+#include "field/bn254/serial.h"
 #include "util/error.h"
 
 #include <inttypes.h>
@@ -66,16 +68,82 @@ static void fr_dec(char *out, size_t cap, const blst_fr *x)
         snprintf(out, cap, "?");
 }
 
+/* The same on BN254: Fr in the implementation of this call. */
+static void eval_lc_bn254(pl__bn254_fr *out, const pl__r1cs_lc *lc,
+                          const uint8_t *witness, pl__bn254_arith v)
+{
+    memset(out, 0, sizeof(*out));
+    for (uint32_t t = 0; t < lc->n_terms; t++) {
+        pl__r1cs_term term = pl__r1cs_lc_term(lc, t);
+        pl__bn254_fr coef, value;
+        /* both read below r: the reader checked them */
+        (void)pl__bn254_fr_from_le(&coef, term.coef);
+        (void)pl__bn254_fr_from_le(&value, witness +
+                                   (uint64_t)term.wire * PL__FR_BYTES);
+        pl__bn254_fr_mul(&value, &value, &coef, v);
+        pl__bn254_fr_add(out, out, &value, v);
+    }
+}
+
+/* Signed decimal as fr_dec: the smaller of x and r - x. */
+static void fr_dec_bn254(char *out, size_t cap, const pl__bn254_fr *x,
+                         pl__bn254_arith v)
+{
+    pl__bn254_fr neg;
+    uint8_t xb[32], nb[32];
+    char dec[PL__BN254_DEC_CAP];
+    pl__bn254_fr_neg(&neg, x, v);
+    pl__bn254_fr_to_le(xb, x);
+    pl__bn254_fr_to_le(nb, &neg);
+    bool negative = pl__le_less(nb, xb, 32);
+    pl__bn254_fr_to_dec(dec, negative ? &neg : x);
+    snprintf(out, cap, "%s%s", negative ? "-" : "", dec);
+}
+
+static pl_status check_bn254(const pl_r1cs *r1cs, const pl_wtns *wtns,
+                             pl_error *err)
+{
+    pl__bn254_arith v = pl__bn254_arith_current();
+    pl__r1cs_iter it;
+    pl__r1cs_lc lc[3];
+    uint32_t k;
+    for (pl__r1cs_iter_init(&it, r1cs); pl__r1cs_iter_next(&it, &k, lc);) {
+        pl__bn254_fr a, b, c, ab;
+        eval_lc_bn254(&a, &lc[0], wtns->values, v);
+        eval_lc_bn254(&b, &lc[1], wtns->values, v);
+        eval_lc_bn254(&c, &lc[2], wtns->values, v);
+        pl__bn254_fr_mul(&ab, &a, &b, v);
+        if (memcmp(&ab, &c, sizeof(ab)) != 0) {
+            char da[PL__BN254_DEC_CAP + 1], db[sizeof(da)], dc[sizeof(da)];
+            fr_dec_bn254(da, sizeof(da), &a, v);
+            fr_dec_bn254(db, sizeof(db), &b, v);
+            fr_dec_bn254(dc, sizeof(dc), &c, v);
+            return pl__error_set(err, PL_EUNSAT,
+                                 "%s: constraint %" PRIu32 " is not "
+                                 "satisfied: A = %s, B = %s, C = %s",
+                                 base_name(wtns->path), k, da, db, dc);
+        }
+    }
+    return PL_OK;
+}
+
 pl_status pl_witness_check(const pl_r1cs *r1cs, const pl_wtns *wtns,
                            pl_error *err)
 {
-    pl_status st = PL_OK;
+    pl_status st = pl__curve_match("witness check", wtns->path, wtns->curve,
+                                   r1cs->path, r1cs->curve, err);
+    if (st != PL_OK)
+        goto fail;
     if (wtns->n_values != r1cs->info.n_wires) {
         st = pl__error_set(err, PL_EFORMAT,
                            "%s has %" PRIu64 " witness values, but %s has "
                            "nWires %" PRIu32 ": they are not for the same "
                            "circuit", wtns->path, wtns->n_values, r1cs->path,
                            r1cs->info.n_wires);
+        goto fail;
+    }
+    if (r1cs->curve == PL__CURVE_BN254) {
+        st = check_bn254(r1cs, wtns, err);
         goto fail;
     }
     pl__r1cs_iter it;
@@ -109,6 +177,9 @@ pl_status pl_r1cs_matches_zkey(const pl_r1cs *r1cs, const pl_zkey *zkey,
     pl_status st = PL_OK;
     const pl_r1cs_info *ri = &r1cs->info;
     uint64_t r_public = (uint64_t)ri->n_pub_out + ri->n_pub_in;
+    if ((st = pl__curve_match("circuit", r1cs->path, r1cs->curve, zkey->path,
+                              zkey->curve, err)) != PL_OK)
+        return st;
     if (ri->n_wires != zkey->n_vars) {
         st = pl__error_set(err, PL_EFORMAT,
                            "%s and %s are not the same circuit: nWires %"

@@ -2,7 +2,7 @@
 /*
  * The .wtns reader (version 2, as written by circom's witness calculators
  * and snarkjs wtns calculate): reads the file whole into accounted memory
- * (class witness, never mapped), checks the field is BLS12-381's r, that
+ * (class witness, never mapped), checks the field is BLS12-381's or BN254's r, that
  * section 2 holds exactly nWitness 32-byte values and that each value is
  * below r, then hands out the values in place.  The
  * prover and the witness check read them without copying.  It does not check
@@ -39,8 +39,8 @@ static pl_status read_header(pl_wtns *w, const pl__container *c,
         goto fail;
     }
     uint32_t n8 = pl__le32(p);
-    st = pl__check_prime(w->path, "section 1 (header): prime", "witness", true,
-                         n8, p + 4, size - 4, at + 4, err);
+    st = pl__file_curve(w->path, "section 1 (header): prime", "witness", true,
+                        n8, p + 4, size - 4, at + 4, &w->curve, err);
     if (st != PL_OK)
         goto fail;
     if (size != 4 + PL__FR_BYTES + 4) {
@@ -78,7 +78,7 @@ static pl_status read_values(pl_wtns *w, const pl__container *c,
     w->values = w->map.data + c->offset[2];
     /* The MSMs and the witness check take the values as reduced scalars. */
     for (uint64_t i = 0; i < n_witness; i++) {
-        if (!pl__scalar_is_canonical(w->values + i * PL__FR_BYTES)) {
+        if (!pl__scalar_below_r(w->curve, w->values + i * PL__FR_BYTES)) {
             st = pl__error_set(err, PL_EFORMAT,
                                "%s: section 2 (values): value %" PRIu64
                                " is not below r (at byte offset %" PRIu64 ")",
@@ -184,14 +184,24 @@ fail:
 pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
                         const char *name, pl_error *err)
 {
+    return pl__wtns_wrap_curve(out, PL__CURVE_BLS12_381, values, n, name,
+                               err);
+}
+
+pl_status pl__wtns_wrap_curve(pl_wtns **out, pl__curve curve,
+                              const pl_scalar *values, size_t n,
+                              const char *name, pl_error *err)
+{
     *out = NULL;
     for (size_t i = 0; i < n; i++)
-        if (!pl__scalar_is_canonical(values[i].b))
+        if (!pl__scalar_below_r(curve, values[i].b))
             return pl__error_set(err, PL_EFORMAT,
-                                 "%s: value %zu is not below r", name, i);
+                                 "%s: value %zu is not below r of %s", name,
+                                 i, pl__curve_name(curve));
     pl_wtns *w = wtns_new(name, err);
     if (!w)
         return PL_ENOMEM;
+    w->curve = curve;
     w->borrowed = true;
     w->n_values = n;
     w->values = (const uint8_t *)values;
@@ -202,7 +212,15 @@ pl_status pl__wtns_wrap(pl_wtns **out, const pl_scalar *values, size_t n,
 pl_status pl__wtns_adopt(pl_wtns **out, pl_scalar *values, size_t n,
                          const char *name, pl_error *err)
 {
-    pl_status st = pl__wtns_wrap(out, values, n, name, err);
+    return pl__wtns_adopt_curve(out, PL__CURVE_BLS12_381, values, n, name,
+                                err);
+}
+
+pl_status pl__wtns_adopt_curve(pl_wtns **out, pl__curve curve,
+                               pl_scalar *values, size_t n, const char *name,
+                               pl_error *err)
+{
+    pl_status st = pl__wtns_wrap_curve(out, curve, values, n, name, err);
     if (st != PL_OK)
         return st;
     (*out)->borrowed = false;
@@ -272,4 +290,9 @@ bool pl_wtns_file_changed(const pl_wtns *wtns)
     /* a look at the file's inode, size and times, not its bytes: cheap
      * enough to ask of every witness */
     return wtns && wtns->heap && !pl__file_unchanged(wtns->path, &wtns->map.id);
+}
+
+pl_curve pl_wtns_curve(const pl_wtns *wtns)
+{
+    return (pl_curve)wtns->curve;
 }

@@ -11,7 +11,10 @@
  *
  * Opening does not check that points are on their curves or in their
  * subgroups: that costs about as much as a prove, and snarkjs wrote them.
- * pl_zkey_check_points does, on request (`proofline prove --check-params`).
+ * pl_zkey_check_points does, on request (`proofline prove --check-params`),
+ * through the point checker bellperson's files use (point_check.c).
+ * The curve (BLS12-381 or BN254) is the header's primes': it sets the
+ * header's layout and the points' sizes (pl_zkey.curve, g1_bytes).
  * PLONK and FFLONK zkeys and zkeys for other curves are refused with
  * PL_EUNSUPPORTED.  pl__zkey_parse reads the same from memory (fuzzers).
  *
@@ -22,12 +25,16 @@
  * (setup/dev_setup.c) writes its keys with it.
  */
 #include "formats/formats.h"
+#include "formats/point_check.h"
 #include "field/field.h"
+#include "field/bn254/fp.h"
+#include "field/bn254/serial.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
 #include <assert.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,17 +46,30 @@
  * machines we target, and snarkjs's ptau files stop at 2^28. */
 #define MAX_LOG2_DOMAIN 28u
 
-/* Section 2 (groth16 header) once n8q = 48 and n8r = 32 are known. */
-#define HDR_NVARS 88u
-#define HDR_NPUBLIC 92u
-#define HDR_DOMAIN 96u
-#define HDR_ALPHA1 100u
-#define HDR_BETA1 (HDR_ALPHA1 + PL__G1_BYTES)
-#define HDR_BETA2 (HDR_BETA1 + PL__G1_BYTES)
-#define HDR_GAMMA2 (HDR_BETA2 + PL__G2_BYTES)
-#define HDR_DELTA1 (HDR_GAMMA2 + PL__G2_BYTES)
-#define HDR_DELTA2 (HDR_DELTA1 + PL__G1_BYTES)
-#define HDR_BYTES (HDR_DELTA2 + PL__G2_BYTES) /* 964 */
+/* The same offsets for any n8q (the reader: 48 on BLS12-381, 32 on BN254;
+ * n8r is 32 on both): n8q, q, n8r, r, nVars, nPublic, domainSize, then
+ * alpha1 beta1 (G1) beta2 gamma2 (G2) delta1 (G1) delta2 (G2). */
+typedef struct {
+    uint32_t n_vars, n_public, domain, alpha1, beta1, beta2, gamma2, delta1,
+        delta2, bytes;
+} header_layout;
+
+static header_layout layout_of(uint32_t n8q)
+{
+    header_layout l;
+    uint32_t g1 = 2 * n8q, g2 = 4 * n8q;
+    l.n_vars = 4 + n8q + 4 + PL__FR_BYTES;
+    l.n_public = l.n_vars + 4;
+    l.domain = l.n_public + 4;
+    l.alpha1 = l.domain + 4;
+    l.beta1 = l.alpha1 + g1;
+    l.beta2 = l.beta1 + g1;
+    l.gamma2 = l.beta2 + g2;
+    l.delta1 = l.gamma2 + g2;
+    l.delta2 = l.delta1 + g1;
+    l.bytes = l.delta2 + g2;
+    return l;
+}
 
 static const char *const section_names[] = {
     "", "header", "groth16 header", "IC points", "coefficients",
@@ -137,40 +157,55 @@ static pl_status read_header(pl_zkey *z, const pl__container *c,
         goto fail;
     }
     uint32_t n8q = pl__le32(p);
-    st = pl__check_prime(z->path, "section 2 (groth16 header): q", "zkey",
-                         false, n8q, p + 4, size - 4, at + 4, err);
+    pl__curve q_curve, r_curve;
+    st = pl__file_curve(z->path, "section 2 (groth16 header): q", "zkey",
+                        false, n8q, p + 4, size - 4, at + 4, &q_curve, err);
     if (st != PL_OK)
         goto fail;
-    /* n8q = 48 now, so 52 + 4 bytes fit in a u64 comparison. */
-    if (size < 56) {
+    /* n8q is 48 or 32 now, so these sums cannot wrap. */
+    const uint32_t r_at = 4 + n8q;
+    if (size < r_at + 4) {
         st = pl__error_set(err, PL_EFORMAT,
                            "%s: section 2 (groth16 header): size %" PRIu64
                            " ends before n8r (at byte offset %" PRIu64 ")",
-                           z->path, size, at + 52);
+                           z->path, size, at + r_at);
         goto fail;
     }
-    uint32_t n8r = pl__le32(p + 52);
-    st = pl__check_prime(z->path, "section 2 (groth16 header): r", "zkey",
-                         true, n8r, p + 56, size - 56, at + 56, err);
+    uint32_t n8r = pl__le32(p + r_at);
+    st = pl__file_curve(z->path, "section 2 (groth16 header): r", "zkey",
+                        true, n8r, p + r_at + 4, size - r_at - 4,
+                        at + r_at + 4, &r_curve, err);
     if (st != PL_OK)
         goto fail;
-    if (size != HDR_BYTES) {
+    if (q_curve != r_curve) {
         st = pl__error_set(err, PL_EFORMAT,
-                           "%s: section 2 (groth16 header): size %" PRIu64
-                           ", but a BLS12-381 groth16 header is %u bytes (at "
-                           "byte offset %" PRIu64 ")", z->path, size,
-                           HDR_BYTES, at);
+                           "%s: section 2 (groth16 header): q is %s's but r "
+                           "is %s's (at byte offset %" PRIu64 ")", z->path,
+                           pl__curve_name(q_curve), pl__curve_name(r_curve),
+                           at + r_at + 4);
         goto fail;
     }
-    z->n_vars = pl__le32(p + HDR_NVARS);
-    z->n_public = pl__le32(p + HDR_NPUBLIC);
-    z->domain_size = pl__le32(p + HDR_DOMAIN);
+    z->curve = q_curve;
+    z->g1_bytes = 2 * n8q;
+    z->g2_bytes = 4 * n8q;
+    const header_layout l = layout_of(n8q);
+    if (size != l.bytes) {
+        st = pl__error_set(err, PL_EFORMAT,
+                           "%s: section 2 (groth16 header): size %" PRIu64
+                           ", but a %s groth16 header is %u bytes (at byte "
+                           "offset %" PRIu64 ")", z->path, size,
+                           pl__curve_name(z->curve), l.bytes, at);
+        goto fail;
+    }
+    z->n_vars = pl__le32(p + l.n_vars);
+    z->n_public = pl__le32(p + l.n_public);
+    z->domain_size = pl__le32(p + l.domain);
     if (z->domain_size == 0 || (z->domain_size & (z->domain_size - 1)) != 0) {
         st = pl__error_set(err, PL_EFORMAT,
                            "%s: section 2 (groth16 header): domainSize %"
                            PRIu32 " is not a power of two (at byte offset %"
                            PRIu64 ")", z->path, z->domain_size,
-                           at + HDR_DOMAIN);
+                           at + l.domain);
         goto fail;
     }
     if (z->domain_size > (1u << MAX_LOG2_DOMAIN)) {
@@ -178,7 +213,7 @@ static pl_status read_header(pl_zkey *z, const pl__container *c,
                            "%s: section 2 (groth16 header): domainSize %"
                            PRIu32 " is above the largest supported, 2^%u (at "
                            "byte offset %" PRIu64 ")", z->path,
-                           z->domain_size, MAX_LOG2_DOMAIN, at + HDR_DOMAIN);
+                           z->domain_size, MAX_LOG2_DOMAIN, at + l.domain);
         goto fail;
     }
     z->log2_domain = 0;
@@ -189,15 +224,15 @@ static pl_status read_header(pl_zkey *z, const pl__container *c,
                            "%s: section 2 (groth16 header): nPublic %" PRIu32
                            " + 1 exceeds nVars %" PRIu32 " (at byte offset %"
                            PRIu64 ")", z->path, z->n_public, z->n_vars,
-                           at + HDR_NPUBLIC);
+                           at + l.n_public);
         goto fail;
     }
-    z->alpha1 = p + HDR_ALPHA1;
-    z->beta1 = p + HDR_BETA1;
-    z->beta2 = p + HDR_BETA2;
-    z->gamma2 = p + HDR_GAMMA2;
-    z->delta1 = p + HDR_DELTA1;
-    z->delta2 = p + HDR_DELTA2;
+    z->alpha1 = p + l.alpha1;
+    z->beta1 = p + l.beta1;
+    z->beta2 = p + l.beta2;
+    z->gamma2 = p + l.gamma2;
+    z->delta1 = p + l.delta1;
+    z->delta2 = p + l.delta2;
 fail:
     return st;
 }
@@ -206,18 +241,29 @@ void pl__zkey_section_shape(pl__section_shape *out, unsigned id,
                             uint32_t n_vars, uint32_t n_public,
                             uint32_t domain_size, uint32_t n_coefs)
 {
+    pl__zkey_section_shape_curve(out, PL__CURVE_BLS12_381, id, n_vars,
+                                 n_public, domain_size, n_coefs);
+}
+
+void pl__zkey_section_shape_curve(pl__section_shape *out, pl__curve curve,
+                                  unsigned id, uint32_t n_vars,
+                                  uint32_t n_public, uint32_t domain_size,
+                                  uint32_t n_coefs)
+{
+    /* points in units of the curve's G1 point (a G2 point is two) */
     static const struct {
-        uint64_t fixed, unit;
+        uint64_t fixed, g1s, record;
         const char *what;
     } shapes[10] = {
-        [3] = {0, PL__G1_BYTES, "G1 points"},
-        [4] = {4, PL__COEF_RECORD_BYTES, "records"},
-        [5] = {0, PL__G1_BYTES, "G1 points"},
-        [6] = {0, PL__G1_BYTES, "G1 points"},
-        [7] = {0, PL__G2_BYTES, "G2 points"},
-        [8] = {0, PL__G1_BYTES, "G1 points"},
-        [9] = {0, PL__G1_BYTES, "G1 points"},
+        [3] = {0, 1, 0, "G1 points"},
+        [4] = {4, 0, PL__COEF_RECORD_BYTES, "records"},
+        [5] = {0, 1, 0, "G1 points"},
+        [6] = {0, 1, 0, "G1 points"},
+        [7] = {0, 2, 0, "G2 points"},
+        [8] = {0, 1, 0, "G1 points"},
+        [9] = {0, 1, 0, "G1 points"},
     };
+    const uint64_t g1 = curve == PL__CURVE_BN254 ? 64 : PL__G1_BYTES;
     const uint64_t counts[10] = {
         [3] = (uint64_t)n_public + 1, [4] = n_coefs,
         [5] = n_vars, [6] = n_vars, [7] = n_vars,
@@ -226,7 +272,7 @@ void pl__zkey_section_shape(pl__section_shape *out, unsigned id,
     assert(id >= 3 && id <= 9 && (uint64_t)n_public + 1 <= n_vars);
     out->fixed = shapes[id].fixed;
     out->count = counts[id];
-    out->unit = shapes[id].unit;
+    out->unit = shapes[id].g1s ? shapes[id].g1s * g1 : shapes[id].record;
     out->what = shapes[id].what;
 }
 
@@ -252,8 +298,8 @@ static pl_status check_sizes(pl_zkey *z, const pl__container *c, pl_error *err)
             }
             z->n_coefs = pl__le32(d + c->offset[4]);
         }
-        pl__zkey_section_shape(&shape, id, z->n_vars, z->n_public,
-                               z->domain_size, z->n_coefs);
+        pl__zkey_section_shape_curve(&shape, z->curve, id, z->n_vars,
+                                     z->n_public, z->domain_size, z->n_coefs);
         if ((st = need_size(z, c, id, &shape, err)) != PL_OK)
             goto fail;
     }
@@ -310,7 +356,7 @@ static pl_status walk_coefs(pl_zkey *z, const pl__container *c, pl_error *err)
                                z->path, i, signal, z->n_vars, at + 8);
             goto fail;
         }
-        if (!pl__scalar_is_canonical(rec.value)) {
+        if (!pl__scalar_below_r(z->curve, rec.value)) {
             st = pl__error_set(err, PL_EFORMAT,
                                "%s: section 4 (coefficients): record %" PRIu32
                                ": value is not below r (at byte offset %"
@@ -450,27 +496,33 @@ void pl_zkey_close(pl_zkey *zkey)
 pl_status pl__zkey_write_header(pl__container_writer *w, pl__output *out,
                                 const pl__zkey_header *h, pl_error *err)
 {
-    uint8_t hdr[HDR_BYTES];
-    pl__put_le32(hdr, PL__FP_BYTES);
-    memcpy(hdr + 4, pl__fp_modulus_le, PL__FP_BYTES);
-    pl__put_le32(hdr + 52, PL__FR_BYTES);
-    memcpy(hdr + 56, pl__fr_modulus_le, PL__FR_BYTES);
-    pl__put_le32(hdr + HDR_NVARS, h->n_vars);
-    pl__put_le32(hdr + HDR_NPUBLIC, h->n_public);
-    pl__put_le32(hdr + HDR_DOMAIN, h->domain_size);
-    memcpy(hdr + HDR_ALPHA1, h->alpha1, PL__G1_BYTES);
-    memcpy(hdr + HDR_BETA1, h->beta1, PL__G1_BYTES);
-    memcpy(hdr + HDR_BETA2, h->beta2, PL__G2_BYTES);
-    memcpy(hdr + HDR_GAMMA2, h->gamma2, PL__G2_BYTES);
-    memcpy(hdr + HDR_DELTA1, h->delta1, PL__G1_BYTES);
-    memcpy(hdr + HDR_DELTA2, h->delta2, PL__G2_BYTES);
+    const bool bn = h->curve == PL__CURVE_BN254;
+    const uint32_t n8q = bn ? 32u : PL__FP_BYTES;
+    const uint32_t g1 = 2 * n8q, g2 = 4 * n8q;
+    const header_layout l = layout_of(n8q);
+    uint8_t hdr[964]; /* BLS12-381's, the larger */
+    assert(l.bytes <= sizeof(hdr));
+    pl__put_le32(hdr, n8q);
+    memcpy(hdr + 4, bn ? pl__bn254_p_le : pl__fp_modulus_le, n8q);
+    pl__put_le32(hdr + 4 + n8q, PL__FR_BYTES);
+    memcpy(hdr + 8 + n8q, bn ? pl__bn254_r_le : pl__fr_modulus_le,
+           PL__FR_BYTES);
+    pl__put_le32(hdr + l.n_vars, h->n_vars);
+    pl__put_le32(hdr + l.n_public, h->n_public);
+    pl__put_le32(hdr + l.domain, h->domain_size);
+    memcpy(hdr + l.alpha1, h->alpha1, g1);
+    memcpy(hdr + l.beta1, h->beta1, g1);
+    memcpy(hdr + l.beta2, h->beta2, g2);
+    memcpy(hdr + l.gamma2, h->gamma2, g2);
+    memcpy(hdr + l.delta1, h->delta1, g1);
+    memcpy(hdr + l.delta2, h->delta2, g2);
     pl__container_write_begin(w, out, "zkey", ZKEY_VERSION, PL__ZKEY_SECTIONS,
                               err);
     pl__container_section_begin(w, 1, 4, err);
     pl__container_put_u32(w, PROTOCOL_GROTH16, err);
     pl__container_section_end(w, err);
-    pl__container_section_begin(w, 2, HDR_BYTES, err);
-    pl__container_put(w, hdr, sizeof(hdr), err);
+    pl__container_section_begin(w, 2, l.bytes, err);
+    pl__container_put(w, hdr, l.bytes, err);
     return pl__container_section_end(w, err); /* the first error, if any */
 }
 
@@ -478,8 +530,8 @@ pl_status pl__zkey_section_begin(pl__container_writer *w, unsigned id,
                                  const pl__zkey_header *h, pl_error *err)
 {
     pl__section_shape shape;
-    pl__zkey_section_shape(&shape, id, h->n_vars, h->n_public, h->domain_size,
-                           h->n_coefs);
+    pl__zkey_section_shape_curve(&shape, h->curve, id, h->n_vars, h->n_public,
+                                 h->domain_size, h->n_coefs);
     pl__container_section_begin(w, id, shape.fixed + shape.count * shape.unit,
                                 err);
     if (id == 4)
@@ -502,6 +554,7 @@ pl_status pl__zkey_write_contributions(pl__container_writer *w,
                                        pl_error *err)
 {
     static const uint8_t zero_hash[PL__ZKEY_HASH_BYTES];
+    const uint64_t g1 = c->curve == PL__CURVE_BN254 ? 64 : PL__G1_BYTES;
     size_t name_len = strlen(c->name);
     if (name_len > PL__ZKEY_NAME_MAX)
         return pl__error_set(err, PL_EINTERNAL, "%s: section 10 "
@@ -511,17 +564,17 @@ pl_status pl__zkey_write_contributions(pl__container_writer *w,
     /* csHash, n, then the record: deltaAfter, g1_s, g1_sx, g2_spx,
      * transcript, type, paramsLength, params (id 1 = name, length, name) */
     uint32_t params = 2 + (uint32_t)name_len;
-    uint64_t size = PL__ZKEY_HASH_BYTES + 4 + 3 * PL__G1_BYTES + PL__G2_BYTES +
+    uint64_t size = PL__ZKEY_HASH_BYTES + 4 + 5 * g1 +
                     PL__ZKEY_HASH_BYTES + 4 + 4 + params;
     uint8_t param_head[2] = {1, (uint8_t)name_len};
     pl__container_section_begin(w, 10, size, err);
     pl__container_put(w, c->cs_hash ? c->cs_hash : zero_hash,
                       PL__ZKEY_HASH_BYTES, err);
     pl__container_put_u32(w, 1, err);
-    pl__container_put(w, c->delta_after, PL__G1_BYTES, err);
-    pl__container_put(w, c->g1_s, PL__G1_BYTES, err);
-    pl__container_put(w, c->g1_sx, PL__G1_BYTES, err);
-    pl__container_put(w, c->g2_spx, PL__G2_BYTES, err);
+    pl__container_put(w, c->delta_after, g1, err);
+    pl__container_put(w, c->g1_s, g1, err);
+    pl__container_put(w, c->g1_sx, g1, err);
+    pl__container_put(w, c->g2_spx, 2 * g1, err);
     pl__container_put(w, c->transcript, PL__ZKEY_HASH_BYTES, err);
     pl__container_put_u32(w, c->type, err);
     pl__container_put_u32(w, params, err);
@@ -532,50 +585,108 @@ pl_status pl__zkey_write_contributions(pl__container_writer *w,
 
 /* ---- the parameter check (pl_zkey_check_points) ----------------------- */
 
-/* Why a point is unusable, or NULL: coordinates must be reduced mod q (the
- * Montgomery form of a value below q), then on the curve, then in the
- * prime-order subgroup.  All-zero bytes are the point at infinity. */
-static const char *g1_problem(const uint8_t *bytes, bool allow_inf)
+/* The point checker's decoders (formats/point_check.h; ctx: a bool, the
+ * point at infinity allowed): why a point is unusable, or NULL.
+ * Coordinates must be reduced mod q (the Montgomery form of a value below
+ * q), then on the curve; the subgroup is the checker's.  All-zero bytes
+ * are the point at infinity. */
+static const char *g1_decode(void *out, const uint8_t *bytes,
+                             const void *ctx)
 {
-    blst_p1_affine p;
-    memcpy(&p, bytes, sizeof(p));
-    if (blst_p1_affine_is_inf(&p))
-        return allow_inf ? NULL : "is the point at infinity";
+    blst_p1_affine *p = out;
+    memcpy(p, bytes, sizeof(*p));
+    if (blst_p1_affine_is_inf(p))
+        return *(const bool *)ctx ? NULL : "is the point at infinity";
     for (unsigned i = 0; i < 2; i++)
         if (!pl__le_less(bytes + i * PL__FP_BYTES, pl__fp_modulus_le,
                          PL__FP_BYTES))
             return i ? "has y not below q" : "has x not below q";
-    if (!blst_p1_affine_on_curve(&p))
+    if (!blst_p1_affine_on_curve(p))
         return "is not on the curve";
-    if (!blst_p1_affine_in_g1(&p))
-        return "is not in the G1 subgroup";
     return NULL;
 }
 
-static const char *g2_problem(const uint8_t *bytes, bool allow_inf)
+static const char *g2_decode(void *out, const uint8_t *bytes,
+                             const void *ctx)
 {
     static const char *const coord[4] = {
         "has x.c0 not below q", "has x.c1 not below q",
         "has y.c0 not below q", "has y.c1 not below q"};
-    blst_p2_affine p;
-    memcpy(&p, bytes, sizeof(p));
-    if (blst_p2_affine_is_inf(&p))
-        return allow_inf ? NULL : "is the point at infinity";
+    blst_p2_affine *p = out;
+    memcpy(p, bytes, sizeof(*p));
+    if (blst_p2_affine_is_inf(p))
+        return *(const bool *)ctx ? NULL : "is the point at infinity";
     for (unsigned i = 0; i < 4; i++)
         if (!pl__le_less(bytes + i * PL__FP_BYTES, pl__fp_modulus_le,
                          PL__FP_BYTES))
             return coord[i];
-    if (!blst_p2_affine_on_curve(&p))
+    if (!blst_p2_affine_on_curve(p))
         return "is not on the curve";
-    if (!blst_p2_affine_in_g2(&p))
-        return "is not in the G2 subgroup";
     return NULL;
 }
 
-pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err)
+/* The same on BN254 (serial.h's decoding checks the coordinates; G1's
+ * cofactor is 1, so on the curve is in the group: the checker does no
+ * more for it). */
+static const char *bn254_g1_decode(void *out, const uint8_t *bytes,
+                                   const void *ctx)
+{
+    pl__bn254_g1_affine *p = out;
+    if (!pl__bn254_g1_from_bytes(p, bytes))
+        return "has a coordinate not below q";
+    if (pl__bn254_g1_affine_is_inf(p))
+        return *(const bool *)ctx ? NULL : "is the point at infinity";
+    if (!pl__bn254_g1_affine_on_curve(p, pl__bn254_arith_current()))
+        return "is not on the curve";
+    return NULL;
+}
+
+static const char *bn254_g2_decode(void *out, const uint8_t *bytes,
+                                   const void *ctx)
+{
+    pl__bn254_g2_affine *p = out;
+    if (!pl__bn254_g2_from_bytes(p, bytes))
+        return "has a coordinate not below q";
+    if (pl__bn254_g2_affine_is_inf(p))
+        return *(const bool *)ctx ? NULL : "is the point at infinity";
+    if (!pl__bn254_g2_affine_on_curve(p, pl__bn254_arith_current()))
+        return "is not on the curve";
+    return NULL;
+}
+
+static const bool inf_allowed = true, inf_refused = false;
+
+/* A section of the zkey's points for the checker. */
+static pl__pc_section zkey_section(const pl_zkey *zkey, const char *name,
+                                   const uint8_t *points, uint64_t count,
+                                   bool g2, bool allow_inf)
+{
+    const bool bn = zkey->curve == PL__CURVE_BN254;
+    pl__pc_section s = {
+        .name = name,
+        .group = bn ? (g2 ? PL__PC_BN254_G2 : PL__PC_BN254_G1)
+                    : (g2 ? PL__PC_BLS12_381_G2 : PL__PC_BLS12_381_G1),
+        .points = points,
+        .count = count,
+        .unit = g2 ? zkey->g2_bytes : zkey->g1_bytes,
+        .at = (uint64_t)(points - zkey->map.data),
+        .decode = bn ? (g2 ? bn254_g2_decode : bn254_g1_decode)
+                     : (g2 ? g2_decode : g1_decode),
+        .decode_ctx = allow_inf ? &inf_allowed : &inf_refused,
+        .not_in_group = g2 ? "is not in the G2 subgroup"
+                           : "is not in the G1 subgroup",
+    };
+    return s;
+}
+
+pl_status pl__zkey_check_points(const pl_zkey *zkey, pl__pool *pool,
+                                const pl_check_config *cfg, bool alone,
+                                pl_error *err)
 {
     /* The setup's secrets times a generator are never infinity; points of
-     * wires that a matrix never uses are (A, B1, B2), and IC, C, H may be. */
+     * wires that a matrix never uses are (A, B1, B2), and IC, C, H may be.
+     * The header's six are checked here one by one, the arrays by the
+     * checker. */
     const struct {
         const char *name;
         const uint8_t *point;
@@ -585,6 +696,19 @@ pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err)
         {"delta_1", zkey->delta1, false}, {"beta_2", zkey->beta2, true},
         {"gamma_2", zkey->gamma2, true},  {"delta_2", zkey->delta2, true},
     };
+    for (unsigned i = 0; i < 6; i++) {
+        const pl__pc_section s = zkey_section(zkey, fixed[i].name,
+                                              fixed[i].point, 1, fixed[i].g2,
+                                              false);
+        const char *bad = pl__point_check_one(s.group, s.decode,
+                                              s.decode_ctx, s.points,
+                                              s.not_in_group);
+        if (bad)
+            return pl__error_set(err, PL_EFORMAT,
+                                 "%s: section 2 (groth16 header): %s %s (at "
+                                 "byte offset %" PRIu64 ")", zkey->path,
+                                 fixed[i].name, bad, s.at);
+    }
     const struct {
         unsigned id;
         const uint8_t *points;
@@ -598,38 +722,35 @@ pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err)
         {8, zkey->c, (uint64_t)zkey->n_vars - zkey->n_public - 1, false},
         {9, zkey->h, zkey->domain_size, false},
     };
-    pl_status st = PL_OK;
-    const char *bad;
-    for (unsigned i = 0; i < 6; i++) {
-        bad = fixed[i].g2 ? g2_problem(fixed[i].point, false)
-                          : g1_problem(fixed[i].point, false);
-        if (bad) {
-            st = pl__error_set(err, PL_EFORMAT,
-                               "%s: section 2 (groth16 header): %s %s (at "
-                               "byte offset %" PRIu64 ")", zkey->path,
-                               fixed[i].name, bad,
-                               (uint64_t)(fixed[i].point - zkey->map.data));
-            goto fail;
-        }
-    }
+    char names[6][48];
+    pl__pc_section sec[6];
     for (unsigned k = 0; k < 6; k++) {
-        uint64_t unit = arrays[k].g2 ? PL__G2_BYTES : PL__G1_BYTES;
-        for (uint64_t i = 0; i < arrays[k].count; i++) {
-            const uint8_t *p = arrays[k].points + i * unit;
-            bad = arrays[k].g2 ? g2_problem(p, true) : g1_problem(p, true);
-            if (bad) {
-                st = pl__error_set(err, PL_EFORMAT,
-                                   "%s: section %u (%s): point %" PRIu64
-                                   " %s (at byte offset %" PRIu64 ")",
-                                   zkey->path, arrays[k].id,
-                                   section_names[arrays[k].id], i, bad,
-                                   (uint64_t)(p - zkey->map.data));
-                goto fail;
-            }
-        }
+        snprintf(names[k], sizeof(names[k]), "%u (%s)", arrays[k].id,
+                 section_names[arrays[k].id]);
+        sec[k] = zkey_section(zkey, names[k], arrays[k].points,
+                              arrays[k].count, arrays[k].g2, true);
     }
-fail:
-    return st;
+    const pl__pc_job job = {
+        .path = zkey->path,
+        .sections = sec,
+        .n_sections = 6,
+        .pool = pool,
+        .cfg = cfg,
+        .alone = alone,
+    };
+    return pl__points_check(&job, err);
+}
+
+pl_status pl_zkey_check_points_with(const pl_zkey *zkey,
+                                    const pl_check_config *cfg,
+                                    pl_error *err)
+{
+    return pl__zkey_check_points(zkey, NULL, cfg, false, err);
+}
+
+pl_status pl_zkey_check_points(const pl_zkey *zkey, pl_error *err)
+{
+    return pl_zkey_check_points_with(zkey, NULL, err);
 }
 
 void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out)
@@ -639,4 +760,9 @@ void pl_zkey_get_info(const pl_zkey *zkey, pl_zkey_info *out)
     out->domain_size = zkey->domain_size;
     out->n_coefs = zkey->n_coefs;
     out->n_constraints = zkey->n_constraints;
+}
+
+pl_curve pl_zkey_curve(const pl_zkey *zkey)
+{
+    return (pl_curve)zkey->curve;
 }

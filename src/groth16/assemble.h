@@ -17,6 +17,7 @@
 
 #include "proofline.h"
 #include "blst.h"
+#include "groth16/key.h"
 
 typedef struct pl__groth16_fixed {
     blst_p1 alpha1, beta1, delta1;
@@ -29,5 +30,21 @@ void pl__groth16_assemble(pl_proof *out, const pl__groth16_fixed *key,
                           const blst_p1 *a_sum, const blst_p1 *b1_sum,
                           const blst_p2 *b2_sum, const blst_p1 *c_sum,
                           const blst_scalar *r, const blst_scalar *s);
+
+/* The same on BN254: the sums are pl__bn254_g1 / pl__bn254_g2 (Jacobian)
+ * in blst_p1 / blst_p2 storage (backend.h), r and s standard form below
+ * BN254's r; the proof's points are the zkey's 64- and 128-byte affine
+ * layout at the start of pl_proof's a, b, c (the rest zero). */
+void pl__groth16_assemble_bn254(pl_proof *out,
+                                const pl__groth16_fixed_bn254 *key,
+                                const blst_p1 *a_sum, const blst_p1 *b1_sum,
+                                const blst_p2 *b2_sum, const blst_p1 *c_sum,
+                                const blst_p1 *h_sum, const blst_scalar *r,
+                                const blst_scalar *s);
+
+/* A blinding factor for the curve: uniform in [1, r) from getrandom, by
+ * rejection (pl__fr_random_scalar's, then below BN254's r for BN254). */
+pl_status pl__groth16_random_scalar(pl__curve curve, blst_scalar *out,
+                                    pl_error *err);
 
 #endif /* PL_GROTH16_ASSEMBLE_H */

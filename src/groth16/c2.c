@@ -21,7 +21,7 @@
  * proof, and its queries decoded there in place: bellperson's uncompressed
  * points and blst's affine ones are the same size), the checks of an
  * assignment, and its preparation into the skeleton's input.  pl_c2_prove
- * runs the proofs as a job of the engine (engine/c2_job.c), which reserves
+ * runs the proofs as a job of the engine (engine/kind_c2.c), which reserves
  * their bytes, records the ledger's events, verifies each proof and
  * overlaps one proof's finish with the next one's start.
  */
@@ -595,6 +595,11 @@ pl_status pl_c2_assignment_from_values(pl_c2_assignment *out,
     if (!r1cs || (n && !w))
         return pl__error_set(err, PL_EUSAGE, "pl_c2_assignment_from_values: "
                              "missing r1cs or values");
+    if (r1cs->curve != PL__CURVE_BLS12_381) /* bellperson's is BLS12-381 */
+        return pl__error_set(err, PL_EUNSUPPORTED, "%s: a bellperson "
+                             "assignment is of BLS12-381, but this r1cs is "
+                             "for curve %s", r1cs->path,
+                             pl__curve_name(r1cs->curve));
     const size_t n_inp = (size_t)r1cs->info.n_pub_out + r1cs->info.n_pub_in +
                          1;
     if (n != r1cs->info.n_wires || n_inp > r1cs->info.n_wires)

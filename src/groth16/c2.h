@@ -4,7 +4,7 @@
  * parameters decoded into a key for the one skeleton (groth16/key.h), the
  * assignment checks, the plan of one proof's bytes, and an assignment
  * prepared into the skeleton's proof input; for the engine, which runs
- * pl_c2_prove's proofs as a job (engine/c2_job.c).  And a test hook, an
+ * pl_c2_prove's proofs as a job (engine/kind_c2.c).  And a test hook, an
  * SRS whose domain is snarkjs's (setup/dev_setup.h writes such files), to
  * compare its proofs with the zkey path's point for point.
  */

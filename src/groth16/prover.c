@@ -21,6 +21,10 @@
  * zkey_prover.c; bellperson's assignment gathered by its densities,
  * groth16/c2.c); from here on they are one path.
  *
+ * The curve is the key's (its shape's): the G2 sum runs in its group, the
+ * blinding is drawn below its r and the assembly is its own
+ * (groth16/assemble.c); everything else here is the same for both.
+ *
  * Every buffer goes through the accounted allocator: pending (the state
  * between start and finish), the G2 sum's scratch, and whatever the
  * backend plans.  pl__groth16_plan says how many bytes of each a proof
@@ -154,8 +158,9 @@ void pl__groth16_plan(const pl__backend_shape *shape,
                               sizeof(blst_fr);
     out->bytes[PL_BUF_PENDING] += sizeof(struct pl_pending);
     /* the G2 sum runs beside the backend's G1 sums: its scratch adds */
-    out->bytes[PL_BUF_MSM_SCRATCH] += pl__msm_g2_of_witness_scratch_bytes(
-        shape->counts[PL__SUM_B1], g2_threads(backend, threads));
+    out->bytes[PL_BUF_MSM_SCRATCH] += pl__msm_sum_of_witness_scratch_bytes(
+        pl__shape_g2(shape), shape->counts[PL__SUM_B1],
+        g2_threads(backend, threads));
 }
 
 void pl__groth16_prover_destroy(pl__groth16_prover *p)
@@ -233,10 +238,11 @@ static void g2_main(void *arg)
     /* Timed for the starter's sink only (the trace's G2 span): on_stage
      * runs on the prover's callers' threads, never on this one. */
     double t0 = pl__now_seconds();
-    pd->g2_status = pl__msm_g2_of_witness(&pd->b2, p->key->b2,
-                                          (const uint8_t *)pd->b.v, pd->b.n,
-                                          p->plain_msm, pd->g2_pool,
-                                          &pd->g2_err);
+    pd->g2_status = pl__msm_sum_of_witness(pl__shape_g2(&p->key->shape),
+                                           &pd->b2, p->key->b2,
+                                           (const uint8_t *)pd->b.v, pd->b.n,
+                                           p->plain_msm, pd->g2_pool,
+                                           &pd->g2_err);
     pl__stage_span("g2_msm", t0, pl__now_seconds());
 }
 
@@ -336,6 +342,147 @@ fail:
     return st;
 }
 
+/* ---- a batch: k proofs of one key started together ------------------------ */
+
+bool pl__groth16_batches(const pl__groth16_prover *p)
+{
+    return p->backend->msm_g1_batch && p->backend->plan_batch;
+}
+
+void pl__groth16_plan_batch(const pl__backend_shape *shape,
+                            const pl__backend_ops *backend, unsigned threads,
+                            size_t k, pl__prove_plan *out)
+{
+    pl__groth16_plan(shape, backend, threads, out);
+    if (k < 2)
+        return;
+    threads = pl__pool_threads_for(threads);
+    /* the backend's: its batch, or one proof at a time */
+    if (backend->plan_batch)
+        backend->plan_batch(shape, threads, k, out);
+    else
+        backend->plan(shape, threads, out);
+    /* the skeleton's own, k times, either way: each proof's a/b/c (all
+     * prepared before the batch starts), its pending state and its G2 sum
+     * beside, which outlive the next proof's start */
+    out->bytes[PL_BUF_ABC] += k * 3 * ((uint64_t)1 << shape->log2n) *
+                              sizeof(blst_fr);
+    out->bytes[PL_BUF_PENDING] += k * sizeof(struct pl_pending);
+    out->bytes[PL_BUF_MSM_SCRATCH] +=
+        k * pl__msm_g2_of_witness_scratch_bytes(shape->counts[PL__SUM_B1],
+                                                g2_threads(backend, threads));
+}
+
+/* Each input consumed: its a/b/c freed (abc_freed called) where still
+ * held. */
+static void batch_drop_abc(blst_fr **abc, size_t k,
+                           void (*abc_freed)(void *ctx), void *const *ctx)
+{
+    for (size_t j = 0; j < k; j++)
+        if (abc[j]) {
+            pl__free(abc[j]);
+            abc[j] = NULL;
+            if (abc_freed)
+                abc_freed(ctx ? ctx[j] : NULL);
+        }
+}
+
+pl_status pl__groth16_start_batch(pl__groth16_prover *p, pl_pending **out,
+                                  pl__proof_input *const *in, size_t k,
+                                  void (*abc_freed)(void *ctx),
+                                  void *const *ctx, pl_error *err)
+{
+    const pl__backend_ops *backend = p->backend;
+    pl_status st = PL_OK;
+    for (size_t j = 0; j < k; j++)
+        out[j] = NULL;
+    if (k < 2 || !pl__groth16_batches(p)) {
+        /* one after another, each as pl__groth16_start; on a failure the
+         * rest are consumed unstarted and the started ones dropped */
+        for (size_t j = 0; j < k; j++) {
+            if (st == PL_OK)
+                st = pl__groth16_start(p, &out[j], in[j], abc_freed,
+                                       ctx ? ctx[j] : NULL, err);
+            else
+                batch_drop_abc(&in[j]->abc, 1, abc_freed,
+                               ctx ? &ctx[j] : NULL);
+        }
+        if (st != PL_OK)
+            for (size_t j = 0; j < k; j++) {
+                pl__pending_abort(out[j]);
+                out[j] = NULL;
+            }
+        return st;
+    }
+    pl__stage_timer timer;
+    pl__backend_proof *bp = calloc(k, sizeof(*bp));
+    pl__backend_proof **bpp = calloc(k, sizeof(*bpp));
+    blst_fr **abc = calloc(k, sizeof(*abc));
+    blst_p1 *sums = calloc(k, sizeof(*sums));
+    size_t begun = 0;
+    if (!bp || !bpp || !abc || !sums) {
+        st = pl__error_set(err, PL_ENOMEM, "prover: out of memory");
+        for (size_t j = 0; j < k; j++)
+            batch_drop_abc(&in[j]->abc, 1, abc_freed,
+                           ctx ? &ctx[j] : NULL);
+        goto done;
+    }
+    for (size_t j = 0; j < k; j++) { /* consumed, whatever happens */
+        abc[j] = in[j]->abc;
+        in[j]->abc = NULL;
+    }
+    pl__stage_timer_start(&timer, p->on_stage, p->on_stage_user);
+    for (; begun < k; begun++) {
+        size_t j = begun;
+        bp[j] = (pl__backend_proof){p->instance, {{0}}, &timer, NULL};
+        memcpy(bp[j].scalars, in[j]->scalars, sizeof(bp[j].scalars));
+        bpp[j] = &bp[j];
+        if ((st = pending_begin(p, &out[j], in[j], err)))
+            goto fail;
+        if ((st = backend->begin(&bp[j], err))) {
+            pl__pending_abort(out[j]);
+            out[j] = NULL;
+            goto fail;
+        }
+    }
+    /* each proof's a/b/c freed as soon as its h is made, while the G2
+     * sums run beside */
+    for (size_t j = 0; j < k; j++) {
+        st = backend->h(&bp[j], abc[j], err);
+        batch_drop_abc(&abc[j], 1, abc_freed, ctx ? &ctx[j] : NULL);
+        if (st != PL_OK)
+            goto fail;
+    }
+    pl__stage_lap(&timer, "h");
+    for (int sum = 0; sum < PL__SUM_COUNT; sum++) {
+        if ((st = backend->msm_g1_batch(bpp, k, (pl__g1_sum)sum, sums, err)))
+            goto fail;
+        for (size_t j = 0; j < k; j++)
+            out[j]->g1[sum] = sums[j];
+        pl__stage_lap(&timer, sum_stage[sum]);
+    }
+    for (size_t j = 0; j < k; j++)
+        backend->end(&bp[j]);
+    goto done;
+
+fail:
+    for (size_t j = 0; j < begun; j++)
+        backend->end(&bp[j]);
+    batch_drop_abc(abc, k, abc_freed, ctx);
+    for (size_t j = 0; j < k; j++) {
+        pl__pending_abort(out[j]);
+        out[j] = NULL;
+    }
+done:
+    if (sums)
+        memset(sums, 0, k * sizeof(*sums));
+    free(sums);
+    free(abc);
+    free(bpp);
+    free(bp);
+    return st;
+}
+
 /* ---- finish --------------------------------------------------------------- */
 
 pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
@@ -358,8 +505,18 @@ pl_status pl_prove_finish(pl_pending *pd, pl_proof *out, pl_error *err)
         memset(&pd->r, 0, sizeof(pd->r));
         memset(&pd->s, 0, sizeof(pd->s));
     } else if (!pd->blinding_given &&
-               ((st = pl__fr_random_scalar(&pd->r, err)) ||
-                (st = pl__fr_random_scalar(&pd->s, err)))) {
+               ((st = pl__groth16_random_scalar(key->shape.curve, &pd->r,
+                                                err)) ||
+                (st = pl__groth16_random_scalar(key->shape.curve, &pd->s,
+                                                err)))) {
+        goto done;
+    }
+    if (key->shape.curve == PL__CURVE_BN254) {
+        pl__groth16_assemble_bn254(out, &key->bn254, &pd->g1[PL__SUM_A],
+                                   &pd->g1[PL__SUM_B1], &pd->b2,
+                                   &pd->g1[PL__SUM_C], &pd->g1[PL__SUM_H],
+                                   &pd->r, &pd->s);
+        pl__stage_lap(&timer, "assemble");
         goto done;
     }
     pl__groth16_fixed fixed;

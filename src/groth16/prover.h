@@ -103,6 +103,29 @@ typedef struct pl__proof_input {
 pl_status pl__groth16_start(pl__groth16_prover *prover, pl_pending **out,
                             pl__proof_input *in, void (*abc_freed)(void *ctx),
                             void *ctx, pl_error *err);
+/*
+ * A batch: k proofs of the prover's key started together (their inputs
+ * all prepared), each sum of the k taken in one batched call where the
+ * backend has one (pl__backend_ops.msm_g1_batch: the CPU's), else one
+ * proof after another (the CUDA backend).  Each proof is what
+ * pl__groth16_start would make of its input: out[j] finishes with
+ * pl_prove_finish as usual, and the same group elements come out.  Each
+ * input's a/b/c is freed right after its h, with abc_freed(ctx[j]) (ctx
+ * NULL: abc_freed(NULL)), while the G2 sums run beside.  On failure every
+ * input is consumed, every out[j] is NULL and the status is the first
+ * failure's.  pl__groth16_plan_batch: the bytes per class of such a batch
+ * (pl__groth16_plan's for k < 2 or a backend without batches), at most k
+ * times one proof's in every class; pl__groth16_batches: whether this
+ * prover's backend batches.
+ */
+bool pl__groth16_batches(const pl__groth16_prover *prover);
+void pl__groth16_plan_batch(const pl__backend_shape *shape,
+                            const pl__backend_ops *backend, unsigned threads,
+                            size_t k, pl__prove_plan *out);
+pl_status pl__groth16_start_batch(pl__groth16_prover *prover, pl_pending **out,
+                                  pl__proof_input *const *in, size_t k,
+                                  void (*abc_freed)(void *ctx),
+                                  void *const *ctx, pl_error *err);
 /* pl_prove_finish (proofline.h) joins the G2 sum, blinds and assembles.
  * Drops a started proof that is not wanted: joins its G2 sum and frees it
  * (NULL is a no-op). */

@@ -70,6 +70,8 @@ pl_status pl_verify(const pl_vkey *vkey, const pl_proof *proof,
                            "public inputs");
         goto fail;
     }
+    if (vkey->curve == PL__CURVE_BN254)
+        return pl__verify_bn254(vkey, proof, publics, count, err);
     if (count != vkey->n_public) {
         st = pl__error_set(err, PL_EFORMAT, "public inputs: %zu given, the "
                            "verification key expects %zu", count,

@@ -11,6 +11,8 @@
  * delta may not be the point at infinity (a setup never yields them, and a
  * key with gamma or delta at infinity accepts forged proofs); IC points
  * may.  A vk_alphabeta_12 in a file must equal the pairing we compute.
+ * BN254 ("bn128") keys are vkey_bn254.c's, called from the entry points
+ * here once the curve is known (the zkey's primes, the file's tag).
  */
 #include "groth16/vkey.h"
 #include "field/field.h"
@@ -62,8 +64,9 @@ uint64_t pl__vkey_bytes(size_t n_public)
     return VKEY_HEAD_BYTES + ((uint64_t)n_public + 1) * sizeof(blst_p1_affine);
 }
 
-/* The struct and its IC points in one accounted allocation. */
-static pl_status pl__vkey_alloc(pl_vkey **out, size_t n_public, pl_error *err)
+/* The struct and its IC points in one accounted allocation (a BN254 key's
+ * smaller points in the same room). */
+pl_status pl__vkey_alloc(pl_vkey **out, size_t n_public, pl_error *err)
 {
     pl_status st = PL_OK;
     size_t head = VKEY_HEAD_BYTES;
@@ -75,6 +78,7 @@ static pl_status pl__vkey_alloc(pl_vkey **out, size_t n_public, pl_error *err)
     }
     vk->n_public = n_public;
     vk->ic = (blst_p1_affine *)((char *)vk + head);
+    vk->bn254.ic = (pl__bn254_g1_affine *)vk->ic;
 fail:
     *out = vk;
     return st;
@@ -85,6 +89,17 @@ static void pl__vkey_alphabeta(blst_fp12 *out, const pl_vkey *vk)
     blst_fp12 f;
     blst_miller_loop(&f, &vk->beta2, &vk->alpha1);
     blst_final_exp(out, &f);
+}
+
+pl_status pl__vkey_zkey_point_error(pl_error *err, const char *path,
+                                    const char *what, size_t index,
+                                    const char *bad)
+{
+    if (strcmp(what, "IC") == 0)
+        return pl__error_set(err, PL_EFORMAT, "%s: section 3 (IC): point %zu "
+                             "%s", path, index, bad);
+    return pl__error_set(err, PL_EFORMAT, "%s: section 2 (header): %s %s",
+                         path, what, bad);
 }
 
 pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey, pl_error *err)
@@ -99,6 +114,8 @@ pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey, pl_error *err)
         st = pl__error_set(err, PL_EUSAGE, "pl_vkey_from_zkey: no zkey");
         goto fail;
     }
+    if (zkey->curve == PL__CURVE_BN254)
+        return pl__vkey_from_zkey_bn254(out, zkey, err);
     if (zkey->n_public > PL__VKEY_MAX_PUBLIC) {
         st = pl__error_set(err, PL_EFORMAT, "%s: nPublic %u is 2^31 or more",
                            zkey->path, zkey->n_public);
@@ -127,12 +144,7 @@ pl_status pl_vkey_from_zkey(pl_vkey **out, const pl_zkey *zkey, pl_error *err)
             bad_index = i;
         }
     if (bad) {
-        if (strcmp(what, "IC") == 0)
-            st = pl__error_set(err, PL_EFORMAT, "%s: section 3 (IC): point "
-                               "%zu %s", zkey->path, bad_index, bad);
-        else
-            st = pl__error_set(err, PL_EFORMAT, "%s: section 2 (header): %s "
-                               "%s", zkey->path, what, bad);
+        st = pl__vkey_zkey_point_error(err, zkey->path, what, bad_index, bad);
         goto fail;
     }
     pl__vkey_alphabeta(&vk->alphabeta, vk);
@@ -330,7 +342,8 @@ static pl_status pl__vkey_from_doc(pl_vkey **out, const pl__json_doc *doc,
         goto fail;
     }
     /* snarkjs picks the curve by this tag, so it is required */
-    if ((st = pl__json_check_tag(doc, root, "curve", "bls12381", true, err)) ||
+    pl__curve curve;
+    if ((st = pl__json_curve(&curve, doc, root, true, err)) ||
         (st = pl__json_check_tag(doc, root, "protocol", "groth16", false,
                                  err)))
         goto fail;
@@ -348,6 +361,12 @@ static pl_status pl__vkey_from_doc(pl_vkey **out, const pl__json_doc *doc,
     }
     if ((st = pl__vkey_alloc(&vk, n_public, err)))
         goto fail;
+    if (curve == PL__CURVE_BN254) {
+        if ((st = pl__vkey_read_bn254(vk, doc, root, ic, err)))
+            goto fail;
+        *out = vk;
+        return PL_OK;
+    }
     if ((st = pl__json_member(&v, doc, root, "vk_alpha_1", true, "", err)) ||
         (st = pl__vkey_read_g1(&vk->alpha1, doc, v, "vk_alpha_1", false,
                                err)) ||
@@ -422,6 +441,8 @@ pl_status pl_vkey_write_json(const pl_vkey *vkey, const char *path,
                            "path");
         goto fail;
     }
+    if (vkey->curve == PL__CURVE_BN254)
+        return pl__vkey_write_json_bn254(vkey, path, err);
     /* the key order and layout of snarkjs's export (bfj, space 1) */
     pl__strbuf_printf(&sb, "{\n \"protocol\": \"groth16\",\n"
                            " \"curve\": \"bls12381\",\n"
@@ -456,6 +477,11 @@ fail:
 size_t pl_vkey_n_public(const pl_vkey *vkey)
 {
     return vkey ? vkey->n_public : 0;
+}
+
+pl_curve pl_vkey_curve(const pl_vkey *vkey)
+{
+    return vkey ? (pl_curve)vkey->curve : PL_CURVE_BLS12_381;
 }
 
 void pl_vkey_destroy(pl_vkey *vkey)

@@ -13,11 +13,17 @@
  *   input:       a, b, c, and the witness as A's, B's (and so B2's) and
  *                C's scalars: the skeleton does the rest.
  *
+ * The curve is the zkey's: its points are read in the curve's layout and
+ * the rows are summed in its scalar field (on BN254 by a loop per field
+ * implementation, chosen once per call); a witness of another curve is
+ * refused naming both files.
+ *
  * The public pl_prover_* calls are this prover.  Every buffer goes through
  * the accounted allocator: csr (resident per circuit), abc (3 x domain
  * scalars), and the skeleton's.
  */
 #include "groth16/zkey_prover.h"
+#include "field/bn254/serial.h"
 #include "formats/formats.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -73,6 +79,20 @@ static void p2_from_bytes(blst_p2_affine *out, const uint8_t *bytes)
         memset(out, 0, sizeof(*out));
 }
 
+/* BN254's points (the zkey's layout; the reader checked nothing inside
+ * them: a coordinate not below p leaves the point at zero, which the
+ * check of --check-params names). */
+static void bn254_fixed(pl__groth16_fixed_bn254 *out, const pl_zkey *zk)
+{
+    memset(out, 0, sizeof(*out));
+    if (zk->alpha1 && !(pl__bn254_g1_from_bytes(&out->alpha1, zk->alpha1) &&
+                        pl__bn254_g1_from_bytes(&out->beta1, zk->beta1) &&
+                        pl__bn254_g1_from_bytes(&out->delta1, zk->delta1) &&
+                        pl__bn254_g2_from_bytes(&out->beta2, zk->beta2) &&
+                        pl__bn254_g2_from_bytes(&out->delta2, zk->delta2)))
+        memset(out, 0, sizeof(*out));
+}
+
 void pl__zkey_key(pl__groth16_key *out, const pl_zkey *zk)
 {
     memset(out, 0, sizeof(*out));
@@ -84,16 +104,23 @@ void pl__zkey_key(pl__groth16_key *out, const pl_zkey *zk)
     out->shape.counts[PL__SUM_A] = zk->n_vars;
     out->shape.counts[PL__SUM_B1] = zk->n_vars;
     out->shape.counts[PL__SUM_C] = pl__zkey_n_private(zk);
+    out->shape.curve = zk->curve;
     out->g1[PL__SUM_H] = zk->h;
     out->g1[PL__SUM_A] = zk->a;
     out->g1[PL__SUM_B1] = zk->b1;
     out->g1[PL__SUM_C] = zk->c;
     out->b2 = zk->b2;
-    p1_from_bytes(&out->alpha1, zk->alpha1);
-    p1_from_bytes(&out->beta1, zk->beta1);
-    p1_from_bytes(&out->delta1, zk->delta1);
-    p2_from_bytes(&out->beta2, zk->beta2);
-    p2_from_bytes(&out->delta2, zk->delta2);
+    if (zk->curve == PL__CURVE_BN254) {
+        /* its points are smaller than blst's structs (left zero): read
+         * them as BN254's, never past them */
+        bn254_fixed(&out->bn254, zk);
+    } else {
+        p1_from_bytes(&out->alpha1, zk->alpha1);
+        p1_from_bytes(&out->beta1, zk->beta1);
+        p1_from_bytes(&out->delta1, zk->delta1);
+        p2_from_bytes(&out->beta2, zk->beta2);
+        p2_from_bytes(&out->delta2, zk->delta2);
+    }
     out->n_public = zk->n_public;
 }
 
@@ -249,6 +276,57 @@ static void row_dot(blst_fr *out, const constraint_matrices *m, size_t entry,
     *out = acc;
 }
 
+/* The same on BN254 (its coefficients are coef * R^2 mod r with R = 2^256
+ * as well), per field implementation. */
+PL__BN254_INLINE void row_dot_bn254(pl__bn254_fr *out,
+                                    const constraint_matrices *m, size_t entry,
+                                    size_t end, const uint8_t *witness,
+                                    pl__bn254_arith v)
+{
+    pl__bn254_fr acc, w, term;
+    memset(&acc, 0, sizeof(acc));
+    for (; entry < end; entry++) {
+        memcpy(&w, witness + (uint64_t)m->columns[entry] * PL__FR_BYTES,
+               sizeof(w));
+        pl__bn254_fr_mul(&term, (const pl__bn254_fr *)&m->values[entry], &w,
+                         v);
+        pl__bn254_fr_add(&acc, &acc, &term, v);
+    }
+    *out = acc;
+}
+
+PL__BN254_INLINE void synthesize_rows_bn254(synth_ctx *ctx, size_t task,
+                                            pl__bn254_arith v)
+{
+    const uint32_t *a_start = ctx->m->row_start;
+    const uint32_t *b_start = a_start + ctx->rows + 1;
+    pl__bn254_fr *a = (pl__bn254_fr *)ctx->a, *b = (pl__bn254_fr *)ctx->b;
+    pl__bn254_fr *c = (pl__bn254_fr *)ctx->c;
+    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
+    if (hi > ctx->rows)
+        hi = ctx->rows;
+    for (size_t row = lo; row < hi; row++) {
+        row_dot_bn254(&a[row], ctx->m, a_start[row], a_start[row + 1],
+                      ctx->witness, v);
+        row_dot_bn254(&b[row], ctx->m, b_start[row], b_start[row + 1],
+                      ctx->witness, v);
+        pl__bn254_fr_mul(&c[row], &a[row], &b[row], v);
+    }
+}
+
+static void synthesize_rows_bn254_adx(void *arg, size_t task, unsigned worker)
+{
+    (void)worker;
+    synthesize_rows_bn254(arg, task, PL__BN254_ADX);
+}
+
+static void synthesize_rows_bn254_portable(void *arg, size_t task,
+                                           unsigned worker)
+{
+    (void)worker;
+    synthesize_rows_bn254(arg, task, PL__BN254_PORTABLE);
+}
+
 static void synthesize_rows(void *arg, size_t task, unsigned worker)
 {
     synth_ctx *ctx = arg;
@@ -271,6 +349,10 @@ pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
 {
     const pl_zkey *zk = p->zkey;
     *abc_out = NULL;
+    pl_status st = pl__curve_match("prove", wtns->path, wtns->curve, zk->path,
+                                   zk->curve, err);
+    if (st != PL_OK)
+        return st;
     if (wtns->n_values != zk->n_vars)
         return pl__error_set(err, PL_EFORMAT,
                              "%s: the witness has %llu values but %s has "
@@ -286,8 +368,12 @@ pl_status pl__prover_synthesize(pl_prover *p, blst_fr **abc_out,
     ctx.per_task = (n + tasks - 1) / tasks;
     if (ctx.per_task < 256)
         ctx.per_task = 256;
-    pl__pool_run(pool, (n + ctx.per_task - 1) / ctx.per_task, synthesize_rows,
-                 &ctx);
+    void (*rows)(void *, size_t, unsigned) = synthesize_rows;
+    if (zk->curve == PL__CURVE_BN254)
+        rows = pl__bn254_arith_current() == PL__BN254_ADX
+                   ? synthesize_rows_bn254_adx
+                   : synthesize_rows_bn254_portable;
+    pl__pool_run(pool, (n + ctx.per_task - 1) / ctx.per_task, rows, &ctx);
     *abc_out = abc;
     return PL_OK;
 }

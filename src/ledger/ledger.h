@@ -127,5 +127,16 @@ pl_status pl__ledger_write_trace(pl__ledger *ledger, const char *path,
                                  pl_error *err);
 pl_status pl__ledger_write_plot(pl__ledger *ledger, const char *path,
                                 pl_error *err);
+/* What a plan knows that its records do not: the machine's memory (a
+ * line, or a notice when far above the data) and when it ran out (a
+ * mark across both panels). */
+typedef struct pl__plot_marks {
+    uint64_t memory_bytes; /* 0: none drawn */
+    bool out_of_memory;
+    double oom_seconds;
+} pl__plot_marks;
+pl_status pl__ledger_write_plot_marked(pl__ledger *ledger, const char *path,
+                                       const pl__plot_marks *marks,
+                                       pl_error *err);
 
 #endif /* PL_LEDGER_H */

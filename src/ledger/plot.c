@@ -10,6 +10,8 @@
  * Below, a lane per stage with the partitions in it over time, on one
  * scale for all lanes, so that a growing `waiting` (synthesized partitions
  * piling up in front of the prover, DESIGN.md's story) shows at a glance.
+ * A plan adds the machine's memory as a line and, when it runs out, a
+ * mark at that moment across both panels (pl__plot_marks).
  * Plain SVG 1.1, no scripts, no external fonts: any browser or image
  * viewer shows it.
  *
@@ -331,7 +333,56 @@ static void draw_lanes(FILE *f, pl__ledger *l, size_t count, draw_ctx *d)
     }
 }
 
+/* The machine's memory: a line across the memory panel when it falls on
+ * the chart, else a notice at the top; its legend entry. */
+static void draw_memory(FILE *f, const draw_ctx *d, uint64_t memory,
+                        double *legend_y)
+{
+    char b[32];
+    pl_format_bytes(b, sizeof(b), memory);
+    const char *style = "stroke=\"#7f0000\" stroke-width=\"2.5\"";
+    if (memory <= d->y_top) {
+        double y = py(d, (double)memory);
+        fprintf(f, "<line class=\"memory\" data-memory=\"%llu\" x1=\"%.0f\" "
+                "y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" %s/><text x=\"%.0f\" "
+                "y=\"%.1f\" fill=\"#7f0000\">the machine's memory, %s</text>\n",
+                (unsigned long long)memory, LEFT, y, W - RIGHT, y, style,
+                LEFT + 6, y - 4, b);
+    } else {
+        fprintf(f, "<text class=\"memory-off-chart\" data-memory=\"%llu\" "
+                "x=\"%.0f\" y=\"%.0f\" fill=\"#7f0000\">the machine's memory, "
+                "%s, is above the chart</text>\n", (unsigned long long)memory,
+                LEFT + 6, TOP - 20, b);
+    }
+    fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" %s/>"
+            "<text x=\"%.0f\" y=\"%.0f\">memory%s</text>\n", W - RIGHT + 14,
+            *legend_y + 6, W - RIGHT + 26, *legend_y + 6, style,
+            W - RIGHT + 32, *legend_y + 10,
+            memory <= d->y_top ? "" : " (above)");
+    *legend_y += 18;
+}
+
+/* Out of memory: a mark at its time from the memory panel's top to the
+ * last lane, and what it is. */
+static void draw_oom(FILE *f, const draw_ctx *d, double t)
+{
+    double x = px(d->x, t);
+    fprintf(f, "<g class=\"oom\" data-oom-seconds=\"%.3f\"><line x1=\"%.1f\" "
+            "y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#b30000\" "
+            "stroke-width=\"2\" stroke-dasharray=\"5,3\"/><text x=\"%.1f\" "
+            "y=\"%.0f\" text-anchor=\"end\" fill=\"#b30000\" "
+            "font-weight=\"bold\">out of memory at t = %.0f s</text></g>\n",
+            t, x, TOP - 4, x, LANES_BOTTOM, x - 4, TOP + 14, t);
+}
+
 pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
+{
+    return pl__ledger_write_plot_marked(l, path, NULL, err);
+}
+
+pl_status pl__ledger_write_plot_marked(pl__ledger *l, const char *path,
+                                       const pl__plot_marks *marks,
+                                       pl_error *err)
 {
     extent x;
     memset(&x, 0, sizeof(x));
@@ -363,6 +414,11 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
     uint64_t scale = x.y_max;
     if (x.budget > scale && x.budget / 2 <= x.y_max)
         scale = x.budget;
+    /* the machine's memory likewise: on the chart when the data comes
+     * near it (a plan that runs out reaches it) */
+    uint64_t memory = marks ? marks->memory_bytes : 0;
+    if (memory > scale && memory / 2 <= x.y_max)
+        scale = memory;
     draw_ctx d = {f, &x, 0, lower, 0, nice_max(scale), 0, 0, {0}, keep};
     draw_frame(f, &d);
     draw_ctx back = {f, &x, 0, times, 0, d.y_top, 0, 0, {0}, keep};
@@ -421,8 +477,12 @@ pl_status pl__ledger_write_plot(pl__ledger *l, const char *path, pl_error *err)
                                                        : "");
         legend_y += 18;
     }
+    if (memory && x.n)
+        draw_memory(f, &d, memory, &legend_y);
     pl__ledger_each(l, count, event_tick, &d);
     draw_lanes(f, l, count, &d);
+    if (marks && marks->out_of_memory && x.n)
+        draw_oom(f, &d, marks->oom_seconds);
     fputs("</svg>\n", f);
     free(lower);
     free(times);

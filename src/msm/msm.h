@@ -11,6 +11,10 @@
  * variants (msm_blst.c, blst's own Pippenger tiles) are the baseline that
  * tests and benchmarks compare it with, and its path for small sums.  Both
  * give the same group element for the same input.
+ *
+ * The pl__msm_gX functions are BLS12-381's (blst's points).  The same sums
+ * for any curve's group are at the end (pl__msm_sum, by pl__msm_group_id):
+ * BLS12-381's G1 and G2 and BN254's G1 and G2.
  */
 #ifndef PL_MSM_H
 #define PL_MSM_H
@@ -169,5 +173,109 @@ void pl__msm_g2_endo_table(uint8_t *out, const uint8_t *points, size_t n,
  * benchmarks. */
 unsigned pl__msm_g1_window(size_t n, unsigned threads);
 unsigned pl__msm_g2_window(size_t n, unsigned threads);
+
+/* ---- any curve ------------------------------------------------------------
+ *
+ * The same sums for a group named at run time, dispatched once per call to
+ * code instantiated for that group (msm_core.h).  Points are that curve's
+ * zkey bytes (affine, Montgomery limbs; all zero = infinity): 96 / 192
+ * bytes for BLS12-381, 64 / 128 for BN254 (bn128: 32 bytes an Fp).  out is
+ * the Jacobian sum: blst_p1 / blst_p2, or pl__bn254_g1 / pl__bn254_g2
+ * (field/bn254/curve.h).  Scalars are 32-byte little-endian integers,
+ * taken mod r: on BLS12-381 after dropping bit 255 (as blst does, above),
+ * on BN254 the whole 256-bit value.  opts NULL means the group's default
+ * (pl__msm_default_opts).  BN254's code runs in the field implementation
+ * of pl__bn254_arith_current() (field/bn254/fp.h: mulx/adx or portable C),
+ * chosen at each call.  GLV on BN254: phi(x, y) = (beta x, y) with beta a
+ * cube root of unity in Fp acts on G1 and on G2 (the twist's x in Fp2) as
+ * the same lambda (msm_bn254.c), and a scalar splits by a short lattice
+ * basis into halves below 2^126.
+ */
+typedef enum {
+    PL__MSM_BLS12_381_G1,
+    PL__MSM_BLS12_381_G2,
+    PL__MSM_BN254_G1,
+    PL__MSM_BN254_G2,
+} pl__msm_group_id;
+
+size_t pl__msm_point_bytes(pl__msm_group_id g); /* affine, in the zkey */
+size_t pl__msm_sum_bytes(pl__msm_group_id g);   /* the Jacobian sum */
+pl__msm_opts pl__msm_default_opts(pl__msm_group_id g);
+/* For tests, as pl__msm_g1_set_default_glv: not PL__GLV_TABLE. */
+void pl__msm_set_default_glv(pl__msm_group_id g, pl__glv_mode mode);
+
+pl_status pl__msm_sum(pl__msm_group_id g, void *out, const uint8_t *points,
+                      const uint8_t *scalars, size_t n,
+                      const pl__msm_opts *opts, pl__pool *pool, pl_error *err);
+pl_status pl__msm_sum_witness(pl__msm_group_id g, void *out,
+                              const uint8_t *points, const uint8_t *scalars,
+                              size_t n, const pl__msm_opts *opts,
+                              pl__pool *pool, pl_error *err);
+/* plain ? pl__msm_sum : pl__msm_sum_witness, default options */
+pl_status pl__msm_sum_of_witness(pl__msm_group_id g, void *out,
+                                 const uint8_t *points, const uint8_t *scalars,
+                                 size_t n, bool plain, pl__pool *pool,
+                                 pl_error *err);
+uint64_t pl__msm_sum_scratch_bytes(pl__msm_group_id g, size_t n,
+                                   unsigned threads, const pl__msm_opts *opts);
+uint64_t pl__msm_sum_witness_scratch_bytes(pl__msm_group_id g, size_t n,
+                                           unsigned threads,
+                                           const pl__msm_opts *opts);
+uint64_t pl__msm_sum_of_witness_scratch_bytes(pl__msm_group_id g, size_t n,
+                                              unsigned threads);
+unsigned pl__msm_sum_window(pl__msm_group_id g, size_t n, unsigned threads,
+                            const pl__msm_opts *opts);
+/* out[i] = phi(points[i]), as pl__msm_g1_endo_table (n points of the
+ * group's size; out must not overlap points). */
+void pl__msm_sum_endo_table(pl__msm_group_id g, uint8_t *out,
+                            const uint8_t *points, size_t n, pl__pool *pool);
+
+/* BN254's GLV split for other users of phi (the ceremony's batched
+ * multiplications): a 32-byte little-endian scalar (taken mod r) as
+ * |k1|, |k2| below 2^127 (two limbs each) and their signs, with
+ * s = (-1)^neg[0] k1 + (-1)^neg[1] k2 lambda mod r. */
+void pl__msm_bn254_glv_split(uint64_t k1[2], uint64_t k2[2], bool neg[2],
+                             const uint8_t le[32]);
+
+/*
+ * k sums over one base set (msm_batch.c): outs[j] = sum_i scalars[j][i]
+ * points[i] for j < k, outs holding k sums of pl__msm_sum_bytes each, each
+ * the same group element as pl__msm_sum's over scalars[j].  The plain form
+ * runs the k vectors' tiles in one pass over the pool on a grid planned
+ * for all k (msm_batch.c), phi's table made once; the witness form runs
+ * the k witness sums in turn.  Scratch: one allocation of
+ * exactly pl__msm_sum_batch_scratch_bytes (plain), or at most
+ * pl__msm_sum_witness_scratch_bytes at a time (witness); the _of_witness
+ * bound covers both.  k = 0 does nothing.
+ */
+pl_status pl__msm_sum_batch(pl__msm_group_id g, void *outs,
+                            const uint8_t *points,
+                            const uint8_t *const *scalars, size_t k, size_t n,
+                            const pl__msm_opts *opts, pl__pool *pool,
+                            pl_error *err);
+pl_status pl__msm_sum_batch_witness(pl__msm_group_id g, void *outs,
+                                    const uint8_t *points,
+                                    const uint8_t *const *scalars, size_t k,
+                                    size_t n, const pl__msm_opts *opts,
+                                    pl__pool *pool, pl_error *err);
+/* plain ? pl__msm_sum_batch : pl__msm_sum_batch_witness, default options */
+pl_status pl__msm_sum_batch_of_witness(pl__msm_group_id g, void *outs,
+                                       const uint8_t *points,
+                                       const uint8_t *const *scalars, size_t k,
+                                       size_t n, bool plain, pl__pool *pool,
+                                       pl_error *err);
+uint64_t pl__msm_sum_batch_scratch_bytes(pl__msm_group_id g, size_t n,
+                                         size_t k, unsigned threads,
+                                         const pl__msm_opts *opts);
+uint64_t pl__msm_sum_batch_of_witness_scratch_bytes(pl__msm_group_id g,
+                                                    size_t n, size_t k,
+                                                    unsigned threads);
+/* What the cost model expects a plain batch of k to gain over k separate
+ * sums with `threads` workers (default options): k times one sum's
+ * modelled time over the batch's, 1.0 for k < 2 or small sums.  Above 1
+ * when one sum's grid cannot keep the workers busy: the batch has k times
+ * the tiles, so its ranges can be longer (fewer bucket sums a vector). */
+double pl__msm_sum_batch_gain(pl__msm_group_id g, size_t n, size_t k,
+                              unsigned threads);
 
 #endif /* PL_MSM_H */

@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * One window tile of the batch-affine Pippenger sum, written once for both
- * groups: msm_affine.c includes this file twice, with PL__F (the field),
- * PL__AFF / PL__JAC (blst's affine and Jacobian points), the field and
- * point operations below (PL__F_ENDO: x of phi(P), see msm.h) and PL__SFX
- * (a name suffix) defined for G1, then for G2.  It has no header guard on
- * purpose, and nothing else includes it.
+ * One group's half of the batch-affine Pippenger sum, written once for
+ * every group: a curve's file (msm_bls12_381.c, msm_bn254.c) includes this
+ * file once per group (BN254: per group and field implementation) with
+ * these defined:
+ *   PL__SFX(name)   a name suffix for this instantiation
+ *   PL__F, PL__AFF, PL__JAC   the field, the affine point (the zkey's
+ *                   bytes) and the Jacobian point
+ *   PL__F_ONE, _ADD, _SUB, _MUL, _SQR, _MUL3, _CNEG, _INV   field
+ *                   operations (function-like: (out, in...))
+ *   PL__JAC_ADD_AFF, _ADD, _FROM_AFF, _DBL   point operations
+ *   PL__BETA_T, PL__BETA_INIT(&beta), PL__F_ENDO(&x, &beta)   GLV: the
+ *                   type of the cube root of unity beta, its value, and
+ *                   x of phi(P) = (beta x, y) (see msm.h)
+ *   PL__S_LOAD(s, bytes), PL__S_FOLD(s), PL__S_GLV_SPLIT(out, s, neg)
+ *                   the curve's scalars: load (reduced mod r; returns the
+ *                   class PL__SCALAR_*), fold to min(s, r - s) (true when
+ *                   negated), and split a folded scalar into two signed
+ *                   GLV halves below 2^127
+ *   PL__G_NAME, PL__G_SMALL_BELOW, PL__G_INV_COST, PL__G_DEFAULT_GLV,
+ *   PL__G_SMALL, PL__G_SMALL_BYTES   the descriptor (msm_core.h) this file
+ *                   defines for the group, and its constants
+ * It has no header guard on purpose, and nothing else includes it.
  *
  * A tile sums the signed window digits of a range of points into
  * 2^(c-1) buckets kept in AFFINE coordinates.  An affine addition needs a
@@ -23,20 +39,22 @@
  *
  * The tile ends with the bucket sum  sum_k k * B_k, also in batched affine
  * additions (running sums over segments of the buckets, side by side), and
- * returns it as a Jacobian point.  The caller (msm_affine.c) folds the
- * scalars first (0 <= s <= (r-1)/2, the sign moved onto the point, infinity
- * points given scalar 0), owns the scratch layout and combines the tiles.
+ * returns it as a Jacobian point.  The folding pass (fold_range, run by
+ * msm_affine.c over ranges of points) folds the scalars first
+ * (0 <= s <= (r-1)/2, the sign moved onto the point, infinity points given
+ * scalar 0); msm_affine.c owns the scratch layout and combines the tiles.
  * Point indices and bucket numbers are kept in 32 and 30 bits (the caller
- * sends sums of 2^32 points or more to msm_blst.c).
+ * sends sums of 2^31 points or more to small()).
  *
  * With GLV (msm.h) a tile runs over the two halves of each scalar, the
  * second on phi(P): from a table, or P's x times beta as it is loaded
  * (PL__F_ENDO); point references in the queue carry which of the two.
  *
  * For the witness MSM a tile reads its points through an index array
- * (prefetching ahead, as the gathered points are scattered), and
- * wit_range sorts one range of witness scalars: zeros dropped, 1-points
- * summed pairwise in the batch arrays (halve), the rest gathered.
+ * (prefetching ahead, as the gathered points are scattered), classify
+ * counts a range's kinds of scalars, and wit_range sorts one range of
+ * witness scalars: zeros dropped, 1-points summed pairwise in the batch
+ * arrays (halve), the rest gathered.
  */
 
 #define PL__FN(name) PL__SFX(name)
@@ -65,7 +83,7 @@ typedef struct {
     /* GLV: phi(P_i) from this table, or P_i's x times beta (in Fp for
      * both groups) */
     const uint8_t *endo;
-    blst_fp beta;
+    PL__BETA_T beta;
 } PL__FN(ws);
 
 static bool PL__FN(f_is_zero)(const PL__F *a)
@@ -540,7 +558,7 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
     size_t k = 0, big = 0;
     for (size_t i = lo; i < hi; i++) {
         uint64_t s[4];
-        unsigned kind = scalar_load(s, scalars + 32 * i);
+        unsigned kind = PL__S_LOAD(s, scalars + 32 * i);
         if (kind == PL__SCALAR_ZERO)
             continue;
         const uint8_t *bytes = points + i * sizeof(PL__AFF);
@@ -552,9 +570,9 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
                 k = PL__FN(halve)(ws, k);
             continue;
         }
-        bool neg = scalar_fold(s);
+        bool neg = PL__S_FOLD(s);
         if (glv) {
-            glv_split(fold + 4 * big, s, neg);
+            PL__S_GLV_SPLIT(fold + 4 * big, s, neg);
             idx[big++] = (uint32_t)i;
             continue;
         }
@@ -569,6 +587,147 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
         PL__JAC_ADD_AFF(out, out, &ws->src[i]);
     return big;
 }
+
+/* phi(P) of one affine point: zkey bytes in, the same layout out */
+static inline void PL__FN(endo_point)(uint8_t *out, const uint8_t *in,
+                                      const PL__BETA_T *beta)
+{
+    PL__AFF p;
+    memcpy(&p, in, sizeof(p));
+    PL__F_ENDO(&p.x, beta);
+    memcpy(out, &p, sizeof(p));
+}
+
+/* out[i] = phi(points[i]) for i in [lo, hi), or, with idx, for
+ * i = idx[lo..hi) (the witness MSM's gathered points). */
+static void PL__FN(endo)(uint8_t *out, const uint8_t *points,
+                         const uint32_t *idx, size_t lo, size_t hi)
+{
+    PL__BETA_T beta;
+    PL__BETA_INIT(&beta);
+    for (size_t j = lo; j < hi; j++) {
+        size_t i = idx ? idx[j] : j;
+        PL__FN(endo_point)(out + i * sizeof(PL__AFF),
+                           points + i * sizeof(PL__AFF), &beta);
+    }
+}
+
+/*
+ * The fold of points [lo, hi) (a multiple of 64 apart, but for the last
+ * range): each scalar loaded, reduced and folded into fold[4 i..], its sign
+ * into bit i of the neg bitmap; a point at infinity gets scalar 0.  With
+ * glv the scalar is split into its two signed halves instead (no bitmap),
+ * and with a table phi(P_i) is written to it.
+ */
+static void PL__FN(fold_range)(uint64_t *fold, uint64_t *negs, uint8_t *table,
+                               const uint8_t *points, const uint8_t *scalars,
+                               size_t lo, size_t hi, bool glv)
+{
+    PL__BETA_T beta;
+    if (glv)
+        PL__BETA_INIT(&beta);
+    uint64_t signs = 0;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t *s = fold + 4 * i;
+        const uint8_t *pt = points + i * sizeof(PL__AFF);
+        PL__S_LOAD(s, scalars + 32 * i);
+        bool neg = PL__S_FOLD(s);
+        if (point_is_inf(pt, sizeof(PL__AFF))) {
+            memset(s, 0, 32);
+            neg = false;
+        } else if (glv) {
+            PL__S_GLV_SPLIT(s, s, neg);
+            if (table)
+                PL__FN(endo_point)(table + i * sizeof(PL__AFF), pt, &beta);
+        }
+        if (glv)
+            continue;
+        signs |= (uint64_t)neg << (i % 64);
+        if (i % 64 == 63 || i + 1 == hi) {
+            negs[i / 64] = signs;
+            signs = 0;
+        }
+    }
+}
+
+/* Counts the big scalars of [lo, hi) (finite points only, as wit_range
+ * keeps them) and its 1-scalars; reads the points of big scalars only. */
+static void PL__FN(classify)(const uint8_t *points, const uint8_t *scalars,
+                             size_t lo, size_t hi, size_t *big_out,
+                             size_t *ones_out)
+{
+    size_t big = 0, ones = 0;
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t s[4];
+        unsigned kind = PL__S_LOAD(s, scalars + 32 * i);
+        if (kind == PL__SCALAR_ONE)
+            ones++;
+        else if (kind == PL__SCALAR_BIG &&
+                 !point_is_inf(points + i * sizeof(PL__AFF), sizeof(PL__AFF)))
+            big++;
+    }
+    *big_out = big;
+    *ones_out = ones;
+}
+
+/* ---- the descriptor's entry points ------------------------------------- */
+
+static uint64_t PL__FN(worker_bytes)(unsigned c)
+{
+    return PL__FN(ws_carve)(NULL, NULL, c);
+}
+
+static void PL__FN(tile_entry)(uint8_t *work, void *out, const uint8_t *points,
+                               const uint8_t *endo, bool glv,
+                               const uint64_t *fold, const uint64_t *neg,
+                               const uint32_t *idx, size_t lo, size_t hi,
+                               unsigned bit0, unsigned c)
+{
+    PL__FN(ws) ws = {0};
+    PL__FN(ws_carve)(&ws, work, c);
+    ws.endo = endo;
+    PL__BETA_INIT(&ws.beta);
+    PL__FN(tile)(&ws, out, points, fold, neg, idx, glv, lo, hi, bit0, c);
+}
+
+static size_t PL__FN(wit_range_entry)(uint8_t *work, void *out,
+                                      const uint8_t *points,
+                                      const uint8_t *scalars, size_t lo,
+                                      size_t hi, uint32_t *idx, uint64_t *fold,
+                                      bool glv, unsigned c)
+{
+    PL__FN(ws) ws = {0};
+    PL__FN(ws_carve)(&ws, work, c);
+    return PL__FN(wit_range)(&ws, out, points, scalars, lo, hi, idx, fold,
+                             glv);
+}
+
+static void PL__FN(add_entry)(void *acc, const void *p)
+{
+    PL__JAC_ADD(acc, acc, p);
+}
+
+static void PL__FN(dbl_entry)(void *acc) { PL__JAC_DBL(acc, acc); }
+
+const pl__msm_group PL__G_NAME = {
+    .point_bytes = sizeof(PL__AFF),
+    .small_below = PL__G_SMALL_BELOW,
+    .sum_bytes = sizeof(PL__JAC),
+    .sum_cost = 2.3,
+    .inv_cost = PL__G_INV_COST,
+    .has_glv = true,
+    .default_glv = PL__G_DEFAULT_GLV,
+    .worker_bytes = PL__FN(worker_bytes),
+    .tile = PL__FN(tile_entry),
+    .wit_range = PL__FN(wit_range_entry),
+    .fold = PL__FN(fold_range),
+    .classify = PL__FN(classify),
+    .endo = PL__FN(endo),
+    .add = PL__FN(add_entry),
+    .dbl = PL__FN(dbl_entry),
+    .small = PL__G_SMALL,
+    .small_bytes = PL__G_SMALL_BYTES,
+};
 
 #undef PL__FN
 
@@ -591,3 +750,14 @@ static size_t PL__FN(wit_range)(PL__FN(ws) *ws, PL__JAC *out,
 #undef PL__JAC_ADD
 #undef PL__JAC_FROM_AFF
 #undef PL__JAC_DBL
+#undef PL__BETA_T
+#undef PL__BETA_INIT
+#undef PL__S_LOAD
+#undef PL__S_FOLD
+#undef PL__S_GLV_SPLIT
+#undef PL__G_NAME
+#undef PL__G_SMALL_BELOW
+#undef PL__G_INV_COST
+#undef PL__G_DEFAULT_GLV
+#undef PL__G_SMALL
+#undef PL__G_SMALL_BYTES

@@ -30,12 +30,24 @@
  * The bit reversal swaps 16 x 16 tiles (index = hi 4 bits | mid | lo 4
  * bits, reversed = rev(lo) | rev(mid) | rev(hi)), so both tiles of a swap
  * sit in cache.
+ *
+ * Two scalar fields, both of 32-byte elements: BLS12-381's (blst_fr) and
+ * BN254's (pl__bn254_fr, two-adicity 28: plans above 2^28 are refused).
+ * The passes that multiply are in ntt_impl.h, instantiated per field (and
+ * for BN254 per field implementation, fp.h); a plan knows its field and
+ * each transform picks the instantiation once per call.  The roots are
+ * snarkjs's for both: w[s] = nqr^((r - 1) / 2^s) with nqr the smallest
+ * quadratic non-residue (5 for both fields; s = 32 and 28), w[k-1] =
+ * w[k]^2, and the odd coset's g = w[log2 n + 1], except at BN254's 2^28,
+ * where no 2^29-th root exists and snarkjs (groth16_prove.js) takes
+ * g = nqr^2 = 25 (ffjavascript's Fr.shift) instead.
  */
 #include "ntt/ntt.h"
 #include "field/field.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
+#include <assert.h>
 #include <string.h>
 
 /* Butterfly spans up to this many elements (2^12 * 32 B = 128 KiB) run
@@ -58,15 +70,22 @@
 #define PL__NTT_COLS 16u
 #define PL__NTT_COL_STAGES 4u
 
+/* An element of either field: the plan holds one field's elements. */
+typedef union {
+    blst_fr bls;
+    pl__bn254_fr bn;
+} ntt_elem;
+
 struct pl__ntt_plan {
+    pl__curve curve;
     unsigned log2n;
     size_t n;
-    blst_fr n_inv;    /* 1/n */
-    blst_fr g, g_inv; /* primitive 2n-th root (odd coset) and its inverse */
-    blst_fr *twiddle; /* omega^j, j < n/2, omega = root_of_unity(log2n) */
+    ntt_elem n_inv;     /* 1/n */
+    ntt_elem g, g_inv;  /* the odd coset's generator and its inverse */
+    ntt_elem *twiddle;  /* omega^j, j < n/2, omega = root_of_unity(log2n) */
     /* stage s's twiddles omega^(j n / 2^(s+1)), j < 2^s, at
      * stage_tw + 2^s - 2^PL__NTT_BLOCK_LOG, for BLOCK_LOG <= s <= log2n - 2 */
-    blst_fr *stage_tw;
+    ntt_elem *stage_tw;
 };
 
 /* The header is padded to 64 bytes so the twiddles start cache-aligned. */
@@ -85,7 +104,7 @@ uint64_t pl__ntt_plan_bytes(unsigned log2n)
 {
     uint64_t half = log2n ? (uint64_t)1 << (log2n - 1) : 0;
     return PL__NTT_HEADER_BYTES +
-           (half + stage_tw_count(log2n)) * sizeof(blst_fr);
+           (half + stage_tw_count(log2n)) * sizeof(ntt_elem);
 }
 
 /* Task count for an element-wise pass over m items. */
@@ -105,11 +124,11 @@ static size_t range_lo(size_t m, size_t ntasks, size_t task)
     return m * task / ntasks;
 }
 
-/* ---- plan ----------------------------------------------------------------*/
+/* ---- the jobs of the passes --------------------------------------------- */
 
 typedef struct {
-    blst_fr *table;
-    blst_fr omega;
+    ntt_elem *table;
+    ntt_elem omega;
     size_t count, ntasks;
 } twiddle_job;
 
@@ -117,6 +136,149 @@ typedef struct {
     const pl__ntt_plan *plan;
     size_t ntasks;
 } copy_job;
+
+typedef struct {
+    ntt_elem *data;
+    size_t n;
+    unsigned log2n;
+    size_t ntasks;
+} bitrev_job;
+
+typedef struct {
+    const pl__ntt_plan *plan;
+    void *data;
+    /* block_task: spans below 2^block_log run inside blocks; column_task:
+     * the chunk's first stage (stage_log) and its stage count (block_log) */
+    unsigned block_log;
+    unsigned stage_log;
+} stage_job;
+
+typedef struct {
+    const pl__ntt_plan *plan;
+    void *data;
+    bool coset;
+    size_t ntasks;
+} finish_job;
+
+/* One field's passes (ntt_impl.h). */
+typedef struct {
+    void (*twiddle_task)(void *ctx, size_t task, unsigned worker);
+    void (*forward)(const pl__ntt_plan *plan, void *data, pl__pool *pool);
+    void (*inverse_then)(const pl__ntt_plan *plan, void *data,
+                         pl__pool *pool, bool coset);
+} ntt_field;
+
+/* ---- bit reversal ------------------------------------------------------- */
+
+static size_t bit_reverse(size_t i, unsigned bits)
+{
+    size_t r = 0;
+    for (unsigned b = 0; b < bits; b++, i >>= 1)
+        r = (r << 1) | (i & 1);
+    return r;
+}
+
+/* Tiles of 2^PL__BITREV_B x 2^PL__BITREV_B elements (see the top). */
+#define PL__BITREV_B 4u
+
+static void swap_elem(ntt_elem *a, ntt_elem *b)
+{
+    ntt_elem t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void bitrev_task(void *ctx, size_t task, unsigned worker)
+{
+    bitrev_job *job = ctx;
+    unsigned L = job->log2n, b = PL__BITREV_B;
+    if (L < 2 * b + 1) {
+        /* small: each pair {i, rev(i)} swapped by its smaller index (one
+         * task) */
+        size_t lo = range_lo(job->n, job->ntasks, task);
+        size_t hi = range_lo(job->n, job->ntasks, task + 1);
+        for (size_t i = lo; i < hi; i++) {
+            size_t j = bit_reverse(i, L);
+            if (i < j)
+                swap_elem(&job->data[i], &job->data[j]);
+        }
+        return;
+    }
+    /* The tasks share out the middles; tile mid swaps with tile rev(mid),
+     * done by the task owning the smaller of the two. */
+    unsigned mb = L - 2 * b;
+    size_t mids = (size_t)1 << mb, side = (size_t)1 << b;
+    size_t lo = range_lo(mids, job->ntasks, task);
+    size_t hi = range_lo(mids, job->ntasks, task + 1);
+    for (size_t mid = lo; mid < hi; mid++) {
+        size_t rm = bit_reverse(mid, mb);
+        if (rm < mid)
+            continue;
+        for (size_t h = 0; h < side; h++) {
+            size_t rh = bit_reverse(h, b);
+            for (size_t l = 0; l < side; l++) {
+                size_t i = (h << (L - b)) | (mid << b) | l;
+                size_t j = (bit_reverse(l, b) << (L - b)) | (rm << b) | rh;
+                if (rm != mid || i < j)
+                    swap_elem(&job->data[i], &job->data[j]);
+            }
+        }
+    }
+}
+
+static void bit_reverse_all(const pl__ntt_plan *plan, void *data,
+                            pl__pool *pool)
+{
+    bitrev_job br = {data, plan->n, plan->log2n, 1};
+    if (plan->log2n >= 2 * PL__BITREV_B + 1) {
+        /* a tile pair is 16 KiB of work: 8 tasks a worker even it out */
+        size_t mids = (size_t)1 << (plan->log2n - 2 * PL__BITREV_B);
+        br.ntasks = 8 * (size_t)pl__pool_size(pool);
+        if (br.ntasks > mids)
+            br.ntasks = mids;
+    }
+    pl__pool_run(pool, br.ntasks, bitrev_task, &br);
+}
+
+/* ---- the fields' passes ------------------------------------------------ */
+
+#define PL__NTT_SFX(name) name##_bls
+#define PL__NTT_FR blst_fr
+#define PL__NTT_M bls
+#define PL__NTT_MUL blst_fr_mul
+#define PL__NTT_ADD blst_fr_add
+#define PL__NTT_SUB blst_fr_sub
+#define PL__NTT_POW pl__fr_pow
+#include "ntt/ntt_impl.h"
+
+#define PL__NTT_SFX(name) name##_bn_portable
+#define PL__NTT_FR pl__bn254_fr
+#define PL__NTT_M bn
+#define PL__NTT_MUL(r, a, b) pl__bn254_fr_mul(r, a, b, PL__BN254_PORTABLE)
+#define PL__NTT_ADD(r, a, b) pl__bn254_fr_add(r, a, b, PL__BN254_PORTABLE)
+#define PL__NTT_SUB(r, a, b) pl__bn254_fr_sub(r, a, b, PL__BN254_PORTABLE)
+#define PL__NTT_POW(r, a, e) pl__bn254_fr_pow_u64(r, a, e, PL__BN254_PORTABLE)
+#include "ntt/ntt_impl.h"
+
+#define PL__NTT_SFX(name) name##_bn_adx
+#define PL__NTT_FR pl__bn254_fr
+#define PL__NTT_M bn
+#define PL__NTT_MUL(r, a, b) pl__bn254_fr_mul(r, a, b, PL__BN254_ADX)
+#define PL__NTT_ADD(r, a, b) pl__bn254_fr_add(r, a, b, PL__BN254_ADX)
+#define PL__NTT_SUB(r, a, b) pl__bn254_fr_sub(r, a, b, PL__BN254_ADX)
+#define PL__NTT_POW(r, a, e) pl__bn254_fr_pow_u64(r, a, e, PL__BN254_ADX)
+#include "ntt/ntt_impl.h"
+
+/* The passes of the plan's field, in this call's implementation. */
+static const ntt_field *field_of(const pl__ntt_plan *plan)
+{
+    if (plan->curve == PL__CURVE_BLS12_381)
+        return &field_bls;
+    return pl__bn254_arith_current() == PL__BN254_ADX ? &field_bn_adx
+                                                       : &field_bn_portable;
+}
+
+/* ---- plan ----------------------------------------------------------------*/
 
 /* stage_tw[e] for e in the task's range: entry e belongs to the stage s
  * with 2^s - 2^B <= e < 2^(s+1) - 2^B. */
@@ -137,25 +299,69 @@ static void stage_copy_task(void *ctx, size_t task, unsigned worker)
     }
 }
 
-static void twiddle_task(void *ctx, size_t task, unsigned worker)
+/* BLS12-381: 1/n, g = w[log2n + 1] and g^-1 = g^(2n - 1), omega
+ * (snarkjs's or, for bellperson's domains, blstrs's). */
+static void constants_bls(pl__ntt_plan *plan, ntt_elem *omega, bool blstrs)
 {
-    twiddle_job *job = ctx;
-    size_t lo = range_lo(job->count, job->ntasks, task);
-    size_t hi = range_lo(job->count, job->ntasks, task + 1);
-    if (lo == hi)
-        return;
-    blst_fr w;
-    pl__fr_pow(&w, &job->omega, lo);
-    for (size_t j = lo; j < hi; j++) {
-        job->table[j] = w;
-        blst_fr_mul(&w, &w, &job->omega);
-    }
+    blst_fr n_fr;
+    uint64_t n_limbs[4] = {plan->n, 0, 0, 0};
+    blst_fr_from_uint64(&n_fr, n_limbs);
+    blst_fr_inverse(&plan->n_inv.bls, &n_fr);
+    pl__fr_root_of_unity(&plan->g.bls, plan->log2n + 1);
+    /* g has order 2n, so g^-1 = g^(2n-1) */
+    pl__fr_pow(&plan->g_inv.bls, &plan->g.bls, 2 * (uint64_t)plan->n - 1);
+    if (blstrs)
+        pl__fr_root_of_unity_blstrs(&omega->bls, plan->log2n);
+    else
+        pl__fr_root_of_unity(&omega->bls, plan->log2n);
 }
 
-static pl_status plan_create(pl__ntt_plan **out, unsigned log2n, bool blstrs,
-                             pl__pool *pool, pl_error *err)
+/* (r - 1) / 2^28, BN254's Fr */
+static const uint64_t bn_odd_part[4] = {0x9b9709143e1f593f, 0x181585d2833e8487,
+                                        0x131a029b85045b68, 0x000000030644e72e};
+
+void pl__ntt_bn254_root_of_unity(pl__bn254_fr *out, unsigned log2n)
+{
+    pl__bn254_arith v = pl__bn254_arith_current();
+    pl__bn254_fr w;
+    pl__bn254_fr_from_u64(&w, PL__NTT_BN254_NQR);
+    pl__bn254_fr_pow(&w, &w, bn_odd_part, v); /* w[28] */
+    for (unsigned k = PL__NTT_BN254_MAX_LOG; k > log2n; k--)
+        pl__bn254_fr_sqr(&w, &w, v);
+    *out = w;
+}
+
+void pl__ntt_bn254_coset(pl__bn254_fr *out, unsigned log2n)
+{
+    if (log2n < PL__NTT_BN254_MAX_LOG)
+        pl__ntt_bn254_root_of_unity(out, log2n + 1);
+    else
+        pl__bn254_fr_from_u64(out, PL__NTT_BN254_NQR * PL__NTT_BN254_NQR);
+}
+
+static void constants_bn254(pl__ntt_plan *plan, ntt_elem *omega)
+{
+    pl__bn254_arith v = pl__bn254_arith_current();
+    pl__bn254_fr n_fr;
+    pl__bn254_fr_from_u64(&n_fr, plan->n);
+    pl__bn254_fr_inv(&plan->n_inv.bn, &n_fr, v);
+    pl__ntt_bn254_coset(&plan->g.bn, plan->log2n);
+    pl__bn254_fr_inv(&plan->g_inv.bn, &plan->g.bn, v);
+    pl__ntt_bn254_root_of_unity(&omega->bn, plan->log2n);
+}
+
+static pl_status plan_create(pl__ntt_plan **out, pl__curve curve,
+                             unsigned log2n, bool blstrs, pl__pool *pool,
+                             pl_error *err)
 {
     *out = NULL;
+    if (curve == PL__CURVE_BN254 && log2n > PL__NTT_BN254_MAX_LOG)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "ntt: domain 2^%u is larger than BN254 allows: "
+                             "its scalar field has roots of unity of order "
+                             "up to 2^%u only (two-adicity %u)",
+                             log2n, PL__NTT_BN254_MAX_LOG,
+                             PL__NTT_BN254_MAX_LOG);
     if (log2n > PL__NTT_MAX_LOG)
         return pl__error_set(err, PL_EUNSUPPORTED,
                              "ntt: domain 2^%u is larger than 2^%u", log2n,
@@ -165,27 +371,20 @@ static pl_status plan_create(pl__ntt_plan **out, unsigned log2n, bool blstrs,
         return PL_ENOMEM; /* err was filled by pl__alloc */
     pl__ntt_plan *plan = (pl__ntt_plan *)block;
     memset(plan, 0, sizeof(*plan));
+    plan->curve = curve;
     plan->log2n = log2n;
     plan->n = (size_t)1 << log2n;
-    plan->twiddle = (blst_fr *)(block + PL__NTT_HEADER_BYTES);
+    plan->twiddle = (ntt_elem *)(block + PL__NTT_HEADER_BYTES);
     plan->stage_tw = plan->twiddle + plan->n / 2;
 
-    blst_fr n_fr;
-    uint64_t n_limbs[4] = {plan->n, 0, 0, 0};
-    blst_fr_from_uint64(&n_fr, n_limbs);
-    blst_fr_inverse(&plan->n_inv, &n_fr);
-    pl__fr_root_of_unity(&plan->g, log2n + 1);
-    /* g has order 2n, so g^-1 = g^(2n-1) */
-    pl__fr_pow(&plan->g_inv, &plan->g, 2 * (uint64_t)plan->n - 1);
-
     twiddle_job job = {.table = plan->twiddle, .count = plan->n / 2};
-    if (blstrs)
-        pl__fr_root_of_unity_blstrs(&job.omega, log2n);
+    if (curve == PL__CURVE_BLS12_381)
+        constants_bls(plan, &job.omega, blstrs);
     else
-        pl__fr_root_of_unity(&job.omega, log2n);
+        constants_bn254(plan, &job.omega);
     job.ntasks = pass_tasks(job.count, pool);
     if (job.count)
-        pl__pool_run(pool, job.ntasks, twiddle_task, &job);
+        pl__pool_run(pool, job.ntasks, field_of(plan)->twiddle_task, &job);
     copy_job copy = {plan, pass_tasks(stage_tw_count(log2n), pool)};
     if (stage_tw_count(log2n))
         pl__pool_run(pool, copy.ntasks, stage_copy_task, &copy);
@@ -196,13 +395,20 @@ static pl_status plan_create(pl__ntt_plan **out, unsigned log2n, bool blstrs,
 pl_status pl__ntt_plan_create(pl__ntt_plan **out, unsigned log2n,
                               pl__pool *pool, pl_error *err)
 {
-    return plan_create(out, log2n, false, pool, err);
+    return plan_create(out, PL__CURVE_BLS12_381, log2n, false, pool, err);
 }
 
 pl_status pl__ntt_plan_create_blstrs(pl__ntt_plan **out, unsigned log2n,
                                      pl__pool *pool, pl_error *err)
 {
-    return plan_create(out, log2n, true, pool, err);
+    return plan_create(out, PL__CURVE_BLS12_381, log2n, true, pool, err);
+}
+
+pl_status pl__ntt_plan_create_curve(pl__ntt_plan **out, pl__curve curve,
+                                    unsigned log2n, pl__pool *pool,
+                                    pl_error *err)
+{
+    return plan_create(out, curve, log2n, false, pool, err);
 }
 
 void pl__ntt_plan_destroy(pl__ntt_plan *plan)
@@ -210,245 +416,65 @@ void pl__ntt_plan_destroy(pl__ntt_plan *plan)
     pl__free(plan); /* the plan is the start of its one allocation */
 }
 
-/* ---- bit reversal ------------------------------------------------------- */
+pl__curve pl__ntt_plan_curve(const pl__ntt_plan *plan) { return plan->curve; }
 
-typedef struct {
-    blst_fr *data;
-    size_t n;
-    unsigned log2n;
-    size_t ntasks;
-} bitrev_job;
-
-static size_t bit_reverse(size_t i, unsigned bits)
-{
-    size_t r = 0;
-    for (unsigned b = 0; b < bits; b++, i >>= 1)
-        r = (r << 1) | (i & 1);
-    return r;
-}
-
-/* Tiles of 2^PL__BITREV_B x 2^PL__BITREV_B elements (see the top). */
-#define PL__BITREV_B 4u
-
-static void swap_fr(blst_fr *a, blst_fr *b)
-{
-    blst_fr t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static void bitrev_task(void *ctx, size_t task, unsigned worker)
-{
-    bitrev_job *job = ctx;
-    unsigned L = job->log2n, b = PL__BITREV_B;
-    if (L < 2 * b + 1) {
-        /* small: each pair {i, rev(i)} swapped by its smaller index (one
-         * task) */
-        size_t lo = range_lo(job->n, job->ntasks, task);
-        size_t hi = range_lo(job->n, job->ntasks, task + 1);
-        for (size_t i = lo; i < hi; i++) {
-            size_t j = bit_reverse(i, L);
-            if (i < j)
-                swap_fr(&job->data[i], &job->data[j]);
-        }
-        return;
-    }
-    /* The tasks share out the middles; tile mid swaps with tile rev(mid),
-     * done by the task owning the smaller of the two. */
-    unsigned mb = L - 2 * b;
-    size_t mids = (size_t)1 << mb, side = (size_t)1 << b;
-    size_t lo = range_lo(mids, job->ntasks, task);
-    size_t hi = range_lo(mids, job->ntasks, task + 1);
-    for (size_t mid = lo; mid < hi; mid++) {
-        size_t rm = bit_reverse(mid, mb);
-        if (rm < mid)
-            continue;
-        for (size_t h = 0; h < side; h++) {
-            size_t rh = bit_reverse(h, b);
-            for (size_t l = 0; l < side; l++) {
-                size_t i = (h << (L - b)) | (mid << b) | l;
-                size_t j = (bit_reverse(l, b) << (L - b)) | (rm << b) | rh;
-                if (rm != mid || i < j)
-                    swap_fr(&job->data[i], &job->data[j]);
-            }
-        }
-    }
-}
-
-/* ---- butterflies -------------------------------------------------------- */
-
-typedef struct {
-    const pl__ntt_plan *plan;
-    blst_fr *data;
-    /* block_task: spans below 2^block_log run inside blocks; column_task:
-     * the chunk's first stage (stage_log) and its stage count (block_log) */
-    unsigned block_log;
-    unsigned stage_log;
-} stage_job;
-
-static void butterfly(blst_fr *a, blst_fr *b, const blst_fr *w)
-{
-    blst_fr v;
-    blst_fr_mul(&v, b, w);
-    blst_fr_sub(b, a, &v);
-    blst_fr_add(a, a, &v);
-}
-
-/* All stages with half span h < 2^block_log on one block of 2^block_log
- * elements. */
-static void block_task(void *ctx, size_t task, unsigned worker)
-{
-    stage_job *job = ctx;
-    const pl__ntt_plan *plan = job->plan;
-    size_t size = (size_t)1 << job->block_log;
-    blst_fr *a = job->data + task * size;
-    /* h = 1: the twiddle is 1 */
-    for (size_t k = 0; k + 1 < size; k += 2) {
-        blst_fr u = a[k];
-        blst_fr_add(&a[k], &u, &a[k + 1]);
-        blst_fr_sub(&a[k + 1], &u, &a[k + 1]);
-    }
-    for (unsigned s = 1; s < job->block_log; s++) {
-        size_t h = (size_t)1 << s;
-        size_t stride = plan->n >> (s + 1);
-        for (size_t k = 0; k < size; k += 2 * h)
-            for (size_t j = 0; j < h; j++)
-                butterfly(&a[k + j], &a[k + j + h], &plan->twiddle[j * stride]);
-    }
-}
-
-/* Stages [s0, s0 + r) (s0 >= log2(PL__NTT_COLS)) on one column block:
- * elements high 2^(s0+r) + kk + m 2^s0 for kk in the task's PL__NTT_COLS
- * and m < 2^r.  At stage s = s0 + t a butterfly pairs m and m + 2^t (bit
- * t clear) with twiddle omega_2h^(i mod h), i mod h = kk + (m mod 2^t) 2^s0. */
-static void column_task(void *ctx, size_t task, unsigned worker)
-{
-    stage_job *job = ctx;
-    const pl__ntt_plan *plan = job->plan;
-    unsigned s0 = job->stage_log, r = job->block_log;
-    size_t kblocks = ((size_t)1 << s0) / PL__NTT_COLS;
-    size_t high = task / kblocks, k0 = (task % kblocks) * PL__NTT_COLS;
-    blst_fr *base = job->data + (high << (s0 + r)) + k0;
-    size_t rows = (size_t)1 << r;
-    for (unsigned t = 0; t < r; t++) {
-        unsigned s = s0 + t;
-        size_t half = (size_t)1 << t;
-        /* the last stage's twiddles are the first table itself */
-        const blst_fr *tw = s + 1 == plan->log2n
-                                ? plan->twiddle
-                                : plan->stage_tw + ((size_t)1 << s) -
-                                      ((size_t)1 << PL__NTT_BLOCK_LOG);
-        for (size_t m = 0; m < rows; m++) {
-            if (m & half)
-                continue;
-            blst_fr *a = base + (m << s0), *b = base + ((m + half) << s0);
-            const blst_fr *w = tw + k0 + ((m & (half - 1)) << s0);
-            for (size_t k = 0; k < PL__NTT_COLS; k++)
-                butterfly(&a[k], &b[k], &w[k]);
-        }
-    }
-}
+unsigned pl__ntt_plan_log2n(const pl__ntt_plan *plan) { return plan->log2n; }
 
 void pl__ntt_plan_constants(const pl__ntt_plan *plan, const blst_fr **twiddles,
                             blst_fr *n_inv, blst_fr *g)
 {
+    assert(plan->curve == PL__CURVE_BLS12_381);
+    *twiddles = &plan->twiddle[0].bls;
+    *n_inv = plan->n_inv.bls;
+    *g = plan->g.bls;
+}
+
+void pl__ntt_plan_constants_elems(const pl__ntt_plan *plan,
+                                  const void **twiddles, void *n_inv, void *g)
+{
     *twiddles = plan->twiddle;
-    *n_inv = plan->n_inv;
-    *g = plan->g;
+    memcpy(n_inv, &plan->n_inv, sizeof(plan->n_inv));
+    memcpy(g, &plan->g, sizeof(plan->g));
+}
+
+/* ---- the transforms ---------------------------------------------------- */
+
+void pl__ntt_forward_elems(const pl__ntt_plan *plan, void *data,
+                           pl__pool *pool)
+{
+    field_of(plan)->forward(plan, data, pool);
+}
+
+void pl__ntt_inverse_elems(const pl__ntt_plan *plan, void *data,
+                           pl__pool *pool)
+{
+    field_of(plan)->inverse_then(plan, data, pool, false);
+}
+
+void pl__ntt_to_odd_coset_elems(const pl__ntt_plan *plan, void *data,
+                                pl__pool *pool)
+{
+    const ntt_field *f = field_of(plan);
+    f->inverse_then(plan, data, pool, true);
+    f->forward(plan, data, pool);
 }
 
 void pl__ntt_forward(const pl__ntt_plan *plan, blst_fr *data, pl__pool *pool)
 {
-    if (plan->log2n == 0)
-        return;
-    bitrev_job br = {data, plan->n, plan->log2n, 1};
-    if (plan->log2n >= 2 * PL__BITREV_B + 1) {
-        /* a tile pair is 16 KiB of work: 8 tasks a worker even it out */
-        size_t mids = (size_t)1 << (plan->log2n - 2 * PL__BITREV_B);
-        br.ntasks = 8 * (size_t)pl__pool_size(pool);
-        if (br.ntasks > mids)
-            br.ntasks = mids;
-    }
-    pl__pool_run(pool, br.ntasks, bitrev_task, &br);
-
-    stage_job job = {.plan = plan, .data = data};
-    job.block_log = plan->log2n < PL__NTT_BLOCK_LOG ? plan->log2n
-                                                     : PL__NTT_BLOCK_LOG;
-    pl__pool_run(pool, plan->n >> job.block_log, block_task, &job);
-
-    /* the outer stages in column blocks, PL__NTT_COL_STAGES at a time
-     * (block_log is the chunk's stage count from here on) */
-    for (unsigned s = job.block_log; s < plan->log2n; s += job.block_log) {
-        unsigned r = plan->log2n - s;
-        job.block_log = r < PL__NTT_COL_STAGES ? r : PL__NTT_COL_STAGES;
-        job.stage_log = s;
-        size_t tasks = (plan->n >> (s + job.block_log)) *
-                       (((size_t)1 << s) / PL__NTT_COLS);
-        pl__pool_run(pool, tasks, column_task, &job);
-    }
-}
-
-/* ---- inverse and odd coset: reversal, scaling, shift -------------------- */
-
-typedef struct {
-    const pl__ntt_plan *plan;
-    blst_fr *data;
-    bool coset;
-    size_t ntasks;
-} finish_job;
-
-/* After a forward transform y = NTT(x): data[i] = x[-i mod n] / n, times
- * g^i when coset.  The pair (i, n - i) is handled together, i <= n/2. */
-static void finish_task(void *ctx, size_t task, unsigned worker)
-{
-    finish_job *job = ctx;
-    const pl__ntt_plan *plan = job->plan;
-    blst_fr *d = job->data;
-    size_t n = plan->n;
-    size_t count = n / 2 + 1;
-    size_t lo = range_lo(count, job->ntasks, task);
-    size_t hi = range_lo(count, job->ntasks, task + 1);
-    if (lo == hi)
-        return;
-    blst_fr p = plan->n_inv, q = plan->n_inv; /* scale of i and of n - i */
-    if (job->coset) {
-        blst_fr t;
-        pl__fr_pow(&t, &plan->g, lo);
-        blst_fr_mul(&p, &p, &t);
-        pl__fr_pow(&t, &plan->g, n - lo);
-        blst_fr_mul(&q, &q, &t);
-    }
-    for (size_t i = lo; i < hi; i++) {
-        if (i == 0 || 2 * i == n) {
-            blst_fr_mul(&d[i], &d[i], &p);
-        } else {
-            blst_fr a = d[i];
-            blst_fr_mul(&d[i], &d[n - i], &p);
-            blst_fr_mul(&d[n - i], &a, &q);
-        }
-        if (job->coset) {
-            blst_fr_mul(&p, &p, &plan->g);
-            blst_fr_mul(&q, &q, &plan->g_inv);
-        }
-    }
-}
-
-static void inverse_then(const pl__ntt_plan *plan, blst_fr *data,
-                         pl__pool *pool, bool coset)
-{
-    pl__ntt_forward(plan, data, pool);
-    finish_job job = {plan, data, coset, pass_tasks(plan->n / 2 + 1, pool)};
-    pl__pool_run(pool, job.ntasks, finish_task, &job);
+    assert(plan->curve == PL__CURVE_BLS12_381);
+    forward_bls(plan, data, pool);
 }
 
 void pl__ntt_inverse(const pl__ntt_plan *plan, blst_fr *data, pl__pool *pool)
 {
-    inverse_then(plan, data, pool, false);
+    assert(plan->curve == PL__CURVE_BLS12_381);
+    inverse_then_bls(plan, data, pool, false);
 }
 
 void pl__ntt_to_odd_coset(const pl__ntt_plan *plan, blst_fr *data,
                           pl__pool *pool)
 {
-    inverse_then(plan, data, pool, true);
-    pl__ntt_forward(plan, data, pool);
+    assert(plan->curve == PL__CURVE_BLS12_381);
+    inverse_then_bls(plan, data, pool, true);
+    forward_bls(plan, data, pool);
 }

@@ -16,6 +16,12 @@
  *     synth FIXED PER_ROW     (seconds; seconds per domain row)
  *     prove FIXED PER_ROW
  *     finish FIXED PER_ROW
+ *     curve bls12381|bn128    (the stage lines after it are that curve's)
+ *
+ * Stage costs are per curve (BN254's field is 4 limbs, BLS12-381's 6, so
+ * one machine's stages differ by curve): the stage lines before any
+ * `curve` line are BLS12-381's, which is what every file without one has
+ * always meant.  A file gives one curve's three stages, or both curves'.
  */
 #define _GNU_SOURCE
 #include "proofline.h"
@@ -34,9 +40,23 @@ static const char *const stage_keys[PL_PLAN_STAGE_COUNT] = {"synth", "prove",
 double pl_plan_costs_seconds(const pl_plan_costs *c, pl_plan_stage stage,
                              uint64_t rows)
 {
-    if ((unsigned)stage >= PL_PLAN_STAGE_COUNT)
+    return pl_plan_costs_seconds_curve(c, PL_CURVE_BLS12_381, stage, rows);
+}
+
+bool pl_plan_costs_has_curve(const pl_plan_costs *c, pl_curve curve)
+{
+    return curve == PL_CURVE_BN254 ? c->bn254 : !c->no_bls12_381;
+}
+
+double pl_plan_costs_seconds_curve(const pl_plan_costs *c, pl_curve curve,
+                                   pl_plan_stage stage, uint64_t rows)
+{
+    if ((unsigned)stage >= PL_PLAN_STAGE_COUNT ||
+        !pl_plan_costs_has_curve(c, curve))
         return 0;
-    double t = c->fixed[stage] + c->per_row[stage] * (double)rows;
+    const bool bn = curve == PL_CURVE_BN254;
+    double t = (bn ? c->bn254_fixed : c->fixed)[stage] +
+               (bn ? c->bn254_per_row : c->per_row)[stage] * (double)rows;
     return t > 0 ? t : 0;
 }
 
@@ -70,7 +90,9 @@ pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
                                "from memory", path);
     }
     char line[512];
-    unsigned lineno = 0, seen = 0;
+    unsigned lineno = 0;
+    unsigned seen[2] = {0, 0}; /* stages given, per curve (pl_curve) */
+    pl_curve curve = PL_CURVE_BLS12_381; /* before any `curve` line */
     pl_status st = PL_OK;
     while (fgets(line, sizeof(line), f)) {
         lineno++;
@@ -101,6 +123,18 @@ pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
                 break;
             }
             out->cores = (unsigned)n;
+        } else if (strcmp(key, "curve") == 0) {
+            if (rest && strcmp(rest, pl_curve_name(PL_CURVE_BN254)) == 0) {
+                curve = PL_CURVE_BN254;
+            } else if (rest &&
+                       strcmp(rest, pl_curve_name(PL_CURVE_BLS12_381)) == 0) {
+                curve = PL_CURVE_BLS12_381;
+            } else {
+                st = pl__error_set(err, PL_EFORMAT, "%s:%u: curve: '%s' is "
+                                   "not a curve (bls12381, bn128)", path,
+                                   lineno, rest ? rest : "");
+                break;
+            }
         } else {
             int stage = -1;
             for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
@@ -112,27 +146,49 @@ pl_status pl_plan_costs_read(pl_plan_costs *out, const char *path,
                 st = pl__error_set(err, PL_EFORMAT, "%s:%u: '%s' is not a "
                                    "field of a costs file (profile, source, "
                                    "estimated, device, cores, synth, prove, "
-                                   "finish)", path, lineno, key);
+                                   "finish, curve)", path, lineno, key);
                 break;
             }
+            const bool bn = curve == PL_CURVE_BN254;
+            double *fixed = bn ? out->bn254_fixed : out->fixed;
+            double *per_row = bn ? out->bn254_per_row : out->per_row;
             if (!a || !b || strtok_r(NULL, " \t", &save) ||
-                !parse_seconds(a, &out->fixed[stage]) ||
-                !parse_seconds(b, &out->per_row[stage])) {
+                !parse_seconds(a, &fixed[stage]) ||
+                !parse_seconds(b, &per_row[stage])) {
                 st = pl__error_set(err, PL_EFORMAT, "%s:%u: %s: wants two "
                                    "numbers, seconds and seconds per domain "
                                    "row", path, lineno, key);
                 break;
             }
-            seen |= 1u << stage;
+            seen[curve] |= 1u << stage;
         }
     }
     fclose(f);
     free(text);
-    if (st == PL_OK && seen != (1u << PL_PLAN_STAGE_COUNT) - 1)
-        st = pl__error_set(err, PL_EFORMAT, "%s: %s: missing (a costs file "
-                           "gives synth, prove and finish)", path,
-                           !(seen & 1) ? "synth" : !(seen & 2) ? "prove"
-                                                               : "finish");
+    /* each curve given has its three stages; a file without BN254's is
+     * BLS12-381's (as files were before curves), so that one is needed */
+    const unsigned all = (1u << PL_PLAN_STAGE_COUNT) - 1;
+    for (int c = 0; c < 2 && st == PL_OK; c++) {
+        unsigned m = seen[c];
+        if (m == all || (m == 0 && (c == PL_CURVE_BLS12_381
+                                        ? seen[PL_CURVE_BN254] != 0
+                                        : true)))
+            continue;
+        const char *missing = !(m & 1) ? "synth" : !(m & 2) ? "prove"
+                                                             : "finish";
+        st = c == PL_CURVE_BLS12_381 && seen[PL_CURVE_BN254] == 0
+                 ? pl__error_set(err, PL_EFORMAT, "%s: %s: missing (a costs "
+                                 "file gives synth, prove and finish)", path,
+                                 missing)
+                 : pl__error_set(err, PL_EFORMAT, "%s: curve %s: %s: missing "
+                                 "(each curve a costs file gives has synth, "
+                                 "prove and finish)", path,
+                                 pl_curve_name((pl_curve)c), missing);
+    }
+    if (st == PL_OK) {
+        out->bn254 = seen[PL_CURVE_BN254] == all;
+        out->no_bls12_381 = seen[PL_CURVE_BLS12_381] == 0;
+    }
     if (st == PL_OK && !out->cores)
         out->cores = 1;
     return st;
@@ -152,8 +208,17 @@ pl_status pl_plan_costs_write(const char *path, const pl_plan_costs *c,
         fprintf(out.f, "source %s\n", c->source);
     fprintf(out.f, "estimated %s\ndevice %s\ncores %u\n",
             c->estimated ? "yes" : "no", c->gpu ? "gpu" : "cpu", c->cores);
-    for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
-        fprintf(out.f, "%-6s %.6g %.6g\n", stage_keys[s], c->fixed[s],
-                c->per_row[s]);
+    /* BLS12-381's first and without a curve line: the file reads as it
+     * always did where BN254's are not given */
+    if (!c->no_bls12_381)
+        for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
+            fprintf(out.f, "%-6s %.6g %.6g\n", stage_keys[s], c->fixed[s],
+                    c->per_row[s]);
+    if (c->bn254) {
+        fprintf(out.f, "curve %s\n", pl_curve_name(PL_CURVE_BN254));
+        for (int s = 0; s < PL_PLAN_STAGE_COUNT; s++)
+            fprintf(out.f, "%-6s %.6g %.6g\n", stage_keys[s],
+                    c->bn254_fixed[s], c->bn254_per_row[s]);
+    }
     return pl__output_commit(&out, err);
 }

@@ -66,6 +66,7 @@ void pl__plan_shape_of_zkey(pl__plan_shape *out, const pl_zkey *zk)
     out->n_public = zk->n_public;
     out->domain_size = zk->domain_size;
     out->n_coefs = zk->n_coefs;
+    out->curve = zk->curve;
 }
 
 /* A zkey of a shape alone, for the plan functions that read the header
@@ -77,6 +78,9 @@ static void shape_zkey(pl_zkey *zk, const pl__plan_shape *shape)
     zk->n_public = shape->n_public;
     zk->domain_size = shape->domain_size;
     zk->n_coefs = shape->n_coefs;
+    zk->curve = shape->curve;
+    zk->g1_bytes = shape->curve == PL__CURVE_BN254 ? 64 : PL__G1_BYTES;
+    zk->g2_bytes = 2 * zk->g1_bytes;
     unsigned log2 = 0;
     while ((1ull << log2) < shape->domain_size)
         log2++;
@@ -92,8 +96,9 @@ uint64_t pl__plan_zkey_file_bytes(const pl__plan_shape *shape)
     uint64_t total = ZKEY_FIXED_BYTES;
     for (unsigned id = 3; id <= 9; id++) {
         pl__section_shape s;
-        pl__zkey_section_shape(&s, id, shape->n_vars, shape->n_public,
-                               shape->domain_size, shape->n_coefs);
+        pl__zkey_section_shape_curve(&s, shape->curve, id, shape->n_vars,
+                                     shape->n_public, shape->domain_size,
+                                     shape->n_coefs);
         total += 12 + s.fixed + s.count * s.unit; /* id, size, payload */
     }
     return total;
@@ -415,6 +420,7 @@ static void run_stage(sim *s, pl__plan_stage stage, part *p, enum ev_kind end)
     if (!(d > 0))
         d = 0;
     s->res->busy_seconds[stage] += d;
+    s->res->runs[stage]++;
     p->ends = s->now + d;
     p->running = stage;
     if (s->n_busy < PL__PLAN_MAX_RUNNING)

@@ -33,6 +33,7 @@
 /* What a plan needs of a circuit: the zkey's header. */
 typedef struct pl__plan_shape {
     uint32_t n_vars, n_public, domain_size, n_coefs;
+    pl__curve curve; /* the points' sizes (0: BLS12-381) */
 } pl__plan_shape;
 
 /* The shape of constraints, publics and A+B terms per constraint (the
@@ -140,6 +141,7 @@ typedef struct pl__plan_result {
     uint64_t queue_waiting[PL_PLAN_QUEUE_BINS];
     uint64_t queue_in_flight[PL_PLAN_QUEUE_BINS];
     double busy_seconds[PL__PLAN_STAGES]; /* work done, summed */
+    uint64_t runs[PL__PLAN_STAGES];       /* stages started */
     unsigned servers[PL__PLAN_STAGES];    /* pw, prover workers, 1 */
     uint64_t events;
 } pl__plan_result;

@@ -6,7 +6,9 @@
  * costs profile (costs.c), shared among the cores as the stages run; the
  * result, the report's stats, the trace and the plot come back from it.
  *
- * The cost model, in one place: a stage's seconds are the profile's at the
+ * The cost model, in one place: a stage's seconds are the profile's for
+ * the circuit's curve (a profile without that curve's stages is refused:
+ * BN254's and BLS12-381's differ by about the ratio of their limbs) at the
  * circuit's domain; the prover's start on the CPU was measured on the
  * profile's cores and scales with the machine's (linearly: the G1 sums and
  * the NTT use every core); a stage that starts while the cores are asked
@@ -18,6 +20,7 @@
 #define _GNU_SOURCE
 #include "plan/plan.h"
 #include "backend/backend.h"
+#include "formats/formats.h"
 #include "ledger/ledger.h"
 #include "util/error.h"
 
@@ -36,6 +39,7 @@ struct pl_plan {
 
 typedef struct {
     const pl_plan_costs *costs;
+    pl_curve curve;
     uint64_t rows;
     unsigned cores;
 } cost_ctx;
@@ -55,7 +59,8 @@ static double cost_duration(void *user, pl__plan_stage stage, uint64_t job,
     (void)job;
     (void)partition;
     const cost_ctx *c = user;
-    double t = pl_plan_costs_seconds(c->costs, (pl_plan_stage)stage, c->rows);
+    double t = pl_plan_costs_seconds_curve(c->costs, c->curve,
+                                           (pl_plan_stage)stage, c->rows);
     double own = stage_threads(c, stage);
     if (stage == PL__PLAN_PROVE && own > 0)
         t *= (double)c->costs->cores / (double)c->cores;
@@ -90,7 +95,7 @@ static pl_status shape_of(const pl_plan_config *cfg, pl__plan_shape *shape,
         struct stat sb;
         if ((st = pl_zkey_open(&zk, cfg->zkey_path, err)) != PL_OK)
             return st;
-        pl__plan_shape_of_zkey(shape, zk);
+        pl__plan_shape_of_zkey(shape, zk); /* its curve included */
         pl_zkey_close(zk);
         if (stat(cfg->zkey_path, &sb) != 0)
             return pl__error_errno(err, PL_EIO, errno, "%s: cannot stat",
@@ -104,19 +109,24 @@ static pl_status shape_of(const pl_plan_config *cfg, pl__plan_shape *shape,
         if ((st = pl_r1cs_open(&r, cfg->r1cs_path, err)) != PL_OK)
             return st;
         pl_r1cs_get_info(r, &info);
+        const pl__curve curve = r->curve;
         pl_r1cs_close(r);
         if ((st = pl__plan_shape_of(shape, info.n_constraints,
                                     (uint64_t)info.n_pub_out + info.n_pub_in,
                                     density, err)) != PL_OK)
             return st;
         shape->n_vars = info.n_wires; /* the header says it */
+        shape->curve = curve;
         return PL_OK;
     }
     if (!cfg->constraints)
         return pl__error_set(err, PL_EUSAGE, "plan: the circuit: a zkey, an "
                              "r1cs, or a number of constraints");
-    return pl__plan_shape_of(shape, cfg->constraints, cfg->publics, density,
-                             err);
+    st = pl__plan_shape_of(shape, cfg->constraints, cfg->publics, density,
+                           err);
+    shape->curve = cfg->curve == PL_CURVE_BN254 ? PL__CURVE_BN254
+                                                : PL__CURVE_BLS12_381;
+    return st;
 }
 
 pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
@@ -130,6 +140,20 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     pl_status st = shape_of(cfg, &shape, &key_bytes, err);
     if (st != PL_OK)
         return st;
+    const pl_curve curve = shape.curve == PL__CURVE_BN254 ? PL_CURVE_BN254
+                                                          : PL_CURVE_BLS12_381;
+    if (!pl_plan_costs_has_curve(cfg->costs, curve))
+        return pl__error_set(err, PL_EUSAGE, "plan: the circuit is for curve "
+                             "%s, but the costs (profile %s) give stage costs "
+                             "for %s only (a costs file's lines after `curve "
+                             "%s` are that curve's; docs/plan.md)",
+                             pl_curve_name(curve),
+                             cfg->costs->profile[0] ? cfg->costs->profile
+                                                    : "unnamed",
+                             pl_curve_name(curve == PL_CURVE_BN254
+                                               ? PL_CURVE_BLS12_381
+                                               : PL_CURVE_BN254),
+                             pl_curve_name(curve));
     pl_plan *p = calloc(1, sizeof(*p));
     if (!p)
         return pl__error_set(err, PL_ENOMEM, "plan: out of memory");
@@ -164,7 +188,7 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     pc.jobs = cfg->jobs ? cfg->jobs : 1;
     pc.partitions = cfg->partitions ? cfg->partitions : 1;
     pc.arrival_seconds = cfg->arrival_seconds;
-    cost_ctx cc = {cfg->costs, shape.domain_size, cores};
+    cost_ctx cc = {cfg->costs, curve, shape.domain_size, cores};
     pc.duration = cost_duration;
     pc.duration_user = &cc;
     pl__ledger_config lc = {PL_LOG_QUIET, NULL, NULL, NULL,
@@ -185,6 +209,7 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     r->oom_class = s->oom_class;
     r->oom_event = s->oom_event;
     r->wall_seconds = s->wall_seconds;
+    r->curve = curve;
     r->proved = s->proved;
     r->jobs_done = s->jobs_done;
     r->synth_workers = s->servers[PL__PLAN_SYNTH];
@@ -213,6 +238,8 @@ pl_status pl_plan_run(pl_plan **out, const pl_plan_config *cfg, pl_error *err)
     for (int i = 0; i < PL_PLAN_STAGE_COUNT; i++) {
         double capacity = (double)s->servers[i] * s->wall_seconds;
         r->utilisation[i] = capacity > 0 ? s->busy_seconds[i] / capacity : 0;
+        r->stage_seconds[i] =
+            s->runs[i] ? s->busy_seconds[i] / (double)s->runs[i] : 0;
         if (r->utilisation[i] > 1)
             r->utilisation[i] = 1;
         bool on_gpu = i == PL__PLAN_PROVE && cfg->costs->gpu;
@@ -286,5 +313,8 @@ pl_status pl_plan_write_plot(pl_plan *p, const char *path, pl_error *err)
     if (!p->timeline)
         return pl__error_set(err, PL_EUSAGE, "%s: the plan was run without "
                              "record_timeline", path);
-    return pl__ledger_write_plot(p->ledger, path, err);
+    pl__plot_marks marks = {.memory_bytes = p->result.memory_bytes,
+                            .out_of_memory = !p->result.fits,
+                            .oom_seconds = p->result.oom_seconds};
+    return pl__ledger_write_plot_marked(p->ledger, path, &marks, err);
 }

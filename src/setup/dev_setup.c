@@ -51,6 +51,15 @@
  * Memory (class params): L (n scalars, reused for H), A, B, C (nVars
  * scalars each) in one allocation; the G1 and G2 tables; one output chunk.
  *
+ * The curve is the r1cs's: BLS12-381 (blst) or BN254 (snarkjs's "bn128",
+ * field/bn254).  The scalars are computed through the ceremony's curve
+ * table (ceremony/curve.h: Fr of either curve, snarkjs's roots of unity),
+ * which is O(terms + n) work against the points' comb; the points through
+ * fixed_base.c's tables for the curve's groups.  On BN254 the domain stops
+ * at 2^27: H needs a root of order 2n and BN254's Fr has 2^28 at most.
+ * fast_zkey.mjs makes BLS12-381 keys only, so the BN254 keys are checked
+ * by what snarkjs does with them (tests/cli_setup_bn254.sh).
+ *
  * pl_setup_dev_bellperson runs the same computation from the same secrets
  * and writes bellperson's layout (formats/bellperson.c) instead: a
  * parameter file and its .vk, as a pair.  Two things differ besides the
@@ -61,6 +70,7 @@
  */
 #define _GNU_SOURCE
 #include "proofline.h"
+#include "ceremony/curve.h"
 #include "field/field.h"
 #include "formats/bellperson.h"
 #include "formats/formats.h"
@@ -76,7 +86,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* The prover's NTT stops at 2^28; a larger key could not be used. */
+/* The prover's NTT stops at 2^28; a larger key could not be used (BN254:
+ * one less, see the top of the file). */
 #define MAX_LOG2_DOMAIN 28u
 /* Points per chunk written: 32 Ki G2 points are 6 MiB of output buffer. */
 #define CHUNK ((size_t)1 << 15)
@@ -103,21 +114,19 @@ static void stage_done(const pl_setup_config *cfg, const char *stage,
     *t = t1;
 }
 
-static void fr_set_u64(blst_fr *out, uint64_t v)
-{
-    const uint64_t limbs[4] = {v, 0, 0, 0};
-    blst_fr_from_uint64(out, limbs);
-}
-
-static bool fr_is_zero(const blst_fr *a)
-{
-    static const blst_fr zero;
-    return memcmp(a, &zero, sizeof(zero)) == 0;
-}
+/* The curve's Fr (ceremony/curve.h's table): cc, the table, in scope. */
+typedef pl__cer_fr fr;
+#define FR_U64(out, v) cc->fr_from_u64((out), (v))
+#define FR_ADD(r, a, b) cc->fr_add((r), (a), (b))
+#define FR_SUB(r, a, b) cc->fr_sub((r), (a), (b))
+#define FR_MUL(r, a, b) cc->fr_mul((r), (a), (b))
+#define FR_INV(r, a) cc->fr_inv((r), (a))
+#define FR_IS_ZERO(a) cc->fr_is_zero(a)
 
 /* SHA-512(seed ":" label) as a big-endian integer, reduced mod r (Horner
  * over its bytes: the reduction the reference gets from BigInt %). */
-static void derive_secret(blst_fr *out, const char *seed, const char *label)
+static void derive_secret(const pl__cer_curve *cc, fr *out, const char *seed,
+                          const char *label)
 {
     uint8_t digest[PL__SHA512_BYTES];
     pl__sha512_ctx ctx;
@@ -126,13 +135,13 @@ static void derive_secret(blst_fr *out, const char *seed, const char *label)
     pl__sha512_update(&ctx, ":", 1);
     pl__sha512_update(&ctx, label, strlen(label));
     pl__sha512_final(&ctx, digest);
-    blst_fr acc, radix, byte;
-    fr_set_u64(&acc, 0);
-    fr_set_u64(&radix, 256);
+    fr acc, radix, byte;
+    FR_U64(&acc, 0);
+    FR_U64(&radix, 256);
     for (size_t i = 0; i < sizeof(digest); i++) {
-        blst_fr_mul(&acc, &acc, &radix);
-        fr_set_u64(&byte, digest[i]);
-        blst_fr_add(&acc, &acc, &byte);
+        FR_MUL(&acc, &acc, &radix);
+        FR_U64(&byte, digest[i]);
+        FR_ADD(&acc, &acc, &byte);
     }
     *out = acc;
     memset(digest, 0, sizeof(digest));
@@ -144,34 +153,34 @@ static void derive_secret(blst_fr *out, const char *seed, const char *label)
  * the Lagrange basis L_i(tau).  One inversion (prefix products kept in
  * out, x_i walked back down with w^-1).  False if some x_i equals tau.
  */
-static bool lagrange_values(blst_fr *out, size_t count, const blst_fr *tau,
-                            const blst_fr *g, const blst_fr *w,
-                            const blst_fr *num, const blst_fr *sub)
+static bool lagrange_values(const pl__cer_curve *cc, fr *out, size_t count,
+                            const fr *tau, const fr *g, const fr *w,
+                            const fr *num, const fr *sub)
 {
-    blst_fr acc, x, d;
-    fr_set_u64(&acc, 1);
+    fr acc, x, d;
+    FR_U64(&acc, 1);
     x = *g;
     for (size_t i = 0; i < count; i++) {
         out[i] = acc;
-        blst_fr_sub(&d, tau, &x);
-        blst_fr_mul(&acc, &acc, &d);
-        blst_fr_mul(&x, &x, w);
+        FR_SUB(&d, tau, &x);
+        FR_MUL(&acc, &acc, &d);
+        FR_MUL(&x, &x, w);
     }
-    if (fr_is_zero(&acc))
+    if (FR_IS_ZERO(&acc))
         return false;
-    blst_fr inv, w_inv, t;
-    blst_fr_inverse(&inv, &acc);
-    blst_fr_inverse(&w_inv, w);
+    fr inv, w_inv, t;
+    FR_INV(&inv, &acc);
+    FR_INV(&w_inv, w);
     /* x = g * w^count now; step back to x_{count-1} */
-    blst_fr_mul(&x, &x, &w_inv);
+    FR_MUL(&x, &x, &w_inv);
     for (size_t i = count; i-- > 0;) {
-        blst_fr_mul(&t, &inv, &out[i]);      /* 1 / (tau - x_i) */
-        blst_fr_sub(&d, tau, &x);
-        blst_fr_mul(&inv, &inv, &d);
-        blst_fr_mul(&t, &t, num);
-        blst_fr_sub(&t, &t, sub);
-        blst_fr_mul(&out[i], &t, &x);
-        blst_fr_mul(&x, &x, &w_inv);
+        FR_MUL(&t, &inv, &out[i]);      /* 1 / (tau - x_i) */
+        FR_SUB(&d, tau, &x);
+        FR_MUL(&inv, &inv, &d);
+        FR_MUL(&t, &t, num);
+        FR_SUB(&t, &t, sub);
+        FR_MUL(&out[i], &t, &x);
+        FR_MUL(&x, &x, &w_inv);
     }
     return true;
 }
@@ -179,23 +188,24 @@ static bool lagrange_values(blst_fr *out, size_t count, const blst_fr *tau,
 /* ---- compute: the key in field elements ---------------------------------- */
 
 typedef struct {
-    blst_fr tau, alpha, beta, delta, delta_inv;
+    fr tau, alpha, beta, delta, delta_inv;
 } secrets;
 
 /* What compute_key works out and write_key turns into the file. */
 typedef struct {
     const pl_r1cs *r1cs;
+    const pl__cer_curve *cc; /* the r1cs's curve: its Fr */
     const char *seed;
     pl__zkey_header header;  /* counts only: the points come in write_key */
     unsigned log2n;
     uint64_t n_priv;
     secrets sec;
-    blst_fr r2;              /* coefficient values are coef * r2 */
+    fr r2;                   /* coefficient values are coef * r2 */
     /* One accounted allocation (class params): H (n scalars, the Lagrange
      * values first), then A, B, C (nVars each); C ends as IC for the
      * public signals and the C section's scalars for the private ones. */
-    blst_fr *qap;
-    blst_fr *h, *a, *b, *c;
+    fr *qap;
+    fr *h, *a, *b, *c;
     pl__fixed_base *fb1, *fb2;
     /* bellperson's layout (pl_setup_dev_bellperson): blstrs's domain
      * generator, H in the monomial basis */
@@ -213,51 +223,57 @@ static pl_status key_shape(dev_key *key, const char *r1cs_path,
     key->header.n_public = info->n_pub_out + info->n_pub_in;
     const uint64_t rows = (uint64_t)info->n_constraints +
                           key->header.n_public + 1;
+    /* BN254: H's 2n-point domain needs a root Fr has (2-adicity 28) */
+    const unsigned max_log2 = key->cc->fr_s - 1 < MAX_LOG2_DOMAIN
+                                  ? key->cc->fr_s - 1 : MAX_LOG2_DOMAIN;
     key->log2n = 0;
     while (((uint64_t)1 << key->log2n) < rows)
         key->log2n++;
-    if (key->log2n > MAX_LOG2_DOMAIN)
+    if (key->log2n > max_log2)
         return pl__error_set(err, PL_EUNSUPPORTED,
                              "%s: %" PRIu32 " constraints + %" PRIu32 " public "
-                             "+ 1 need a domain of 2^%u; the prover stops at "
-                             "2^%u", r1cs_path, info->n_constraints,
-                             key->header.n_public, key->log2n,
-                             MAX_LOG2_DOMAIN);
+                             "+ 1 need a domain of 2^%u; the development "
+                             "setup stops at 2^%u on %s", r1cs_path,
+                             info->n_constraints, key->header.n_public,
+                             key->log2n, max_log2, key->cc->name);
     key->header.domain_size = (uint32_t)1 << key->log2n;
     key->n_priv = (uint64_t)key->header.n_vars - key->header.n_public - 1;
     return PL_OK;
 }
 
-static pl_status derive_secrets(secrets *sec, const char *seed, pl_error *err)
+static pl_status derive_secrets(const pl__cer_curve *cc, secrets *sec,
+                                const char *seed, pl_error *err)
 {
-    derive_secret(&sec->tau, seed, "tau");
-    derive_secret(&sec->alpha, seed, "alpha");
-    derive_secret(&sec->beta, seed, "beta");
-    derive_secret(&sec->delta, seed, "delta");
-    if (fr_is_zero(&sec->delta))
+    derive_secret(cc, &sec->tau, seed, "tau");
+    derive_secret(cc, &sec->alpha, seed, "alpha");
+    derive_secret(cc, &sec->beta, seed, "beta");
+    derive_secret(cc, &sec->delta, seed, "delta");
+    if (FR_IS_ZERO(&sec->delta))
         return pl__error_set(err, PL_EUSAGE, "seed '%s' gives delta = 0; "
                              "choose another seed", seed);
-    blst_fr_inverse(&sec->delta_inv, &sec->delta);
+    FR_INV(&sec->delta_inv, &sec->delta);
     return PL_OK;
 }
 
 /* L_k(tau) into key->h: the Lagrange basis of the n-point domain. */
 static pl_status lagrange_at_tau(dev_key *key, pl_error *err)
 {
+    const pl__cer_curve *cc = key->cc;
     const size_t n = key->header.domain_size;
-    blst_fr one, zero, w, num, inv_n;
-    fr_set_u64(&one, 1);
-    fr_set_u64(&zero, 0);
-    if (key->bellperson && !key->snarkjs_domain)
-        pl__fr_root_of_unity_blstrs(&w, key->log2n);
+    fr one, zero, w, num, inv_n;
+    FR_U64(&one, 1);
+    FR_U64(&zero, 0);
+    if (key->bellperson && !key->snarkjs_domain) /* BLS12-381 only */
+        pl__fr_root_of_unity_blstrs((blst_fr *)&w, key->log2n);
     else
-        pl__fr_root_of_unity(&w, key->log2n);
-    pl__fr_pow(&num, &key->sec.tau, n);
-    blst_fr_sub(&num, &num, &one);
-    fr_set_u64(&inv_n, n);
-    blst_fr_inverse(&inv_n, &inv_n);
-    blst_fr_mul(&num, &num, &inv_n);
-    if (!lagrange_values(key->h, n, &key->sec.tau, &one, &w, &num, &zero))
+        cc->fr_root(&w, key->log2n);
+    pl__cer_fr_pow(cc, &num, &key->sec.tau, n);
+    FR_SUB(&num, &num, &one);
+    FR_U64(&inv_n, n);
+    FR_INV(&inv_n, &inv_n);
+    FR_MUL(&num, &num, &inv_n);
+    if (!lagrange_values(cc, key->h, n, &key->sec.tau, &one, &w, &num,
+                         &zero))
         return pl__error_set(err, PL_EUSAGE, "seed '%s' puts tau on the "
                              "domain; choose another seed", key->seed);
     return PL_OK;
@@ -269,27 +285,28 @@ static pl_status lagrange_at_tau(dev_key *key, pl_error *err)
 static pl_status qap_at_tau(dev_key *key, const char *r1cs_path,
                             pl_error *err)
 {
-    const blst_fr *L = key->h;
-    blst_fr *acc[3] = {key->a, key->b, key->c};
+    const pl__cer_curve *cc = key->cc;
+    const fr *L = key->h;
+    fr *acc[3] = {key->a, key->b, key->c};
     const uint32_t n_constraints = key->r1cs->info.n_constraints;
     uint64_t n_coefs = (uint64_t)key->header.n_public + 1;
     pl__r1cs_iter it;
     pl__r1cs_lc lc[3];
     uint32_t k;
-    blst_fr coef;
+    fr coef;
     for (pl__r1cs_iter_init(&it, key->r1cs); pl__r1cs_iter_next(&it, &k, lc);)
         for (unsigned m = 0; m < 3; m++) {
             if (m < 2)
                 n_coefs += lc[m].n_terms;
             for (uint32_t t = 0; t < lc[m].n_terms; t++) {
                 pl__r1cs_term term = pl__r1cs_lc_term(&lc[m], t);
-                pl__fr_from_le(&coef, term.coef);
-                blst_fr_mul(&coef, &coef, &L[k]);
-                blst_fr_add(&acc[m][term.wire], &acc[m][term.wire], &coef);
+                cc->fr_from_le(&coef, term.coef);
+                FR_MUL(&coef, &coef, &L[k]);
+                FR_ADD(&acc[m][term.wire], &acc[m][term.wire], &coef);
             }
         }
     for (uint32_t s = 0; s <= key->header.n_public; s++)
-        blst_fr_add(&key->a[s], &key->a[s], &L[n_constraints + s]);
+        FR_ADD(&key->a[s], &key->a[s], &L[n_constraints + s]);
     if (n_coefs > UINT32_MAX)
         return pl__error_set(err, PL_EUNSUPPORTED,
                              "%s: %" PRIu64 " A and B terms do not fit the "
@@ -299,13 +316,13 @@ static pl_status qap_at_tau(dev_key *key, const char *r1cs_path,
     /* C becomes beta A + alpha B + C: IC as is (gamma = 1), over delta for
      * the private signals. */
     for (uint32_t s = 0; s < key->header.n_vars; s++) {
-        blst_fr u;
-        blst_fr_mul(&u, &key->sec.beta, &key->a[s]);
-        blst_fr_add(&key->c[s], &key->c[s], &u);
-        blst_fr_mul(&u, &key->sec.alpha, &key->b[s]);
-        blst_fr_add(&key->c[s], &key->c[s], &u);
+        fr u;
+        FR_MUL(&u, &key->sec.beta, &key->a[s]);
+        FR_ADD(&key->c[s], &key->c[s], &u);
+        FR_MUL(&u, &key->sec.alpha, &key->b[s]);
+        FR_ADD(&key->c[s], &key->c[s], &u);
         if (s > key->header.n_public)
-            blst_fr_mul(&key->c[s], &key->c[s], &key->sec.delta_inv);
+            FR_MUL(&key->c[s], &key->c[s], &key->sec.delta_inv);
     }
     return PL_OK;
 }
@@ -315,22 +332,23 @@ static pl_status qap_at_tau(dev_key *key, const char *r1cs_path,
  * truncation), all over delta. */
 static pl_status h_at_tau(dev_key *key, pl_error *err)
 {
+    const pl__cer_curve *cc = key->cc;
     const uint64_t n = key->header.domain_size;
     const secrets *sec = &key->sec;
-    blst_fr one, g, w, num, sub, inv_2n;
-    fr_set_u64(&one, 1);
-    pl__fr_root_of_unity(&g, key->log2n + 1);
-    pl__fr_root_of_unity(&w, key->log2n);
-    fr_set_u64(&inv_2n, 2 * n);
-    blst_fr_inverse(&inv_2n, &inv_2n);
-    pl__fr_pow(&num, &sec->tau, 2 * n);
-    blst_fr_sub(&num, &num, &one);
-    blst_fr_mul(&num, &num, &inv_2n);
-    blst_fr_mul(&num, &num, &sec->delta_inv);
-    pl__fr_pow(&sub, &sec->tau, 2 * n - 1);
-    blst_fr_mul(&sub, &sub, &inv_2n);
-    blst_fr_mul(&sub, &sub, &sec->delta_inv);
-    if (!lagrange_values(key->h, n, &sec->tau, &g, &w, &num, &sub))
+    fr one, g, w, num, sub, inv_2n;
+    FR_U64(&one, 1);
+    cc->fr_root(&g, key->log2n + 1);
+    cc->fr_root(&w, key->log2n);
+    FR_U64(&inv_2n, 2 * n);
+    FR_INV(&inv_2n, &inv_2n);
+    pl__cer_fr_pow(cc, &num, &sec->tau, 2 * n);
+    FR_SUB(&num, &num, &one);
+    FR_MUL(&num, &num, &inv_2n);
+    FR_MUL(&num, &num, &sec->delta_inv);
+    pl__cer_fr_pow(cc, &sub, &sec->tau, 2 * n - 1);
+    FR_MUL(&sub, &sub, &inv_2n);
+    FR_MUL(&sub, &sub, &sec->delta_inv);
+    if (!lagrange_values(cc, key->h, n, &sec->tau, &g, &w, &num, &sub))
         return pl__error_set(err, PL_EUSAGE, "seed '%s' puts tau on the "
                              "2n-point domain; choose another seed",
                              key->seed);
@@ -342,17 +360,18 @@ static pl_status h_at_tau(dev_key *key, pl_error *err)
  * coset); the last slot is unused. */
 static void h_monomial(dev_key *key)
 {
+    const pl__cer_curve *cc = key->cc;
     const uint64_t n = key->header.domain_size;
-    blst_fr one, acc;
-    fr_set_u64(&one, 1);
-    pl__fr_pow(&acc, &key->sec.tau, n);
-    blst_fr_sub(&acc, &acc, &one);
-    blst_fr_mul(&acc, &acc, &key->sec.delta_inv);
+    fr one, acc;
+    FR_U64(&one, 1);
+    pl__cer_fr_pow(cc, &acc, &key->sec.tau, n);
+    FR_SUB(&acc, &acc, &one);
+    FR_MUL(&acc, &acc, &key->sec.delta_inv);
     for (uint64_t i = 0; i + 1 < n; i++) {
         key->h[i] = acc;
-        blst_fr_mul(&acc, &acc, &key->sec.tau);
+        FR_MUL(&acc, &acc, &key->sec.tau);
     }
-    fr_set_u64(&key->h[n - 1], 0);
+    FR_U64(&key->h[n - 1], 0);
 }
 
 /* Everything but the points: the shape, the secrets, the QAP and H scalars
@@ -363,21 +382,22 @@ static pl_status compute_key(dev_key *key, const char *r1cs_path,
                              double *t, pl_error *err)
 {
     pl_status st;
+    const pl__cer_curve *cc = key->cc;
     if ((st = key_shape(key, r1cs_path, err)) ||
-        (st = derive_secrets(&key->sec, key->seed, err)))
+        (st = derive_secrets(cc, &key->sec, key->seed, err)))
         return st;
 
-    /* value = coef * R^2: R is the integer in one's Montgomery limbs */
-    blst_fr one, r_fr;
-    blst_scalar r_int;
-    fr_set_u64(&one, 1);
-    memcpy(r_int.b, &one, sizeof(r_int.b));
-    blst_fr_from_scalar(&r_fr, &r_int);
-    blst_fr_sqr(&key->r2, &r_fr);
+    /* value = coef * R^2: R (2^256 mod r on both curves) is the integer
+     * in one's Montgomery limbs */
+    fr one, r_fr;
+    uint8_t r_int[32];
+    FR_U64(&one, 1);
+    memcpy(r_int, one.l, sizeof(r_int));
+    cc->fr_from_le(&r_fr, r_int);
+    FR_MUL(&key->r2, &r_fr, &r_fr);
 
     const uint64_t n = key->header.domain_size, n_vars = key->header.n_vars;
-    key->qap = pl__calloc(PL_BUF_PARAMS, (n + 3 * n_vars) * sizeof(blst_fr),
-                          err);
+    key->qap = pl__calloc(PL_BUF_PARAMS, (n + 3 * n_vars) * sizeof(fr), err);
     if (!key->qap)
         return PL_ENOMEM;
     key->h = key->qap;
@@ -399,8 +419,11 @@ static pl_status compute_key(dev_key *key, const char *r1cs_path,
     unsigned w1 = pl__fixed_base_window(4 + n_public + 2 * n_vars +
                                         key->n_priv + n);
     unsigned w2 = pl__fixed_base_window(3 + n_vars);
-    if ((st = pl__fixed_base_create(&key->fb1, false, w1, workers, err)) ||
-        (st = pl__fixed_base_create(&key->fb2, true, w2, workers, err)))
+    const pl__curve curve = key->header.curve;
+    if ((st = pl__fixed_base_create_curve(&key->fb1, curve, false, w1,
+                                          workers, err)) ||
+        (st = pl__fixed_base_create_curve(&key->fb2, curve, true, w2,
+                                          workers, err)))
         return st;
     stage_done(cfg, "tables", t);
     return PL_OK;
@@ -418,7 +441,7 @@ static void key_free(dev_key *key)
 
 /* scalars[i] * G for i < n, written in chunks through buf. */
 static pl_status put_points(pl__container_writer *w, const pl__fixed_base *fb,
-                            const blst_fr *scalars, size_t n, uint8_t *buf,
+                            const fr *scalars, size_t n, uint8_t *buf,
                             pl__pool *pool, pl_error *err)
 {
     size_t point_bytes = pl__fixed_base_point_bytes(fb);
@@ -434,7 +457,7 @@ static pl_status put_points(pl__container_writer *w, const pl__fixed_base *fb,
 static pl_status write_point_section(pl__container_writer *w, unsigned id,
                                      const dev_key *key,
                                      const pl__fixed_base *fb,
-                                     const blst_fr *scalars, size_t n,
+                                     const fr *scalars, size_t n,
                                      uint8_t *buf, pl__pool *pool,
                                      pl_error *err)
 {
@@ -450,8 +473,9 @@ typedef struct {
     size_t fill, cap;
 } record_batch;
 
-static void put_record(record_batch *rb, uint32_t matrix, uint32_t constraint,
-                       uint32_t signal, const blst_fr *value, pl_error *err)
+static void put_record(record_batch *rb, const pl__cer_curve *cc,
+                       uint32_t matrix, uint32_t constraint, uint32_t signal,
+                       const fr *value, pl_error *err)
 {
     uint8_t le[PL__FR_BYTES];
     if (rb->fill == rb->cap) {
@@ -459,7 +483,7 @@ static void put_record(record_batch *rb, uint32_t matrix, uint32_t constraint,
                           err);
         rb->fill = 0;
     }
-    pl__fr_to_le(le, value);
+    cc->fr_to_le(le, value);
     pl__zkey_coef_encode(rb->buf + rb->fill++ * PL__COEF_RECORD_BYTES, matrix,
                          constraint, signal, le);
 }
@@ -470,24 +494,25 @@ static void put_record(record_batch *rb, uint32_t matrix, uint32_t constraint,
 static pl_status write_coefs(pl__container_writer *w, const dev_key *key,
                              uint8_t *buf, pl_error *err)
 {
+    const pl__cer_curve *cc = key->cc;
     record_batch rb = {w, buf, 0, CHUNK_BYTES / PL__COEF_RECORD_BYTES};
     pl__r1cs_iter it;
     pl__r1cs_lc lc[3];
     uint32_t k;
-    blst_fr v;
+    fr v;
     pl__zkey_section_begin(w, 4, &key->header, err);
     for (pl__r1cs_iter_init(&it, key->r1cs);
          pl__r1cs_iter_next(&it, &k, lc) && w->status == PL_OK;)
         for (uint32_t m = 0; m < 2; m++)
             for (uint32_t t = 0; t < lc[m].n_terms; t++) {
                 pl__r1cs_term term = pl__r1cs_lc_term(&lc[m], t);
-                pl__fr_from_le(&v, term.coef);
-                blst_fr_mul(&v, &v, &key->r2);
-                put_record(&rb, m, k, term.wire, &v, err);
+                cc->fr_from_le(&v, term.coef);
+                FR_MUL(&v, &v, &key->r2);
+                put_record(&rb, cc, m, k, term.wire, &v, err);
             }
     const uint32_t n_constraints = key->r1cs->info.n_constraints;
     for (uint32_t s = 0; s <= key->header.n_public; s++)
-        put_record(&rb, 0, n_constraints + s, s, &key->r2, err);
+        put_record(&rb, cc, 0, n_constraints + s, s, &key->r2, err);
     pl__container_put(w, buf, rb.fill * PL__COEF_RECORD_BYTES, err);
     return pl__container_section_end(w, err);
 }
@@ -497,20 +522,23 @@ static pl_status write_coefs(pl__container_writer *w, const dev_key *key,
 static pl_status write_header(pl__container_writer *w, pl__output *out,
                               dev_key *key, pl__pool *pool, pl_error *err)
 {
-    blst_fr g1s[3] = {key->sec.alpha, key->sec.beta, key->sec.delta};
-    blst_fr g2s[3];
-    uint8_t p1[3 * PL__G1_BYTES], p2[3 * PL__G2_BYTES];
+    const pl__cer_curve *cc = key->cc;
+    const size_t g1b = pl__fixed_base_point_bytes(key->fb1);
+    const size_t g2b = pl__fixed_base_point_bytes(key->fb2);
+    fr g1s[3] = {key->sec.alpha, key->sec.beta, key->sec.delta};
+    fr g2s[3];
+    uint8_t p1[3 * PL__G1_BYTES], p2[3 * PL__G2_BYTES]; /* the largest */
     g2s[0] = key->sec.beta;
-    fr_set_u64(&g2s[1], 1);
+    FR_U64(&g2s[1], 1);
     g2s[2] = key->sec.delta;
     pl__fixed_base_mul(key->fb1, p1, g1s, 3, pool);
     pl__fixed_base_mul(key->fb2, p2, g2s, 3, pool);
     key->header.alpha1 = p1;
-    key->header.beta1 = p1 + PL__G1_BYTES;
-    key->header.delta1 = p1 + 2 * PL__G1_BYTES;
+    key->header.beta1 = p1 + g1b;
+    key->header.delta1 = p1 + 2 * g1b;
     key->header.beta2 = p2;
-    key->header.gamma2 = p2 + PL__G2_BYTES;
-    key->header.delta2 = p2 + 2 * PL__G2_BYTES;
+    key->header.gamma2 = p2 + g2b;
+    key->header.delta2 = p2 + 2 * g2b;
     pl_status st = pl__zkey_write_header(w, out, &key->header, err);
     /* the points lived on this stack frame */
     key->header.alpha1 = key->header.beta1 = key->header.delta1 = NULL;
@@ -526,28 +554,31 @@ static pl_status write_contribution(pl__container_writer *w,
                                     const dev_key *key, pl__pool *pool,
                                     pl_error *err)
 {
-    blst_fr s, t, g1s[3], g2s[1];
-    uint8_t g1[3 * PL__G1_BYTES], g2[PL__G2_BYTES];
+    const pl__cer_curve *cc = key->cc;
+    const size_t g1b = pl__fixed_base_point_bytes(key->fb1);
+    fr s, t, g1s[3], g2s[1];
+    uint8_t g1[3 * PL__G1_BYTES], g2[PL__G2_BYTES]; /* the largest */
     uint8_t transcript[PL__ZKEY_HASH_BYTES];
     static const uint8_t cs_hash[PL__ZKEY_HASH_BYTES]; /* as fast_zkey */
-    derive_secret(&s, key->seed, "contribution g1_s");
-    derive_secret(&t, key->seed, "contribution g2_sp");
+    derive_secret(cc, &s, key->seed, "contribution g1_s");
+    derive_secret(cc, &t, key->seed, "contribution g2_sp");
     g1s[0] = key->sec.delta;                        /* deltaAfter */
     g1s[1] = s;                                     /* g1_s */
-    blst_fr_mul(&g1s[2], &s, &key->sec.delta);      /* g1_sx */
-    blst_fr_mul(&g2s[0], &t, &key->sec.delta);      /* g2_spx */
+    FR_MUL(&g1s[2], &s, &key->sec.delta);           /* g1_sx */
+    FR_MUL(&g2s[0], &t, &key->sec.delta);           /* g2_spx */
     pl__fixed_base_mul(key->fb1, g1, g1s, 3, pool);
     pl__fixed_base_mul(key->fb2, g2, g2s, 1, pool);
     pl__sha512_ctx ctx;
     pl__sha512_init(&ctx);
     pl__sha512_update(&ctx, cs_hash, sizeof(cs_hash));
-    pl__sha512_update(&ctx, g1 + PL__G1_BYTES, 2 * PL__G1_BYTES);
+    pl__sha512_update(&ctx, g1 + g1b, 2 * g1b);
     pl__sha512_final(&ctx, transcript);
     const pl__zkey_contribution c = {
+        .curve = key->header.curve,
         .cs_hash = cs_hash,
         .delta_after = g1,
-        .g1_s = g1 + PL__G1_BYTES,
-        .g1_sx = g1 + 2 * PL__G1_BYTES,
+        .g1_s = g1 + g1b,
+        .g1_sx = g1 + 2 * g1b,
         .g2_spx = g2,
         .transcript = transcript,
         .type = 0, /* a contribution, not a beacon */
@@ -641,6 +672,9 @@ pl_status pl_setup_dev(const char *r1cs_path, const char *zkey_path,
     if ((st = pl_r1cs_open(&r1cs, r1cs_path, err)))
         goto fail;
     key.r1cs = r1cs;
+    key.header.curve = r1cs->curve;
+    key.cc = r1cs->curve == PL__CURVE_BN254 ? &pl__cer_bn128
+                                            : &pl__cer_bls12381;
     if ((st = pl__pool_create(&pool, cfg.threads, "pl-setup", err)) ||
         (st = compute_key(&key, r1cs_path, pl__pool_size(pool), &cfg, &t,
                           err)) ||
@@ -658,7 +692,7 @@ fail:
 /* scalars[i] * G for i < n into the open section of a bellperson writer
  * (which drops the points at infinity of the a and b sections). */
 static pl_status bp_put(pl__bp_writer *w, const pl__fixed_base *fb,
-                        const blst_fr *scalars, size_t n, uint8_t *buf,
+                        const fr *scalars, size_t n, uint8_t *buf,
                         pl__pool *pool, pl_error *err)
 {
     for (size_t i = 0; i < n && w->status == PL_OK; i += CHUNK) {
@@ -670,7 +704,7 @@ static pl_status bp_put(pl__bp_writer *w, const pl__fixed_base *fb,
 }
 
 static pl_status bp_section(pl__bp_writer *w, unsigned section, uint32_t count,
-                            const pl__fixed_base *fb, const blst_fr *scalars,
+                            const pl__fixed_base *fb, const fr *scalars,
                             size_t n, uint8_t *buf, pl__pool *pool,
                             pl_error *err)
 {
@@ -679,11 +713,11 @@ static pl_status bp_section(pl__bp_writer *w, unsigned section, uint32_t count,
     return pl__bp_section_end(w, err);
 }
 
-static uint32_t count_nonzero(const blst_fr *v, size_t n)
+static uint32_t count_nonzero(const pl__cer_curve *cc, const fr *v, size_t n)
 {
     uint32_t c = 0;
     for (size_t i = 0; i < n; i++)
-        c += !fr_is_zero(&v[i]);
+        c += !FR_IS_ZERO(&v[i]);
     return c;
 }
 
@@ -704,12 +738,13 @@ static pl_status write_bellperson(dev_key *key, const char *params_path,
 
     /* the verifying key's points: alpha, beta, delta in G1; beta, gamma
      * (the generator), delta in G2 */
-    blst_fr g1s[3] = {key->sec.alpha, key->sec.beta, key->sec.delta};
-    blst_fr g2s[3];
+    const pl__cer_curve *cc = key->cc;
+    fr g1s[3] = {key->sec.alpha, key->sec.beta, key->sec.delta};
+    fr g2s[3];
     blst_p1_affine p1[3];
     blst_p2_affine p2[3];
     g2s[0] = key->sec.beta;
-    fr_set_u64(&g2s[1], 1);
+    FR_U64(&g2s[1], 1);
     g2s[2] = key->sec.delta;
     pl__fixed_base_mul(key->fb1, (uint8_t *)p1, g1s, 3, pool);
     pl__fixed_base_mul(key->fb2, (uint8_t *)p2, g2s, 3, pool);
@@ -737,8 +772,8 @@ static pl_status write_bellperson(dev_key *key, const char *params_path,
                          key->c + n_in, key->n_priv, buf, pool, err)))
         goto fail;
     stage_done(cfg, "l", t);
-    const uint32_t n_a = count_nonzero(key->a, n_vars);
-    const uint32_t n_b = count_nonzero(key->b, n_vars);
+    const uint32_t n_a = count_nonzero(cc, key->a, n_vars);
+    const uint32_t n_b = count_nonzero(cc, key->b, n_vars);
     if ((st = bp_section(&w, PL__BP_A, n_a, key->fb1, key->a, n_vars, buf,
                          pool, err)))
         goto fail;
@@ -801,6 +836,15 @@ pl_status pl__setup_dev_bellperson_domain(const char *r1cs_path,
     if ((st = pl_r1cs_open(&r1cs, r1cs_path, err)))
         goto fail;
     key.r1cs = r1cs;
+    key.cc = &pl__cer_bls12381;
+    /* bellperson's files (Filecoin's) are BLS12-381's */
+    if (r1cs->curve != PL__CURVE_BLS12_381) {
+        st = pl__error_set(err, PL_EUNSUPPORTED, "%s: bellperson's layout "
+                           "is BLS12-381's, but this r1cs is for curve %s "
+                           "(write a zkey: setup --dev without --format)",
+                           r1cs_path, pl__curve_name(r1cs->curve));
+        goto fail;
+    }
     if (key_shape(&key, r1cs_path, err) == PL_OK &&
         key.header.domain_size < 2) {
         st = pl__error_set(err, PL_EUNSUPPORTED, "%s: a domain of 1 leaves "

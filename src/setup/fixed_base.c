@@ -16,11 +16,16 @@
  * infinity) and only the others are converted.  A non-zero scalar below r
  * never sums to infinity, since every table point is a multiple of G below r.
  *
+ * The groups are BLS12-381's (blst) or BN254's (field/bn254), chosen at
+ * create; the scalars are the curve's Fr in Montgomery form (blst_fr,
+ * pl__bn254_fr: four 64-bit limbs each).
+ *
  * Memory: the table (ceil(255/w) * (2^w - 1) affine points) and per-worker
  * scratch of TASK projective points are one accounted allocation (class
  * params), made at create.
  */
 #include "setup/fixed_base.h"
+#include "field/bn254/curve.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -35,14 +40,27 @@
 
 typedef struct {
     size_t aff_bytes, proj_bytes;
-    const void *(*generator)(void); /* projective */
+    void (*generator)(void *out); /* projective */
     void (*add)(void *acc, const void *p);
     void (*add_affine)(void *acc, const void *aff);
     void (*from_affine)(void *out, const void *aff);
     void (*to_affine)(void *dst, const void *src, size_t n);
+    void (*scalar_le)(uint8_t out[32], const void *fr); /* the integer */
 } group;
 
-static const void *g1_gen(void) { return blst_p1_generator(); }
+/* A scalar is 32 bytes of Montgomery limbs on both curves. */
+#define SCALAR_BYTES 32u
+_Static_assert(sizeof(blst_fr) == SCALAR_BYTES &&
+               sizeof(pl__bn254_fr) == SCALAR_BYTES, "scalar layout");
+
+static void bls_scalar_le(uint8_t out[32], const void *fr)
+{
+    blst_scalar sc;
+    blst_scalar_from_fr(&sc, fr);
+    memcpy(out, sc.b, 32);
+}
+
+static void g1_gen(void *out) { memcpy(out, blst_p1_generator(), sizeof(blst_p1)); }
 static void g1_add(void *acc, const void *p) { blst_p1_add_or_double(acc, acc, p); }
 static void g1_add_affine(void *acc, const void *aff)
 {
@@ -56,7 +74,7 @@ static void g1_to_affine(void *dst, const void *src, size_t n)
     blst_p1s_to_affine(dst, pts, n);
 }
 
-static const void *g2_gen(void) { return blst_p2_generator(); }
+static void g2_gen(void *out) { memcpy(out, blst_p2_generator(), sizeof(blst_p2)); }
 static void g2_add(void *acc, const void *p) { blst_p2_add_or_double(acc, acc, p); }
 static void g2_add_affine(void *acc, const void *aff)
 {
@@ -71,10 +89,73 @@ static void g2_to_affine(void *dst, const void *src, size_t n)
 
 static const group group_g1 = {sizeof(blst_p1_affine), sizeof(blst_p1), g1_gen,
                                 g1_add, g1_add_affine, g1_from_affine,
-                                g1_to_affine};
+                                g1_to_affine, bls_scalar_le};
 static const group group_g2 = {sizeof(blst_p2_affine), sizeof(blst_p2), g2_gen,
                                 g2_add, g2_add_affine, g2_from_affine,
-                                g2_to_affine};
+                                g2_to_affine, bls_scalar_le};
+
+/* BN254: field/bn254's out-of-line operations with the implementation of
+ * this machine (the comb's cost is in them, not in the call). */
+static void bn_scalar_le(uint8_t out[32], const void *fr)
+{
+    pl__bn254_fr_to_le(out, fr);
+}
+
+static void bn_g1_gen(void *out)
+{
+    pl__bn254_g1_from_affine(out, &pl__bn254_g1_generator);
+}
+static void bn_g1_add(void *acc, const void *p)
+{
+    pl__bn254_g1_add(acc, acc, p, pl__bn254_arith_current());
+}
+static void bn_g1_add_affine(void *acc, const void *aff)
+{
+    pl__bn254_g1_add_affine(acc, acc, aff, pl__bn254_arith_current());
+}
+static void bn_g1_from_affine(void *out, const void *aff)
+{
+    pl__bn254_g1_from_affine(out, aff);
+}
+static void bn_g1_to_affine(void *dst, const void *src, size_t n)
+{
+    pl__bn254_g1_batch_to_affine(dst, src, n, pl__bn254_arith_current());
+}
+
+static void bn_g2_gen(void *out)
+{
+    pl__bn254_g2_from_affine(out, &pl__bn254_g2_generator);
+}
+static void bn_g2_add(void *acc, const void *p)
+{
+    pl__bn254_g2_add(acc, acc, p, pl__bn254_arith_current());
+}
+static void bn_g2_add_affine(void *acc, const void *aff)
+{
+    pl__bn254_g2_add_affine(acc, acc, aff, pl__bn254_arith_current());
+}
+static void bn_g2_from_affine(void *out, const void *aff)
+{
+    pl__bn254_g2_from_affine(out, aff);
+}
+static void bn_g2_to_affine(void *dst, const void *src, size_t n)
+{
+    pl__bn254_g2_batch_to_affine(dst, src, n, pl__bn254_arith_current());
+}
+
+static const group bn_group_g1 = {
+    sizeof(pl__bn254_g1_affine), sizeof(pl__bn254_g1), bn_g1_gen, bn_g1_add,
+    bn_g1_add_affine, bn_g1_from_affine, bn_g1_to_affine, bn_scalar_le};
+static const group bn_group_g2 = {
+    sizeof(pl__bn254_g2_affine), sizeof(pl__bn254_g2), bn_g2_gen, bn_g2_add,
+    bn_g2_add_affine, bn_g2_from_affine, bn_g2_to_affine, bn_scalar_le};
+
+static const group *group_of(pl__curve curve, bool g2)
+{
+    if (curve == PL__CURVE_BN254)
+        return g2 ? &bn_group_g2 : &bn_group_g1;
+    return g2 ? &group_g2 : &group_g1;
+}
 
 struct pl__fixed_base {
     const group *g;
@@ -119,7 +200,13 @@ unsigned pl__fixed_base_window(uint64_t products)
 
 uint64_t pl__fixed_base_bytes(bool g2, unsigned w, unsigned workers)
 {
-    const group *g = g2 ? &group_g2 : &group_g1;
+    return pl__fixed_base_bytes_curve(PL__CURVE_BLS12_381, g2, w, workers);
+}
+
+uint64_t pl__fixed_base_bytes_curve(pl__curve curve, bool g2, unsigned w,
+                                    unsigned workers)
+{
+    const group *g = group_of(curve, g2);
     return table_bytes(g, w) + (uint64_t)workers * TASK * g->proj_bytes;
 }
 
@@ -130,6 +217,14 @@ size_t pl__fixed_base_point_bytes(const pl__fixed_base *fb)
 
 pl_status pl__fixed_base_create(pl__fixed_base **out, bool g2, unsigned w,
                                 unsigned workers, pl_error *err)
+{
+    return pl__fixed_base_create_curve(out, PL__CURVE_BLS12_381, g2, w,
+                                       workers, err);
+}
+
+pl_status pl__fixed_base_create_curve(pl__fixed_base **out, pl__curve curve,
+                                      bool g2, unsigned w, unsigned workers,
+                                      pl_error *err)
 {
     pl_status st = PL_OK;
     uint8_t *proj = NULL;
@@ -145,13 +240,14 @@ pl_status pl__fixed_base_create(pl__fixed_base **out, bool g2, unsigned w,
         st = pl__error_set(err, PL_ENOMEM, "fixed-base table: out of memory");
         goto fail;
     }
-    fb->g = g2 ? &group_g2 : &group_g1;
+    fb->g = group_of(curve, g2);
     fb->w = w;
     fb->windows = windows_of(w);
     fb->workers = workers;
     fb->digits = ((size_t)1 << w) - 1;
     const group *g = fb->g;
-    fb->block = pl__alloc(PL_BUF_PARAMS, pl__fixed_base_bytes(g2, w, workers),
+    fb->block = pl__alloc(PL_BUF_PARAMS,
+                          pl__fixed_base_bytes_curve(curve, g2, w, workers),
                           err);
     if (!fb->block) {
         st = PL_ENOMEM;
@@ -168,8 +264,9 @@ pl_status pl__fixed_base_create(pl__fixed_base **out, bool g2, unsigned w,
         st = PL_ENOMEM;
         goto fail;
     }
-    blst_p2 base, acc; /* storage for either group's point */
-    memcpy(&base, g->generator(), g->proj_bytes);
+    blst_p2 base, acc; /* storage for any group's point (the largest) */
+    _Static_assert(sizeof(blst_p2) >= sizeof(pl__bn254_g2), "point storage");
+    g->generator(&base);
     for (unsigned j = 0; j < fb->windows; j++) {
         memcpy(&acc, &base, g->proj_bytes);
         for (size_t d = 0; d < fb->digits; d++) {
@@ -209,7 +306,7 @@ static unsigned digit_at(const uint8_t s[40], unsigned bit, unsigned w)
 typedef struct {
     const pl__fixed_base *fb;
     uint8_t *out;
-    const blst_fr *scalars;
+    const uint8_t *scalars; /* SCALAR_BYTES each */
     size_t n;
 } mul_job;
 
@@ -227,10 +324,8 @@ static void mul_task(void *ctx, size_t task, unsigned worker)
     size_t k = 0; /* products made so far, packed at the front of proj */
 
     for (size_t i = 0; i < count; i++) {
-        blst_scalar sc;
         uint8_t s[40] = {0};
-        blst_scalar_from_fr(&sc, &job->scalars[first + i]);
-        memcpy(s, sc.b, 32);
+        g->scalar_le(s, job->scalars + (first + i) * SCALAR_BYTES);
         uint8_t *acc = proj + k * g->proj_bytes;
         bool started = false;
         for (unsigned j = 0; j < fb->windows; j++) {
@@ -267,7 +362,7 @@ static void mul_task(void *ctx, size_t task, unsigned worker)
 }
 
 void pl__fixed_base_mul(const pl__fixed_base *fb, uint8_t *out,
-                        const blst_fr *scalars, size_t n, pl__pool *pool)
+                        const void *scalars, size_t n, pl__pool *pool)
 {
     assert(pl__pool_size(pool) <= fb->workers);
     mul_job job = {fb, out, scalars, n};

@@ -13,6 +13,7 @@
 
 #include "proofline.h"
 #include "blst.h"
+#include "field/curve.h"
 #include "util/pool.h"
 
 typedef struct pl__fixed_base pl__fixed_base;
@@ -25,16 +26,24 @@ unsigned pl__fixed_base_window(uint64_t products);
  * 1..16; per-worker scratch for a pool of `workers` (pl__pool_size). */
 pl_status pl__fixed_base_create(pl__fixed_base **out, bool g2, unsigned w,
                                 unsigned workers, pl_error *err);
+/* The same for a curve's groups (pl__fixed_base_create: BLS12-381's). */
+pl_status pl__fixed_base_create_curve(pl__fixed_base **out, pl__curve curve,
+                                      bool g2, unsigned w, unsigned workers,
+                                      pl_error *err);
 void pl__fixed_base_destroy(pl__fixed_base *fb);
-/* Bytes of one output point: 96 (G1) or 192 (G2). */
+/* Bytes of one output point: 96 (G1) or 192 (G2); BN254: 64 or 128. */
 size_t pl__fixed_base_point_bytes(const pl__fixed_base *fb);
 /* Bytes the table and scratch of pl__fixed_base_create take. */
 uint64_t pl__fixed_base_bytes(bool g2, unsigned w, unsigned workers);
+uint64_t pl__fixed_base_bytes_curve(pl__curve curve, bool g2, unsigned w,
+                                    unsigned workers);
 
 /* out[i] = scalars[i] * G as affine points in the zkey encoding (x || y,
  * Montgomery limbs), all-zero bytes for a zero scalar (the point at
- * infinity).  pool's size must not exceed the `workers` given at create. */
+ * infinity); scalars are the table's curve's Fr (blst_fr or pl__bn254_fr,
+ * 32 bytes each).  pool's size must not exceed the `workers` given at
+ * create. */
 void pl__fixed_base_mul(const pl__fixed_base *fb, uint8_t *out,
-                        const blst_fr *scalars, size_t n, pl__pool *pool);
+                        const void *scalars, size_t n, pl__pool *pool);
 
 #endif /* PL_SETUP_FIXED_BASE_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: the .r1cs reader (pl__r1cs_parse, the code of pl_r1cs_open).
- * An accepted r1cs is then checked against a witness of its own wire count
- * (all ones, or whatever the input's tail offers), which walks every term
- * again: the check may refuse, never crash. */
+ * An accepted r1cs is then checked against a witness of all ones, of its
+ * own curve and wire count, which walks every term again: the check may
+ * refuse, never crash. */
 #include "fuzz.h"
 #include "formats/formats.h"
 
@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t i = 0; i < n; i++)
                 vals[i].b[0] = 1;
             pl_wtns *w = NULL;
-            st = pl__wtns_wrap(&w, vals, n, PL_FUZZ_NAME, &err);
+            st = pl__wtns_wrap_curve(&w, r->curve, vals, n, PL_FUZZ_NAME,
+                                     &err);
             PL_FUZZ_ASSERT(st == PL_OK, "%s", err.msg);
             st = pl_witness_check(r, w, &err);
             PL_FUZZ_ASSERT(st == PL_OK || st == PL_EUNSAT, "%s: %s",

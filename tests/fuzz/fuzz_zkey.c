@@ -25,10 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        info.n_vars, info.domain_size, info.n_coefs, size);
         PL_FUZZ_ASSERT(info.n_constraints + (uint64_t)info.n_public + 1 <=
                            info.domain_size, "constraints beyond the domain");
-        uint32_t h = 2166136261u; /* FNV-1a */
-        for (size_t i = 0; i < size; i++)
-            h = (h ^ data[i]) * 16777619u;
-        if ((h & 7) == 0) {
+        if ((pl_fuzz_hash(data, size) & 7) == 0) {
             pl_fuzz_check_outcome(pl_zkey_check_points(z, &err), &err);
             pl_vkey *vk = NULL;
             pl_fuzz_check_outcome(pl_vkey_from_zkey(&vk, z, &err), &err);

@@ -15,9 +15,21 @@
  *            is freed; A, B1 and C over the scalars named at begin (mostly
  *            0 and 1 in circuits built from bits: the witness-aware MSM
  *            unless the prover was configured with plain_msm), converted
- *            first into scratch when they are Montgomery-form.
+ *            first into scratch when they are Montgomery-form;
+ *   msm_g1_batch: the same sums for k proofs begun together, each sum of
+ *            the k taken in one batched MSM (msm/msm_batch.c: one pass
+ *            over the pool on a grid planned for k, phi's table made once),
+ *            Montgomery-form scalars converted for all k first.
+ *
+ * Per curve (the shape's): the NTT plan is the curve's (its transforms
+ * instantiated per field, ntt/ntt_impl.h), the MSMs are the curve's groups
+ * (pl__msm_sum by group), and a b - c has a loop per field -- on BN254 one
+ * per field implementation (mulx/adx or portable), chosen once per call.
+ * BN254 keys are snarkjs's (H on the odd coset, standard-form scalars):
+ * bellperson's forms are refused there.
  */
 #include "backend/backend.h"
+#include "field/bn254/fp.h"
 #include "field/field.h"
 #include "msm/msm.h"
 #include "ntt/ntt.h"
@@ -61,11 +73,12 @@ static void cpu_plan(const pl__backend_shape *shape, unsigned threads,
     /* the G1 MSMs run one after another on the pool: the largest of them
      * (H's dense, the others' witness-aware or plain: the bound covers
      * both); Montgomery-form scalars converted first, beside it */
-    uint64_t most = pl__msm_g1_scratch_bytes(pl__shape_h_count(shape),
-                                             threads);
+    const pl__msm_group_id g1 = pl__shape_g1(shape);
+    uint64_t most = pl__msm_sum_scratch_bytes(g1, pl__shape_h_count(shape),
+                                              threads, NULL);
     for (int k = PL__SUM_A; k < PL__SUM_COUNT; k++) {
-        uint64_t b = pl__msm_g1_of_witness_scratch_bytes(shape->counts[k],
-                                                         threads);
+        uint64_t b = pl__msm_sum_of_witness_scratch_bytes(
+            g1, shape->counts[k], threads);
         if (b > most)
             most = b;
     }
@@ -88,6 +101,14 @@ static pl_status cpu_open(void **instance, const pl__backend_config *cfg,
                           pl_error *err)
 {
     *instance = NULL;
+    if (cfg->shape.curve == PL__CURVE_BN254 &&
+        (cfg->shape.h_form != PL__H_ODD_COSET ||
+         cfg->shape.roots != PL__ROOTS_SNARKJS ||
+         cfg->shape.montgomery_scalars))
+        return pl__error_set(err, PL_EUNSUPPORTED, "%s: cpu backend: a %s "
+                             "key in bellperson's form (only snarkjs's zkeys "
+                             "are read on this curve)", cfg->name,
+                             pl__curve_name(cfg->shape.curve));
     cpu_instance *ci = calloc(1, sizeof(*ci));
     if (!ci)
         return pl__error_set(err, PL_ENOMEM, "cpu backend: out of memory");
@@ -98,8 +119,9 @@ static pl_status cpu_open(void **instance, const pl__backend_config *cfg,
     pl_status st = cfg->shape.roots == PL__ROOTS_BLSTRS
                        ? pl__ntt_plan_create_blstrs(&ci->ntt, cfg->shape.log2n,
                                                     cfg->pool, err)
-                       : pl__ntt_plan_create(&ci->ntt, cfg->shape.log2n,
-                                             cfg->pool, err);
+                       : pl__ntt_plan_create_curve(&ci->ntt, cfg->shape.curve,
+                                                   cfg->shape.log2n, cfg->pool,
+                                                   err);
     if (st != PL_OK) {
         cpu_close(ci);
         return st;
@@ -155,14 +177,49 @@ static void compute_h(void *arg, size_t task, unsigned worker)
     }
 }
 
+/* The same on BN254 (odd coset only), instantiated per implementation. */
+PL__BN254_INLINE void compute_h_bn254(h_ctx *ctx, size_t task,
+                                      pl__bn254_arith v)
+{
+    const pl__bn254_fr *a = (const pl__bn254_fr *)ctx->a;
+    const pl__bn254_fr *b = (const pl__bn254_fr *)ctx->b;
+    const pl__bn254_fr *c = (const pl__bn254_fr *)ctx->c;
+    size_t lo = task * ctx->per_task, hi = lo + ctx->per_task;
+    if (hi > ctx->n)
+        hi = ctx->n;
+    for (size_t i = lo; i < hi; i++) {
+        pl__bn254_fr t;
+        pl__bn254_fr_mul(&t, &a[i], &b[i], v);
+        pl__bn254_fr_sub(&t, &t, &c[i], v);
+        pl__bn254_fr_to_le(ctx->h[i].b, &t);
+    }
+}
+
+static void compute_h_bn254_adx(void *arg, size_t task, unsigned worker)
+{
+    (void)worker;
+    compute_h_bn254(arg, task, PL__BN254_ADX);
+}
+
+static void compute_h_bn254_portable(void *arg, size_t task, unsigned worker)
+{
+    (void)worker;
+    compute_h_bn254(arg, task, PL__BN254_PORTABLE);
+}
+
 static void run_h(cpu_instance *ci, h_ctx *ctx)
 {
     size_t tasks = 4 * (size_t)pl__pool_size(ci->pool);
     ctx->per_task = (ctx->n + tasks - 1) / tasks;
     if (ctx->per_task < 1024)
         ctx->per_task = 1024;
+    void (*task)(void *, size_t, unsigned) = compute_h;
+    if (ci->shape.curve == PL__CURVE_BN254)
+        task = pl__bn254_arith_current() == PL__BN254_ADX
+                   ? compute_h_bn254_adx
+                   : compute_h_bn254_portable;
     pl__pool_run(ci->pool, (ctx->n + ctx->per_task - 1) / ctx->per_task,
-                 compute_h, ctx);
+                 task, ctx);
 }
 
 /* h's n - 1 coefficients from (a b - c) / t on the odd coset, in a's
@@ -191,9 +248,9 @@ static pl_status cpu_h(pl__backend_proof *proof, blst_fr *abc, pl_error *err)
     cpu_proof *cp = proof->state;
     size_t n = (size_t)1 << ci->shape.log2n;
     blst_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    pl__ntt_to_odd_coset(ci->ntt, a, ci->pool);
-    pl__ntt_to_odd_coset(ci->ntt, b, ci->pool);
-    pl__ntt_to_odd_coset(ci->ntt, c, ci->pool);
+    pl__ntt_to_odd_coset_elems(ci->ntt, a, ci->pool);
+    pl__ntt_to_odd_coset_elems(ci->ntt, b, ci->pool);
+    pl__ntt_to_odd_coset_elems(ci->ntt, c, ci->pool);
     pl__stage_lap(proof->timer, "ntt");
 
     pl_scalar *h = pl__alloc(PL_BUF_H, (uint64_t)n * FR_BYTES, err);
@@ -237,8 +294,9 @@ static pl_status cpu_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
         if (!cp->h)
             return pl__error_set(err, PL_EINTERNAL, "cpu backend: the H sum "
                                  "before h");
-        st = pl__msm_g1(out, bases, (const uint8_t *)cp->h,
-                        pl__shape_h_count(&ci->shape), ci->pool, err);
+        st = pl__msm_sum(pl__shape_g1(&ci->shape), out, bases,
+                         (const uint8_t *)cp->h,
+                         pl__shape_h_count(&ci->shape), NULL, ci->pool, err);
         pl__free(cp->h); /* H is the only reader of h */
         cp->h = NULL;
         return st;
@@ -260,12 +318,124 @@ static pl_status cpu_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
         from_montgomery(converted, s->v, s->n);
         v = converted;
     }
-    st = pl__msm_g1_of_witness(out, bases, (const uint8_t *)v, s->n,
-                               ci->plain_msm, ci->pool, err);
+    st = pl__msm_sum_of_witness(pl__shape_g1(&ci->shape), out, bases,
+                                (const uint8_t *)v, s->n, ci->plain_msm,
+                                ci->pool, err);
     if (converted) {
         memset(converted, 0, (uint64_t)s->n * FR_BYTES);
         pl__free(converted);
     }
+    return st;
+}
+
+/* A batch's bytes: k proofs' h, and the largest of the batched sums with
+ * all k vectors converted; at most k times cpu_plan's in every class
+ * (msm.h: a batch's scratch is at most k sums'). */
+static void cpu_plan_batch(const pl__backend_shape *shape, unsigned threads,
+                           size_t k, pl__prove_plan *out)
+{
+    cpu_plan(shape, threads, out);
+    if (k < 2)
+        return;
+    threads = pl__pool_threads_for(threads);
+    uint64_t n = (uint64_t)1 << shape->log2n;
+    out->bytes[PL_BUF_H] = k * n * FR_BYTES;
+    uint64_t most = pl__msm_sum_batch_scratch_bytes(
+        pl__shape_g1(shape), pl__shape_h_count(shape), k, threads, NULL);
+    for (int s = PL__SUM_A; s < PL__SUM_COUNT; s++) {
+        uint64_t b = pl__msm_sum_batch_of_witness_scratch_bytes(
+            pl__shape_g1(shape), shape->counts[s], k, threads);
+        if (shape->montgomery_scalars)
+            b += k * (uint64_t)shape->counts[s] * FR_BYTES;
+        if (b > most)
+            most = b;
+    }
+    out->bytes[PL_BUF_MSM_SCRATCH] = most;
+}
+
+/* The H sums of a batch over the k proofs' h, each h freed after. */
+static pl_status batch_h(cpu_instance *ci, pl__backend_proof *const *proofs,
+                         size_t k, const uint8_t **sc, blst_p1 *outs,
+                         pl_error *err)
+{
+    pl_status st = PL_OK;
+    for (size_t j = 0; j < k && st == PL_OK; j++)
+        if (!(sc[j] = (const uint8_t *)((cpu_proof *)proofs[j]->state)->h))
+            st = pl__error_set(err, PL_EINTERNAL, "cpu backend: the H sum "
+                               "of proof %zu of a batch before its h", j);
+    if (st == PL_OK)
+        st = pl__msm_sum_batch(pl__shape_g1(&ci->shape), outs,
+                               ci->bases[PL__SUM_H], sc, k,
+                               pl__shape_h_count(&ci->shape), NULL, ci->pool,
+                               err);
+    for (size_t j = 0; j < k; j++) { /* H is the only reader of h */
+        cpu_proof *cp = proofs[j]->state;
+        pl__free(cp->h);
+        cp->h = NULL;
+    }
+    return st;
+}
+
+static pl_status cpu_msm_g1_batch(pl__backend_proof *const *proofs, size_t k,
+                                  pl__g1_sum sum, blst_p1 *outs,
+                                  pl_error *err)
+{
+    cpu_instance *ci = proofs[0]->instance;
+    pl_status st = PL_OK;
+    if (sum < 0 || sum >= PL__SUM_COUNT)
+        return pl__error_set(err, PL_EINTERNAL, "cpu backend: no sum %d",
+                             (int)sum);
+    size_t n = proofs[0]->scalars[sum].n, mont = 0;
+    bool one_by_one = k < 2 || n > ci->shape.counts[sum];
+    for (size_t j = 0; j < k; j++) {
+        if (proofs[j]->instance != ci)
+            return pl__error_set(err, PL_EINTERNAL, "cpu backend: a batch "
+                                 "over two instances");
+        if (sum != PL__SUM_H && proofs[j]->scalars[sum].n != n)
+            one_by_one = true;
+        mont += proofs[j]->scalars[sum].montgomery && n;
+    }
+    /* the batched sums are written pl__msm_sum_bytes apart, which is the
+     * slots' stride on BLS12-381 only: a BN254 batch is summed proof by
+     * proof (each into its slot, as msm_g1 does) */
+    bool packed = pl__msm_sum_bytes(pl__shape_g1(&ci->shape)) == sizeof(*outs);
+    if (!packed || (one_by_one && sum != PL__SUM_H)) {
+        /* one proof, unequal lengths, or too many scalars (which msm_g1
+         * refuses with its message) */
+        for (size_t j = 0; j < k && st == PL_OK; j++)
+            st = cpu_msm_g1(proofs[j], sum, &outs[j], err);
+        return st;
+    }
+    const uint8_t **sc = calloc(k, sizeof(*sc));
+    if (!sc)
+        return pl__error_set(err, PL_ENOMEM, "cpu backend: out of memory");
+    if (sum == PL__SUM_H) {
+        st = batch_h(ci, proofs, k, sc, outs, err);
+        free(sc);
+        return st;
+    }
+    pl_scalar *converted = NULL;
+    uint64_t conv_bytes = mont * (uint64_t)n * FR_BYTES;
+    if (mont && !(converted = pl__alloc(PL_BUF_MSM_SCRATCH, conv_bytes, err))) {
+        free(sc);
+        return PL_ENOMEM;
+    }
+    for (size_t j = 0, m = 0; j < k; j++) {
+        const pl__scalars *s = &proofs[j]->scalars[sum];
+        sc[j] = (const uint8_t *)s->v;
+        if (s->montgomery) {
+            from_montgomery(converted + m * n, s->v, n);
+            sc[j] = (const uint8_t *)(converted + m++ * n);
+        }
+    }
+    st = pl__msm_sum_batch_of_witness(pl__shape_g1(&ci->shape), outs,
+                                      ci->bases[sum], sc, k, n,
+                                      ci->plain_msm, ci->pool, err);
+    if (converted) {
+        memset(converted, 0, conv_bytes);
+        pl__free(converted);
+    }
+    free(sc);
     return st;
 }
 
@@ -279,4 +449,6 @@ const pl__backend_ops pl__backend_cpu = {
     .h = cpu_h,
     .msm_g1 = cpu_msm_g1,
     .end = cpu_end,
+    .plan_batch = cpu_plan_batch,
+    .msm_g1_batch = cpu_msm_g1_batch,
 };

@@ -23,6 +23,13 @@
  *            are converted there by a kernel.
  *   end:     waits for the device's queued work and releases it.
  *
+ * Per curve (the shape's): BLS12-381's keys and BN254's (snarkjs's bn128)
+ * run the same schedules over their curve's kernels (gpu.h: each call
+ * names the curve once, and the device takes that curve's kernel set);
+ * the sizes that differ (a BN254 affine point is 64 bytes, BLS12-381's 96)
+ * are read from the shape here.  B's G2 sum stays the skeleton's on the
+ * CPU for both, in the curve's group (backend.h).
+ *
  * One device object per GPU, shared by every circuit's instance (it holds
  * the streams, events and staging buffers); device 0 for now.  The same
  * code runs over the host emulation (pl__backend_cuda_emulated), which is
@@ -205,7 +212,14 @@ static bool cuda_device_memory(int ordinal, uint64_t *used, uint64_t *total,
 
 /* ---- plan ---------------------------------------------------------------- */
 
-#define FR_BYTES ((uint64_t)sizeof(blst_fr))
+#define FR_BYTES ((uint64_t)sizeof(blst_fr)) /* either curve's Fr */
+
+/* A G1 base point's bytes on the shape's curve (the zkey's layout). */
+static uint64_t affine_bytes(const pl__backend_shape *shape)
+{
+    return shape->curve == PL__CURVE_BN254 ? sizeof(pl__bn254_g1_affine)
+                                           : sizeof(blst_p1_affine);
+}
 
 /* The device buffers of an instance, in one table so that open, close and
  * the plan agree on them; the points' indices are the sums'. */
@@ -241,21 +255,20 @@ static size_t largest_set(const pl__backend_shape *shape, int first)
  * buffer grows with n, so the largest is at a power of two or at max_n.
  * With gpu NULL (planning without a device), less the sort's and scan's
  * storage, which the device's CUB sizes. */
-static pl_status scratch_bound(pl__gpu *gpu, size_t max_n, uint64_t *bytes,
-                               pl_error *err)
+static pl_status scratch_bound(pl__gpu *gpu, pl__curve curve, size_t max_n,
+                               uint64_t *bytes, pl_error *err)
 {
     *bytes = 0;
     for (uint64_t m = 1; max_n; m *= 2) {
         uint32_t size = (uint32_t)(m < max_n ? m : max_n);
         uint64_t b = 0;
         if (gpu) {
-            pl_status st = pl__gpu_msm_scratch_bytes(gpu, &b, size, err);
+            pl_status st = pl__gpu_msm_scratch_bytes(gpu, curve, &b, size,
+                                                     err);
             if (st != PL_OK)
                 return st;
         } else {
-            pl__cu_msm_cfg cfg;
-            pl__cu_msm_config(&cfg, size);
-            b = pl__cu_msm_layout(&cfg, 0, NULL, NULL);
+            b = pl__gpu_msm_layout_bytes(curve, size);
         }
         if (b > *bytes)
             *bytes = b;
@@ -272,7 +285,7 @@ static void layout_fixed(const pl__backend_shape *shape, device_layout *out)
     memset(out, 0, sizeof(*out));
     for (int k = 0; k < PL__SUM_COUNT; k++)
         out->bytes[BUF_POINTS + k] = (uint64_t)shape->counts[k] *
-                                     sizeof(blst_p1_affine);
+                                     affine_bytes(shape);
     out->bytes[BUF_ABC] = 3 * n * FR_BYTES;
     out->bytes[BUF_SCALARS] = align256(largest_set(shape, PL__SUM_A) *
                                        FR_BYTES);
@@ -292,11 +305,40 @@ static pl_status check_counts(const pl__backend_shape *shape,
     return PL_OK;
 }
 
+/* The curves with kernels (gpu.h's sets) and their domains. */
+static pl_status check_curve(const pl__backend_shape *shape, const char *name,
+                             pl_error *err)
+{
+    if (shape->curve != PL__CURVE_BLS12_381 &&
+        shape->curve != PL__CURVE_BN254)
+        return pl__error_set(err, PL_EUNSUPPORTED, "%s: the cuda backend has "
+                             "no kernels for curve %s: use --backend cpu",
+                             name, pl__curve_name(shape->curve));
+    if (shape->curve != PL__CURVE_BN254)
+        return PL_OK;
+    if (shape->log2n > PL__NTT_BN254_MAX_LOG)
+        return pl__error_set(err, PL_EUNSUPPORTED,
+                             "%s: domain 2^%u is larger than BN254 allows: "
+                             "its scalar field has roots of unity of order "
+                             "up to 2^%u only (two-adicity %u)",
+                             name, shape->log2n, PL__NTT_BN254_MAX_LOG,
+                             PL__NTT_BN254_MAX_LOG);
+    /* the CPU backend's set of BN254 shapes (snarkjs's zkeys), so that the
+     * two backends prove the same keys */
+    if (shape->h_form != PL__H_ODD_COSET || shape->roots != PL__ROOTS_SNARKJS ||
+        shape->montgomery_scalars)
+        return pl__error_set(err, PL_EUNSUPPORTED, "%s: cuda backend: a %s "
+                             "key in bellperson's form (only snarkjs's zkeys "
+                             "are read on this curve)", name,
+                             pl__curve_name(shape->curve));
+    return PL_OK;
+}
+
 static pl_status layout_for(const pl__backend_shape *shape, pl__gpu *gpu,
                             device_layout *out, pl_error *err)
 {
     layout_fixed(shape, out);
-    return scratch_bound(gpu, largest_set(shape, PL__SUM_H),
+    return scratch_bound(gpu, shape->curve, largest_set(shape, PL__SUM_H),
                          &out->bytes[BUF_MSM_SCRATCH], err);
 }
 
@@ -363,17 +405,19 @@ static void cuda_close(void *instance)
     free(ci);
 }
 
-/* The NTT tables on the device: the CPU plan of the shape's roots, its
- * twiddles and both constant arrays computed on the host, uploaded, and
- * freed again. */
+/* The NTT tables on the device: the CPU plan of the shape's curve and
+ * roots, its twiddles and both constant arrays computed on the host,
+ * uploaded, and freed again. */
 static pl_status upload_ntt_tables(cuda_instance *ci, pl__pool *pool,
                                    pl_error *err)
 {
     pl__ntt_plan *plan = NULL;
     const unsigned log2n = ci->shape.log2n;
-    pl_status st = ci->shape.roots == PL__ROOTS_BLSTRS
-                       ? pl__ntt_plan_create_blstrs(&plan, log2n, pool, err)
-                       : pl__ntt_plan_create(&plan, log2n, pool, err);
+    pl_status st =
+        ci->shape.roots == PL__ROOTS_BLSTRS
+            ? pl__ntt_plan_create_blstrs(&plan, log2n, pool, err)
+            : pl__ntt_plan_create_curve(&plan, ci->shape.curve, log2n, pool,
+                                        err);
     if (st == PL_OK) {
         pl__gpu_lock(ci->gpu);
         st = pl__gpu_ntt_set_create(ci->gpu, &ci->ntt, plan, log2n, err);
@@ -390,7 +434,12 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
 {
     *instance = NULL;
     const char *name = cfg->name ? cfg->name : "the circuit";
-    pl_status st = check_counts(&cfg->shape, name, err);
+    /* refused before anything is uploaded: a curve without kernels, a
+     * BN254 domain beyond its two-adicity (the NTT plan, made after the
+     * uploads, would refuse it too), bellperson's form on BN254 */
+    pl_status st = check_curve(&cfg->shape, name, err);
+    if (st == PL_OK)
+        st = check_counts(&cfg->shape, name, err);
     if (st != PL_OK)
         return st;
     cuda_instance *ci = calloc(1, sizeof(*ci));
@@ -434,7 +483,7 @@ static pl_status open_with(void **instance, const pl__backend_config *cfg,
             goto fail;
         }
 
-    /* the bases go up as they are (blst's layout, see arith/g1.h) */
+    /* the bases go up as they are (the CPU's layout, see arith/g1.h) */
     pl__gpu_lock(ci->gpu);
     for (int k = 0; k < PL__SUM_COUNT && st == PL_OK; k++)
         if (ci->layout.bytes[BUF_POINTS + k])
@@ -505,8 +554,9 @@ static pl_status device_scalars(cuda_instance *ci, resident_scalars *rs,
     pl_status st = pl__gpu_upload(ci->gpu, ci->buf[BUF_SCALARS], s->v,
                                   (uint64_t)s->n * FR_BYTES, err);
     if (st == PL_OK && s->montgomery)
-        st = pl__gpu_from_montgomery(ci->gpu, ci->buf[BUF_SCALARS],
-                                     (uint32_t)s->n, err);
+        st = pl__gpu_from_montgomery(ci->gpu, ci->shape.curve,
+                                     ci->buf[BUF_SCALARS], (uint32_t)s->n,
+                                     err);
     if (st != PL_OK)
         return st;
     rs->v = s->v;
@@ -545,8 +595,8 @@ static pl_status cuda_h(pl__backend_proof *proof, blst_fr *abc, pl_error *err)
     if (first->n && first->n <= ci->shape.counts[PL__SUM_A] &&
         (st = device_scalars(ci, proof->state, first, &unused, err)))
         return st;
-    if ((st = pl__gpu_coset_h(gpu, d_abc, d_abc + n, d_abc + 2 * n,
-                              (uint32_t)n, err)))
+    if ((st = pl__gpu_coset_h(gpu, ci->shape.curve, d_abc, d_abc + n,
+                              d_abc + 2 * n, (uint32_t)n, err)))
         return st;
     if (ci->shape.h_form == PL__H_COEFFICIENTS &&
         (st = pl__gpu_odd_coset_quotient(gpu, d_abc, d_abc + 2 * n,
@@ -580,8 +630,11 @@ static pl_status cuda_msm_g1(pl__backend_proof *proof, pl__g1_sum sum,
             return st;
         n = s->n;
     }
-    return pl__gpu_msm_g1(ci->gpu, out, ci->buf[BUF_POINTS + sum], scalars,
-                          (uint32_t)n, ci->buf[BUF_MSM_SCRATCH],
+    /* out: a blst_p1, or on BN254 a pl__bn254_g1 in its storage
+     * (backend.h) */
+    return pl__gpu_msm_g1(ci->gpu, ci->shape.curve, out,
+                          ci->buf[BUF_POINTS + sum], scalars, (uint32_t)n,
+                          ci->buf[BUF_MSM_SCRATCH],
                           ci->layout.bytes[BUF_MSM_SCRATCH], err);
 }
 

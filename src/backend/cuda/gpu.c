@@ -13,9 +13,15 @@
  * them like any other host class), page-locked with the driver for the
  * object's lifetime.  The phase timing of gpu.h (the GPU check's profile)
  * brackets the schedules' phases here.
+ *
+ * Per curve: each schedule takes the kernel set of its curve (the NTT
+ * tables' or the call's) from the implementation once per call; the host's
+ * part (the NTT constants, the MSM's last step) is blst's for BLS12-381 and
+ * field/bn254's for BN254, chosen there once per call as well.
  */
 #define _GNU_SOURCE
 #include "backend/cuda/gpu.h"
+#include "field/bn254/curve.h"
 #include "field/field.h"
 #include "ntt/ntt.h"
 #include "util/alloc.h"
@@ -51,8 +57,22 @@ struct pl__gpu {
 enum { FAULT_NONE, FAULT_WRITING, FAULT_SET };
 
 _Static_assert(PL_GPU_CHUNK_BYTES ==
-                   PL_GPU_MAX_CHUNK_SUMS * sizeof(pl__cu_g1_xyzz),
-               "chunk sums");
+                       PL_GPU_MAX_CHUNK_SUMS * sizeof(pl__cu_g1_xyzz) &&
+                   sizeof(pl__cu_bn254_g1_xyzz) <= sizeof(pl__cu_g1_xyzz),
+               "chunk sums of either curve");
+_Static_assert(sizeof(pl__bn254_fr) == sizeof(blst_fr) &&
+                   sizeof(pl__cu_bn254_fr) == sizeof(pl__bn254_fr) &&
+                   sizeof(pl__cu_bn254_g1_jacobian) == sizeof(pl__bn254_g1) &&
+                   sizeof(pl__cu_bn254_g1_affine) ==
+                       sizeof(pl__bn254_g1_affine),
+               "BN254's device and host types have the same bytes");
+
+/* A curve's kernel set (gpu.h), once per call. */
+static const pl__gpu_kernels *kernels_of(const pl__gpu *gpu, pl__curve curve)
+{
+    return gpu->impl->kernels[curve == PL__CURVE_BN254 ? PL__CURVE_BN254
+                                                       : PL__CURVE_BLS12_381];
+}
 
 static unsigned coset_lo_log(unsigned log2n)
 {
@@ -65,10 +85,24 @@ uint64_t pl__gpu_ntt_constants_count(unsigned log2n)
     return 1 + ((uint64_t)1 << lo) + (((uint64_t)1 << log2n) >> lo) + 1;
 }
 
+/* r = a b in the curve's Fr (32-byte elements in blst_fr's storage): blst
+ * for BLS12-381, field/bn254 for BN254.  For the tables below, O(sqrt n)
+ * multiplications per plan: no hot loop. */
+static void fr_mul(pl__curve curve, blst_fr *r, const blst_fr *a,
+                   const blst_fr *b)
+{
+    if (curve == PL__CURVE_BN254)
+        pl__bn254_fr_mul((pl__bn254_fr *)r, (const pl__bn254_fr *)a,
+                         (const pl__bn254_fr *)b, pl__bn254_arith_current());
+    else
+        blst_fr_mul(r, a, b);
+}
+
 /* The layout of gpu.h's constants: scale, then G^i for i < 2^lo, then
- * G^(k 2^lo) for k <= n / 2^lo. */
-static blst_fr *coset_constants(const blst_fr *scale, const blst_fr *g,
-                                unsigned log2n, pl_error *err)
+ * G^(k 2^lo) for k <= n / 2^lo, in the curve's Fr. */
+static blst_fr *coset_constants(pl__curve curve, const blst_fr *scale,
+                                const blst_fr *g, unsigned log2n,
+                                pl_error *err)
 {
     unsigned lo = coset_lo_log(log2n);
     uint64_t count = pl__gpu_ntt_constants_count(log2n);
@@ -78,47 +112,74 @@ static blst_fr *coset_constants(const blst_fr *scale, const blst_fr *g,
     blst_fr step;
     c[0] = *scale;
     blst_fr *g_lo = c + 1, *g_hi = g_lo + ((uint64_t)1 << lo);
-    pl__fr_pow(&g_lo[0], g, 0); /* 1 */
+    if (curve == PL__CURVE_BN254)
+        memcpy(&g_lo[0], &PL__BN254_FR_ONE, sizeof(g_lo[0]));
+    else
+        pl__fr_pow(&g_lo[0], g, 0); /* 1 */
     for (uint64_t i = 1; i < ((uint64_t)1 << lo); i++)
-        blst_fr_mul(&g_lo[i], &g_lo[i - 1], g);
-    blst_fr_mul(&step, &g_lo[((uint64_t)1 << lo) - 1], g); /* G^(2^lo) */
+        fr_mul(curve, &g_lo[i], &g_lo[i - 1], g);
+    fr_mul(curve, &step, &g_lo[((uint64_t)1 << lo) - 1], g); /* G^(2^lo) */
     g_hi[0] = g_lo[0];
     for (uint64_t k = 1; k <= (((uint64_t)1 << log2n) >> lo); k++)
-        blst_fr_mul(&g_hi[k], &g_hi[k - 1], &step);
+        fr_mul(curve, &g_hi[k], &g_hi[k - 1], &step);
     return c;
 }
 
 blst_fr *pl__gpu_ntt_constants(const pl__ntt_plan *plan, unsigned log2n,
                                pl_error *err)
 {
-    const blst_fr *twiddles;
+    const void *twiddles;
     blst_fr n_inv, g;
-    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
-    return coset_constants(&n_inv, &g, log2n, err);
+    pl__ntt_plan_constants_elems(plan, &twiddles, &n_inv, &g);
+    return coset_constants(pl__ntt_plan_curve(plan), &n_inv, &g, log2n, err);
+}
+
+/* BN254's quotient scale 1/(n t), t = g^n - 1 (-2 when g is a primitive
+ * 2n-th root; not at 2^28, where the coset is 25's, as snarkjs's), and
+ * g^-1. */
+static void bn254_quotient_scale(unsigned log2n, const blst_fr *n_inv,
+                                 const blst_fr *g, blst_fr *scale,
+                                 blst_fr *g_inv)
+{
+    pl__bn254_arith v = pl__bn254_arith_current();
+    const pl__bn254_fr *gb = (const pl__bn254_fr *)g;
+    pl__bn254_fr t;
+    pl__bn254_fr_pow_u64(&t, gb, (uint64_t)1 << log2n, v);
+    pl__bn254_fr_sub(&t, &t, &PL__BN254_FR_ONE, v);
+    pl__bn254_fr_inv(&t, &t, v);
+    pl__bn254_fr_mul((pl__bn254_fr *)scale, &t, (const pl__bn254_fr *)n_inv,
+                     v);
+    pl__bn254_fr_inv((pl__bn254_fr *)g_inv, gb, v);
 }
 
 blst_fr *pl__gpu_ntt_quotient_constants(const pl__ntt_plan *plan,
                                         unsigned log2n, pl_error *err)
 {
-    const blst_fr *twiddles;
+    const void *twiddles;
     blst_fr n_inv, g, g_inv, scale, two;
     const uint64_t two_limbs[4] = {2, 0, 0, 0};
-    pl__ntt_plan_constants(plan, &twiddles, &n_inv, &g);
+    pl__curve curve = pl__ntt_plan_curve(plan);
+    pl__ntt_plan_constants_elems(plan, &twiddles, &n_inv, &g);
+    if (curve == PL__CURVE_BN254) {
+        bn254_quotient_scale(log2n, &n_inv, &g, &scale, &g_inv);
+        return coset_constants(curve, &scale, &g_inv, log2n, err);
+    }
     blst_fr_inverse(&g_inv, &g);
     /* 1/(n t), t = g^n - 1 = -2 on the odd coset (g^n = -1) */
     blst_fr_from_uint64(&two, two_limbs);
     blst_fr_inverse(&scale, &two);
     blst_fr_cneg(&scale, &scale, true);
     blst_fr_mul(&scale, &scale, &n_inv);
-    return coset_constants(&scale, &g_inv, log2n, err);
+    return coset_constants(curve, &scale, &g_inv, log2n, err);
 }
 
-void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, unsigned log2n,
-                             const void *device_twiddles,
+void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *t, pl__curve curve,
+                             unsigned log2n, const void *device_twiddles,
                              const void *device_constants)
 {
     unsigned lo = coset_lo_log(log2n);
-    const blst_fr *c = device_constants;
+    const blst_fr *c = device_constants; /* 32-byte elements, either field */
+    t->curve = curve;
     t->log2n = log2n;
     t->twiddles = device_twiddles;
     t->n_inv = c;
@@ -481,12 +542,12 @@ pl_status pl__gpu_order_uploads(pl__gpu *gpu, pl_error *err)
 /* The inverse transform's stages, natural order in, bit-reversed out
  * (position p holds n times coefficient bitrev(p)): the wide spans over
  * the whole array, then the narrow ones (below the tile) tile by tile. */
-static pl_status inverse_stages(pl__gpu *gpu, pl__cu_fr *d,
-                                const pl__gpu_ntt_tables *tb, pl_error *err)
+static pl_status inverse_stages(pl__gpu *gpu, const pl__gpu_kernels *im,
+                                void *d, const pl__gpu_ntt_tables *tb,
+                                pl_error *err)
 {
-    const pl__gpu_impl *im = gpu->impl;
     const int s = PL_GPU_COMPUTE;
-    const pl__cu_fr *tw = tb->twiddles;
+    const void *tw = tb->twiddles;
     unsigned log2n = tb->log2n, tile_log = pl__cu_ntt_tile_log(log2n);
     uint32_t n = (uint32_t)1 << log2n;
     pl_status st = PL_OK;
@@ -501,16 +562,16 @@ static pl_status inverse_stages(pl__gpu *gpu, pl__cu_fr *d,
 static pl_status to_odd_coset(pl__gpu *gpu, void *data,
                                const pl__gpu_ntt_tables *tb, pl_error *err)
 {
-    const pl__gpu_impl *im = gpu->impl;
+    const pl__gpu_kernels *im = kernels_of(gpu, tb->curve);
     const int s = PL_GPU_COMPUTE;
-    pl__cu_fr *d = data;
-    const pl__cu_fr *tw = tb->twiddles;
+    void *d = data;
+    const void *tw = tb->twiddles;
     unsigned log2n = tb->log2n, tile_log = pl__cu_ntt_tile_log(log2n);
     uint32_t n = (uint32_t)1 << log2n;
     pl_status st = PL_OK;
     if (log2n == 0)
         return PL_OK; /* the CPU transform leaves n = 1 alone too */
-    st = inverse_stages(gpu, d, tb, err);
+    st = inverse_stages(gpu, im, d, tb, err);
     /* 1/n and g^i at bit-reversed positions */
     if (!st)
         st = im->ntt_shift(gpu->dev, s, n, d, log2n, tb->n_inv, tb->g_lo,
@@ -531,13 +592,13 @@ static pl_status odd_coset_quotient(pl__gpu *gpu, void *out, void *data,
                                     const pl__gpu_ntt_tables *tb,
                                     pl_error *err)
 {
-    pl__cu_fr *d = data;
+    const pl__gpu_kernels *im = kernels_of(gpu, tb->curve);
     uint32_t n = (uint32_t)1 << tb->log2n;
     /* n = 1: no stage (and no tile to cut) */
-    pl_status st = tb->log2n ? inverse_stages(gpu, d, tb, err) : PL_OK;
-    return st ? st : gpu->impl->ntt_unshift(gpu->dev, PL_GPU_COMPUTE, n, out,
-                                            d, tb->log2n, tb->n_inv, tb->g_lo,
-                                            tb->g_hi, tb->lo_log, err);
+    pl_status st = tb->log2n ? inverse_stages(gpu, im, data, tb, err) : PL_OK;
+    return st ? st : im->ntt_unshift(gpu->dev, PL_GPU_COMPUTE, n, out, data,
+                                     tb->log2n, tb->n_inv, tb->g_lo,
+                                     tb->g_hi, tb->lo_log, err);
 }
 
 pl_status pl__gpu_odd_coset_quotient(pl__gpu *gpu, void *out, void *data,
@@ -580,9 +641,9 @@ pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
     uint64_t n = (uint64_t)1 << log2n, tw_bytes, const_bytes, at, at_quotient;
     uint64_t bytes = set_layout(log2n, &tw_bytes, &const_bytes, &at,
                                 &at_quotient);
-    const blst_fr *twiddles;
+    const void *twiddles;
     blst_fr unused_n_inv, unused_g;
-    pl__ntt_plan_constants(plan, &twiddles, &unused_n_inv, &unused_g);
+    pl__ntt_plan_constants_elems(plan, &twiddles, &unused_n_inv, &unused_g);
     blst_fr *constants = pl__gpu_ntt_constants(plan, log2n, err);
     blst_fr *quotient = constants
                             ? pl__gpu_ntt_quotient_constants(plan, log2n, err)
@@ -608,8 +669,10 @@ pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
     }
     out->device = block;
     out->bytes = bytes;
-    pl__gpu_ntt_tables_init(&out->tables, log2n, block, block + at);
-    pl__gpu_ntt_tables_init(&out->quotient, log2n, block, block + at_quotient);
+    pl__curve curve = pl__ntt_plan_curve(plan);
+    pl__gpu_ntt_tables_init(&out->tables, curve, log2n, block, block + at);
+    pl__gpu_ntt_tables_init(&out->quotient, curve, log2n, block,
+                            block + at_quotient);
     return PL_OK;
 }
 
@@ -625,27 +688,28 @@ void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set)
     memset(set, 0, sizeof(*set));
 }
 
-pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
-                          uint32_t n, pl_error *err)
+pl_status pl__gpu_coset_h(pl__gpu *gpu, pl__curve curve, const void *a,
+                          const void *b, void *c, uint32_t n, pl_error *err)
 {
+    const pl__gpu_kernels *k = kernels_of(gpu, curve);
     phase_clock pc = phase_start(gpu);
     GUARDED(gpu, err,
             phase_end(gpu, &pc, PL_GPU_PHASE_COSET_H,
-                      gpu->impl->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c,
-                                         err),
+                      k->coset_h(gpu->dev, PL_GPU_COMPUTE, n, a, b, c, err),
                       err));
 }
 
-pl_status pl__gpu_from_montgomery(pl__gpu *gpu, void *data, uint32_t n,
-                                  pl_error *err)
+pl_status pl__gpu_from_montgomery(pl__gpu *gpu, pl__curve curve, void *data,
+                                  uint32_t n, pl_error *err)
 {
     if (n == 0)
         return PL_OK;
+    const pl__gpu_kernels *k = kernels_of(gpu, curve);
     phase_clock pc = phase_start(gpu);
     GUARDED(gpu, err,
             phase_end(gpu, &pc, PL_GPU_PHASE_COSET_H,
-                      gpu->impl->from_montgomery(gpu->dev, PL_GPU_COMPUTE, n,
-                                                 data, err),
+                      k->from_montgomery(gpu->dev, PL_GPU_COMPUTE, n, data,
+                                         err),
                       err));
 }
 
@@ -675,24 +739,41 @@ static pl_status msm_plan(pl__gpu *gpu, pl__cu_msm_cfg *cfg, uint64_t *temp,
     return st;
 }
 
-pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
+/* The bytes of the curve's XYZZ point, the partial sums' size. */
+static uint64_t xyzz_bytes(pl__curve curve)
+{
+    return curve == PL__CURVE_BN254 ? sizeof(pl__cu_bn254_g1_xyzz)
+                                    : sizeof(pl__cu_g1_xyzz);
+}
+
+pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, pl__curve curve,
+                                    uint64_t *bytes, uint32_t n,
                                     pl_error *err)
 {
     pl__cu_msm_cfg cfg;
     uint64_t temp;
     pl_status st = msm_plan(gpu, &cfg, &temp, n, err);
-    *bytes = st == PL_OK ? pl__cu_msm_layout(&cfg, temp, NULL, NULL) : 0;
+    *bytes = st == PL_OK ? pl__cu_msm_layout(&cfg, xyzz_bytes(curve), temp,
+                                             NULL, NULL)
+                         : 0;
     return st;
+}
+
+uint64_t pl__gpu_msm_layout_bytes(pl__curve curve, uint32_t n)
+{
+    pl__cu_msm_cfg cfg;
+    pl__cu_msm_config(&cfg, n);
+    return pl__cu_msm_layout(&cfg, xyzz_bytes(curve), 0, NULL, NULL);
 }
 
 /* Steps 1-5 of kernels/msm.h on the compute stream, then the W T chunk
  * sums (XYZZ) copied to `chunks` (pinned); returns after they arrived.
  * pc: the phase clock, lapped after the sort, the levels and the sums. */
-static pl_status msm_device(pl__gpu *gpu, phase_clock *pc,
-                            const pl__cu_msm_cfg *cfg,
-                            const pl__cu_g1_affine *points,
-                            const uint32_t *scalars, pl__cu_msm_scratch *m,
-                            pl__cu_g1_xyzz *chunks, pl_error *err)
+static pl_status msm_device(pl__gpu *gpu, const pl__gpu_kernels *k,
+                            phase_clock *pc, const pl__cu_msm_cfg *cfg,
+                            const void *points, const uint32_t *scalars,
+                            pl__cu_msm_scratch *m, void *chunks,
+                            pl_error *err)
 {
     const pl__gpu_impl *im = gpu->impl;
     void *dev = gpu->dev;
@@ -705,7 +786,7 @@ static pl_status msm_device(pl__gpu *gpu, phase_clock *pc,
 
     /* 1-3: digits into buffer 0, sorted (into either buffer), bucket runs
      * over the sorted keys */
-    if ((st = im->msm_digits(dev, s, cfg->n, cfg, scalars, m->keys[0],
+    if ((st = k->msm_digits(dev, s, cfg->n, cfg, scalars, m->keys[0],
                              m->values[0], err)) ||
         (st = im->sort_pairs(dev, s, m->temp, m->temp_bytes, m->keys,
                              m->values, &sorted, entries, cfg->key_bits,
@@ -724,7 +805,7 @@ static pl_status msm_device(pl__gpu *gpu, phase_clock *pc,
                             err)) ||
         (st = im->exclusive_scan(dev, s, m->temp, m->temp_bytes, m->count,
                                  m->offsets[cur], (uint64_t)nb + 1, err)) ||
-        (st = im->msm_accumulate_points(dev, s, partials, cfg, points,
+        (st = k->msm_accumulate_points(dev, s, partials, cfg, points,
                                         m->values[sorted], m->start, m->end,
                                         m->offsets[cur], m->partials[cur],
                                         err)))
@@ -737,7 +818,7 @@ static pl_status msm_device(pl__gpu *gpu, phase_clock *pc,
             (st = im->exclusive_scan(dev, s, m->temp, m->temp_bytes, m->count,
                                      m->offsets[cur], (uint64_t)nb + 1,
                                      err)) ||
-            (st = im->msm_accumulate_partials(dev, s, partials, cfg,
+            (st = k->msm_accumulate_partials(dev, s, partials, cfg,
                                               m->partials[prev],
                                               m->offsets[prev],
                                               m->offsets[cur],
@@ -749,10 +830,10 @@ static pl_status msm_device(pl__gpu *gpu, phase_clock *pc,
 
     /* 5: the running sums per chunk, and their transfer */
     uint32_t sums = cfg->windows * cfg->chunks;
-    if ((st = im->msm_reduce(dev, s, sums, cfg, m->partials[cur],
-                             m->offsets[cur], m->chunks, err)) ||
+    if ((st = k->msm_reduce(dev, s, sums, cfg, m->partials[cur],
+                            m->offsets[cur], m->chunks, err)) ||
         (st = im->copy_to_host(dev, s, chunks, m->chunks,
-                               (uint64_t)sums * sizeof(pl__cu_g1_xyzz), err)) ||
+                               (uint64_t)sums * k->xyzz_bytes, err)) ||
         (st = im->stream_sync(dev, s, err)))
         return st;
     return phase_lap(gpu, pc, PL_GPU_PHASE_MSM_REDUCE, err);
@@ -766,12 +847,58 @@ static void xyzz_to_blst(blst_p1 *out, const pl__cu_g1_xyzz *p)
     memcpy(out, &j, sizeof(*out));
 }
 
-static pl_status msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
-                         const void *scalars, uint32_t n, void *scratch,
-                         uint64_t scratch_bytes, pl_error *err)
+/* ... and to field/bn254's. */
+static void xyzz_to_bn254(pl__bn254_g1 *out, const pl__cu_bn254_g1_xyzz *p)
+{
+    pl__cu_bn254_g1_jacobian j;
+    pl__cu_bn254_g1_xyzz_to_jacobian(&j, p);
+    memcpy(out, &j, sizeof(*out));
+}
+
+/* Step 6 of kernels/msm.h: windows from the top, each the sum of its
+ * chunks, in blst (BLS12-381) ... */
+static void combine_bls12_381(blst_p1 *out, const pl__cu_msm_cfg *cfg,
+                              const pl__cu_g1_xyzz *chunks)
+{
+    memset(out, 0, sizeof(*out)); /* Z = 0: infinity */
+    for (unsigned w = cfg->windows; w-- > 0;) {
+        for (unsigned d = 0; d < cfg->c; d++)
+            blst_p1_double(out, out);
+        for (uint32_t k = 0; k < cfg->chunks; k++) {
+            blst_p1 part;
+            xyzz_to_blst(&part, &chunks[(size_t)w * cfg->chunks + k]);
+            blst_p1_add_or_double(out, out, &part);
+        }
+    }
+}
+
+/* ... or in field/bn254 (BN254), in the implementation the CPU's MSMs use
+ * (its point operations handle infinity and equal points). */
+static void combine_bn254(pl__bn254_g1 *out, const pl__cu_msm_cfg *cfg,
+                          const pl__cu_bn254_g1_xyzz *chunks)
+{
+    pl__bn254_arith v = pl__bn254_arith_current();
+    memset(out, 0, sizeof(*out)); /* Z = 0: infinity */
+    for (unsigned w = cfg->windows; w-- > 0;) {
+        for (unsigned d = 0; d < cfg->c; d++)
+            pl__bn254_g1_dbl(out, out, v);
+        for (uint32_t k = 0; k < cfg->chunks; k++) {
+            pl__bn254_g1 part;
+            xyzz_to_bn254(&part, &chunks[(size_t)w * cfg->chunks + k]);
+            pl__bn254_g1_add(out, out, &part, v);
+        }
+    }
+}
+
+static pl_status msm_g1(pl__gpu *gpu, pl__curve curve, void *out,
+                        const void *points, const void *scalars, uint32_t n,
+                        void *scratch, uint64_t scratch_bytes, pl_error *err)
 {
     _Static_assert(sizeof(pl__cu_g1_jacobian) == sizeof(blst_p1), "p1 layout");
-    memset(out, 0, sizeof(*out)); /* Z = 0: infinity */
+    const bool bn = curve == PL__CURVE_BN254;
+    const pl__gpu_kernels *k = kernels_of(gpu, curve);
+    /* Z = 0: infinity */
+    memset(out, 0, bn ? sizeof(pl__bn254_g1) : sizeof(blst_p1));
     if (n == 0)
         return PL_OK;
     pl__cu_msm_cfg cfg;
@@ -780,34 +907,29 @@ static pl_status msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
     pl_status st = msm_plan(gpu, &cfg, &temp, n, err);
     if (st != PL_OK)
         return st;
-    if (scratch_bytes < pl__cu_msm_layout(&cfg, temp, NULL, NULL))
+    if (scratch_bytes < pl__cu_msm_layout(&cfg, k->xyzz_bytes, temp, NULL,
+                                          NULL))
         return pl__error_set(err, PL_EINTERNAL,
                              "gpu: MSM of %u points given %llu scratch bytes",
                              n, (unsigned long long)scratch_bytes);
-    pl__cu_msm_layout(&cfg, temp, scratch, &m);
-    const pl__cu_g1_xyzz *chunks = gpu->pinned[2];
+    pl__cu_msm_layout(&cfg, k->xyzz_bytes, temp, scratch, &m);
     phase_clock pc = phase_start(gpu);
-    if ((st = msm_device(gpu, &pc, &cfg, points, scalars, &m, gpu->pinned[2],
-                         err)))
+    if ((st = msm_device(gpu, k, &pc, &cfg, points, scalars, &m,
+                         gpu->pinned[2], err)))
         return st;
-    /* step 6: windows from the top, each the sum of its chunks */
-    for (unsigned w = cfg.windows; w-- > 0;) {
-        for (unsigned d = 0; d < cfg.c; d++)
-            blst_p1_double(out, out);
-        for (uint32_t k = 0; k < cfg.chunks; k++) {
-            blst_p1 part;
-            xyzz_to_blst(&part, &chunks[(size_t)w * cfg.chunks + k]);
-            blst_p1_add_or_double(out, out, &part);
-        }
-    }
+    if (bn)
+        combine_bn254(out, &cfg, gpu->pinned[2]);
+    else
+        combine_bls12_381(out, &cfg, gpu->pinned[2]);
     return phase_lap(gpu, &pc, PL_GPU_PHASE_MSM_COMBINE, err);
 }
 
-pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
-                         const void *scalars, uint32_t n, void *scratch,
-                         uint64_t scratch_bytes, pl_error *err)
+pl_status pl__gpu_msm_g1(pl__gpu *gpu, pl__curve curve, void *out,
+                         const void *points, const void *scalars, uint32_t n,
+                         void *scratch, uint64_t scratch_bytes, pl_error *err)
 {
-    GUARDED(gpu, err, msm_g1(gpu, out, points, scalars, n, scratch, scratch_bytes, err));
+    GUARDED(gpu, err, msm_g1(gpu, curve, out, points, scalars, n, scratch,
+                             scratch_bytes, err));
 }
 
 void pl__gpu_lock(pl__gpu *gpu)

@@ -8,7 +8,10 @@
  * back from it, H and the G1 MSM.  The schedules are written once, over an
  * implementation table that has only runtime operations, the two library
  * primitives the device takes from CUB (a radix sort of key/value pairs,
- * an exclusive scan) and one launch per kernel:
+ * an exclusive scan) and one launch per kernel; the kernels that compute
+ * in a curve's fields are one set per curve (pl__gpu_kernels: BLS12-381's
+ * and BN254's, each compiled from the same bodies with that curve's
+ * arithmetic), and a schedule takes its curve's set once per call:
  *
  *   pl__gpu_impl_cuda      the real one (gpu_cuda.cu: CUDA runtime calls,
  *                          CUB, the __global__ wrappers of the thread
@@ -33,6 +36,7 @@
 
 #include "proofline.h"
 #include "blst.h"
+#include "field/curve.h"
 #include "backend/cuda/kernels/msm.h"
 #include "backend/cuda/kernels/ntt.h"
 
@@ -47,8 +51,13 @@ enum { PL_GPU_EVENT_STAGE0 = 0, PL_GPU_EVENT_STAGE1 = 1,
        PL_GPU_EVENT_UPLOADED = 2, PL_GPU_EVENT_COMPUTED = 3,
        PL_GPU_EVENTS = 4 };
 
-/* What the odd-coset transform needs on the device (see kernels/ntt.h). */
+/* The curves with a kernel set (pl__curve's values index it). */
+#define PL_GPU_CURVES 2
+
+/* What the odd-coset transform needs on the device (see kernels/ntt.h);
+ * the elements are the curve's Fr (32 bytes, Montgomery form, either). */
 typedef struct {
+    pl__curve curve;         /* the plan's: whose kernels run */
     unsigned log2n;
     const void *twiddles;    /* n/2 Fr: omega^j */
     const void *n_inv;       /* 1 Fr: the scale (1/n; 1/(n t) in the
@@ -60,18 +69,20 @@ typedef struct {
 /* The NTT constants as one host array (class params, pl__free it): 1/n,
  * then g^i for i < 2^lo, then g^(k 2^lo) for k <= n / 2^lo, lo =
  * ceil(log2n / 2); upload it, and the plan's twiddles, and init the tables
- * over the two device copies. */
+ * over the two device copies.  The elements are the plan's field's
+ * (BN254's pl__bn254_fr in blst_fr's storage, as backend.h puts them). */
 struct pl__ntt_plan;
 uint64_t pl__gpu_ntt_constants_count(unsigned log2n);
 blst_fr *pl__gpu_ntt_constants(const struct pl__ntt_plan *plan, unsigned log2n,
                                pl_error *err);
 /* The same array for the way back from the odd coset (the quotient's
- * tables): 1/(n t) with t = -2, the vanishing polynomial there, then the
- * split powers of g^-1. */
+ * tables): 1/(n t) with t = g^n - 1, the vanishing polynomial there (-2
+ * where g is a primitive 2n-th root: always on BLS12-381), then the split
+ * powers of g^-1. */
 blst_fr *pl__gpu_ntt_quotient_constants(const struct pl__ntt_plan *plan,
                                         unsigned log2n, pl_error *err);
-void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *tables, unsigned log2n,
-                             const void *device_twiddles,
+void pl__gpu_ntt_tables_init(pl__gpu_ntt_tables *tables, pl__curve curve,
+                             unsigned log2n, const void *device_twiddles,
                              const void *device_constants);
 
 /* One transform size's tables on the device, apart from any circuit (the
@@ -85,6 +96,69 @@ typedef struct {
     void *device;
     uint64_t bytes;
 } pl__gpu_ntt_set;
+
+/* The launches of the kernels that compute in a curve's fields: one
+ * table per curve and implementation, each launch running thread t of
+ * `threads` of the body named beside it, in the curve's instance (for
+ * BLS12-381 the name as written, pl__cu_ntt_dit_thread; for BN254 with
+ * the bn254 prefix, pl__cu_bn254_ntt_dit_thread).  The elements are
+ * untyped here, as the table's type serves both curves: Fr elements,
+ * affine points and XYZZ sums of the table's curve. */
+typedef struct pl__gpu_kernels {
+    /* pl__cu_ntt_dif_inverse_thread (inverse) or pl__cu_ntt_dit_thread,
+     * stage s over the whole array (threads = n/2) */
+    pl_status (*ntt_stage)(void *dev, int stream, uint32_t threads,
+                           void *data, const void *twiddles, unsigned log2n,
+                           unsigned s, bool inverse, pl_error *err);
+    /* the same bodies for stages [0, tile_log), tile by tile: the
+     * 2^tile_log elements at k 2^tile_log are one block's (in shared memory
+     * on the GPU), which runs the stages one after another, its thread t
+     * doing butterfly t of each; spans descending when inverse, else
+     * ascending (threads = n/2) */
+    pl_status (*ntt_tiles)(void *dev, int stream, uint32_t threads,
+                           void *data, const void *twiddles, unsigned log2n,
+                           unsigned tile_log, bool inverse, pl_error *err);
+    /* pl__cu_ntt_shift_thread (threads = n) */
+    pl_status (*ntt_shift)(void *dev, int stream, uint32_t threads,
+                           void *data, unsigned log2n, const void *n_inv,
+                           const void *g_lo, const void *g_hi,
+                           unsigned lo_log, pl_error *err);
+    /* pl__cu_ntt_unshift_thread (threads = n; out not aliasing data) */
+    pl_status (*ntt_unshift)(void *dev, int stream, uint32_t threads,
+                             void *out, const void *data, unsigned log2n,
+                             const void *scale, const void *g_lo,
+                             const void *g_hi, unsigned lo_log,
+                             pl_error *err);
+    /* pl__cu_h_thread */
+    pl_status (*coset_h)(void *dev, int stream, uint32_t threads,
+                         const void *a, const void *b, void *c,
+                         pl_error *err);
+    /* pl__cu_from_montgomery_thread */
+    pl_status (*from_montgomery)(void *dev, int stream, uint32_t threads,
+                                 void *data, pl_error *err);
+    /* pl__cu_msm_digits_thread (reads scalars as the curve's CPU MSM) */
+    pl_status (*msm_digits)(void *dev, int stream, uint32_t threads,
+                            const pl__cu_msm_cfg *cfg, const uint32_t *scalars,
+                            uint32_t *keys, uint32_t *values, pl_error *err);
+    /* pl__cu_msm_accumulate_points_thread */
+    pl_status (*msm_accumulate_points)(
+        void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+        const void *points, const uint32_t *values, const uint32_t *start,
+        const uint32_t *end, const uint32_t *offsets, void *partials,
+        pl_error *err);
+    /* pl__cu_msm_accumulate_partials_thread */
+    pl_status (*msm_accumulate_partials)(
+        void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
+        const void *in, const uint32_t *prev, const uint32_t *offsets,
+        void *out, pl_error *err);
+    /* pl__cu_msm_reduce_thread */
+    pl_status (*msm_reduce)(void *dev, int stream, uint32_t threads,
+                            const pl__cu_msm_cfg *cfg, const void *partials,
+                            const uint32_t *offsets, void *chunk_sums,
+                            pl_error *err);
+    /* bytes of the curve's XYZZ point (the partial and chunk sums) */
+    uint32_t xyzz_bytes;
+} pl__gpu_kernels;
 
 /* The implementation table.  Every operation is asynchronous on its
  * stream unless it says otherwise (the emulation completes each before it
@@ -163,44 +237,8 @@ typedef struct pl__gpu_impl {
                                 uint32_t *out, uint64_t count, pl_error *err);
 
     /* ---- kernels: one launch each ---- */
-    /* pl__cu_ntt_dif_inverse_thread (inverse) or pl__cu_ntt_dit_thread,
-     * stage s over the whole array (threads = n/2) */
-    pl_status (*ntt_stage)(void *dev, int stream, uint32_t threads,
-                           pl__cu_fr *data, const pl__cu_fr *twiddles,
-                           unsigned log2n, unsigned s, bool inverse,
-                           pl_error *err);
-    /* the same bodies for stages [0, tile_log), tile by tile: the
-     * 2^tile_log elements at k 2^tile_log are one block's (in shared memory
-     * on the GPU), which runs the stages one after another, its thread t
-     * doing butterfly t of each; spans descending when inverse, else
-     * ascending (threads = n/2) */
-    pl_status (*ntt_tiles)(void *dev, int stream, uint32_t threads,
-                           pl__cu_fr *data, const pl__cu_fr *twiddles,
-                           unsigned log2n, unsigned tile_log, bool inverse,
-                           pl_error *err);
-    /* pl__cu_ntt_shift_thread (threads = n) */
-    pl_status (*ntt_shift)(void *dev, int stream, uint32_t threads,
-                           pl__cu_fr *data, unsigned log2n,
-                           const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                           const pl__cu_fr *g_hi, unsigned lo_log,
-                           pl_error *err);
-    /* pl__cu_ntt_unshift_thread (threads = n; out not aliasing data) */
-    pl_status (*ntt_unshift)(void *dev, int stream, uint32_t threads,
-                             pl__cu_fr *out, const pl__cu_fr *data,
-                             unsigned log2n, const pl__cu_fr *scale,
-                             const pl__cu_fr *g_lo, const pl__cu_fr *g_hi,
-                             unsigned lo_log, pl_error *err);
-    /* pl__cu_h_thread */
-    pl_status (*coset_h)(void *dev, int stream, uint32_t threads,
-                         const pl__cu_fr *a, const pl__cu_fr *b, pl__cu_fr *c,
-                         pl_error *err);
-    /* pl__cu_from_montgomery_thread */
-    pl_status (*from_montgomery)(void *dev, int stream, uint32_t threads,
-                                 pl__cu_fr *data, pl_error *err);
-    /* pl__cu_msm_digits_thread */
-    pl_status (*msm_digits)(void *dev, int stream, uint32_t threads,
-                            const pl__cu_msm_cfg *cfg, const uint32_t *scalars,
-                            uint32_t *keys, uint32_t *values, pl_error *err);
+    /* The curve-free ones (kernels/msm.h's bucket runs and segment
+     * counts, the same for either curve): */
     /* pl__cu_msm_bounds_thread */
     pl_status (*msm_bounds)(void *dev, int stream, uint32_t threads,
                             const pl__cu_msm_cfg *cfg, const uint32_t *keys,
@@ -209,23 +247,8 @@ typedef struct pl__gpu_impl {
     pl_status (*msm_count)(void *dev, int stream, uint32_t threads,
                            const pl__cu_msm_cfg *cfg, const uint32_t *from,
                            const uint32_t *to, uint32_t *count, pl_error *err);
-    /* pl__cu_msm_accumulate_points_thread */
-    pl_status (*msm_accumulate_points)(
-        void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
-        const pl__cu_g1_affine *points, const uint32_t *values,
-        const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
-        pl__cu_g1_xyzz *partials, pl_error *err);
-    /* pl__cu_msm_accumulate_partials_thread */
-    pl_status (*msm_accumulate_partials)(
-        void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
-        const pl__cu_g1_xyzz *in, const uint32_t *prev,
-        const uint32_t *offsets, pl__cu_g1_xyzz *out, pl_error *err);
-    /* pl__cu_msm_reduce_thread */
-    pl_status (*msm_reduce)(void *dev, int stream, uint32_t threads,
-                            const pl__cu_msm_cfg *cfg,
-                            const pl__cu_g1_xyzz *partials,
-                            const uint32_t *offsets,
-                            pl__cu_g1_xyzz *chunk_sums, pl_error *err);
+    /* The kernels over a curve's fields, by curve (pl__curve). */
+    const struct pl__gpu_kernels *kernels[PL_GPU_CURVES];
 } pl__gpu_impl;
 
 extern const pl__gpu_impl pl__gpu_impl_emulated;
@@ -322,26 +345,34 @@ pl_status pl__gpu_ntt_set_create(pl__gpu *gpu, pl__gpu_ntt_set *out,
 uint64_t pl__gpu_ntt_set_bytes(unsigned log2n);
 void pl__gpu_ntt_set_destroy(pl__gpu *gpu, pl__gpu_ntt_set *set);
 
-/* h = a b - c as canonical scalars, over c (compute stream). */
-pl_status pl__gpu_coset_h(pl__gpu *gpu, const void *a, const void *b, void *c,
-                          uint32_t n, pl_error *err);
+/* h = a b - c as canonical scalars, over c (compute stream), in the
+ * curve's Fr. */
+pl_status pl__gpu_coset_h(pl__gpu *gpu, pl__curve curve, const void *a,
+                          const void *b, void *c, uint32_t n, pl_error *err);
 
-/* n Montgomery-form scalars to canonical integers, in place (compute
- * stream). */
-pl_status pl__gpu_from_montgomery(pl__gpu *gpu, void *data, uint32_t n,
-                                  pl_error *err);
+/* n Montgomery-form scalars of the curve's Fr to canonical integers, in
+ * place (compute stream). */
+pl_status pl__gpu_from_montgomery(pl__gpu *gpu, pl__curve curve, void *data,
+                                  uint32_t n, pl_error *err);
 
-/* sum s_i P_i over n device-resident points and canonical scalars, with
- * scratch of at least pl__gpu_msm_scratch_bytes(n) bytes (the buffers of
- * kernels/msm.h and the sort's and scan's storage): steps 1-5 on the compute
- * stream, the window's chunk sums copied to pinned memory, and step 6 on
- * the host; returns when the sum is in out.  The size query asks the
+/* sum s_i P_i in the curve's G1 over n device-resident points (the CPU's
+ * affine layout) and canonical scalars, with scratch of at least
+ * pl__gpu_msm_scratch_bytes(curve, n) bytes (the buffers of kernels/msm.h
+ * and the sort's and scan's storage): steps 1-5 on the compute stream, the
+ * window's chunk sums copied to pinned memory, and step 6 on the host;
+ * returns when the sum is in out: a blst_p1 for BLS12-381, a pl__bn254_g1
+ * for BN254 (Jacobian, as the CPU's MSMs give).  The size query asks the
  * device (CUB's storage), and fails when it does. */
-pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, uint64_t *bytes, uint32_t n,
+pl_status pl__gpu_msm_scratch_bytes(pl__gpu *gpu, pl__curve curve,
+                                    uint64_t *bytes, uint32_t n,
                                     pl_error *err);
-pl_status pl__gpu_msm_g1(pl__gpu *gpu, blst_p1 *out, const void *points,
-                         const void *scalars, uint32_t n, void *scratch,
-                         uint64_t scratch_bytes, pl_error *err);
+/* The bytes of the layout alone (less the sort's and scan's storage), for
+ * planners without a device. */
+uint64_t pl__gpu_msm_layout_bytes(pl__curve curve, uint32_t n);
+pl_status pl__gpu_msm_g1(pl__gpu *gpu, pl__curve curve, void *out,
+                         const void *points, const void *scalars, uint32_t n,
+                         void *scratch, uint64_t scratch_bytes,
+                         pl_error *err);
 
 /* A sticky fault (impl->error_is_fatal) seen by any call of the object
  * marks it faulted: from then on every call fails at once, naming that

@@ -3,7 +3,8 @@
  * The real device of gpu.h: the CUDA runtime calls, CUB's radix sort and
  * scan, and the kernels.  Each kernel is a thin wrapper that computes its
  * thread's index and calls the thread body from kernels/ntt.h or
- * kernels/msm.h, the code the host emulation (gpu_emu.c) runs in make
+ * kernels/msm.h (those over a curve's fields once per curve, from
+ * gpu_cuda_kernels.cuh), the code the host emulation (gpu_emu.c) runs in make
  * test; which kernels run in which order over which buffers is gpu.c's
  * business (the schedules both implementations run), so this file has no
  * loop over stages or MSM steps.  Compiled by nvcc when the build finds it
@@ -96,89 +97,9 @@ static cuda_device *as_dev(void *dev)
 /* Thread t of a launch; threads past the count return at once. */
 #define THREAD_INDEX (blockIdx.x * blockDim.x + threadIdx.x)
 
-/* Stages [0, tile_log) of one direction in shared memory: the block's
- * tile of 2^tile_log elements is loaded once, and each of its tile/2
- * threads does one butterfly per stage; spans descending when inverse (the
- * inverse's last stages), else ascending (the forward's first). */
-__global__ void __launch_bounds__(1u << (PL_CU_NTT_TILE_LOG - 1))
-    k_ntt_tiles(pl__cu_fr *data, const pl__cu_fr *twiddles, unsigned log2n,
-                unsigned tile_log, bool inverse)
-{
-    extern __shared__ pl__cu_fr tile[];
-    uint32_t size = (uint32_t)1 << tile_log;
-    pl__cu_fr *base = data + (size_t)blockIdx.x * size;
-    for (uint32_t i = threadIdx.x; i < size; i += blockDim.x)
-        tile[i] = base[i];
-    __syncthreads();
-    for (unsigned k = 0; k < tile_log; k++) {
-        if (inverse)
-            pl__cu_ntt_dif_inverse_thread(tile, twiddles, log2n,
-                                          tile_log - 1 - k, threadIdx.x);
-        else
-            pl__cu_ntt_dit_thread(tile, twiddles, log2n, k, threadIdx.x);
-        __syncthreads();
-    }
-    for (uint32_t i = threadIdx.x; i < size; i += blockDim.x)
-        base[i] = tile[i];
-}
-
-__global__ void k_ntt_stage(uint32_t threads, pl__cu_fr *data,
-                            const pl__cu_fr *twiddles, unsigned log2n,
-                            unsigned s, bool inverse)
-{
-    uint32_t t = THREAD_INDEX;
-    if (t >= threads)
-        return;
-    if (inverse)
-        pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
-    else
-        pl__cu_ntt_dit_thread(data, twiddles, log2n, s, t);
-}
-
-__global__ void k_ntt_shift(uint32_t threads, pl__cu_fr *data, unsigned log2n,
-                            const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                            const pl__cu_fr *g_hi, unsigned lo_log)
-{
-    uint32_t p = THREAD_INDEX;
-    if (p < threads)
-        pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
-}
-
-__global__ void k_ntt_unshift(uint32_t threads, pl__cu_fr *out,
-                              const pl__cu_fr *data, unsigned log2n,
-                              const pl__cu_fr *scale, const pl__cu_fr *g_lo,
-                              const pl__cu_fr *g_hi, unsigned lo_log)
-{
-    uint32_t p = THREAD_INDEX;
-    if (p < threads)
-        pl__cu_ntt_unshift_thread(out, data, log2n, scale, g_lo, g_hi, lo_log,
-                                  p);
-}
-
-__global__ void k_coset_h(uint32_t threads, const pl__cu_fr *a,
-                          const pl__cu_fr *b, pl__cu_fr *c)
-{
-    uint32_t i = THREAD_INDEX;
-    if (i < threads)
-        pl__cu_h_thread(a, b, c, i);
-}
-
-__global__ void k_from_montgomery(uint32_t threads, pl__cu_fr *data)
-{
-    uint32_t i = THREAD_INDEX;
-    if (i < threads)
-        pl__cu_from_montgomery_thread(data, i);
-}
-
-__global__ void k_msm_digits(uint32_t threads, pl__cu_msm_cfg cfg,
-                             const uint32_t *scalars, uint32_t *keys,
-                             uint32_t *values)
-{
-    uint32_t i = THREAD_INDEX;
-    if (i < threads)
-        pl__cu_msm_digits_thread(&cfg, scalars, keys, values, i);
-}
-
+/* The curve-free kernels (the MSM's bucket bookkeeping); those over a
+ * curve's fields are gpu_cuda_kernels.cuh's, included with the launches
+ * below. */
 __global__ void k_msm_bounds(uint32_t threads, pl__cu_msm_cfg cfg,
                              const uint32_t *keys, uint32_t *start,
                              uint32_t *end)
@@ -195,42 +116,6 @@ __global__ void k_msm_count(uint32_t threads, pl__cu_msm_cfg cfg,
     uint32_t b = THREAD_INDEX;
     if (b < threads)
         pl__cu_msm_count_thread(&cfg, from, to, count, b);
-}
-
-__global__ void k_msm_accumulate_points(uint32_t threads, pl__cu_msm_cfg cfg,
-                                        const pl__cu_g1_affine *points,
-                                        const uint32_t *values,
-                                        const uint32_t *start,
-                                        const uint32_t *end,
-                                        const uint32_t *offsets,
-                                        pl__cu_g1_xyzz *partials)
-{
-    uint32_t t = THREAD_INDEX;
-    if (t < threads)
-        pl__cu_msm_accumulate_points_thread(&cfg, points, values, start, end,
-                                            offsets, partials, t);
-}
-
-__global__ void k_msm_accumulate_partials(uint32_t threads,
-                                          pl__cu_msm_cfg cfg,
-                                          const pl__cu_g1_xyzz *in,
-                                          const uint32_t *prev,
-                                          const uint32_t *offsets,
-                                          pl__cu_g1_xyzz *out)
-{
-    uint32_t t = THREAD_INDEX;
-    if (t < threads)
-        pl__cu_msm_accumulate_partials_thread(&cfg, in, prev, offsets, out, t);
-}
-
-__global__ void k_msm_reduce(uint32_t threads, pl__cu_msm_cfg cfg,
-                             const pl__cu_g1_xyzz *partials,
-                             const uint32_t *offsets,
-                             pl__cu_g1_xyzz *chunk_sums)
-{
-    uint32_t j = THREAD_INDEX;
-    if (j < threads)
-        pl__cu_msm_reduce_thread(&cfg, partials, offsets, chunk_sums, j);
 }
 
 /* ---- the device ------------------------------------------------------------ */
@@ -441,39 +326,6 @@ static pl_status cu_stream_sync(void *dev, int stream, pl_error *err)
     return PL_OK;
 }
 
-/* The most local memory a thread of any kernel uses: its stack, as the
- * out-of-line field multiplication's operands live there (ptxas -v on
- * sm_90: 1,584 bytes for k_msm_reduce, 864 for the accumulate kernels).
- * Under lazy module loading (the default since CUDA 12.2) the query also
- * loads each kernel, so its code is resident when this returns. */
-static pl_status cu_kernel_stack_bytes(void *dev, uint64_t *bytes,
-                                       pl_error *err)
-{
-    const void *const kernels[] = {
-        (const void *)k_ntt_tiles,
-        (const void *)k_ntt_stage,
-        (const void *)k_ntt_shift,
-        (const void *)k_ntt_unshift,
-        (const void *)k_coset_h,
-        (const void *)k_from_montgomery,
-        (const void *)k_msm_digits,
-        (const void *)k_msm_bounds,
-        (const void *)k_msm_count,
-        (const void *)k_msm_accumulate_points,
-        (const void *)k_msm_accumulate_partials,
-        (const void *)k_msm_reduce,
-    };
-    *bytes = 0;
-    CU_ENTER(dev);
-    for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
-        cudaFuncAttributes a;
-        CU_TRY(cudaFuncGetAttributes(&a, kernels[i]));
-        if (a.localSizeBytes > *bytes)
-            *bytes = a.localSizeBytes;
-    }
-    return PL_OK;
-}
-
 /* Never below the current limit (CUB's kernels get the default). */
 static pl_status cu_set_stack_limit(void *dev, uint64_t bytes, pl_error *err)
 {
@@ -571,77 +423,6 @@ static pl_status cu_exclusive_scan(void *dev, int stream, void *temp,
 #define BLOCK_EC 128u
 #define BLOCK_REDUCE 64u
 
-static pl_status cu_ntt_stage(void *dev, int stream, uint32_t threads,
-                              pl__cu_fr *data, const pl__cu_fr *twiddles,
-                              unsigned log2n, unsigned s, bool inverse,
-                              pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_ntt_stage, threads, BLOCK, 0, threads, data,
-              twiddles, log2n, s, inverse);
-    return PL_OK;
-}
-
-/* One block per tile, a thread per butterfly of the tile. */
-static pl_status cu_ntt_tiles(void *dev, int stream, uint32_t threads,
-                              pl__cu_fr *data, const pl__cu_fr *twiddles,
-                              unsigned log2n, unsigned tile_log, bool inverse,
-                              pl_error *err)
-{
-    uint32_t tile = (uint32_t)1 << tile_log;
-    CU_LAUNCH(dev, stream, k_ntt_tiles, threads, tile / 2,
-              tile * sizeof(pl__cu_fr), data, twiddles, log2n, tile_log,
-              inverse);
-    return PL_OK;
-}
-
-static pl_status cu_ntt_shift(void *dev, int stream, uint32_t threads,
-                              pl__cu_fr *data, unsigned log2n,
-                              const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                              const pl__cu_fr *g_hi, unsigned lo_log,
-                              pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_ntt_shift, threads, BLOCK, 0, threads, data,
-              log2n, n_inv, g_lo, g_hi, lo_log);
-    return PL_OK;
-}
-
-static pl_status cu_ntt_unshift(void *dev, int stream, uint32_t threads,
-                                pl__cu_fr *out, const pl__cu_fr *data,
-                                unsigned log2n, const pl__cu_fr *scale,
-                                const pl__cu_fr *g_lo, const pl__cu_fr *g_hi,
-                                unsigned lo_log, pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_ntt_unshift, threads, BLOCK, 0, threads, out,
-              data, log2n, scale, g_lo, g_hi, lo_log);
-    return PL_OK;
-}
-
-static pl_status cu_coset_h(void *dev, int stream, uint32_t threads,
-                            const pl__cu_fr *a, const pl__cu_fr *b,
-                            pl__cu_fr *c, pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_coset_h, threads, BLOCK, 0, threads, a, b, c);
-    return PL_OK;
-}
-
-static pl_status cu_from_montgomery(void *dev, int stream, uint32_t threads,
-                                   pl__cu_fr *data, pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_from_montgomery, threads, BLOCK, 0, threads,
-              data);
-    return PL_OK;
-}
-
-static pl_status cu_msm_digits(void *dev, int stream, uint32_t threads,
-                               const pl__cu_msm_cfg *cfg,
-                               const uint32_t *scalars, uint32_t *keys,
-                               uint32_t *values, pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_msm_digits, threads, BLOCK, 0, threads, *cfg,
-              scalars, keys, values);
-    return PL_OK;
-}
-
 static pl_status cu_msm_bounds(void *dev, int stream, uint32_t threads,
                                const pl__cu_msm_cfg *cfg, const uint32_t *keys,
                                uint32_t *start, uint32_t *end, pl_error *err)
@@ -661,35 +442,51 @@ static pl_status cu_msm_count(void *dev, int stream, uint32_t threads,
     return PL_OK;
 }
 
-static pl_status cu_msm_accumulate_points(
-    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
-    const pl__cu_g1_affine *points, const uint32_t *values,
-    const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
-    pl__cu_g1_xyzz *partials, pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_msm_accumulate_points, threads, BLOCK_EC, 0,
-              threads, *cfg, points, values, start, end, offsets, partials);
-    return PL_OK;
-}
+/* The kernels over a curve's fields and their launches, per curve
+ * (gpu_cuda_kernels.cuh): cu_kernels for BLS12-381, bn254_cu_kernels for
+ * BN254. */
+#define PL__CU_P(name) pl__cu_##name
+#define PL__CUK(name) name
+#include "backend/cuda/gpu_cuda_kernels.cuh"
+#undef PL__CU_P
+#undef PL__CUK
+#define PL__CU_P(name) pl__cu_bn254_##name
+#define PL__CUK(name) bn254_##name
+#include "backend/cuda/gpu_cuda_kernels.cuh"
+#undef PL__CU_P
+#undef PL__CUK
 
-static pl_status cu_msm_accumulate_partials(
-    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
-    const pl__cu_g1_xyzz *in, const uint32_t *prev, const uint32_t *offsets,
-    pl__cu_g1_xyzz *out, pl_error *err)
+/* The most local memory a thread of any kernel uses: its stack, as the
+ * out-of-line field multiplication's operands live there (ptxas -v on
+ * sm_90: 1,584 bytes for k_msm_reduce, 864 for the accumulate kernels),
+ * over both curves' kernels (one figure: the stack is the device's).
+ * Under lazy module loading (the default since CUDA 12.2) the query also
+ * loads each kernel, so its code is resident when this returns. */
+static pl_status cu_kernel_stack_bytes(void *dev, uint64_t *bytes,
+                                       pl_error *err)
 {
-    CU_LAUNCH(dev, stream, k_msm_accumulate_partials, threads, BLOCK_EC, 0,
-              threads, *cfg, in, prev, offsets, out);
-    return PL_OK;
-}
-
-static pl_status cu_msm_reduce(void *dev, int stream, uint32_t threads,
-                               const pl__cu_msm_cfg *cfg,
-                               const pl__cu_g1_xyzz *partials,
-                               const uint32_t *offsets,
-                               pl__cu_g1_xyzz *chunk_sums, pl_error *err)
-{
-    CU_LAUNCH(dev, stream, k_msm_reduce, threads, BLOCK_REDUCE, 0, threads,
-              *cfg, partials, offsets, chunk_sums);
+    const void *const curve_free[] = {
+        (const void *)k_msm_bounds,
+        (const void *)k_msm_count,
+    };
+    const struct {
+        const void *const *list;
+        size_t count;
+    } sets[] = {
+        {curve_free, sizeof(curve_free) / sizeof(curve_free[0])},
+        {cu_kernel_list, sizeof(cu_kernel_list) / sizeof(cu_kernel_list[0])},
+        {bn254_cu_kernel_list,
+         sizeof(bn254_cu_kernel_list) / sizeof(bn254_cu_kernel_list[0])},
+    };
+    *bytes = 0;
+    CU_ENTER(dev);
+    for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++)
+        for (size_t i = 0; i < sets[k].count; i++) {
+            cudaFuncAttributes a;
+            CU_TRY(cudaFuncGetAttributes(&a, sets[k].list[i]));
+            if (a.localSizeBytes > *bytes)
+                *bytes = a.localSizeBytes;
+        }
     return PL_OK;
 }
 
@@ -718,16 +515,8 @@ extern "C" const pl__gpu_impl pl__gpu_impl_cuda = {
     cu_sort_pairs,
     cu_scan_temp_bytes,
     cu_exclusive_scan,
-    cu_ntt_stage,
-    cu_ntt_tiles,
-    cu_ntt_shift,
-    cu_ntt_unshift,
-    cu_coset_h,
-    cu_from_montgomery,
-    cu_msm_digits,
     cu_msm_bounds,
     cu_msm_count,
-    cu_msm_accumulate_points,
-    cu_msm_accumulate_partials,
-    cu_msm_reduce,
+    /* kernels: by pl__curve, BLS12-381 then BN254 */
+    {&cu_kernels, &bn254_cu_kernels},
 };

@@ -5,8 +5,10 @@
  * ledger's reconciliation), streams are the calling thread (so every
  * operation is complete when it returns and events are no-ops), and a
  * launch is a loop over the kernel's thread body from kernels/ntt.h or
- * kernels/msm.h.  gpu.c's schedules call these launches in the order, and
- * over the buffers, that they call gpu_cuda.cu's.  The sort and the scan
+ * kernels/msm.h (for the kernels over a curve's fields, the curve's
+ * instance: gpu_emu_kernels.h, included once per curve).  gpu.c's
+ * schedules call these launches in the order, and over the buffers, that
+ * they call gpu_cuda.cu's.  The sort and the scan
  * keep CUB's contracts, including the one a schedule can get wrong: the
  * sort leaves its result in either buffer of the pair (alternately, so
  * both cases run) and poisons the other.  Slow (the portable 32-bit-limb
@@ -388,98 +390,6 @@ static pl_status emu_exclusive_scan(void *dev, int stream, void *temp,
 
 /* ---- the kernels: thread t of `threads` in turn --------------------------- */
 
-static pl_status emu_ntt_stage(void *dev, int stream, uint32_t threads,
-                               pl__cu_fr *data, const pl__cu_fr *twiddles,
-                               unsigned log2n, unsigned s, bool inverse,
-                               pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t t = 0; t < threads; t++)
-        if (inverse)
-            pl__cu_ntt_dif_inverse_thread(data, twiddles, log2n, s, t);
-        else
-            pl__cu_ntt_dit_thread(data, twiddles, log2n, s, t);
-    return PL_OK;
-}
-
-/* Block by block, each block's stages in turn (the device's
- * __syncthreads between them). */
-static pl_status emu_ntt_tiles(void *dev, int stream, uint32_t threads,
-                               pl__cu_fr *data, const pl__cu_fr *twiddles,
-                               unsigned log2n, unsigned tile_log, bool inverse,
-                               pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    uint32_t per_block = ((uint32_t)1 << tile_log) / 2;
-    for (uint32_t block = 0; block < threads / per_block; block++)
-        for (unsigned k = 0; k < tile_log; k++)
-            emu_ntt_stage(dev, stream, per_block,
-                          data + (size_t)block * 2 * per_block, twiddles,
-                          log2n, inverse ? tile_log - 1 - k : k, inverse, err);
-    return PL_OK;
-}
-
-static pl_status emu_ntt_shift(void *dev, int stream, uint32_t threads,
-                               pl__cu_fr *data, unsigned log2n,
-                               const pl__cu_fr *n_inv, const pl__cu_fr *g_lo,
-                               const pl__cu_fr *g_hi, unsigned lo_log,
-                               pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t p = 0; p < threads; p++)
-        pl__cu_ntt_shift_thread(data, log2n, n_inv, g_lo, g_hi, lo_log, p);
-    return PL_OK;
-}
-
-static pl_status emu_ntt_unshift(void *dev, int stream, uint32_t threads,
-                                 pl__cu_fr *out, const pl__cu_fr *data,
-                                 unsigned log2n, const pl__cu_fr *scale,
-                                 const pl__cu_fr *g_lo, const pl__cu_fr *g_hi,
-                                 unsigned lo_log, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    for (uint32_t p = 0; p < threads; p++)
-        pl__cu_ntt_unshift_thread(out, data, log2n, scale, g_lo, g_hi, lo_log,
-                                  p);
-    return PL_OK;
-}
-
-static pl_status emu_coset_h(void *dev, int stream, uint32_t threads,
-                             const pl__cu_fr *a, const pl__cu_fr *b,
-                             pl__cu_fr *c, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t i = 0; i < threads; i++)
-        pl__cu_h_thread(a, b, c, i);
-    return PL_OK;
-}
-
-static pl_status emu_from_montgomery(void *dev, int stream, uint32_t threads,
-                                     pl__cu_fr *data, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t i = 0; i < threads; i++)
-        pl__cu_from_montgomery_thread(data, i);
-    return PL_OK;
-}
-
-static pl_status emu_msm_digits(void *dev, int stream, uint32_t threads,
-                                const pl__cu_msm_cfg *cfg,
-                                const uint32_t *scalars, uint32_t *keys,
-                                uint32_t *values, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t i = 0; i < threads; i++)
-        pl__cu_msm_digits_thread(cfg, scalars, keys, values, i);
-    return PL_OK;
-}
-
 static pl_status emu_msm_bounds(void *dev, int stream, uint32_t threads,
                                 const pl__cu_msm_cfg *cfg,
                                 const uint32_t *keys, uint32_t *start,
@@ -504,44 +414,18 @@ static pl_status emu_msm_count(void *dev, int stream, uint32_t threads,
     return PL_OK;
 }
 
-static pl_status emu_msm_accumulate_points(
-    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
-    const pl__cu_g1_affine *points, const uint32_t *values,
-    const uint32_t *start, const uint32_t *end, const uint32_t *offsets,
-    pl__cu_g1_xyzz *partials, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t t = 0; t < threads; t++)
-        pl__cu_msm_accumulate_points_thread(cfg, points, values, start, end,
-                                            offsets, partials, t);
-    return PL_OK;
-}
-
-static pl_status emu_msm_accumulate_partials(
-    void *dev, int stream, uint32_t threads, const pl__cu_msm_cfg *cfg,
-    const pl__cu_g1_xyzz *in, const uint32_t *prev, const uint32_t *offsets,
-    pl__cu_g1_xyzz *out, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t t = 0; t < threads; t++)
-        pl__cu_msm_accumulate_partials_thread(cfg, in, prev, offsets, out, t);
-    return PL_OK;
-}
-
-static pl_status emu_msm_reduce(void *dev, int stream, uint32_t threads,
-                                const pl__cu_msm_cfg *cfg,
-                                const pl__cu_g1_xyzz *partials,
-                                const uint32_t *offsets,
-                                pl__cu_g1_xyzz *chunk_sums, pl_error *err)
-{
-    EMU_LAUNCH(dev);
-    emu_enqueue(stream);
-    for (uint32_t j = 0; j < threads; j++)
-        pl__cu_msm_reduce_thread(cfg, partials, offsets, chunk_sums, j);
-    return PL_OK;
-}
+/* The kernels over a curve's fields, per curve (gpu_emu_kernels.h):
+ * emu_kernels for BLS12-381, bn254_emu_kernels for BN254. */
+#define PL__CU_P(name) pl__cu_##name
+#define PL__EMU(name) name
+#include "backend/cuda/gpu_emu_kernels.h"
+#undef PL__CU_P
+#undef PL__EMU
+#define PL__CU_P(name) pl__cu_bn254_##name
+#define PL__EMU(name) bn254_##name
+#include "backend/cuda/gpu_emu_kernels.h"
+#undef PL__CU_P
+#undef PL__EMU
 
 const pl__gpu_impl pl__gpu_impl_emulated = {
     .name = "emulated",
@@ -568,16 +452,8 @@ const pl__gpu_impl pl__gpu_impl_emulated = {
     .sort_pairs = emu_sort_pairs,
     .scan_temp_bytes = emu_scan_temp_bytes,
     .exclusive_scan = emu_exclusive_scan,
-    .ntt_stage = emu_ntt_stage,
-    .ntt_tiles = emu_ntt_tiles,
-    .ntt_shift = emu_ntt_shift,
-    .ntt_unshift = emu_ntt_unshift,
-    .coset_h = emu_coset_h,
-    .from_montgomery = emu_from_montgomery,
-    .msm_digits = emu_msm_digits,
     .msm_bounds = emu_msm_bounds,
     .msm_count = emu_msm_count,
-    .msm_accumulate_points = emu_msm_accumulate_points,
-    .msm_accumulate_partials = emu_msm_accumulate_partials,
-    .msm_reduce = emu_msm_reduce,
+    .kernels = {[PL__CURVE_BLS12_381] = &emu_kernels,
+                [PL__CURVE_BN254] = &bn254_emu_kernels},
 };

@@ -16,10 +16,6 @@
 
 #define PL_CU_FP_LIMBS 12
 
-typedef struct {
-    uint32_t l[PL_CU_FP_LIMBS];
-} pl__cu_fp;
-
 /*
  * Constants as initializer lists, so that each function declares them as
  * local arrays: nvcc folds those into immediates once the loops unroll,
@@ -39,66 +35,22 @@ typedef struct {
      0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3}
 #define PL_CU_FP_N0 0xfffcfffdu
 
-PL_DEVICE_FN void pl__cu_fp_zero(pl__cu_fp *r)
-{
-    PL_UNROLL
-    for (int i = 0; i < PL_CU_FP_LIMBS; i++)
-        r->l[i] = 0;
-}
-
-PL_DEVICE_FN void pl__cu_fp_one(pl__cu_fp *r)
-{
-    const uint32_t one[PL_CU_FP_LIMBS] = PL_CU_FP_ONE;
-    PL_UNROLL
-    for (int i = 0; i < PL_CU_FP_LIMBS; i++)
-        r->l[i] = one[i];
-}
-
-PL_DEVICE_FN bool pl__cu_fp_is_zero(const pl__cu_fp *a)
-{
-    return pl__cu_limbs_is_zero(a->l, PL_CU_FP_LIMBS);
-}
-
-PL_DEVICE_FN void pl__cu_fp_add(pl__cu_fp *r, const pl__cu_fp *a,
-                                const pl__cu_fp *b)
-{
-    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
-    pl__cu_mod_add(r->l, a->l, b->l, p, PL_CU_FP_LIMBS);
-}
-
-PL_DEVICE_FN void pl__cu_fp_sub(pl__cu_fp *r, const pl__cu_fp *a,
-                                const pl__cu_fp *b)
-{
-    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
-    pl__cu_mod_sub(r->l, a->l, b->l, p, PL_CU_FP_LIMBS);
-}
-
-PL_DEVICE_FN void pl__cu_fp_neg(pl__cu_fp *r, const pl__cu_fp *a)
-{
-    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
-    pl__cu_mod_neg(r->l, a->l, p, PL_CU_FP_LIMBS);
-}
-
-/* A real call on the device (PL_DEVICE_COLD_FN), not inlined: a G1 addition
- * makes 11 of them, and with each inlined the kernels grow to hundreds of
- * thousands of PTX lines that ptxas takes minutes over (the arithmetic smoke
- * test, then with G2 as well: 3 min 26 s inlined, 28 s called, on 2 cores).
- * The call costs a few instructions against the ~300 of the
- * multiplication, and a per-thread stack, as the operands go through local
- * memory (ptxas -v, sm_90: 1,584 bytes in k_msm_reduce, 864 in the
- * accumulate kernels), which the device object reserves at open (gpu.h). */
-PL_DEVICE_COLD_FN void pl__cu_fp_mul(pl__cu_fp *r, const pl__cu_fp *a,
-                                     const pl__cu_fp *b)
-{
-    const uint32_t p[PL_CU_FP_LIMBS] = PL_CU_FP_P;
-    PL__CU_MONT_MUL(r->l, a->l, b->l, p, PL_CU_FP_N0, PL_CU_FP_LIMBS);
-}
-
-/* A dedicated squaring (each cross product computed once) saves about a
- * quarter of the multiplications; it belongs with the PTX version. */
-PL_DEVICE_FN void pl__cu_fp_sqr(pl__cu_fp *r, const pl__cu_fp *a)
-{
-    pl__cu_fp_mul(r, a, a);
-}
+/* The multiplication is a real call on the device (PL_DEVICE_COLD_FN),
+ * not inlined: a G1 addition makes 11 of them, and with each inlined the
+ * kernels grow to hundreds of thousands of PTX lines that ptxas takes
+ * minutes over (the arithmetic smoke test, then with G2 as well: 3 min
+ * 26 s inlined, 28 s called, on 2 cores).  The call costs a few
+ * instructions against the ~300 of the multiplication, and a per-thread
+ * stack, as the operands go through local memory (ptxas -v, sm_90: 1,584
+ * bytes in k_msm_reduce, 864 in the accumulate kernels), which the device
+ * object reserves at open (gpu.h).  The operations: field_impl.h's. */
+#define PL__CU_F pl__cu_fp
+#define PL__CU_FN(op) pl__cu_fp_##op
+#define PL__CU_F_LIMBS PL_CU_FP_LIMBS
+#define PL__CU_F_MOD PL_CU_FP_P
+#define PL__CU_F_ONE PL_CU_FP_ONE
+#define PL__CU_F_N0 PL_CU_FP_N0
+#define PL__CU_F_MUL_FN PL_DEVICE_COLD_FN
+#include "backend/cuda/arith/field_impl.h"
 
 #endif /* PL_CUDA_ARITH_FP_H */

@@ -3,11 +3,16 @@
  * The bodies of the CUDA backend's G1 MSM kernels (the bucket method), one
  * function per thread with the thread's index as an argument, shared by
  * gpu_cuda.cu (on the GPU) and gpu_emu.c (the host emulation make test runs
- * against blst); gpu.c's pl__gpu_msm_g1 runs the steps below over either.
+ * against the CPU); gpu.c's pl__gpu_msm_g1 runs the steps below over either.
  * See ntt.h for why the bodies live here.
  *
- * sum_i s_i P_i for canonical 255-bit scalars s_i (bit 255 ignored, as the
- * CPU MSM does) and affine points P_i in blst's layout:
+ * sum_i s_i P_i for 256-bit scalars s_i read as the curve's CPU MSM reads
+ * them (BLS12-381: bit 255 ignored; BN254: all 256 bits, reduced mod r)
+ * and affine points P_i in the CPU's layout, on either curve: steps 2 and
+ * 3 only sort digits and are the same for both; step 1 (for the way it
+ * reads a scalar) and steps 4 and 5 (which add points) are msm_impl.h's,
+ * instantiated per curve (pl__cu_msm_reduce_thread for BLS12-381,
+ * pl__cu_bn254_msm_reduce_thread for BN254, ...):
  *
  *  1. digits:     each scalar is cut into W windows of c bits, as signed
  *                 digits d in [-2^(c-1), 2^(c-1)] (a digit above 2^(c-1)
@@ -35,7 +40,8 @@
  *                 buckets, one thread per (window, chunk); a chunk starting
  *                 at bucket lo adds lo times its plain sum.
  *  6. combine:    on the host: the chunks of a window summed, the windows
- *                 by Horner's rule (c doublings each), in blst.
+ *                 by Horner's rule (c doublings each), in blst
+ *                 (BLS12-381) or field/bn254 (BN254).
  */
 #ifndef PL_CUDA_KERNELS_MSM_H
 #define PL_CUDA_KERNELS_MSM_H
@@ -103,8 +109,10 @@ typedef struct {
     uint32_t *start, *end;         /* NB: bucket runs */
     uint32_t *count;               /* NB + 1: segments per bucket */
     uint32_t *offsets[2];          /* NB + 1 each: this level's, the last's */
-    pl__cu_g1_xyzz *partials[2];   /* max_partials each */
-    pl__cu_g1_xyzz *chunks;        /* W T: the reduction's output */
+    /* the curve's XYZZ points (pl__cu_g1_xyzz, pl__cu_bn254_g1_xyzz):
+     * untyped here, as the layout serves both curves */
+    void *partials[2];             /* max_partials each */
+    void *chunks;                  /* W T: the reduction's output */
     void *temp;                    /* the sort's and scan's own storage */
     uint64_t temp_bytes;
 } pl__cu_msm_scratch;
@@ -120,8 +128,9 @@ PL_DEVICE_FN char *pl__cu_take(char *base, uint64_t *at, uint64_t bytes)
 
 /* Cuts base into the buffers of an MSM of this shape, temp_bytes for the
  * sort's storage last, and returns the bytes it takes (base NULL: only
- * that). */
+ * that).  point_bytes: the size of the curve's XYZZ point. */
 PL_DEVICE_FN uint64_t pl__cu_msm_layout(const pl__cu_msm_cfg *cfg,
+                                        uint64_t point_bytes,
                                         uint64_t temp_bytes, void *base,
                                         pl__cu_msm_scratch *s)
 {
@@ -130,20 +139,20 @@ PL_DEVICE_FN uint64_t pl__cu_msm_layout(const pl__cu_msm_cfg *cfg,
     uint64_t at = 0;
     uint64_t entries = (uint64_t)cfg->windows * cfg->n;
     uint64_t bounds = (uint64_t)cfg->buckets * 4, counts = bounds + 4;
-    uint64_t sums = cfg->max_partials * sizeof(pl__cu_g1_xyzz);
+    uint64_t sums = cfg->max_partials * point_bytes;
     if (!s)
         s = &unused;
     for (int k = 0; k < 2; k++) {
         s->keys[k] = (uint32_t *)pl__cu_take(b, &at, entries * 4);
         s->values[k] = (uint32_t *)pl__cu_take(b, &at, entries * 4);
         s->offsets[k] = (uint32_t *)pl__cu_take(b, &at, counts);
-        s->partials[k] = (pl__cu_g1_xyzz *)pl__cu_take(b, &at, sums);
+        s->partials[k] = pl__cu_take(b, &at, sums);
     }
     s->start = (uint32_t *)pl__cu_take(b, &at, bounds);
     s->end = (uint32_t *)pl__cu_take(b, &at, bounds);
     s->count = (uint32_t *)pl__cu_take(b, &at, counts);
-    s->chunks = (pl__cu_g1_xyzz *)pl__cu_take(
-        b, &at, (uint64_t)cfg->windows * cfg->chunks * sizeof(pl__cu_g1_xyzz));
+    s->chunks = pl__cu_take(b, &at,
+                            (uint64_t)cfg->windows * cfg->chunks * point_bytes);
     s->temp = pl__cu_take(b, &at, temp_bytes);
     s->temp_bytes = temp_bytes;
     return at;
@@ -160,17 +169,13 @@ PL_DEVICE_FN uint32_t pl__cu_scalar_bits(const uint32_t *s, unsigned bit,
     return (uint32_t)(w >> shift) & (((uint32_t)1 << c) - 1);
 }
 
-/* Thread i of n: the W entries of scalar i, at w n + i. */
-PL_DEVICE_FN void pl__cu_msm_digits_thread(const pl__cu_msm_cfg *cfg,
-                                           const uint32_t *scalars,
-                                           uint32_t *keys, uint32_t *values,
-                                           uint32_t i)
+/* Scalar i's W entries, at w n + i, from its 8 limbs s (below 2^255, so
+ * that the top window never carries out; each curve's digits kernel,
+ * msm_impl.h's, brings the scalar there first). */
+PL_DEVICE_FN void pl__cu_msm_digits_of(const pl__cu_msm_cfg *cfg,
+                                       const uint32_t *s, uint32_t *keys,
+                                       uint32_t *values, uint32_t i)
 {
-    uint32_t s[8];
-    PL_UNROLL
-    for (int k = 0; k < 8; k++)
-        s[k] = scalars[8 * (size_t)i + k];
-    s[7] &= 0x7fffffffu; /* bit 255 is ignored, as on the CPU */
     uint32_t half = (uint32_t)1 << (cfg->c - 1), carry = 0;
     for (unsigned w = 0; w < cfg->windows; w++) {
         uint32_t v = pl__cu_scalar_bits(s, w * cfg->c, cfg->c) + carry;
@@ -180,6 +185,27 @@ PL_DEVICE_FN void pl__cu_msm_digits_thread(const pl__cu_msm_cfg *cfg,
         size_t e = (size_t)w * cfg->n + i;
         keys[e] = mag ? w * half + mag - 1 : cfg->buckets;
         values[e] = (i << 1) | neg;
+    }
+}
+
+/* The scalar as each curve's CPU MSM reads it, below 2^255.  BLS12-381:
+ * bit 255 is ignored, as blst's MSM and ours do (r > 2^254, so a value
+ * with bit 255 set is no reduced scalar anyway). */
+PL_DEVICE_FN void pl__cu_msm_scalar(uint32_t s[8])
+{
+    s[7] &= 0x7fffffffu;
+}
+
+/* BN254: all 256 bits, reduced mod r, as the CPU's BN254 MSM reads them
+ * (msm_bn254.c): 2^256 < 6r, so five conditional subtractions of r. */
+PL_DEVICE_FN void pl__cu_bn254_msm_scalar(uint32_t s[8])
+{
+    const uint32_t r[8] = PL_CU_BN254_FR_R;
+    uint32_t d[8];
+    PL_UNROLL
+    for (int k = 0; k < 5; k++) {
+        uint32_t borrow = pl__cu_limbs_sub(d, s, r, 8);
+        pl__cu_limbs_select(s, borrow - 1u, d, s, 8); /* s >= r: d */
     }
 }
 
@@ -233,89 +259,14 @@ PL_DEVICE_FN uint32_t pl__cu_msm_bucket_of(const uint32_t *offsets,
     return lo;
 }
 
-/* Thread t of max_partials at level 0: the sum of (at most S) entries of
- * segment t of its bucket, each point negated when its sign bit is set.
- * Threads past the total (offsets[NB]) do nothing. */
-PL_DEVICE_FN void pl__cu_msm_accumulate_points_thread(
-    const pl__cu_msm_cfg *cfg, const pl__cu_g1_affine *points,
-    const uint32_t *values, const uint32_t *start, const uint32_t *end,
-    const uint32_t *offsets, pl__cu_g1_xyzz *partials, uint32_t t)
-{
-    if (t >= offsets[cfg->buckets])
-        return;
-    uint32_t b = pl__cu_msm_bucket_of(offsets, cfg->buckets, t);
-    uint32_t lo = start[b] + (t - offsets[b]) * cfg->segment;
-    uint32_t hi = lo + cfg->segment < end[b] ? lo + cfg->segment : end[b];
-    pl__cu_g1_xyzz acc;
-    pl__cu_g1_xyzz_set_inf(&acc);
-    for (uint32_t e = lo; e < hi; e++) {
-        uint32_t v = values[e];
-        pl__cu_g1_affine p = points[v >> 1];
-        if (v & 1)
-            pl__cu_g1_affine_neg(&p, &p);
-        pl__cu_g1_xyzz_add_affine(&acc, &acc, &p);
-    }
-    partials[t] = acc;
-}
+/* Steps 4 and 5, per curve (msm_impl.h): pl__cu_msm_*_thread for
+ * BLS12-381, pl__cu_bn254_msm_*_thread for BN254. */
+#define PL__CU_P(name) pl__cu_##name
+#include "backend/cuda/kernels/msm_impl.h"
+#undef PL__CU_P
 
-/* Thread t at level k > 0: the same over level k-1's partials, bucket b's
- * being [prev[b], prev[b + 1]). */
-PL_DEVICE_FN void pl__cu_msm_accumulate_partials_thread(
-    const pl__cu_msm_cfg *cfg, const pl__cu_g1_xyzz *in, const uint32_t *prev,
-    const uint32_t *offsets, pl__cu_g1_xyzz *out, uint32_t t)
-{
-    if (t >= offsets[cfg->buckets])
-        return;
-    uint32_t b = pl__cu_msm_bucket_of(offsets, cfg->buckets, t);
-    uint32_t lo = prev[b] + (t - offsets[b]) * cfg->segment;
-    uint32_t hi = lo + cfg->segment < prev[b + 1] ? lo + cfg->segment
-                                                   : prev[b + 1];
-    pl__cu_g1_xyzz acc = in[lo];
-    for (uint32_t e = lo + 1; e < hi; e++)
-        pl__cu_g1_xyzz_add(&acc, &acc, &in[e]);
-    out[t] = acc;
-}
-
-/* r = k p for a small k (k < 2^16), double and add from the top bit. */
-PL_DEVICE_FN void pl__cu_g1_xyzz_mul_small(pl__cu_g1_xyzz *r,
-                                           const pl__cu_g1_xyzz *p, uint32_t k)
-{
-    pl__cu_g1_xyzz acc;
-    pl__cu_g1_xyzz_set_inf(&acc);
-    for (int bit = 15; bit >= 0; bit--) {
-        pl__cu_g1_xyzz_dbl(&acc, &acc);
-        if ((k >> bit) & 1)
-            pl__cu_g1_xyzz_add(&acc, &acc, p);
-    }
-    *r = acc;
-}
-
-/* Thread j = w T + k of W T: sum over the L = 2^(c-1) / T buckets of chunk
- * k of window w of (bucket number) x (bucket sum), the buckets read from
- * the final level (bucket b's sum is partials[offsets[b]] when
- * offsets[b + 1] > offsets[b], else empty). */
-PL_DEVICE_FN void pl__cu_msm_reduce_thread(const pl__cu_msm_cfg *cfg,
-                                           const pl__cu_g1_xyzz *partials,
-                                           const uint32_t *offsets,
-                                           pl__cu_g1_xyzz *chunk_sums,
-                                           uint32_t j)
-{
-    uint32_t per_window = (uint32_t)1 << (cfg->c - 1);
-    uint32_t len = per_window / cfg->chunks;
-    uint32_t w = j / cfg->chunks, k = j % cfg->chunks;
-    uint32_t first = w * per_window + k * len; /* bucket number k len + 1 */
-    pl__cu_g1_xyzz running, sum, lo_times;
-    pl__cu_g1_xyzz_set_inf(&running);
-    pl__cu_g1_xyzz_set_inf(&sum);
-    for (uint32_t q = len; q-- > 0;) {
-        uint32_t b = first + q;
-        if (offsets[b + 1] > offsets[b])
-            pl__cu_g1_xyzz_add(&running, &running, &partials[offsets[b]]);
-        pl__cu_g1_xyzz_add(&sum, &sum, &running); /* weight q + 1 */
-    }
-    /* bucket numbers run from k len + 1: add k len times the plain sum */
-    pl__cu_g1_xyzz_mul_small(&lo_times, &running, k * len);
-    pl__cu_g1_xyzz_add(&chunk_sums[j], &sum, &lo_times);
-}
+#define PL__CU_P(name) pl__cu_bn254_##name
+#include "backend/cuda/kernels/msm_impl.h"
+#undef PL__CU_P
 
 #endif /* PL_CUDA_KERNELS_MSM_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: bellperson's parameter and .vk reader (pl__bp_parse, the
  * code of pl_bp_params_open), its point check and the verification key
- * made from it, and the 192-byte proof decoder on the input's first bytes.
- * An accepted file's sections fit in its size, end exactly at its end, and
- * its ic is not empty. */
+ * made from it.  An accepted file's sections fit in its size, end exactly
+ * at its end, and its ic is not empty.  (The 192-byte proofs are
+ * fuzz_bp_proofs.c's.) */
 #include "fuzz.h"
 #include "formats/bellperson.h"
 
@@ -35,12 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pl_fuzz_check_outcome(st, &err);
         pl_vkey_destroy(vk);
         pl_bp_params_close(p);
-    }
-    if (size >= PL_BP_PROOF_BYTES) {
-        pl_proof proof;
-        st = pl_proof_from_bp_bytes(&proof, data, &err);
-        PL_FUZZ_ASSERT(st == PL_OK || st == PL_EFORMAT || st == PL_EINVALID,
-                       "proof decode: %s", pl_strerror(st));
     }
     pl_fuzz_end(size);
     return 0;
