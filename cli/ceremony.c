@@ -140,19 +140,15 @@ pl_status cli_cer_entropy(const char *full, const cli_cer_options *o,
         return PL_OK;
     }
     if (!isatty(STDIN_FILENO)) {
-        snprintf(err->msg, sizeof(err->msg), "%s: needs --entropy TEXT (or a "
-                 "terminal to type it on)", full);
-        err->code = PL_EUSAGE;
-        return PL_EUSAGE;
+        return pl__error_set(err, PL_EUSAGE, "%s: needs --entropy TEXT (or a "
+                             "terminal to type it on)", full);
     }
     for (;;) {
         fprintf(stderr, "Enter a random text. (Entropy): ");
         fflush(stderr);
         if (!fgets(buf, (int)cap, stdin)) {
-            snprintf(err->msg, sizeof(err->msg), "%s: no entropy text was "
-                     "typed", full);
-            err->code = PL_EUSAGE;
-            return PL_EUSAGE;
+            return pl__error_set(err, PL_EUSAGE, "%s: no entropy text was "
+                                 "typed", full);
         }
         buf[strcspn(buf, "\r\n")] = '\0';
         if (buf[0]) {

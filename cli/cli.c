@@ -45,7 +45,7 @@ int cli_exit_whole(const char *cmd, pl_status st, pl_error *err,
     if (st == PL_OK && !sig)
         return 0;
     if (st == PL_ENOMEM && !err->msg[0])
-        snprintf(err->msg, sizeof(err->msg), "out of memory");
+        pl__error_set(err, st, "out of memory");
     int rc = 0;
     if (st != PL_OK && !(sig && st == PL_ECANCELLED)) {
         if (whole && whole[0]) {
@@ -122,9 +122,7 @@ pl_status cli_make_dir(const char *path, bool parents, pl_error *err)
             *p = '/';
         }
     if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
-        snprintf(err->msg, sizeof(err->msg), "%.200s: cannot create: %s", path,
-                 strerror(errno));
-        return PL_EIO;
+        return pl__error_errno(err, PL_EIO, errno, "%s: cannot create", path);
     }
     return PL_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "proofline.h"
 #include "proofline_c2.h"
+#include "util/error.h" /* pl__error_set: a message fitted to pl_error.msg */
 
 #include <stdio.h>
 

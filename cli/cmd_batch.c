@@ -192,9 +192,9 @@ static pl_status batch_end(batch_run_state *b, pl_engine *engine,
                                      b->items, o->n, wall, err);
     if (st == PL_OK && (st = total.status) != PL_OK) {
         size_t bad = total.failed ? total.failed : total.skipped;
-        snprintf(err->msg, sizeof(err->msg), "%zu of %zu witnesses %s; "
-                 "the worst: %.180s", bad, o->n,
-                 total.failed ? "failed" : "were cancelled", total.error.msg);
+        pl__error_set(err, st, "%zu of %zu witnesses %s; the worst: %s", bad,
+                      o->n, total.failed ? "failed" : "were cancelled",
+                      total.error.msg);
     }
     return st;
 }
@@ -220,8 +220,7 @@ static int batch_run(batch_options *o)
         goto done;
     }
     if ((st = batch_state_init(&b, o, circuit, names))) {
-        snprintf(err.msg, sizeof(err.msg), "out of memory for %zu jobs",
-                 o->n);
+        pl__error_set(&err, st, "out of memory for %zu jobs", o->n);
         goto done;
     }
     /* the ledger lines are the progress when they are on */

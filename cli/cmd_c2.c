@@ -157,12 +157,10 @@ static void assignment_bytes(const pl_r1cs *r1cs, char **paths, size_t n,
  * (exit 2), not the witness's. */
 static pl_status witness_changed(pl_error *err, const char *path)
 {
-    snprintf(err->msg, sizeof(err->msg), "%s: the witness changed on disk "
-             "after it was read: its proof, made with the bytes read, does "
-             "not verify and is not written; run again once the file is "
-             "complete", path);
-    err->code = PL_EIO;
-    return PL_EIO;
+    return pl__error_set(err, PL_EIO, "%s: the witness changed on disk after "
+                         "it was read: its proof, made with the bytes read, "
+                         "does not verify and is not written; run again "
+                         "once the file is complete", path);
 }
 
 /* Waits for the job; SIGINT or SIGTERM cancel it (and the wait goes on:

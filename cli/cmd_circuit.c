@@ -145,8 +145,7 @@ static pl_status check_outputs(const circuit_options *o, pl_error *err)
             snprintf(paths[i], len, "%s/p%zu.wtns", o->out_dir, i - 1);
     if (!paths || !paths[n - 1]) {
         st = PL_ENOMEM;
-        snprintf(err->msg, sizeof(err->msg), "out of memory for %zu paths",
-                 n);
+        pl__error_set(err, st, "out of memory for %zu paths", n);
     } else {
         st = cli_check_files(NULL, 0, NULL, 0,
                              (const char *const *)paths, n, NULL, 0, err);

@@ -83,8 +83,7 @@ static void whole_set(pl_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(g_whole, sizeof(g_whole), fmt, ap);
     va_end(ap);
-    snprintf(err->msg, sizeof(err->msg), "%.*s", (int)sizeof(err->msg) - 1,
-             g_whole);
+    pl__error_set(err, err->code, "%s", g_whole);
 }
 
 /* The command's end: the whole message when there is one (set above, or
@@ -240,9 +239,8 @@ static pl_status wait_job(const char *cmd, pl_client *cl, const char *job,
         const pl__json_value *root = pl__json_root(&r->doc);
         const char *state = pl_client_str(r, root, "state");
         if (!state) {
-            snprintf(err->msg, sizeof(err->msg), "%.160s: the reply has no "
-                     "\"state\"", r->url);
-            return PL_EFORMAT;
+            return pl__error_set(err, PL_EFORMAT, "%s: the reply has no "
+                                 "\"state\"", r->url);
         }
         if (progress) {
             uint64_t total, done;
@@ -287,8 +285,7 @@ stopped:
      * job is goes to stderr here */
     fprintf(stderr, "%s %s: job %s stays on the server: proofline fetch "
             "--wait %s --out DIR\n", CLI_PROG, cmd, job, job);
-    snprintf(err->msg, sizeof(err->msg), "job %s: stopped waiting", job);
-    return PL_ECANCELLED;
+    return pl__error_set(err, PL_ECANCELLED, "job %s: stopped waiting", job);
 }
 
 /* DIR/NAME.proof.json and DIR/NAME.public.json for each name. */
@@ -332,9 +329,8 @@ static pl_status fetch_all(pl_client *cl, const char *job, const char *dir,
         if (st != PL_OK)
             return st;
         if (!ready) {
-            snprintf(err->msg, sizeof(err->msg), "job %s: partition %zu: "
-                     "the server has no proof yet", job, k);
-            return PL_EIO;
+            return pl__error_set(err, PL_EIO, "job %s: partition %zu: the "
+                                 "server has no proof yet", job, k);
         }
     }
     return PL_OK;
@@ -503,9 +499,8 @@ static int submit_run(const client_common *cc, const submit_options *o,
 
     for (size_t k = 0; k < n; k++)
         if (access(witnesses[k], R_OK) != 0) {
-            snprintf(err.msg, sizeof(err.msg), "%.200s: cannot read it",
-                     witnesses[k]);
-            st = PL_EIO;
+            st = pl__error_errno(&err, PL_EIO, errno, "%s: cannot read it",
+                                 witnesses[k]);
             goto done;
         }
     if (o->out_dir) {
@@ -540,9 +535,8 @@ static int submit_run(const client_common *cc, const submit_options *o,
                                       &err)))
             goto done;
     } else if (!id_ok(o->circuit)) {
-        snprintf(err.msg, sizeof(err.msg), "--circuit %.160s: not an id (the "
-                 "zkey's sha256 in hex)", o->circuit);
-        st = PL_EUSAGE;
+        st = pl__error_set(&err, PL_EUSAGE, "--circuit %s: not an id (the "
+                           "zkey's sha256 in hex)", o->circuit);
         goto done;
     } else {
         snprintf(circuit, sizeof(circuit), "%s", o->circuit);
@@ -643,8 +637,7 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
     pl_status st = PL_OK;
 
     if (!id_ok(job)) {
-        snprintf(err.msg, sizeof(err.msg), "%.160s: not a job id", job);
-        st = PL_EUSAGE;
+        st = pl__error_set(&err, PL_EUSAGE, "%s: not a job id", job);
         goto done;
     }
     if ((st = cli_make_dir(o->out_dir, false, &err)) ||
@@ -678,16 +671,14 @@ static int fetch_run(const client_common *cc, const fetch_options *o,
     }
     job_counts(&r, pl__json_root(&r.doc), &total, &done_n);
     if (total == 0 || total > (1u << 20)) {
-        snprintf(err.msg, sizeof(err.msg), "%.160s: the job has no "
-                 "partitions", r.url);
-        st = PL_EFORMAT;
+        st = pl__error_set(&err, PL_EFORMAT, "%s: the job has no partitions",
+                           r.url);
         goto done;
     }
     if (n_witnesses && n_witnesses != total) {
-        snprintf(err.msg, sizeof(err.msg), "job %s has %llu partitions, "
-                 "%zu witnesses given (one per partition, or none)", job,
-                 (unsigned long long)total, n_witnesses);
-        st = PL_EUSAGE;
+        st = pl__error_set(&err, PL_EUSAGE, "job %s has %llu partitions, %zu "
+                           "witnesses given (one per partition, or none)",
+                           job, (unsigned long long)total, n_witnesses);
         total = 0; /* no names to free */
         goto done;
     }
@@ -828,9 +819,8 @@ static int jobs_run(const client_common *cc, const jobs_options *o)
     const pl__json_value *jobs = pl_client_get(&r, pl__json_root(&r.doc),
                                                 "jobs");
     if (!jobs || jobs->type != PL__JSON_ARRAY) {
-        snprintf(err.msg, sizeof(err.msg), "%.160s: the reply has no "
-                 "\"jobs\" array", r.url);
-        st = PL_EFORMAT;
+        st = pl__error_set(&err, PL_EFORMAT, "%s: the reply has no \"jobs\" "
+                           "array", r.url);
         goto done;
     }
     printf(JOBS_ROW, "ID", "STATE", "PRIO", "DONE", "CIRCUIT", "CURVE",
@@ -1125,9 +1115,8 @@ static pl_status status_once(const client_common *cc, pl_client *cl,
             putchar('\n');
     } else if (st == PL_OK &&
                pl__json_root(&r.doc)->type != PL__JSON_OBJECT) {
-        snprintf(err->msg, sizeof(err->msg), "%.160s: the reply is not an "
-                 "object", r.url);
-        st = PL_EFORMAT;
+        st = pl__error_set(err, PL_EFORMAT, "%s: the reply is not an object",
+                           r.url);
     } else if (st == PL_OK && o->cluster) {
         print_cluster(&r);
     } else if (st == PL_OK) {

@@ -104,9 +104,9 @@ static int to_bytes(char **in, int n_in, const char *out)
         /* bellperson's proofs are BLS12-381's */
         if (st == PL_OK && curve != PL_CURVE_BLS12_381) {
             st = PL_EUNSUPPORTED;
-            snprintf(err.msg, sizeof(err.msg), "%.150s: a %s proof has no "
-                     "bellperson encoding (BLS12-381 only)", in[i],
-                     pl_curve_name(curve));
+            pl__error_set(&err, st, "%s: a %s proof has no bellperson "
+                          "encoding (BLS12-381 only)", in[i],
+                          pl_curve_name(curve));
         }
     }
     if (st == PL_OK)
@@ -125,12 +125,12 @@ static int to_json(const char *in, const char *out, const convert_options *o)
     if (st == PL_OK) {
         if (o->index < 0 && n != 1) {
             st = PL_EUSAGE;
-            snprintf(err.msg, sizeof(err.msg), "%.100s holds %zu proofs: "
-                     "pick one with --index", in, n);
+            pl__error_set(&err, st, "%s holds %zu proofs: pick one with "
+                          "--index", in, n);
         } else if (o->index >= 0 && (size_t)o->index >= n) {
             st = PL_EUSAGE;
-            snprintf(err.msg, sizeof(err.msg), "--index %ld: %.100s holds "
-                     "%zu proofs", o->index, in, n);
+            pl__error_set(&err, st, "--index %ld: %s holds %zu proofs",
+                          o->index, in, n);
         } else {
             st = pl_proof_write_json(&proofs[o->index < 0 ? 0 : o->index],
                                      out, NULL, 0, NULL, &err);

@@ -484,8 +484,7 @@ static pl_status demo_bellperson(demo_state *d, const demo_options *o,
            inputs_path, d->bp_vk);
     if (r.verified != n) {
         st = PL_EINVALID;
-        snprintf(err->msg, sizeof(err->msg), "%zu of %zu proofs verified",
-                 r.verified, n);
+        pl__error_set(err, st, "%zu of %zu proofs verified", r.verified, n);
         goto done;
     }
 done:
@@ -573,9 +572,7 @@ static int demo_run(demo_options *o)
      * threads, one whole line per write, unbuffered for a reader's tail */
     if (o->log) {
         if (!(log = fopen(o->log, "w"))) {
-            snprintf(err.msg, sizeof(err.msg), "--log %.200s: %s", o->log,
-                     strerror(errno));
-            st = PL_EIO;
+            st = pl__error_errno(&err, PL_EIO, errno, "--log %s", o->log);
             goto done;
         }
         setvbuf(log, NULL, _IOLBF, 0);
@@ -630,18 +627,15 @@ static int demo_run(demo_options *o)
     if ((st = cli_job_result(&js, &out, &err)) == PL_OK &&
         js.verified != o->partitions) {
         st = PL_EINVALID;
-        snprintf(err.msg, sizeof(err.msg), "%zu of %u proofs verified",
-                 js.verified, o->partitions);
+        pl__error_set(&err, st, "%zu of %u proofs verified", js.verified,
+                      o->partitions);
     }
 done:
     cli_engine_close(engine, circuit, &st, &err);
     if (log) {
         /* after the engine's close, which may log too */
-        if (fclose(log) != 0 && st == PL_OK) {
-            snprintf(err.msg, sizeof(err.msg), "--log %.200s: %s", o->log,
-                     strerror(errno));
-            st = PL_EIO;
-        }
+        if (fclose(log) != 0 && st == PL_OK)
+            st = pl__error_errno(&err, PL_EIO, errno, "--log %s", o->log);
         printf("log: %s (the ledger's lines and its summary)\n", o->log);
     }
     return cli_exit("demo", st, &err);

@@ -694,10 +694,11 @@ static int plan_main(plan_options *o)
     if (o->witness) { /* what the engine reserves for a witness file */
         struct stat sb;
         if (stat(o->witness, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-            err.code = PL_EIO;
-            snprintf(err.msg, sizeof(err.msg), "%.200s: %s", o->witness,
-                     stat(o->witness, &sb) != 0 ? strerror(errno)
-                                                : "not a regular file");
+            if (stat(o->witness, &sb) != 0)
+                pl__error_errno(&err, PL_EIO, errno, "%s", o->witness);
+            else
+                pl__error_set(&err, PL_EIO, "%s: not a regular file",
+                              o->witness);
             return cli_exit("plan", PL_EIO, &err);
         }
         cfg.witness_bytes = (uint64_t)sb.st_size;

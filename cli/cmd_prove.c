@@ -119,9 +119,8 @@ static int prove_run(prove_options *o, const cli_table *tables,
     double t0 = cli_now();
     if (o->check && !o->r1cs &&
         !(o->r1cs = derived_r1cs = cli_r1cs_beside(pos[0]))) {
-        st = PL_EUSAGE;
-        snprintf(err.msg, sizeof(err.msg),
-                 "--check-witness needs the circuit's .r1cs: give --r1cs FILE");
+        st = pl__error_set(&err, PL_EUSAGE, "--check-witness needs the "
+                           "circuit's .r1cs: give --r1cs FILE");
         goto done;
     }
     /* every output checked before any work: writable, not an input, not

@@ -72,18 +72,14 @@ static int verify_run(char **pos)
     /* a proof of one curve under a key of the other is a usage error, not
      * an invalid proof: say which files and which curves */
     if (curve != pl_vkey_curve(vkey)) {
-        st = PL_EFORMAT;
-        snprintf(err.msg, sizeof(err.msg), "%.90s is for curve %s but %.90s "
-                 "is for curve %s", pos[2], pl_curve_name(curve), pos[0],
-                 pl_curve_name(pl_vkey_curve(vkey)));
+        st = pl__error_set(&err, PL_EFORMAT, "%s is for curve %s but %s is "
+                           "for curve %s", pos[2], pl_curve_name(curve),
+                           pos[0], pl_curve_name(pl_vkey_curve(vkey)));
         goto done;
     }
     st = pl_verify(vkey, &proof, publics, count, &err);
-    if (st == PL_EFORMAT) { /* the public inputs do not fit the key */
-        char msg[sizeof(err.msg)];
-        snprintf(msg, sizeof(msg), "%.80s: %.170s", pos[1], err.msg);
-        memcpy(err.msg, msg, sizeof(msg));
-    }
+    if (st == PL_EFORMAT) /* the public inputs do not fit the key */
+        pl__error_set(&err, st, "%s: %s", pos[1], err.msg);
 done:
     pl_vkey_destroy(vkey);
     pl_public_free(publics);
@@ -119,22 +115,17 @@ static int verify_bellperson(const verify_options *o, char **pos)
         goto done;
     const size_t n_public = pl_vkey_n_public(vkey);
     if (n_inputs != n_proofs * n_public) {
-        st = PL_EFORMAT;
-        snprintf(err.msg, sizeof(err.msg), "%.100s: %zu public inputs; %zu "
-                 "proofs of %zu inputs each take %zu", pos[1], n_inputs,
-                 n_proofs, n_public, n_proofs * n_public);
+        st = pl__error_set(&err, PL_EFORMAT, "%s: %zu public inputs; %zu "
+                           "proofs of %zu inputs each take %zu", pos[1],
+                           n_inputs, n_proofs, n_public, n_proofs * n_public);
         goto done;
     }
     for (size_t i = 0; i < n_proofs && st == PL_OK; i++) {
         st = pl_verify(vkey, &proofs[i], inputs + i * n_public, n_public,
                        &err);
-        if (st != PL_OK) {
-            char msg[sizeof(err.msg)];
-            snprintf(msg, sizeof(msg), "%.80s: proof %zu (at byte offset "
-                     "%zu): %.120s", pos[2], i, i * PL_BP_PROOF_BYTES,
-                     err.msg);
-            memcpy(err.msg, msg, sizeof(msg));
-        }
+        if (st != PL_OK)
+            pl__error_set(&err, st, "%s: proof %zu (at byte offset %zu): %s",
+                          pos[2], i, i * PL_BP_PROOF_BYTES, err.msg);
     }
 done:
     pl_bp_proofs_free(proofs);

@@ -71,7 +71,7 @@ pl_status cli_run_jobs(pl_engine *engine, const pl_job_spec *specs, size_t n,
     memset(js, 0, n * sizeof(*js));
     if (!ids || !ended) {
         st = PL_ENOMEM;
-        snprintf(err->msg, sizeof(err->msg), "out of memory for %zu jobs", n);
+        pl__error_set(err, st, "out of memory for %zu jobs", n);
         goto fail;
     }
     /* A job the engine refuses for its input (a partition that can never
@@ -286,10 +286,9 @@ pl_status cli_output_names(char ***names, const char *const *witnesses,
             return PL_ENOMEM;
         for (size_t k = 0; k < i; k++)
             if (strcmp((*names)[k], (*names)[i]) == 0) {
-                snprintf(err->msg, sizeof(err->msg), "%.70s and %.70s would "
-                         "both write %.40s.proof.json", witnesses[k],
-                         witnesses[i], (*names)[i]);
-                return PL_EUSAGE;
+                return pl__error_set(err, PL_EUSAGE, "%s and %s would both "
+                                     "write %s.proof.json", witnesses[k],
+                                     witnesses[i], (*names)[i]);
             }
     }
     return PL_OK;

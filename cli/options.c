@@ -161,8 +161,7 @@ pl_status cli_check_files(const cli_table *tables, size_t n_tables,
     pl_status st = PL_OK;
     if (!out || !in || !role) {
         st = PL_ENOMEM;
-        snprintf(err->msg, sizeof(err->msg), "out of memory checking %zu "
-                 "files", cap);
+        pl__error_set(err, st, "out of memory checking %zu files", cap);
         goto done;
     }
     /* a positional count the pattern does not fit is the command's usage

@@ -232,11 +232,7 @@ static pl_status preload(pl__service *svc, const char *ids, pl_error *err)
             st = pl__residency_preload(svc->residency, c.id, c.zkey_path, 0,
                                        &busy, err);
         if (st != PL_OK) {
-            char msg[sizeof(err->msg)];
-            snprintf(msg, sizeof(msg), "--preload %.64s: %.170s", id,
-                     err->msg);
-            memcpy(err->msg, msg, sizeof(msg));
-            return st;
+            return pl__error_set(err, st, "--preload %s: %s", id, err->msg);
         }
         fprintf(stderr, "proofline serve: circuit %.16s... preloaded (hot)\n",
                 id);

@@ -4,7 +4,8 @@
 # finds no cycle in the module include graph, and the copy of its output
 # in ARCHITECTURE.md ("The graph as the script prints it today") is what it
 # prints now, so a new edge (one module including another's header) shows
-# up here until the drawing and its copy are updated.
+# up here until the drawing and its copy are updated; and error messages
+# are written in one place.
 . "$(dirname "$0")/lib.sh"
 root="$(dirname "$0")/.."
 python3 "$root/scripts/include_graph.py" >"$work/graph" ||
@@ -19,7 +20,7 @@ diff -u "$work/doc" "$work/graph" >"$work/diff" ||
 # headers they include only these (ARCHITECTURE.md, Layers); a header of
 # their own folders, include/ and examples/ are not internal
 allowed_service="util/alloc.h util/clock.h util/error.h util/file.h util/lock.h util/sha256.h formats/json.h formats/formats.h ledger/trace.h"
-allowed_cli="util/file.h"
+allowed_cli="util/error.h util/file.h"
 internal() { # FOLDER: the src/ headers its files include
     grep -rhoE '#include "[a-z0-9_]+/[a-z0-9_]+\.h"' "$root/$1" |
         sed 's/#include "\(.*\)"/\1/' | while read -r h; do
@@ -32,4 +33,11 @@ for folder in service cli; do
         case " $allowed " in *" $h "*) ;; *) fail "$folder/ includes src/$h, not among the headers it may use" ;; esac
     done
 done
+# a pl_error's message is written by pl__error_set alone, which fits a long
+# text to the 255 bytes by dropping folders of the paths it names: a
+# snprintf into err.msg with %.Ns cut a path's file name instead (CI's
+# deeper build tree lost "multiplier.proof.json" so)
+grep -rnE '(snprintf|memcpy|strcpy|strncpy)\((&?err(\.|->))msg' \
+    "$root/src" "$root/cli" "$root/service" >"$work/direct" &&
+    fail "a pl_error.msg written around pl__error_set: $(cat "$work/direct")"
 finish "architecture_graph: ok"

@@ -99,6 +99,24 @@ expect_exit 2 "$PROOFLINE" verify "$bls/verification_key.json" \
     "$work/multiplier.public.json" "$work/multiplier.proof.json"
 grep -q "multiplier.proof.json is for curve bn128 but .*verification_key.json is for curve bls12381" \
     "$work/log" || fail "bn128 proof, BLS key: $(cat "$work/log")"
+# the same two refusals from folders as deep as a service's job folder or a
+# CI's build tree: the message outgrows pl_error.msg, and keeps both files'
+# names and curves at the cost of their folders (a %.90s once cut the
+# proof's name to "multiplier.proof.j" on CI's longer path)
+deep="$work"
+for k in 1 2 3 4 5 6 7 8; do deep="$deep/a-folder-with-a-long-name-$k"; done
+mkdir -p "$deep"
+cp "$work/multiplier.public.json" "$work/multiplier.proof.json" \
+    "$bn/multiplier/witness.wtns" "$deep/"
+cp "$bls/verification_key.json" "$bls/circuit.zkey" "$deep/"
+expect_exit 2 "$PROOFLINE" verify "$deep/verification_key.json" \
+    "$deep/multiplier.public.json" "$deep/multiplier.proof.json"
+grep -q "multiplier.proof.json is for curve bn128 but .*/verification_key.json is for curve bls12381" \
+    "$work/log" || fail "deep folders, bn128 proof, BLS key: $(cat "$work/log")"
+expect_exit 2 "$PROOFLINE" prove "$deep/circuit.zkey" "$deep/witness.wtns" \
+    "$deep/x.json" "$deep/y.json"
+grep -q "/witness.wtns is for curve bn128 but .*/circuit.zkey is for curve bls12381" \
+    "$work/log" || fail "deep folders, bn128 witness, BLS key: $(cat "$work/log")"
 expect_exit 2 "$PROOFLINE" prove --check-witness --r1cs "$bls/circuit.r1cs" \
     "$bn/multiplier/circuit.zkey" "$bn/multiplier/witness.wtns" \
     "$work/x.json" "$work/y.json"

@@ -59,14 +59,14 @@ static pl_status read_token(char **out, const char *path, pl_error *err)
     text[len] = '\0';
     if (len == 0) {
         free(text);
-        return pl__error_set(err, PL_EUSAGE, "%.200s: the token file's first "
+        return pl__error_set(err, PL_EUSAGE, "%s: the token file's first "
                              "line is empty", path);
     }
     /* a token goes into a header: no control characters */
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f) {
             free(text);
-            return pl__error_set(err, PL_EUSAGE, "%.200s: the token holds a "
+            return pl__error_set(err, PL_EUSAGE, "%s: the token holds a "
                                  "control character", path);
         }
     *out = text;
@@ -99,7 +99,7 @@ pl_status pl_client_open(pl_client **out, const pl_client_config *cfg,
     if (strncmp(c->server, "unix:", 5) == 0) {
         const char *sock = c->server + 5;
         if (sock[0] != '/' || strlen(sock) >= sizeof(c->socket_path)) {
-            st = pl__error_set(err, PL_EUSAGE, "--server %.200s: a Unix "
+            st = pl__error_set(err, PL_EUSAGE, "--server %s: a Unix "
                                "socket is unix:/absolute/path (under %zu "
                                "characters)", server,
                                sizeof(c->socket_path));
@@ -112,13 +112,13 @@ pl_status pl_client_open(pl_client **out, const pl_client_config *cfg,
                strncmp(c->server, "https://", 8) == 0) {
         const char *host = strchr(c->server, ':') + 3;
         if (!host[0] || strchr(host, '/') || strchr(host, '?')) {
-            st = pl__error_set(err, PL_EUSAGE, "--server %.200s: give "
+            st = pl__error_set(err, PL_EUSAGE, "--server %s: give "
                                "http://host:port, without a path", server);
             goto fail;
         }
         memcpy(c->base, c->server, len + 1);
     } else {
-        st = pl__error_set(err, PL_EUSAGE, "--server %.200s: give "
+        st = pl__error_set(err, PL_EUSAGE, "--server %s: give "
                            "http://host:port or unix:/path/to.sock", server);
         goto fail;
     }
@@ -360,24 +360,24 @@ static pl_status exchange(pl_client *c, pl_client_reply *out,
     CURLcode rc = curl_easy_perform(h);
     if (rc != CURLE_OK) {
         if (s.too_big)
-            st = pl__error_set(err, PL_EFORMAT, "%.160s: the reply is larger "
+            st = pl__error_set(err, PL_EFORMAT, "%s: the reply is larger "
                                "than %zu MiB", out->url,
                                PL_CLIENT_MAX_REPLY >> 20);
         else if (rc == CURLE_ABORTED_BY_CALLBACK && stopped(c))
-            st = pl__error_set(err, PL_ECANCELLED, "%.160s: interrupted",
+            st = pl__error_set(err, PL_ECANCELLED, "%s: interrupted",
                                out->url);
         else if (src->f && rc == CURLE_ABORTED_BY_CALLBACK)
-            st = pl__error_errno(err, PL_EIO, src->read_errno, "%.160s: "
+            st = pl__error_errno(err, PL_EIO, src->read_errno, "%s: "
                                  "reading the body's file", out->url);
         else if (rc == CURLE_COULDNT_CONNECT) {
             long oserr = 0;
             curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
-            st = pl__error_set(err, PL_EIO, "%.160s: cannot reach the "
+            st = pl__error_set(err, PL_EIO, "%s: cannot reach the "
                                "server: %s", out->url,
                                oserr ? strerror((int)oserr)
                                      : curl_easy_strerror(rc));
         } else
-            st = pl__error_set(err, PL_EIO, "%.140s: %.100s", out->url,
+            st = pl__error_set(err, PL_EIO, "%s: %s", out->url,
                                errbuf[0] ? errbuf : curl_easy_strerror(rc));
         goto done;
     }
@@ -398,7 +398,7 @@ static pl_status exchange(pl_client *c, pl_client_reply *out,
     }
     goto done;
 nomem:
-    st = pl__error_set(err, PL_ENOMEM, "%.160s: out of memory", out->url);
+    st = pl__error_set(err, PL_ENOMEM, "%s: out of memory", out->url);
 done:
     curl_slist_free_all(headers);
     free(s.data);
@@ -432,16 +432,16 @@ pl_status pl_client_request(pl_client *c, pl_client_reply *out,
     url_for_messages(c, out, path);
     if ((size_t)snprintf(url, sizeof(url), "%s%s", c->base, path) >=
         sizeof(url))
-        return pl__error_set(err, PL_EUSAGE, "%.160s: the URL is too long",
+        return pl__error_set(err, PL_EUSAGE, "%s: the URL is too long",
                              out->url);
     if (body_file) {
         struct stat sb;
         if (!(src.f = fopen(body_file, "rb")))
-            return pl__error_errno(err, PL_EIO, errno, "%.200s: cannot open",
+            return pl__error_errno(err, PL_EIO, errno, "%s: cannot open",
                                    body_file);
         if (fstat(fileno(src.f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
             fclose(src.f);
-            return pl__error_set(err, PL_EUSAGE, "%.200s: not a regular file",
+            return pl__error_set(err, PL_EUSAGE, "%s: not a regular file",
                                  body_file);
         }
         body_len = (uint64_t)sb.st_size;
@@ -459,7 +459,7 @@ pl_status pl_client_request(pl_client *c, pl_client_reply *out,
         for (long t = 0; t < delay * 10 && !stopped(c); t++)
             sleep_tenth();
         if (stopped(c)) {
-            st = pl__error_set(err, PL_ECANCELLED, "%.160s: interrupted "
+            st = pl__error_set(err, PL_ECANCELLED, "%s: interrupted "
                                "while waiting to retry", out->url);
             goto done;
         }
@@ -469,14 +469,14 @@ pl_status pl_client_request(pl_client *c, pl_client_reply *out,
         out->retry_after_s = -1;
         src.at = 0;
         if (src.f && fseek(src.f, 0, SEEK_SET) != 0) {
-            st = pl__error_errno(err, PL_EIO, errno, "%.200s: cannot rewind",
+            st = pl__error_errno(err, PL_EIO, errno, "%s: cannot rewind",
                                  body_file);
             goto done;
         }
     }
     if (out->code >= 200 && out->code < 300) {
         if (!out->json)
-            st = pl__error_set(err, PL_EFORMAT, "%.160s: HTTP %ld: the reply "
+            st = pl__error_set(err, PL_EFORMAT, "%s: HTTP %ld: the reply "
                                "is not JSON", out->url, out->code);
     } else if (out->code != allow_code || allow_code == 0) {
         pl__strbuf text = {0};
@@ -589,20 +589,20 @@ static pl_status file_sha256(char hex[65], const char *path, pl_error *err)
     FILE *f = fopen(path, "rb");
     uint8_t *buf = malloc(PIECE), digest[32];
     if (!f || !buf) {
-        st = !f ? pl__error_errno(err, PL_EIO, errno, "%.200s: cannot open",
+        st = !f ? pl__error_errno(err, PL_EIO, errno, "%s: cannot open",
                                   path)
                 : pl__error_set(err, PL_ENOMEM, "out of memory");
         goto done;
     }
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = pl__error_set(err, PL_EUSAGE, "%.200s: not a regular file", path);
+        st = pl__error_set(err, PL_EUSAGE, "%s: not a regular file", path);
         goto done;
     }
     pl__sha256_init(&h);
     for (size_t n; (n = fread(buf, 1, PIECE, f)) > 0;)
         pl__sha256_update(&h, buf, n);
     if (ferror(f)) {
-        st = pl__error_errno(err, PL_EIO, errno, "%.200s: cannot read", path);
+        st = pl__error_errno(err, PL_EIO, errno, "%s: cannot read", path);
         goto done;
     }
     pl__sha256_final(&h, digest);
@@ -643,7 +643,7 @@ pl_status pl_client_create_job(pl_client *c, const char *circuit,
     /* it goes into paths next: the store's form only */
     if (st == PL_OK && (!got || strlen(got) != 36 ||
                         strspn(got, "0123456789abcdef-") != 36))
-        st = pl__error_set(err, PL_EFORMAT, "%.300s: the reply has no valid "
+        st = pl__error_set(err, PL_EFORMAT, "%s: the reply has no valid "
                            "\"id\"", r.url);
     if (st == PL_OK)
         memcpy(id, got, 37);
@@ -675,7 +675,7 @@ pl_status pl_client_register(pl_client *c, const char *zkey_path,
          * changed while it was sent */
         const char *got = pl_client_str(&r, pl__json_root(&r.doc), "id");
         if (!got || strcmp(got, id) != 0)
-            st = pl__error_set(err, PL_EIO, "%.200s: the server registered "
+            st = pl__error_set(err, PL_EIO, "%s: the server registered "
                                "it as %.64s, not %s (did the file change "
                                "while it was sent?)", zkey_path,
                                got ? got : "(no id)", id);
@@ -734,7 +734,7 @@ pl_status pl_client_fetch_proof(pl_client *c, const char *job,
     const pl__json_value *uv = pl_client_get(&r, root, "public");
     if (!pv || pv->type != PL__JSON_OBJECT || !uv ||
         uv->type != PL__JSON_ARRAY) {
-        st = pl__error_set(err, PL_EFORMAT, "%.160s: the reply has no "
+        st = pl__error_set(err, PL_EFORMAT, "%s: the reply has no "
                            "\"proof\" object and \"public\" array", r.url);
         goto done;
     }

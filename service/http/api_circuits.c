@@ -66,11 +66,8 @@ static pl_status describe_circuit(pl__service *svc, pl__store_circuit *c,
     if (st != PL_OK) {
         *code = st == PL_EIO ? 503 : 400;
         /* the file's own name means nothing to the client */
-        char msg[sizeof(err->msg)];
         const char *m = strstr(err->msg, ": ");
-        snprintf(msg, sizeof(msg), "%s%s", name, m ? m : err->msg);
-        memcpy(err->msg, msg, sizeof(msg));
-        return st;
+        return pl__error_set(err, st, "%s%s", name, m ? m : err->msg);
     }
     pl_zkey_info info;
     pl_zkey_get_info(zkey, &info);

@@ -617,13 +617,9 @@ pl_status pl_bp_proofs_read(pl_proof **out, size_t *count, const char *path,
     for (uint64_t i = 0; i < n; i++)
         if ((st = pl_proof_from_bp_bytes(&proofs[i], m.data +
                                          i * PL_BP_PROOF_BYTES, err))) {
-            char msg[sizeof(err->msg)];
-            if (err) {
-                snprintf(msg, sizeof(msg), "%.80s: proof %" PRIu64 ": %.100s "
-                         "(at byte offset %" PRIu64 ")", path, i, err->msg,
-                         i * PL_BP_PROOF_BYTES);
-                memcpy(err->msg, msg, sizeof(msg));
-            }
+            pl__error_set(err, st, "%s: proof %" PRIu64 ": %s (at byte "
+                          "offset %" PRIu64 ")", path, i, err ? err->msg : "",
+                          i * PL_BP_PROOF_BYTES);
             goto fail;
         }
     *out = proofs;

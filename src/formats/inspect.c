@@ -171,13 +171,9 @@ static pl_status inspect_bp_proofs(FILE *f, const char *path,
         pl_status st = pl_proof_from_bp_bytes(&proof, m->data + i *
                                               PL_BP_PROOF_BYTES, err);
         if (st != PL_OK) {
-            char msg[sizeof(err->msg)];
-            if (err) {
-                snprintf(msg, sizeof(msg), "%.80s: proof %" PRIu64 ": %.100s "
-                         "(at byte offset %" PRIu64 ")", path, i, err->msg,
-                         i * PL_BP_PROOF_BYTES);
-                memcpy(err->msg, msg, sizeof(msg));
-            }
+            pl__error_set(err, st, "%s: proof %" PRIu64 ": %s (at byte "
+                          "offset %" PRIu64 ")", path, i, err ? err->msg : "",
+                          i * PL_BP_PROOF_BYTES);
             return st;
         }
     }
