@@ -100,9 +100,13 @@ static void put_circuit(pl__store *s, char c, uint64_t partition_bytes)
     CHECK_OK(pl__store_circuit_put(s, &circ, &err), &err);
 }
 
+/* The circuit id made of one letter repeated. One buffer per letter and per
+ * thread: the race tests call this from several threads at once, and a call
+ * may pass two ids (a and z) in one expression. */
 static const char *circuit_id(char c)
 {
-    static char id[PL__STORE_ID_LEN + 1];
+    static _Thread_local char ids[256][PL__STORE_ID_LEN + 1];
+    char *id = ids[(unsigned char)c];
     memset(id, c, PL__STORE_ID_LEN);
     id[PL__STORE_ID_LEN] = 0;
     return id;
