@@ -37,14 +37,14 @@ _Noreturn void pl_test_fail(const char *file, int line, const char *fmt, ...)
 
 const char *pl_test_vector(const char *relative)
 {
-    static char path[4096];
+    static _Thread_local char path[4096]; /* one per thread */
     snprintf(path, sizeof(path), "%s/%s", PL_TEST_VECTORS, relative);
     return path;
 }
 
 const char *pl_test_tmp(const char *name)
 {
-    static char path[4096];
+    static _Thread_local char path[4096]; /* one per thread */
     mkdir(PL_TEST_TMP, 0777);
     snprintf(path, sizeof(path), "%s/%s", PL_TEST_TMP, name);
     return path;

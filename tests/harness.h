@@ -70,8 +70,8 @@ _Noreturn void pl_test_fail(const char *file, int line, const char *fmt, ...);
     } while (0)
 
 /* Paths of committed vectors and of a scratch folder for this build. */
-const char *pl_test_vector(const char *relative); /* static buffer */
-const char *pl_test_tmp(const char *name);        /* static buffer */
+const char *pl_test_vector(const char *relative); /* a buffer per thread */
+const char *pl_test_tmp(const char *name);        /* a buffer per thread */
 
 /* A whole file, malloc'd and NUL-terminated (so JSON can be read as text);
  * fails the test if it cannot be read. */
