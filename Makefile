@@ -70,13 +70,19 @@ all: build
 deps:
 	@sh scripts/deps.sh
 
-# A new build folder reuses the blst tarball another one fetched (its
-# integrity is checked again), so it configures offline.
+# The configure first installs the Debian packages that are missing (as
+# root; otherwise it names them), so a plain `make` works on a fresh
+# machine.  A new build folder reuses the blst tarball another one fetched
+# (its integrity is checked again), so it configures offline.  A configure
+# that fails leaves no CMakeCache.txt behind: this rule would otherwise
+# take the folder as configured, and the next `make` would fail on a
+# missing Makefile instead of configuring again.
 $(BUILD)/CMakeCache.txt:
+	@sh scripts/deps.sh
 	@for d in build build-san-* $(FUZZ_BUILD); do \
 	  if [ -f $$d/$(BLST_TGZ) ] && [ ! -f $(BUILD)/$(BLST_TGZ) ]; then \
 	    mkdir -p $(BUILD)/_deps && cp $$d/$(BLST_TGZ) $(BUILD)/$(BLST_TGZ); fi; done
-	cmake -S . -B $(BUILD) $(CMAKE_EXTRA)
+	cmake -S . -B $(BUILD) $(CMAKE_EXTRA) || { rm -f $(BUILD)/CMakeCache.txt; exit 1; }
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
