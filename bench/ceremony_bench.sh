@@ -5,8 +5,8 @@
 #   phase 1: ptau new, contribute, beacon, prepare, verify;
 #   phase 2 (the demo circuit, `proofline circuit export`, domain 2^P):
 #   zkey new, contribute, beacon, verify;
-# at each power of POWERS ("12 14 16"), then proofline alone at BIG (20;
-# "" for none) on the first curve.  On bn128 the circuit is the demo
+# at each power of POWERS ("12 14 16"; "" for none), then proofline alone
+# at BIG (20; "" for none) on the first curve.  On bn128 the circuit is the demo
 # circuit's r1cs with BN254's prime (coefficients above r/2 kept as the
 # same negative values): the same shape on both curves; it proves nothing,
 # so bn128's run checks no proof.  Each step is timed once (wall seconds, peak RSS from
@@ -17,8 +17,8 @@
 # is a lower bound; snarkjs's prepare runs up to SNARKJS_PREPARE_MAX (14:
 # it takes an hour and more above that here).  SNARKJS_BIG=1 runs snarkjs
 # at BIG too.  SNARKJS_STEPS (all nine: "new contribute beacon prepare
-# verify zkeynew zkeycontribute zkeybeacon zkeyverify") names the steps
-# snarkjs runs, so that a larger power fits a run's time (ours run all:
+# verify zkeynew zkeycontribute zkeybeacon zkeyverify"; "" for none) names
+# the steps snarkjs runs, so that a larger power fits a run's time (ours run all:
 # each makes the next one's input).  Both wall and CPU seconds (user + system, all threads) are
 # printed: on a shared machine the CPU ratio is the steadier figure.
 # Prints key=value lines; bench/README.md keeps one run.
@@ -28,7 +28,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 bin="$build/proofline"
 snarkjs="$top/tests/vectors/node_modules/.bin/snarkjs"
-powers=${POWERS:-"12 14 16"}
+powers=${POWERS-"12 14 16"}
 big=${BIG-20}
 limit=${SNARKJS_TIMEOUT:-3600}
 prepare_max=${SNARKJS_PREPARE_MAX:-14}
@@ -37,7 +37,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ceremony_bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 [ -x "$snarkjs" ] || { echo "snarkjs missing: make npm-deps" >&2; exit 1; }
 beacon=0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
-sj_steps=${SNARKJS_STEPS:-"new contribute beacon prepare verify zkeynew zkeycontribute zkeybeacon zkeyverify"}
+sj_steps=${SNARKJS_STEPS-"new contribute beacon prepare verify zkeynew zkeycontribute zkeybeacon zkeyverify"}
 # wants STEP: snarkjs runs STEP in this run
 wants() { case " $sj_steps " in *" $1 "*) return 0 ;; esac; return 1; }
 
