@@ -652,7 +652,7 @@ pl_status pl__figures_status_json(pl__service *svc, pl__strbuf *sb,
     pl__jw_key_u64(&w, "unrecorded", s.wv.unrecorded);
     pl__jw_key_u64(&w, "resident_bytes", s.hot);
     pl__jw_key(&w, "partitions");
-    pl__worker_partitions_json(svc->worker, &w);
+    pl__worker_partitions_json(&s.wv, &w);
     pl__strbuf last = {0};
     pl__http_relative(svc, s.wv.last_error, &last);
     pl__jw_key_str(&w, "last_error", last.data ? last.data : "");

@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_FLIGHTS 32
+#define MAX_FLIGHTS PL__WORKER_MAX_FLIGHTS
 /* the longest message a pl_error holds */
 #define ENGINE_MSG_MAX (sizeof(((pl_error *)0)->msg) - 1)
 #define LOOP_MS 50
@@ -922,44 +922,49 @@ void pl__worker_view_read(pl__worker *w, pl__worker_view *out)
     pl__lock_acquire(&w->lock);
     out->state = w->stop_claiming ? "draining" : w->n_flights ? "busy"
                                                               : "idle";
-    out->in_flight = w->n_flights;
     out->claimed = w->claimed;
     out->completed = w->completed;
     out->failed = w->failed;
     out->released = w->released;
     out->unrecorded = w->n_pending;
-    for (size_t i = 0; i < MAX_FLIGHTS; i++)
-        if (w->flights[i].used)
-            out->stages[w->flights[i].stage]++;
+    size_t n = 0;
+    for (size_t i = 0; i < MAX_FLIGHTS; i++) {
+        const flight *f = &w->flights[i];
+        if (!f->used)
+            continue;
+        out->stages[f->stage]++;
+        pl__worker_claim_view *c = &out->claims[n++];
+        snprintf(c->job, sizeof(c->job), "%s", f->claim.job.id);
+        c->index = f->claim.part.index;
+        c->stage = f->stage;
+        snprintf(c->circuit, sizeof(c->circuit), "%s", f->claim.circuit.id);
+        /* the store's, or the circuit's own once it was opened */
+        if (f->claim.circuit.curve[0])
+            snprintf(c->curve, sizeof(c->curve), "%s", f->claim.circuit.curve);
+        else if (f->engine_job)
+            snprintf(c->curve, sizeof(c->curve), "%s", pl_curve_name(f->curve));
+    }
+    out->in_flight = n; /* the slots in use, as stages and claims count them */
     snprintf(out->last_error, sizeof(out->last_error), "%s", w->last_error);
     pl__lock_release(&w->lock);
 }
 
-void pl__worker_partitions_json(pl__worker *w, pl__jw *jw)
+void pl__worker_partitions_json(const pl__worker_view *v, pl__jw *jw)
 {
     pl__jw_array(jw);
-    if (w) {
-        pl__lock_acquire(&w->lock);
-        for (size_t i = 0; i < MAX_FLIGHTS; i++) {
-            const flight *f = &w->flights[i];
-            if (!f->used)
-                continue;
-            pl__jw_object(jw);
-            pl__jw_key_str(jw, "job", f->claim.job.id);
-            pl__jw_key_u64(jw, "index", f->claim.part.index);
-            pl__jw_key_str(jw, "stage", pl__flight_stage_name(f->stage));
-            pl__jw_key_str(jw, "circuit", f->claim.circuit.id);
-            /* the store's, or the circuit's own once it was opened */
-            pl__jw_key(jw, "curve");
-            if (f->claim.circuit.curve[0])
-                pl__jw_str(jw, f->claim.circuit.curve);
-            else if (f->engine_job)
-                pl__jw_str(jw, pl_curve_name(f->curve));
-            else
-                pl__jw_null(jw);
-            pl__jw_end_object(jw);
-        }
-        pl__lock_release(&w->lock);
+    for (size_t i = 0; i < v->in_flight; i++) {
+        const pl__worker_claim_view *c = &v->claims[i];
+        pl__jw_object(jw);
+        pl__jw_key_str(jw, "job", c->job);
+        pl__jw_key_u64(jw, "index", c->index);
+        pl__jw_key_str(jw, "stage", pl__flight_stage_name(c->stage));
+        pl__jw_key_str(jw, "circuit", c->circuit);
+        pl__jw_key(jw, "curve");
+        if (c->curve[0])
+            pl__jw_str(jw, c->curve);
+        else
+            pl__jw_null(jw);
+        pl__jw_end_object(jw);
     }
     pl__jw_end_array(jw);
 }

@@ -65,7 +65,21 @@ void pl__worker_cancel_job(pl__worker *w, const char *job_id);
 size_t pl__worker_drain(pl__worker *w, double timeout_s);
 void pl__worker_destroy(pl__worker *w);
 
-/* The worker as the figures read it. */
+/* The most partitions one worker holds in flight. */
+#define PL__WORKER_MAX_FLIGHTS 32
+
+/* One claim of the worker as the figures show it. */
+typedef struct pl__worker_claim_view {
+    char job[PL__STORE_JOB_ID_LEN + 1];
+    uint32_t index;
+    pl__flight_stage stage;
+    char circuit[PL__STORE_ID_LEN + 1];
+    char curve[PL__STORE_CURVE_LEN + 1]; /* "" while not known */
+} pl__worker_claim_view;
+
+/* The worker as the figures read it, all of it at one moment (one hold of
+ * the worker's lock), so that a reply's stage counts and its list of
+ * partitions always agree. */
 typedef struct pl__worker_view {
     const char *state;            /* "idle", "busy", "draining" */
     size_t in_flight;
@@ -73,11 +87,13 @@ typedef struct pl__worker_view {
     uint64_t stages[PL__FLIGHT_STAGE_COUNT]; /* sums to in_flight */
     size_t unrecorded;            /* outcomes waiting for the store */
     char last_error[PL__STORE_MSG_MAX];
+    pl__worker_claim_view claims[PL__WORKER_MAX_FLIGHTS]; /* in_flight of them */
 } pl__worker_view;
 void pl__worker_view_read(pl__worker *w, pl__worker_view *out);
-/* Its claims, each with its stage, as a JSON array of
- * {"job", "index", "stage"}. */
-void pl__worker_partitions_json(pl__worker *w, pl__jw *jw);
+/* A view's claims, each with its stage, as a JSON array of
+ * {"job", "index", "stage", "circuit", "curve"} (curve null while not
+ * known). */
+void pl__worker_partitions_json(const pl__worker_view *v, pl__jw *jw);
 /* The stage of (job, index) if this worker holds its claim; NULL when it
  * does not. */
 const char *pl__worker_stage_of(pl__worker *w, const char *job_id,
