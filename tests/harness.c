@@ -170,8 +170,13 @@ size_t pl_test_section_payload(const uint8_t *b, size_t len, uint32_t id)
     return off + 12;
 }
 
+static const char *current_case = "";
+
+const char *pl_test_case(void) { return current_case; }
+
 static int run_case(int i)
 {
+    current_case = cases[i].name;
     cases[i].fn();
     pl_error err = {0};
     if (!pl_alloc_all_freed(&err)) {

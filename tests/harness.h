@@ -72,6 +72,10 @@ _Noreturn void pl_test_fail(const char *file, int line, const char *fmt, ...);
 /* Paths of committed vectors and of a scratch folder for this build. */
 const char *pl_test_vector(const char *relative); /* a buffer per thread */
 const char *pl_test_tmp(const char *name);        /* a buffer per thread */
+/* The case running now ("" before any).  ctest runs the cases of one
+ * program as parallel processes, so a scratch file that cases write
+ * carries it in its name, or two cases write one file at once. */
+const char *pl_test_case(void);
 
 /* A whole file, malloc'd and NUL-terminated (so JSON can be read as text);
  * fails the test if it cannot be read. */

@@ -75,12 +75,16 @@ static void built_free(built *b)
 
 /* ---- helpers ------------------------------------------------------------- */
 
+/* A circuit's parameter file and .vk, named by the case too: every case
+ * writes them in its setup, and ctest runs cases side by side (one case
+ * rewriting another's parameters mid-proof made that proof refused as
+ * "changed on disk"). */
 static void paths(char *params, char *vk, size_t cap, const char *name)
 {
-    char f[128];
-    snprintf(f, sizeof(f), "bp_%s.params", name);
+    char f[256];
+    snprintf(f, sizeof(f), "bp_%s.%s.params", name, pl_test_case());
     snprintf(params, cap, "%s", pl_test_tmp(f));
-    snprintf(f, sizeof(f), "bp_%s.vk", name);
+    snprintf(f, sizeof(f), "bp_%s.%s.vk", name, pl_test_case());
     snprintf(vk, cap, "%s", pl_test_tmp(f));
 }
 
